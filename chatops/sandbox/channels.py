@@ -1,0 +1,163 @@
+"""Channels and subscriptions: who can see a channel, its history and its topics."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import realm as realm_mod
+from .errors import ApiError
+from .rendering import render
+from .store import Row, Store
+
+CHANNEL_GROUP_SETTINGS: dict[str, str] = {
+    "can_add_subscribers_group": "role:nobody",
+    "can_remove_subscribers_group": "role:administrators",
+    "can_administer_channel_group": "role:nobody",
+    "can_send_message_group": "role:everyone",
+    "can_subscribe_group": "role:nobody",
+    "can_delete_any_message_group": "role:nobody",
+    "can_delete_own_message_group": "role:everyone",
+    "can_move_messages_out_of_channel_group": "role:nobody",
+    "can_move_messages_within_channel_group": "role:nobody",
+    "can_resolve_topics_group": "role:nobody",
+}
+
+
+def get_stream(store: Store, stream_id: int) -> Row | None:
+    return store.one("SELECT * FROM streams WHERE id = ?", [stream_id])
+
+
+def stream_by_name(store: Store, name: str) -> Row | None:
+    return store.one("SELECT * FROM streams WHERE lower(name) = lower(?)", [name.strip()])
+
+
+def channel_settings(store: Store, stream: Row) -> dict[str, Any]:
+    ids = realm_mod.system_group_ids(store)
+    values: dict[str, Any] = {k: ids[v] for k, v in CHANNEL_GROUP_SETTINGS.items()}
+    values.update(json.loads(stream["settings"]))
+    return values
+
+
+def recipient_for_stream(store: Store, stream_id: int) -> int:
+    row = store.one("SELECT id FROM recipients WHERE stream_id = ?", [stream_id])
+    if row is not None:
+        return int(row["id"])
+    return store.insert("recipients", {"stream_id": stream_id})
+
+
+def create_stream(
+    store: Store,
+    *,
+    name: str,
+    description: str = "",
+    invite_only: bool = False,
+    history_public_to_subscribers: bool | None = None,
+    creator_id: int | None = None,
+    date_created: int = 0,
+    is_default: bool = False,
+    is_web_public: bool = False,
+    settings: dict[str, Any] | None = None,
+) -> int:
+    if stream_by_name(store, name) is not None:
+        raise ApiError(f"Channel '{name}' already exists")
+    history = (not invite_only) if history_public_to_subscribers is None else history_public_to_subscribers
+    stream_id = store.insert(
+        "streams",
+        {
+            "name": name.strip(),
+            "description": description,
+            "rendered_description": render(description) if description else "",
+            "invite_only": int(invite_only),
+            "is_web_public": int(is_web_public),
+            "history_public_to_subscribers": int(history or not invite_only),
+            "creator_id": creator_id,
+            "date_created": date_created,
+            "is_default": int(is_default),
+            "settings": json.dumps(settings or {}),
+        },
+    )
+    recipient_for_stream(store, stream_id)
+    return stream_id
+
+
+def subscription(store: Store, user_id: int, stream_id: int) -> Row | None:
+    return store.one(
+        "SELECT * FROM subscriptions WHERE user_id = ? AND stream_id = ? AND active = 1",
+        [user_id, stream_id],
+    )
+
+
+def subscribe(store: Store, user_id: int, stream_id: int) -> bool:
+    """Subscribe; returns False when already subscribed. History starts at the next message."""
+    if subscription(store, user_id, stream_id) is not None:
+        return False
+    next_id = int(store.scalar("SELECT coalesce(max(id), 0) + 1 FROM messages"))
+    store.execute(
+        "INSERT INTO subscriptions (user_id, stream_id, active, first_message_id) VALUES (?, ?, 1, ?) "
+        "ON CONFLICT (user_id, stream_id) DO UPDATE SET active = 1",
+        [user_id, stream_id, next_id],
+    )
+    return True
+
+
+def subscriber_ids(store: Store, stream_id: int) -> list[int]:
+    rows = store.query(
+        "SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id "
+        "WHERE s.stream_id = ? AND s.active = 1 AND u.is_active = 1",
+        [stream_id],
+    )
+    return [r["user_id"] for r in rows]
+
+
+def can_read(store: Store, user: Row, stream: Row) -> bool:
+    """Whether the user can read the channel's messages at all (rule of spec 4.10)."""
+    if subscription(store, user["id"], stream["id"]) is not None:
+        return True
+    if stream["invite_only"] or int(user["role"]) == realm_mod.ROLE_GUEST:
+        return False
+    return True
+
+
+def first_visible_message_id(store: Store, user: Row, stream: Row) -> int:
+    """Lowest message id the user may read: 0 unless history is protected from them."""
+    if stream["history_public_to_subscribers"]:
+        return 0
+    sub = subscription(store, user["id"], stream["id"])
+    if sub is None:
+        return 1 << 62
+    return int(sub["first_message_id"])
+
+
+def access_stream(store: Store, user: Row, stream_id: int) -> Row:
+    stream = get_stream(store, stream_id)
+    if stream is None or not can_read(store, user, stream):
+        raise ApiError("Invalid channel ID")
+    return stream
+
+
+def readable_streams(store: Store, user: Row) -> dict[int, int]:
+    """``{stream_id: first visible message id}`` for every channel the user can read."""
+    out: dict[int, int] = {}
+    subs = {
+        r["stream_id"]: r["first_message_id"]
+        for r in store.query(
+            "SELECT stream_id, first_message_id FROM subscriptions WHERE user_id = ? AND active = 1",
+            [user["id"]],
+        )
+    }
+    guest = int(user["role"]) == realm_mod.ROLE_GUEST
+    for s in store.query("SELECT id, invite_only, history_public_to_subscribers FROM streams"):
+        sid = s["id"]
+        if sid in subs:
+            out[sid] = 0 if s["history_public_to_subscribers"] else int(subs[sid])
+        elif not s["invite_only"] and not guest:
+            out[sid] = 0
+    return out
+
+
+def effective_topics_policy(store: Store, stream: Row) -> str:
+    policy = str(stream["topics_policy"])
+    if policy == "inherit":
+        return str(realm_mod.settings(store)["topics_policy"])
+    return policy

@@ -1,0 +1,341 @@
+"""Editing and moving messages: spec 4.1 and the topic resolve transitions of section 3."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from . import channels, realm as realm_mod, users
+from .errors import ApiError
+from .messages import (
+    access_message,
+    check_topic_allowed,
+    check_wildcards,
+    mentions_in,
+    normalise_topic,
+    now,
+    send_message,
+)
+from .params import MISSING
+from .rendering import render, upload_path_ids
+from .store import Row, Store
+
+PREFIX = realm_mod.RESOLVED_TOPIC_PREFIX
+EDIT_BUFFER_SECONDS = 20
+PROPAGATE_MODES = ("change_one", "change_later", "change_all")
+
+
+def strip_resolved(topic: str) -> str:
+    while topic.startswith(PREFIX) or topic.startswith("\u2714"):
+        topic = topic[len(PREFIX) :] if topic.startswith(PREFIX) else topic[1:]
+        topic = topic.lstrip()
+    return topic
+
+
+def attachment_record(row: Row, message_ids: list[tuple[int, int]]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "path_id": row["path_id"],
+        "size": row["size"],
+        "create_time": row["create_time"],
+        "messages": [{"id": mid, "date_sent": ts * 1000} for mid, ts in message_ids],
+    }
+
+
+def edit_message(
+    store: Store,
+    user: Row,
+    message_id: int,
+    *,
+    host: str,
+    topic: Any = MISSING,
+    content: Any = MISSING,
+    stream_id: Any = MISSING,
+    propagate_mode: str = "change_one",
+    send_notification_to_old_thread: bool = False,
+    send_notification_to_new_thread: bool = True,
+    prev_content_sha256: Any = MISSING,
+) -> dict[str, Any]:
+    """Apply one edit request; raises before changing anything when a rule refuses it."""
+    message = access_message(store, user, message_id)
+    if topic is MISSING and content is MISSING and stream_id is MISSING:
+        raise ApiError("Nothing to change")
+    if propagate_mode not in PROPAGATE_MODES:
+        raise ApiError("Invalid propagate_mode")
+    if content is not MISSING and stream_id is not MISSING:
+        raise ApiError("Cannot change message content while changing channel")
+    is_stream = message["stream_id"] is not None
+    if not is_stream and stream_id is not MISSING:
+        raise ApiError("Direct messages cannot be moved to channels.")
+    if not is_stream and topic is not MISSING:
+        raise ApiError("Direct messages cannot have topics.")
+    if topic is MISSING and stream_id is MISSING and propagate_mode != "change_one":
+        raise ApiError("Invalid propagate_mode without topic edit")
+    if prev_content_sha256 is not MISSING:
+        current = hashlib.sha256(message["content"].encode("utf-8")).hexdigest()
+        if str(prev_content_sha256).lower() != current:
+            raise ApiError(
+                "'prev_content_sha256' value does not match the expected value.",
+                code="EXPECTATION_MISMATCH",
+            )
+    settings = realm_mod.settings(store)
+    source = channels.get_stream(store, message["stream_id"]) if is_stream else None
+
+    # -- content ------------------------------------------------------------------------
+    new_content: str | None = None
+    if content is not MISSING:
+        if not settings["allow_message_editing"]:
+            raise ApiError("Your organization has turned off message editing")
+        if message["sender_id"] != user["id"]:
+            raise ApiError("You don't have permission to edit this message")
+        limit = settings["message_content_edit_limit_seconds"]
+        if limit is not None and now() - int(message["timestamp"]) > int(limit) + EDIT_BUFFER_SECONDS:
+            raise ApiError("The time limit for editing this message has passed")
+        new_content = str(content)
+        if not new_content.strip():
+            raise ApiError("Message must not be empty")
+        if len(new_content) > realm_mod.LIMITS["max_message_length"]:
+            raise ApiError(
+                f"Message too long (maximum {realm_mod.LIMITS['max_message_length']} characters)"
+            )
+        check_wildcards(store, user, source, message["topic"], mentions_in(store, new_content))
+
+    # -- topic and channel ----------------------------------------------------------------
+    old_topic = str(message["topic"])
+    new_topic: str | None = None
+    resolving: str | None = None  # "resolved" / "unresolved" for a pure resolve transition
+    if topic is not MISSING:
+        raw = str(topic)
+        if raw.startswith(PREFIX) and strip_resolved(raw) == "" and old_topic == "":
+            raise ApiError("General chat cannot be marked as resolved")
+        candidate = normalise_topic(raw)
+        if candidate.startswith(PREFIX) or candidate.startswith("\u2714"):
+            candidate = PREFIX + strip_resolved(candidate)
+            if strip_resolved(candidate) == "":
+                raise ApiError("General chat cannot be marked as resolved")
+        if len(candidate) > realm_mod.LIMITS["max_topic_length"]:
+            raise ApiError(
+                f"Topic too long (maximum {realm_mod.LIMITS['max_topic_length']} characters)"
+            )
+        if candidate != old_topic:
+            new_topic = candidate
+            if not old_topic.startswith(PREFIX) and candidate == PREFIX + old_topic:
+                resolving = "resolved"
+            elif old_topic.startswith(PREFIX) and candidate == strip_resolved(old_topic):
+                resolving = "unresolved"
+    target: Row | None = None
+    if stream_id is not MISSING:
+        target = channels.get_stream(store, int(stream_id))
+        if target is None or not channels.can_read(store, user, target) or target["is_archived"]:
+            raise ApiError("Invalid channel ID")
+        if source is not None and target["id"] == source["id"]:
+            target = None
+    moving = new_topic is not None or target is not None
+    if resolving is not None and target is not None:
+        resolving = None
+    if moving:
+        assert source is not None
+        _check_move_permission(store, user, source, target, new_topic, resolving)
+        dest = target or source
+        check_topic_allowed(store, dest, new_topic if new_topic is not None else old_topic)
+        if new_content is not None:
+            check_wildcards(
+                store, user, dest, new_topic or old_topic, mentions_in(store, new_content)
+            )
+
+    # -- which messages move --------------------------------------------------------------
+    moved: list[Row] = []
+    if moving:
+        assert source is not None
+        first_visible = channels.first_visible_message_id(store, user, source)
+        topic_rows = store.query(
+            "SELECT * FROM messages WHERE stream_id = ? AND topic = ? COLLATE NOCASE AND id >= ? "
+            "ORDER BY id",
+            [source["id"], old_topic, first_visible],
+        )
+        if propagate_mode == "change_one":
+            moved = [message]
+        elif propagate_mode == "change_later":
+            moved = [r for r in topic_rows if r["id"] >= message["id"]]
+        else:
+            moved = topic_rows
+        if resolving is None and not realm_mod.is_moderator_or_above(user):
+            _check_move_time_limit(settings, moved, topic_rows, propagate_mode, new_topic, target)
+
+    # -- apply ----------------------------------------------------------------------------
+    ts = now()
+    detached: list[dict[str, Any]] = []
+    with store.atomic():
+        if new_content is not None:
+            detached = _apply_content(store, user, message, new_content, ts, new_topic)
+        if moving:
+            assert source is not None
+            _apply_move(store, user, moved, message, source, target, old_topic, new_topic, ts,
+                        resolving, skip_history_for=message["id"] if new_content is not None else None)
+            _notify(
+                store, user, host, source, target, old_topic, new_topic, resolving,
+                len(moved), propagate_mode, send_notification_to_old_thread,
+                send_notification_to_new_thread,
+            )
+    return {"detached_uploads": detached}
+
+
+def _check_move_permission(
+    store: Store, user: Row, source: Row, target: Row | None, new_topic: str | None,
+    resolving: str | None,
+) -> None:
+    chan = channels.channel_settings(store, source)
+    if resolving is not None:
+        if realm_mod.realm_permits(store, user, "can_resolve_topics_group"):
+            return
+        if realm_mod.user_has_setting(store, user, chan["can_resolve_topics_group"]):
+            return
+        raise ApiError("You don't have permission to resolve topics in this channel.")
+    if target is not None:
+        if not (
+            realm_mod.realm_permits(store, user, "can_move_messages_between_channels_group")
+            or realm_mod.user_has_setting(store, user, chan["can_move_messages_out_of_channel_group"])
+        ):
+            raise ApiError("You don't have permission to move this message")
+    if new_topic is not None:
+        if not (
+            realm_mod.realm_permits(store, user, "can_move_messages_between_topics_group")
+            or realm_mod.user_has_setting(store, user, chan["can_move_messages_within_channel_group"])
+        ):
+            raise ApiError("You don't have permission to edit this message")
+
+
+def _check_move_time_limit(
+    settings: dict[str, Any], moved: list[Row], topic_rows: list[Row], propagate_mode: str,
+    new_topic: str | None, target: Row | None,
+) -> None:
+    limits = []
+    if new_topic is not None and settings["move_messages_within_stream_limit_seconds"] is not None:
+        limits.append(int(settings["move_messages_within_stream_limit_seconds"]))
+    if target is not None and settings["move_messages_between_streams_limit_seconds"] is not None:
+        limits.append(int(settings["move_messages_between_streams_limit_seconds"]))
+    if not limits:
+        return
+    cutoff = now() - min(limits)
+    if propagate_mode == "change_all":
+        allowed = [r for r in topic_rows if int(r["timestamp"]) >= cutoff]
+        if len(allowed) < len(topic_rows):
+            raise ApiError(
+                "You only have permission to move the "
+                f"{len(allowed)}/{len(topic_rows)} most recent messages in this topic.",
+                code="MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+                first_message_id_allowed_to_move=allowed[0]["id"] if allowed else None,
+                total_messages_allowed_to_move=len(allowed),
+                total_messages_in_topic=len(topic_rows),
+            )
+    elif moved and int(moved[0]["timestamp"]) < cutoff:
+        what = "topic" if target is None else "channel"
+        raise ApiError(f"The time limit for editing this message's {what} has passed")
+
+
+def _apply_content(
+    store: Store, user: Row, message: Row, new_content: str, ts: int, new_topic: str | None
+) -> list[dict[str, Any]]:
+    entry: dict[str, Any] = {
+        "user_id": user["id"],
+        "timestamp": ts,
+        "prev_content": message["content"],
+        "prev_rendered_content": message["rendered_content"] or render(message["content"]),
+    }
+    if new_topic is not None:
+        entry["prev_topic"] = message["topic"]
+        entry["topic"] = new_topic
+    history = [entry, *json.loads(message["edit_history"] or "[]")]
+    store.execute(
+        "UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ?, "
+        "edit_history = ? WHERE id = ?",
+        [new_content, render(new_content), ts, json.dumps(history), message["id"]],
+    )
+    removed = upload_path_ids(message["content"]) - upload_path_ids(new_content)
+    detached: list[dict[str, Any]] = []
+    for path_id in sorted(removed):
+        att = store.one("SELECT * FROM attachments WHERE path_id = ?", [path_id])
+        if att is None:
+            continue
+        store.execute(
+            "DELETE FROM attachment_messages WHERE attachment_id = ? AND message_id = ?",
+            [att["id"], message["id"]],
+        )
+        still = store.one("SELECT 1 FROM attachment_messages WHERE attachment_id = ?", [att["id"]])
+        if still is None and att["owner_id"] == message["sender_id"]:
+            detached.append(attachment_record(att, []))
+    from .messages import link_uploads
+
+    sender = users.get_user(store, message["sender_id"])
+    assert sender is not None
+    link_uploads(store, sender, message["id"], new_content)
+    return detached
+
+
+def _apply_move(
+    store: Store, user: Row, moved: list[Row], message: Row, source: Row, target: Row | None,
+    old_topic: str, new_topic: str | None, ts: int, resolving: str | None,
+    skip_history_for: int | None,
+) -> None:
+    recipient_id = channels.recipient_for_stream(store, target["id"]) if target else None
+    for row in moved:
+        current = store.one("SELECT * FROM messages WHERE id = ?", [row["id"]])
+        assert current is not None
+        history = json.loads(current["edit_history"] or "[]")
+        if row["id"] == skip_history_for and history and history[0]["timestamp"] == ts:
+            entry = history[0]
+        else:
+            entry = {"user_id": user["id"], "timestamp": ts}
+            history.insert(0, entry)
+        if new_topic is not None:
+            entry["prev_topic"] = old_topic
+            entry["topic"] = new_topic
+        if target is not None:
+            entry["prev_stream"] = source["id"]
+            entry["stream"] = target["id"]
+        sets = ["edit_history = ?"]
+        values: list[Any] = [json.dumps(history)]
+        if new_topic is not None:
+            sets.append("topic = ?")
+            values.append(new_topic)
+        if target is not None:
+            sets += ["stream_id = ?", "recipient_id = ?"]
+            values += [target["id"], recipient_id]
+        if resolving is None:
+            sets.append("last_moved_timestamp = ?")
+            values.append(ts)
+        store.execute(f"UPDATE messages SET {', '.join(sets)} WHERE id = ?", [*values, row["id"]])
+
+
+def _notify(
+    store: Store, user: Row, host: str, source: Row, target: Row | None, old_topic: str,
+    new_topic: str | None, resolving: str | None, count: int, propagate_mode: str,
+    to_old: bool, to_new: bool,
+) -> None:
+    bot = users.notification_bot(store)
+    who = f"@_**{user['full_name']}|{user['id']}**"
+    dest = target or source
+    final_topic = new_topic if new_topic is not None else old_topic
+    if resolving is not None:
+        send_message(
+            store, bot, message_type="stream", to=str(dest["id"]), topic=final_topic,
+            content=f"{who} has marked this topic as {resolving}.", client="Internal", host=host,
+        )
+        return
+    what = "This topic was" if propagate_mode == "change_all" else (
+        "A message was" if count == 1 else f"{count} messages were"
+    )
+    old_link = f"#**{source['name']}>{old_topic}**"
+    new_link = f"#**{dest['name']}>{final_topic}**"
+    if to_new:
+        send_message(
+            store, bot, message_type="stream", to=str(dest["id"]), topic=final_topic,
+            content=f"{what} moved here from {old_link} by {who}.", client="Internal", host=host,
+        )
+    if to_old:
+        send_message(
+            store, bot, message_type="stream", to=str(source["id"]), topic=old_topic,
+            content=f"{what} moved to {new_link} by {who}.", client="Internal", host=host,
+        )

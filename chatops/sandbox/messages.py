@@ -1,0 +1,712 @@
+"""Sending, reading and deleting messages; the message record of spec section 2.
+
+Access rules: a channel message is readable by subscribers and, for public channels, by any
+non-guest; in channels with protected history a subscriber reads only what was sent after
+they subscribed. A direct message is readable by its participants.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from . import channels, realm as realm_mod, users
+from .emoji_data import EXTRA
+from .errors import ApiError
+from .rendering import Mentions, find_mentions, render, upload_path_ids
+from .store import Row, Store
+
+READ, STARRED, MENTIONED, STREAM_WILDCARD, TOPIC_WILDCARD, HISTORICAL = 1, 2, 8, 16, 32, 64
+FLAG_NAMES = [
+    (READ, "read"),
+    (STARRED, "starred"),
+    (MENTIONED, "mentioned"),
+    (STREAM_WILDCARD, "stream_wildcard_mentioned"),
+    (TOPIC_WILDCARD, "topic_wildcard_mentioned"),
+    (HISTORICAL, "historical"),
+]
+MAX_FETCH = 5000
+NO_TOPIC = "(no topic)"
+TRUNCATED = "\n[message truncated]"
+
+
+def now() -> int:
+    return int(time.time())
+
+
+# -- topics ------------------------------------------------------------------------------
+def normalise_topic(topic: str) -> str:
+    """The stored topic for a requested one: ``(no topic)`` and the display name are empty."""
+    stripped = topic.strip()
+    if stripped in (NO_TOPIC, realm_mod.EMPTY_TOPIC_DISPLAY_NAME):
+        return ""
+    return stripped
+
+
+def display_topic(topic: str, allow_empty_topic_name: bool) -> str:
+    if topic == "" and not allow_empty_topic_name:
+        return realm_mod.EMPTY_TOPIC_DISPLAY_NAME
+    return topic
+
+
+def check_topic_allowed(store: Store, stream: Row, topic: str) -> None:
+    policy = channels.effective_topics_policy(store, stream)
+    if topic == "" and policy == "disable_empty_topic":
+        raise ApiError("Sending messages to the general chat is not allowed in this channel.")
+    if topic != "" and policy == "empty_topic_only":
+        raise ApiError("Only the general chat topic is allowed in this channel.")
+
+
+# -- recipients --------------------------------------------------------------------------
+def user_set_key(user_ids: Iterable[int]) -> str:
+    return "," + ",".join(str(u) for u in sorted(set(user_ids))) + ","
+
+
+def recipient_for_users(store: Store, user_ids: Iterable[int]) -> int:
+    key = user_set_key(user_ids)
+    row = store.one("SELECT id FROM recipients WHERE user_set = ?", [key])
+    if row is not None:
+        return int(row["id"])
+    return store.insert("recipients", {"user_set": key})
+
+
+def dm_recipient_ids(store: Store, user_id: int) -> list[int]:
+    rows = store.query("SELECT id FROM recipients WHERE user_set LIKE ?", [f"%,{user_id},%"])
+    return [r["id"] for r in rows]
+
+
+def _resolve_user(store: Store, ref: Any, host: str) -> Row:
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        row = users.get_user(store, ref)
+        if row is None:
+            raise ApiError(f"Invalid user ID {ref}")
+    elif isinstance(ref, str):
+        row = users.user_by_email(store, ref.strip(), host)
+        if row is None:
+            raise ApiError(f"Invalid email '{ref}'")
+    else:
+        raise ApiError("Invalid user ID")
+    if not row["is_active"]:
+        raise ApiError(f"'{row['delivery_email']}' is no longer using Zulip.")
+    return row
+
+
+def parse_direct_recipients(store: Store, to: str, host: str) -> list[Row]:
+    try:
+        value = json.loads(to)
+    except ValueError:
+        value = [e for e in to.split(",") if e.strip()]
+    if isinstance(value, int | str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ApiError("Message must have recipients")
+    return [_resolve_user(store, ref, host) for ref in value]
+
+
+def resolve_channel(store: Store, to: str) -> Row:
+    """A channel named by id (JSON int, or a one-element list) or by name."""
+    ref: Any = to
+    try:
+        ref = json.loads(to)
+    except ValueError:
+        pass
+    if isinstance(ref, list) and len(ref) == 1:
+        ref = ref[0]
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        stream = channels.get_stream(store, ref)
+        if stream is None:
+            raise ApiError(
+                f"Channel with ID '{ref}' does not exist", code="STREAM_DOES_NOT_EXIST", stream_id=ref
+            )
+        return stream
+    name = str(ref)
+    stream = channels.stream_by_name(store, name)
+    if stream is None:
+        raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST", stream=name)
+    return stream
+
+
+# -- mentions ----------------------------------------------------------------------------
+def mentions_in(store: Store, content: str) -> Mentions:
+    names = {
+        r["full_name"]: r["id"]
+        for r in store.query("SELECT id, full_name FROM users WHERE is_active = 1")
+    }
+    groups = {
+        r["name"]: r["id"]
+        for r in store.query(
+            "SELECT id, name FROM user_groups WHERE name IS NOT NULL AND deactivated = 0"
+        )
+    }
+    return find_mentions(content, names, groups)
+
+
+def check_wildcards(
+    store: Store, sender: Row, stream: Row | None, topic: str, found: Mentions
+) -> None:
+    """Spec 4.1 rule 5: wildcard mentions in large channels or busy topics need permission."""
+    if stream is None or not (found.stream_wildcard or found.topic_wildcard):
+        return
+    if realm_mod.realm_permits(store, sender, "can_mention_many_users_group"):
+        return
+    if found.stream_wildcard:
+        if len(channels.subscriber_ids(store, stream["id"])) > realm_mod.WILDCARD_MENTION_THRESHOLD:
+            raise ApiError(
+                "You do not have permission to use channel wildcard mentions in this channel.",
+                code="STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+            )
+    if found.topic_wildcard:
+        participants = store.scalar(
+            "SELECT count(DISTINCT sender_id) FROM messages WHERE stream_id = ? AND topic = ? "
+            "COLLATE NOCASE",
+            [stream["id"], topic],
+        )
+        if int(participants) > realm_mod.WILDCARD_MENTION_THRESHOLD:
+            raise ApiError(
+                "You do not have permission to use topic wildcard mentions in this topic.",
+                code="TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+            )
+
+
+def mentioned_user_ids(store: Store, found: Mentions) -> set[int]:
+    ids = set(found.user_ids)
+    for gid in found.group_ids:
+        for u in store.query("SELECT * FROM users WHERE is_active = 1"):
+            if realm_mod.user_in_group(store, u, gid):
+                ids.add(u["id"])
+    return ids
+
+
+# -- sending -----------------------------------------------------------------------------
+def send_message(
+    store: Store,
+    sender: Row,
+    *,
+    message_type: str,
+    to: str,
+    content: str,
+    topic: str | None = None,
+    client: str = "API",
+    host: str = "localhost",
+    timestamp: int | None = None,
+    read_by_sender: bool = True,
+) -> int:
+    """Post a channel or direct message; returns its id."""
+    if not content.strip():
+        raise ApiError("Message must not be empty")
+    limit = realm_mod.LIMITS["max_message_length"]
+    if len(content) > limit:
+        content = content[: limit - len(TRUNCATED)] + TRUNCATED
+    found = mentions_in(store, content)
+    stream: Row | None = None
+    if message_type in ("stream", "channel"):
+        stream = resolve_channel(store, to)
+        if stream["is_archived"]:
+            raise ApiError(f"Not authorized to send to channel '{stream['name']}'")
+        if int(sender["role"]) == realm_mod.ROLE_GUEST or stream["invite_only"]:
+            if channels.subscription(store, sender["id"], stream["id"]) is None and not sender["is_system_bot"]:
+                raise ApiError(f"Not authorized to send to channel '{stream['name']}'")
+        send_group = channels.channel_settings(store, stream)["can_send_message_group"]
+        if not sender["is_system_bot"] and not realm_mod.user_has_setting(store, sender, send_group):
+            raise ApiError("You do not have permission to post in this channel.")
+        if topic is None:
+            raise ApiError("Missing topic")
+        topic = normalise_topic(topic)[: realm_mod.LIMITS["max_topic_length"]]
+        check_topic_allowed(store, stream, topic)
+        check_wildcards(store, sender, stream, topic, found)
+        recipient_id = channels.recipient_for_stream(store, stream["id"])
+        receivers = set(channels.subscriber_ids(store, stream["id"]))
+    elif message_type in ("direct", "private"):
+        people = parse_direct_recipients(store, to, host)
+        ids = {p["id"] for p in people} | {sender["id"]}
+        recipient_id = recipient_for_users(store, ids)
+        receivers = ids
+        topic = ""
+    else:
+        raise ApiError("Invalid message type")
+    with store.atomic():
+        message_id = store.insert(
+            "messages",
+            {
+                "sender_id": sender["id"],
+                "recipient_id": recipient_id,
+                "stream_id": stream["id"] if stream else None,
+                "topic": topic,
+                "content": content,
+                "rendered_content": render(content),
+                "client": client,
+                "timestamp": timestamp if timestamp is not None else now(),
+                "is_me_message": int(content.startswith("/me ")),
+            },
+        )
+        mentioned = mentioned_user_ids(store, found)
+        rows = []
+        for uid in receivers:
+            flags = READ if (uid == sender["id"] and read_by_sender) else 0
+            if uid in mentioned:
+                flags |= MENTIONED
+            if found.stream_wildcard:
+                flags |= STREAM_WILDCARD
+            if found.topic_wildcard:
+                flags |= TOPIC_WILDCARD
+            rows.append((uid, message_id, flags))
+        store.executemany(
+            "INSERT OR IGNORE INTO message_flags (user_id, message_id, flags) VALUES (?, ?, ?)", rows
+        )
+        link_uploads(store, sender, message_id, content)
+    return message_id
+
+
+def link_uploads(store: Store, sender: Row, message_id: int, content: str) -> None:
+    """Claim the files a message links: owned by the sender, or already shared."""
+    for path_id in upload_path_ids(content):
+        row = store.one("SELECT id, owner_id FROM attachments WHERE path_id = ?", [path_id])
+        if row is None:
+            continue
+        shared = store.one(
+            "SELECT 1 FROM attachment_messages WHERE attachment_id = ? LIMIT 1", [row["id"]]
+        )
+        if row["owner_id"] == sender["id"] or shared is not None:
+            store.execute(
+                "INSERT OR IGNORE INTO attachment_messages (attachment_id, message_id) VALUES (?, ?)",
+                [row["id"], message_id],
+            )
+
+
+# -- access ------------------------------------------------------------------------------
+def can_access(store: Store, user: Row, message: Row) -> bool:
+    if message["stream_id"] is None:
+        key = store.scalar("SELECT user_set FROM recipients WHERE id = ?", [message["recipient_id"]])
+        return f",{user['id']}," in (key or "")
+    stream = channels.get_stream(store, message["stream_id"])
+    if stream is None or not channels.can_read(store, user, stream):
+        return False
+    return int(message["id"]) >= channels.first_visible_message_id(store, user, stream)
+
+
+def access_message(store: Store, user: Row, message_id: int) -> Row:
+    message = store.one("SELECT * FROM messages WHERE id = ?", [message_id])
+    if message is None or not can_access(store, user, message):
+        raise ApiError("Invalid message(s)")
+    return message
+
+
+# -- the message record -------------------------------------------------------------------
+class Formatter:
+    """Builds message records for one reader, caching people and channels across a page."""
+
+    def __init__(
+        self,
+        store: Store,
+        viewer: Row,
+        *,
+        host: str,
+        apply_markdown: bool = True,
+        client_gravatar: bool = True,
+        allow_empty_topic_name: bool = False,
+    ) -> None:
+        self.store = store
+        self.viewer = viewer
+        self.host = host
+        self.apply_markdown = apply_markdown
+        self.client_gravatar = client_gravatar
+        self.allow_empty_topic_name = allow_empty_topic_name
+        self.allow_edit_history = bool(realm_mod.settings(store)["allow_edit_history"])
+        self._people: dict[int, dict[str, Any]] = {}
+        self._streams: dict[int, str] = {}
+        self._dm: dict[int, list[dict[str, Any]]] = {}
+
+    def person(self, user_id: int) -> dict[str, Any]:
+        p = self._people.get(user_id)
+        if p is None:
+            row = users.get_user(self.store, user_id)
+            assert row is not None
+            visible = users.can_see_email(self.store, self.viewer, row)
+            p = {
+                "id": user_id,
+                "email": users.api_email(self.store, row, self.host),
+                "full_name": row["full_name"],
+                "avatar_url": users.avatar_url(
+                    row, client_gravatar=self.client_gravatar, email_visible=visible, host=self.host
+                ),
+                "is_mirror_dummy": False,
+            }
+            self._people[user_id] = p
+        return p
+
+    def stream_name(self, stream_id: int) -> str:
+        name = self._streams.get(stream_id)
+        if name is None:
+            name = str(self.store.scalar("SELECT name FROM streams WHERE id = ?", [stream_id]))
+            self._streams[stream_id] = name
+        return name
+
+    def dm_recipients(self, recipient_id: int) -> list[dict[str, Any]]:
+        out = self._dm.get(recipient_id)
+        if out is None:
+            key = str(self.store.scalar("SELECT user_set FROM recipients WHERE id = ?", [recipient_id]))
+            ids = [int(x) for x in key.strip(",").split(",") if x]
+            out = [
+                {k: self.person(i)[k] for k in ("id", "email", "full_name", "is_mirror_dummy")}
+                for i in ids
+            ]
+            self._dm[recipient_id] = out
+        return out
+
+    def format(self, rows: list[Row], flags: dict[int, int] | None = None) -> list[dict[str, Any]]:
+        ids = [r["id"] for r in rows]
+        reactions: dict[int, list[dict[str, Any]]] = {}
+        for chunk_start in range(0, len(ids), 900):
+            chunk = ids[chunk_start : chunk_start + 900]
+            marks = ",".join("?" * len(chunk))
+            for r in self.store.query(
+                f"SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions "
+                f"WHERE message_id IN ({marks}) ORDER BY id",
+                chunk,
+            ):
+                reactions.setdefault(r["message_id"], []).append(
+                    {
+                        "emoji_name": r["emoji_name"],
+                        "emoji_code": r["emoji_code"],
+                        "reaction_type": r["reaction_type"],
+                        "user_id": r["user_id"],
+                    }
+                )
+        return [self.one(r, reactions.get(r["id"], []), flags) for r in rows]
+
+    def one(
+        self, row: Row, reactions: list[dict[str, Any]], flags: dict[int, int] | None
+    ) -> dict[str, Any]:
+        sender = self.person(row["sender_id"])
+        is_stream = row["stream_id"] is not None
+        rendered = row["rendered_content"]
+        if rendered is None:
+            rendered = render(row["content"])
+        record: dict[str, Any] = {
+            "id": row["id"],
+            "type": "stream" if is_stream else "private",
+            "sender_id": row["sender_id"],
+            "sender_email": sender["email"],
+            "sender_full_name": sender["full_name"],
+            "sender_realm_str": "sandbox",
+            "recipient_id": row["recipient_id"],
+            "subject": display_topic(row["topic"], self.allow_empty_topic_name) if is_stream else "",
+            "display_recipient": (
+                self.stream_name(row["stream_id"]) if is_stream else self.dm_recipients(row["recipient_id"])
+            ),
+            "content": rendered if self.apply_markdown else row["content"],
+            "content_type": "text/html" if self.apply_markdown else "text/x-markdown",
+            "client": row["client"],
+            "timestamp": row["timestamp"],
+            "is_me_message": bool(row["is_me_message"]),
+            "avatar_url": sender["avatar_url"],
+            "reactions": reactions,
+            "submessages": [],
+            "topic_links": [],
+        }
+        if is_stream:
+            record["stream_id"] = row["stream_id"]
+        if row["last_edit_timestamp"] is not None:
+            record["last_edit_timestamp"] = row["last_edit_timestamp"]
+        if row["last_moved_timestamp"] is not None:
+            record["last_moved_timestamp"] = row["last_moved_timestamp"]
+        if row["edit_history"] and self.allow_edit_history:
+            record["edit_history"] = json.loads(row["edit_history"])
+        if flags is not None:
+            bits = flags.get(row["id"])
+            if bits is None:
+                bits = READ | HISTORICAL
+            record["flags"] = [name for bit, name in FLAG_NAMES if bits & bit]
+        return record
+
+
+# -- fetching ----------------------------------------------------------------------------
+class Narrow:
+    """SQL conditions for a narrow, checked term by term."""
+
+    def __init__(self, store: Store, viewer: Row, host: str) -> None:
+        self.store = store
+        self.viewer = viewer
+        self.host = host
+        self.where: list[str] = []
+        self.params: list[Any] = []
+        self.flag_join = False
+
+    def add(self, operator: str, operand: Any, negated: bool) -> None:
+        op = operator.lower()
+        neg = "NOT " if negated else ""
+        if op in ("channel", "stream"):
+            stream = self._stream(operand)
+            self.where.append(f"{neg}(m.stream_id = ?)")
+            self.params.append(stream["id"])
+        elif op == "topic":
+            topic = normalise_topic(str(operand))
+            self.where.append(f"{neg}(m.stream_id IS NOT NULL AND m.topic = ? COLLATE NOCASE)")
+            self.params.append(topic)
+        elif op == "sender":
+            who = self._user(operand)
+            self.where.append(f"{neg}(m.sender_id = ?)")
+            self.params.append(who["id"])
+        elif op in ("dm", "pm-with"):
+            refs = operand if isinstance(operand, list) else [e for e in str(operand).split(",") if e]
+            ids = {self._user(r)["id"] for r in refs} | {self.viewer["id"]}
+            row = self.store.one("SELECT id FROM recipients WHERE user_set = ?", [user_set_key(ids)])
+            self.where.append(f"{neg}(m.recipient_id = ?)")
+            self.params.append(row["id"] if row else -1)
+        elif op == "search":
+            for word in str(operand).split():
+                self.where.append(f"{neg}(m.content LIKE ? OR m.topic LIKE ?)")
+                self.params += [f"%{word}%", f"%{word}%"]
+        elif op == "id":
+            self.where.append(f"{neg}(m.id = ?)")
+            self.params.append(int(operand))
+        elif op == "is":
+            self._is(str(operand), neg)
+        elif op == "has":
+            if operand == "attachment":
+                self.where.append(
+                    f"{neg}EXISTS (SELECT 1 FROM attachment_messages am WHERE am.message_id = m.id)"
+                )
+            elif operand == "link":
+                self.where.append(f"{neg}(m.content LIKE '%http%')")
+            elif operand == "reaction":
+                self.where.append(f"{neg}EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)")
+            else:
+                raise ApiError(f"Invalid narrow operand: {operand}", code="BAD_NARROW")
+        else:
+            raise ApiError(f"Invalid narrow operator: {operator}", code="BAD_NARROW")
+
+    def _is(self, what: str, neg: str) -> None:
+        uid = self.viewer["id"]
+        if what in ("dm", "private"):
+            self.where.append(f"{neg}(m.stream_id IS NULL)")
+        elif what in ("unread", "starred", "mentioned"):
+            bit = {"unread": READ, "starred": STARRED, "mentioned": MENTIONED}[what]
+            test = "(f.flags & ?) = 0" if what == "unread" else "(f.flags & ?) != 0"
+            self.where.append(
+                f"{neg}EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = ? "
+                f"AND f.message_id = m.id AND {test})"
+            )
+            self.params += [uid, bit]
+        elif what == "resolved":
+            self.where.append(f"{neg}(m.topic LIKE ?)")
+            self.params.append(realm_mod.RESOLVED_TOPIC_PREFIX + "%")
+        else:
+            raise ApiError(f"Invalid narrow operand: {what}", code="BAD_NARROW")
+
+    def _stream(self, operand: Any) -> Row:
+        if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
+            stream = channels.get_stream(self.store, int(operand))
+        else:
+            stream = channels.stream_by_name(self.store, str(operand))
+        if stream is None:
+            raise ApiError("Invalid narrow operator: unknown channel", code="BAD_NARROW")
+        return stream
+
+    def _user(self, operand: Any) -> Row:
+        if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
+            row = users.get_user(self.store, int(operand))
+        else:
+            row = users.user_by_email(self.store, str(operand), self.host)
+        if row is None:
+            raise ApiError("Invalid narrow operator: unknown user", code="BAD_NARROW")
+        return row
+
+
+def parse_narrow(raw: Any) -> list[tuple[str, Any, bool]]:
+    if raw in (None, ""):
+        return []
+    if not isinstance(raw, list):
+        raise ApiError("Invalid narrow", code="BAD_NARROW")
+    terms = []
+    for term in raw:
+        if isinstance(term, dict) and "operator" in term and "operand" in term:
+            terms.append((str(term["operator"]), term["operand"], bool(term.get("negated", False))))
+        elif isinstance(term, list) and len(term) == 2:
+            terms.append((str(term[0]), term[1], False))
+        else:
+            raise ApiError("Invalid narrow element", code="BAD_NARROW")
+    return terms
+
+
+def access_condition(store: Store, viewer: Row) -> tuple[str, list[Any]]:
+    """SQL for 'the viewer may read message m'."""
+    readable = channels.readable_streams(store, viewer)
+    parts: list[str] = []
+    params: list[Any] = []
+    whole = [sid for sid, first in readable.items() if first == 0]
+    if whole:
+        parts.append(f"m.stream_id IN ({','.join(str(s) for s in whole)})")
+    for sid, first in readable.items():
+        if first:
+            parts.append("(m.stream_id = ? AND m.id >= ?)")
+            params += [sid, first]
+    dms = dm_recipient_ids(store, viewer["id"])
+    if dms:
+        parts.append(f"(m.stream_id IS NULL AND m.recipient_id IN ({','.join(str(d) for d in dms)}))")
+    if not parts:
+        return "0", []
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def fetch_messages(
+    store: Store,
+    viewer: Row,
+    *,
+    host: str,
+    anchor: str | int = "newest",
+    num_before: int = 0,
+    num_after: int = 0,
+    include_anchor: bool = True,
+    narrow: Any = None,
+    message_ids: list[int] | None = None,
+    apply_markdown: bool = True,
+    client_gravatar: bool = True,
+    allow_empty_topic_name: bool = False,
+) -> dict[str, Any]:
+    """``GET /messages``: a window of messages around an anchor, oldest first."""
+    if num_before < 0 or num_after < 0:
+        raise ApiError("num_before and num_after must be non-negative")
+    if num_before + num_after > MAX_FETCH:
+        raise ApiError(f"Too many messages requested (maximum {MAX_FETCH}).")
+    cond, params = access_condition(store, viewer)
+    nar = Narrow(store, viewer, host)
+    for operator, operand, negated in parse_narrow(narrow):
+        nar.add(operator, operand, negated)
+    where = " AND ".join([cond, *nar.where])
+    all_params = params + nar.params
+    fmt = Formatter(
+        store,
+        viewer,
+        host=host,
+        apply_markdown=apply_markdown,
+        client_gravatar=client_gravatar,
+        allow_empty_topic_name=allow_empty_topic_name,
+    )
+    if message_ids is not None:
+        marks = ",".join("?" * len(message_ids)) or "NULL"
+        rows = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id IN ({marks}) ORDER BY m.id",
+            all_params + list(message_ids),
+        )
+        return {"messages": fmt.format(rows, _flags(store, viewer, rows)), "history_limited": False}
+
+    found_oldest = found_newest = False
+    if anchor == "newest":
+        anchor_id, found_newest = 1 << 62, True
+    elif anchor == "oldest":
+        anchor_id, found_oldest = 0, True
+    elif anchor == "first_unread":
+        first = store.scalar(
+            f"SELECT min(m.id) FROM messages m JOIN message_flags f ON f.message_id = m.id "
+            f"AND f.user_id = ? AND (f.flags & 1) = 0 WHERE {where}",
+            [viewer["id"], *all_params],
+        )
+        if first is None:
+            anchor_id, found_newest = 1 << 62, True
+        else:
+            anchor_id = int(first)
+    else:
+        anchor_id = int(anchor)
+    if not include_anchor and num_before and num_after:
+        raise ApiError("The anchor can only be excluded at an end of the range")
+
+    before: list[Row] = []
+    if num_before:
+        op = "<=" if (anchor == "newest" or (anchor == "first_unread" and found_newest)) else "<"
+        before = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id DESC LIMIT ?",
+            [*all_params, anchor_id, num_before + 1],
+        )
+        if len(before) <= num_before:
+            found_oldest = True
+        before = before[:num_before][::-1]
+    elif anchor == "newest":
+        found_oldest = not store.one(
+            f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params
+        )
+    at: list[Row] = []
+    found_anchor = False
+    if anchor_id not in (0, 1 << 62):
+        at = store.query(f"SELECT m.* FROM messages m WHERE {where} AND m.id = ?", [*all_params, anchor_id])
+        found_anchor = bool(at)
+        if not include_anchor:
+            at = []
+    after: list[Row] = []
+    if num_after:
+        op = ">=" if anchor == "oldest" else ">"
+        after = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id ASC LIMIT ?",
+            [*all_params, anchor_id, num_after + 1],
+        )
+        if len(after) <= num_after:
+            found_newest = True
+        after = after[:num_after]
+    elif anchor_id == 0:
+        found_newest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
+    rows = before + at + after
+    return {
+        "messages": fmt.format(rows, _flags(store, viewer, rows)),
+        "anchor": anchor_id if anchor_id != 1 << 62 else 10_000_000_000_000_000,
+        "found_anchor": found_anchor,
+        "found_oldest": found_oldest,
+        "found_newest": found_newest,
+        "history_limited": False,
+    }
+
+
+def _flags(store: Store, viewer: Row, rows: list[Row]) -> dict[int, int]:
+    if not rows:
+        return {}
+    lo, hi = rows[0]["id"], rows[-1]["id"]
+    return {
+        r["message_id"]: r["flags"]
+        for r in store.query(
+            "SELECT message_id, flags FROM message_flags WHERE user_id = ? AND message_id BETWEEN ? AND ?",
+            [viewer["id"], min(lo, hi), max(lo, hi)],
+        )
+    }
+
+
+def get_message(
+    store: Store, viewer: Row, message_id: int, *, host: str, apply_markdown: bool = True,
+    allow_empty_topic_name: bool = False,
+) -> dict[str, Any]:
+    row = access_message(store, viewer, message_id)
+    fmt = Formatter(
+        store, viewer, host=host, apply_markdown=apply_markdown,
+        allow_empty_topic_name=allow_empty_topic_name,
+    )
+    record = fmt.format([row], _flags(store, viewer, [row]))[0]
+    return {"message": record, "raw_content": row["content"]}
+
+
+def delete_message(store: Store, user: Row, message_id: int) -> None:
+    """``DELETE /messages/{id}``: any-message deleters, or the sender within the limit."""
+    message = access_message(store, user, message_id)
+    settings = realm_mod.settings(store)
+    allowed = realm_mod.realm_permits(store, user, "can_delete_any_message_group")
+    stream = channels.get_stream(store, message["stream_id"]) if message["stream_id"] else None
+    if not allowed and stream is not None:
+        chan = channels.channel_settings(store, stream)
+        allowed = realm_mod.user_has_setting(store, user, chan["can_delete_any_message_group"])
+    if not allowed:
+        sender = users.get_user(store, message["sender_id"])
+        own = message["sender_id"] == user["id"] or (
+            sender is not None and sender["is_bot"] and sender["bot_owner_id"] == user["id"]
+        )
+        if not own or not realm_mod.realm_permits(store, user, "can_delete_own_message_group"):
+            raise ApiError("You don't have permission to delete this message")
+        limit = settings["message_content_delete_limit_seconds"]
+        if limit is not None and now() - int(message["timestamp"]) > int(limit):
+            raise ApiError("The time limit for deleting this message has passed")
+    with store.atomic():
+        store.execute("DELETE FROM reactions WHERE message_id = ?", [message_id])
+        store.execute("DELETE FROM message_flags WHERE message_id = ?", [message_id])
+        store.execute("DELETE FROM attachment_messages WHERE message_id = ?", [message_id])
+        store.execute("DELETE FROM messages WHERE id = ?", [message_id])
+
+
+__all__ = ["EXTRA", "Formatter", "send_message", "fetch_messages", "get_message", "delete_message"]

@@ -1,0 +1,163 @@
+"""Ordered schema migrations of the sandbox store; append, never edit a released one."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: the organization, people, groups and channels
+    """
+    CREATE TABLE realm (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        string_id TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        date_created INTEGER NOT NULL,
+        settings TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        delivery_email TEXT NOT NULL,
+        full_name TEXT NOT NULL,
+        password_hash TEXT,
+        api_key TEXT NOT NULL UNIQUE,
+        role INTEGER NOT NULL DEFAULT 400,
+        is_active INTEGER NOT NULL DEFAULT 1,
+        is_bot INTEGER NOT NULL DEFAULT 0,
+        bot_type INTEGER,
+        bot_owner_id INTEGER REFERENCES users(id),
+        is_system_bot INTEGER NOT NULL DEFAULT 0,
+        timezone TEXT NOT NULL DEFAULT '',
+        date_joined INTEGER NOT NULL,
+        avatar_source TEXT NOT NULL DEFAULT 'G',
+        avatar_version INTEGER NOT NULL DEFAULT 1,
+        email_address_visibility INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE UNIQUE INDEX users_email ON users(lower(delivery_email));
+    CREATE TABLE custom_profile_fields (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        field_type INTEGER NOT NULL,
+        hint TEXT NOT NULL DEFAULT '',
+        field_order INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE custom_profile_values (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        field_id INTEGER NOT NULL REFERENCES custom_profile_fields(id),
+        value TEXT NOT NULL,
+        rendered_value TEXT,
+        PRIMARY KEY (user_id, field_id)
+    );
+    CREATE TABLE user_groups (
+        id INTEGER PRIMARY KEY,
+        name TEXT,
+        description TEXT NOT NULL DEFAULT '',
+        is_system_group INTEGER NOT NULL DEFAULT 0,
+        deactivated INTEGER NOT NULL DEFAULT 0,
+        creator_id INTEGER,
+        date_created INTEGER NOT NULL DEFAULT 0,
+        settings TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE group_members (
+        group_id INTEGER NOT NULL REFERENCES user_groups(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        PRIMARY KEY (group_id, user_id)
+    );
+    CREATE TABLE group_subgroups (
+        group_id INTEGER NOT NULL REFERENCES user_groups(id),
+        subgroup_id INTEGER NOT NULL REFERENCES user_groups(id),
+        PRIMARY KEY (group_id, subgroup_id)
+    );
+    CREATE TABLE streams (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        rendered_description TEXT NOT NULL DEFAULT '',
+        invite_only INTEGER NOT NULL DEFAULT 0,
+        is_web_public INTEGER NOT NULL DEFAULT 0,
+        history_public_to_subscribers INTEGER NOT NULL DEFAULT 1,
+        is_archived INTEGER NOT NULL DEFAULT 0,
+        is_default INTEGER NOT NULL DEFAULT 0,
+        message_retention_days INTEGER,
+        topics_policy TEXT NOT NULL DEFAULT 'inherit',
+        folder_id INTEGER,
+        creator_id INTEGER,
+        date_created INTEGER NOT NULL,
+        settings TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE UNIQUE INDEX streams_name ON streams(lower(name));
+    CREATE TABLE subscriptions (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        stream_id INTEGER NOT NULL REFERENCES streams(id),
+        active INTEGER NOT NULL DEFAULT 1,
+        first_message_id INTEGER NOT NULL DEFAULT 0,
+        color TEXT NOT NULL DEFAULT '#76ce90',
+        is_muted INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (user_id, stream_id)
+    );
+    CREATE INDEX subscriptions_stream ON subscriptions(stream_id, active);
+    """,
+    # 2: messages, reactions, read flags, custom emoji, uploads
+    """
+    CREATE TABLE recipients (
+        id INTEGER PRIMARY KEY,
+        stream_id INTEGER UNIQUE,
+        user_set TEXT UNIQUE
+    );
+    CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        sender_id INTEGER NOT NULL REFERENCES users(id),
+        recipient_id INTEGER NOT NULL REFERENCES recipients(id),
+        stream_id INTEGER,
+        topic TEXT NOT NULL DEFAULT '',
+        content TEXT NOT NULL,
+        rendered_content TEXT,
+        client TEXT NOT NULL DEFAULT 'API',
+        timestamp INTEGER NOT NULL,
+        last_edit_timestamp INTEGER,
+        last_moved_timestamp INTEGER,
+        edit_history TEXT,
+        is_me_message INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX messages_stream_topic ON messages(stream_id, topic COLLATE NOCASE, id);
+    CREATE INDEX messages_recipient ON messages(recipient_id, id);
+    CREATE INDEX messages_sender ON messages(sender_id, id);
+    CREATE INDEX messages_timestamp ON messages(timestamp);
+    CREATE TABLE message_flags (
+        user_id INTEGER NOT NULL,
+        message_id INTEGER NOT NULL,
+        flags INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (user_id, message_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX message_flags_message ON message_flags(message_id);
+    CREATE TABLE reactions (
+        id INTEGER PRIMARY KEY,
+        message_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        emoji_name TEXT NOT NULL,
+        emoji_code TEXT NOT NULL,
+        reaction_type TEXT NOT NULL,
+        UNIQUE (message_id, user_id, emoji_code, reaction_type)
+    );
+    CREATE TABLE realm_emoji (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        author_id INTEGER,
+        file_name TEXT NOT NULL DEFAULT '',
+        deactivated INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE attachments (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES users(id),
+        path_id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        content_type TEXT NOT NULL DEFAULT 'application/octet-stream',
+        create_time INTEGER NOT NULL
+    );
+    CREATE TABLE attachment_messages (
+        attachment_id INTEGER NOT NULL REFERENCES attachments(id) ON DELETE CASCADE,
+        message_id INTEGER NOT NULL,
+        PRIMARY KEY (attachment_id, message_id)
+    );
+    CREATE INDEX attachment_messages_message ON attachment_messages(message_id);
+    """,
+]

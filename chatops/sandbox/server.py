@@ -1,0 +1,180 @@
+"""Running the sandbox: a data directory, a uvicorn server, and :class:`Sandbox` for Python."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+
+from . import demo
+from .app import RateLimit, SandboxState, create_app
+from .realm import FEATURE_LEVEL
+from .store import Store
+
+if TYPE_CHECKING:
+    from .._config import Credentials
+
+log = logging.getLogger("chatops.sandbox")
+DB_NAME = "sandbox.sqlite3"
+
+
+def open_data_dir(data_dir: Path, *, size: str = "small", seed: int = 1) -> tuple[Store, dict[str, demo.Account], bool]:
+    """Open the organization in ``data_dir``, generating it first when the folder is new."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    db = data_dir / DB_NAME
+    accounts_file = data_dir / "accounts.json"
+    created = not db.exists() or not accounts_file.exists()
+    if created:
+        partial = data_dir / (DB_NAME + ".partial")
+        for leftover in (partial, Path(str(partial) + "-wal"), Path(str(partial) + "-shm")):
+            leftover.unlink(missing_ok=True)
+        store = Store(partial)
+        accounts = demo.generate(store, size=size, seed=seed)
+        store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.close()
+        demo.save_accounts(accounts, accounts_file)
+        partial.rename(db)  # only a finished organization takes the real name
+    store = Store(db)
+    return store, demo.load_accounts(accounts_file), created
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+class Sandbox:
+    """A running sandbox server in a background thread.
+
+    Example::
+
+        with Sandbox.start() as sandbox:
+            client = chatops.Client.from_zuliprc(sandbox.zuliprc("admin"))
+            print(client.users.me().full_name)
+    """
+
+    def __init__(self, *, data_dir: Path, store: Store, accounts: dict[str, demo.Account],
+                 sock: socket.socket, state: SandboxState, server: uvicorn.Server,
+                 temporary: bool) -> None:
+        self.data_dir = data_dir
+        self.store = store
+        self.accounts = accounts
+        self.state = state
+        self._sock = sock
+        self._server = server
+        self._temporary = temporary
+        self._thread: threading.Thread | None = None
+        host, port = sock.getsockname()[:2]
+        self.host = host
+        self.port = int(port)
+        self.site = f"http://{host if ':' not in host else f'[{host}]'}:{self.port}"
+
+    @classmethod
+    def start(cls, data_dir: str | Path | None = None, *, size: str = "small", seed: int = 1,
+              host: str = "127.0.0.1", port: int = 0, feature_level: int = FEATURE_LEVEL,
+              rate_limit: RateLimit | None = None, log_level: str = "warning") -> Sandbox:
+        """Open (or generate) the organization and serve it; returns once it accepts requests."""
+        temporary = data_dir is None
+        path = Path(tempfile.mkdtemp(prefix="chatops-sandbox-")) if data_dir is None else Path(data_dir)
+        store, accounts, _ = open_data_dir(path, size=size, seed=seed)
+        sock = bind_socket(host, port)
+        upload_dir = path / "uploads"
+        upload_dir.mkdir(exist_ok=True)
+        state = SandboxState(store=store, upload_dir=upload_dir, feature_level=feature_level,
+                             rate_limit=rate_limit)
+        config = uvicorn.Config(create_app(state), log_level=log_level, lifespan="off",
+                                access_log=False)
+        server = uvicorn.Server(config)
+        sandbox = cls(data_dir=path, store=store, accounts=accounts, sock=sock, state=state,
+                      server=server, temporary=temporary)
+        state.base_url = sandbox.site
+        demo.write_credentials(accounts, sandbox.site, path / "zuliprc")
+        sandbox._run_in_thread()
+        return sandbox
+
+    def _run_in_thread(self) -> None:
+        self._server.config.install_signal_handlers = False  # type: ignore[attr-defined]
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
+                                        name="chatops-sandbox", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the sandbox server did not start")
+            time.sleep(0.01)
+
+    def zuliprc(self, account: str) -> Path:
+        """Path of the standard zuliprc file of a demo account."""
+        if account not in self.accounts:
+            raise KeyError(f"no demo account {account!r}; choose one of {', '.join(self.accounts)}")
+        return self.data_dir / "zuliprc" / f"{account}.zuliprc"
+
+    def credentials(self, account: str) -> Credentials:
+        from .._config import Credentials
+
+        acc = self.accounts[account]
+        return Credentials(site=self.site, email=acc.email, api_key=acc.api_key)
+
+    def password(self, account: str) -> str:
+        pw = self.accounts[account].password
+        if pw is None:
+            raise KeyError(f"demo account {account!r} has no password")
+        return pw
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._sock.close()
+        self.store.close()
+        if self._temporary:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"Sandbox(site={self.site!r}, data_dir={str(self.data_dir)!r})"
+
+
+def serve(data_dir: Path, *, host: str = "127.0.0.1", port: int = 9991, size: str = "small",
+          seed: int = 1, echo: Any = print) -> None:
+    """Serve in the foreground until SIGINT or SIGTERM (the ``chatops sandbox serve`` command)."""
+    t0 = time.monotonic()
+    store, accounts, created = open_data_dir(data_dir, size=size, seed=seed)
+    if created:
+        echo(f"Generated a {size} demo organization (seed {seed}) in {time.monotonic() - t0:.1f}s")
+    else:
+        echo(f"Using the existing organization in {data_dir}")
+    sock = bind_socket(host, port)
+    actual_port = sock.getsockname()[1]
+    site = f"http://{host}:{actual_port}"
+    upload_dir = data_dir / "uploads"
+    upload_dir.mkdir(exist_ok=True)
+    state = SandboxState(store=store, upload_dir=upload_dir, base_url=site)
+    demo.write_credentials(accounts, site, data_dir / "zuliprc")
+    echo(f"Credentials: {data_dir / 'zuliprc'}/<account>.zuliprc for {', '.join(accounts)}")
+    echo(f"Serving {site} (Ctrl-C to stop)")
+    server = uvicorn.Server(uvicorn.Config(create_app(state), log_level="warning", lifespan="off"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        store.close()
+    echo("Sandbox stopped.")
