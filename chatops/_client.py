@@ -1,0 +1,446 @@
+"""``Client`` and ``AsyncClient``: twins over ``_BaseClient`` that differ only where they wait."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Mapping
+from functools import cached_property
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+import httpx
+
+from ._base_client import (
+    DEFAULT_USER_AGENT,
+    FileTypes,
+    _BaseClient,
+    logger,
+)
+from ._config import Credentials, resolve_credentials
+from ._exceptions import ApiError, AuthenticationError, RateLimited
+from .types import ApiKeyResult, Capabilities, ServerSettings
+
+if TYPE_CHECKING:
+    from .resources.channels import AsyncChannels, Channels
+    from .resources.messages import AsyncMessages, Messages
+    from .resources.server import AsyncServer, Server
+    from .resources.uploads import AsyncUploads, Uploads
+    from .resources.users import AsyncUsers, Users
+
+__all__ = ["AsyncClient", "Client", "connect", "fetch_api_key"]
+
+T = TypeVar("T")
+
+#: the initial-state blocks that carry the feature level, the max_* limits and the
+#: empty-topic display name
+_REGISTER_PARAMS: Mapping[str, Any] = {
+    "fetch_event_types": ["realm"],
+    "event_types": ["realm"],
+    "apply_markdown": False,
+}
+
+
+def _capabilities_from_settings(settings: ServerSettings) -> Capabilities:
+    return Capabilities(
+        feature_level=settings.zulip_feature_level, zulip_version=settings.zulip_version
+    )
+
+
+def _credentials(
+    site: str | None,
+    email: str | None,
+    api_key: str | None,
+    config_file: str | os.PathLike[str] | None,
+    credentials: Credentials | None,
+) -> Credentials:
+    if credentials is not None:
+        return credentials
+    return resolve_credentials(site, email, api_key, config_file=config_file)
+
+
+class Client(_BaseClient):
+    """A synchronous client for one account on one server.
+
+    No request is made until a method needs one::
+
+        with Client.from_zuliprc("~/.zuliprc") as client:
+            me = client.users.me()
+            client.messages.send_to_channel("general", "greetings", f"Hello from {me.full_name}")
+    """
+
+    def __init__(
+        self,
+        site: str | None = None,
+        email: str | None = None,
+        api_key: str | None = None,
+        *,
+        config_file: str | os.PathLike[str] | None = None,
+        credentials: Credentials | None = None,
+        timeout: float | None = 30.0,
+        max_retries: int = 3,
+        transport: httpx.BaseTransport | None = None,
+        http_client: httpx.Client | None = None,
+        user_agent: str = DEFAULT_USER_AGENT,
+    ) -> None:
+        creds = _credentials(site, email, api_key, config_file, credentials)
+        super().__init__(creds, timeout=timeout, max_retries=max_retries, user_agent=user_agent)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(
+            transport=transport, verify=creds.verify, cert=creds.cert, timeout=timeout
+        )
+
+    @classmethod
+    def from_zuliprc(cls, path: str | os.PathLike[str], **kwargs: Any) -> Client:
+        """A client from a zuliprc file (``ZULIP_*`` variables still win, as documented)."""
+        return cls(config_file=path, **kwargs)
+
+    # -- resources ------------------------------------------------------------------------------
+
+    @cached_property
+    def messages(self) -> Messages:
+        """Send, fetch, edit, move, react to and delete messages."""
+        from .resources.messages import Messages
+
+        return Messages(self)
+
+    @cached_property
+    def users(self) -> Users:
+        """Own user, single user and user list."""
+        from .resources.users import Users
+
+        return Users(self)
+
+    @cached_property
+    def uploads(self) -> Uploads:
+        """Upload, download and manage files."""
+        from .resources.uploads import Uploads
+
+        return Uploads(self)
+
+    @cached_property
+    def server(self) -> Server:
+        """Server settings and registration."""
+        from .resources.server import Server
+
+        return Server(self)
+
+    @cached_property
+    def channels(self) -> Channels:
+        """Channels."""
+        from .resources.channels import Channels
+
+        return Channels(self)
+
+    # -- capabilities ---------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The server's feature level and limits, fetched on first use and cached."""
+        return self.get_capabilities()
+
+    def get_capabilities(self, *, refresh: bool = False) -> Capabilities:
+        """The server's feature level and limits (one ``POST /register`` on first use)."""
+        if self._capabilities is None or refresh:
+            try:
+                caps = self._request(
+                    "POST",
+                    "/register",
+                    params=_REGISTER_PARAMS,
+                    cast_to=Capabilities,
+                    idempotent=True,
+                )
+            except (AuthenticationError, RateLimited):
+                raise
+            except ApiError as exc:
+                logger.info("POST /register refused (%s); reading /server_settings", exc.code)
+                settings = self._request(
+                    "GET", "/server_settings", cast_to=ServerSettings, auth=False
+                )
+                caps = _capabilities_from_settings(settings)
+            self._capabilities = caps
+        return self._capabilities
+
+    # -- requests -------------------------------------------------------------------------------
+
+    @overload
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = ...,
+        files: dict[str, FileTypes] | None = ...,
+        cast_to: type[T],
+        idempotent: bool | None = ...,
+        auth: bool = ...,
+    ) -> T: ...
+    @overload
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = ...,
+        files: dict[str, FileTypes] | None = ...,
+        cast_to: None = ...,
+        idempotent: bool | None = ...,
+        auth: bool = ...,
+    ) -> None: ...
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        files: dict[str, FileTypes] | None = None,
+        cast_to: type[T] | None = None,
+        idempotent: bool | None = None,
+        auth: bool = True,
+    ) -> T | None:
+        opts = self._options(method, path, params, files, idempotent, auth)
+        attempt = 0
+        while True:
+            request = self._build_request(self._http, opts)
+            try:
+                response = self._http.send(request)
+            except httpx.TransportError as exc:
+                delay = self._retry_delay(opts, attempt, exc, None)
+                if delay is None:
+                    raise self._transport_error(opts, exc) from None
+            else:
+                status = response.status_code
+                delay = None if status < 400 else self._retry_delay(opts, attempt, status, response)
+                if delay is None:
+                    return self._decode(opts, response, cast_to)
+            time.sleep(delay)
+            attempt += 1
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection pool (unless it was passed in)."""
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncClient(_BaseClient):
+    """The asynchronous twin of ``Client``::
+
+    async with AsyncClient.from_zuliprc("~/.zuliprc") as client:
+        me = await client.users.me()
+    """
+
+    def __init__(
+        self,
+        site: str | None = None,
+        email: str | None = None,
+        api_key: str | None = None,
+        *,
+        config_file: str | os.PathLike[str] | None = None,
+        credentials: Credentials | None = None,
+        timeout: float | None = 30.0,
+        max_retries: int = 3,
+        transport: httpx.AsyncBaseTransport | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        user_agent: str = DEFAULT_USER_AGENT,
+    ) -> None:
+        creds = _credentials(site, email, api_key, config_file, credentials)
+        super().__init__(creds, timeout=timeout, max_retries=max_retries, user_agent=user_agent)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(
+            transport=transport, verify=creds.verify, cert=creds.cert, timeout=timeout
+        )
+
+    @classmethod
+    def from_zuliprc(cls, path: str | os.PathLike[str], **kwargs: Any) -> AsyncClient:
+        """A client from a zuliprc file."""
+        return cls(config_file=path, **kwargs)
+
+    @cached_property
+    def messages(self) -> AsyncMessages:
+        """Send, fetch, edit, move, react to and delete messages."""
+        from .resources.messages import AsyncMessages
+
+        return AsyncMessages(self)
+
+    @cached_property
+    def users(self) -> AsyncUsers:
+        """Own user, single user and user list."""
+        from .resources.users import AsyncUsers
+
+        return AsyncUsers(self)
+
+    @cached_property
+    def uploads(self) -> AsyncUploads:
+        """Upload, download and manage files."""
+        from .resources.uploads import AsyncUploads
+
+        return AsyncUploads(self)
+
+    @cached_property
+    def server(self) -> AsyncServer:
+        """Server settings and registration."""
+        from .resources.server import AsyncServer
+
+        return AsyncServer(self)
+
+    @cached_property
+    def channels(self) -> AsyncChannels:
+        """Channels."""
+        from .resources.channels import AsyncChannels
+
+        return AsyncChannels(self)
+
+    @property
+    def capabilities(self) -> Capabilities | None:
+        """The capabilities if already learned (``await get_capabilities()`` fetches them)."""
+        return self._capabilities
+
+    async def get_capabilities(self, *, refresh: bool = False) -> Capabilities:
+        """The server's feature level and limits (one ``POST /register`` on first use)."""
+        if self._capabilities is None or refresh:
+            try:
+                caps = await self._request(
+                    "POST",
+                    "/register",
+                    params=_REGISTER_PARAMS,
+                    cast_to=Capabilities,
+                    idempotent=True,
+                )
+            except (AuthenticationError, RateLimited):
+                raise
+            except ApiError as exc:
+                logger.info("POST /register refused (%s); reading /server_settings", exc.code)
+                settings = await self._request(
+                    "GET", "/server_settings", cast_to=ServerSettings, auth=False
+                )
+                caps = _capabilities_from_settings(settings)
+            self._capabilities = caps
+        return self._capabilities
+
+    @overload
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = ...,
+        files: dict[str, FileTypes] | None = ...,
+        cast_to: type[T],
+        idempotent: bool | None = ...,
+        auth: bool = ...,
+    ) -> T: ...
+    @overload
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = ...,
+        files: dict[str, FileTypes] | None = ...,
+        cast_to: None = ...,
+        idempotent: bool | None = ...,
+        auth: bool = ...,
+    ) -> None: ...
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        files: dict[str, FileTypes] | None = None,
+        cast_to: type[T] | None = None,
+        idempotent: bool | None = None,
+        auth: bool = True,
+    ) -> T | None:
+        opts = self._options(method, path, params, files, idempotent, auth)
+        attempt = 0
+        while True:
+            request = self._build_request(self._http, opts)
+            try:
+                response = await self._http.send(request)
+            except httpx.TransportError as exc:
+                delay = self._retry_delay(opts, attempt, exc, None)
+                if delay is None:
+                    raise self._transport_error(opts, exc) from None
+            else:
+                status = response.status_code
+                delay = None if status < 400 else self._retry_delay(opts, attempt, status, response)
+                if delay is None:
+                    return self._decode(opts, response, cast_to)
+            await asyncio.sleep(delay)
+            attempt += 1
+
+    async def aclose(self) -> None:
+        """Close the connection pool (unless it was passed in)."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def connect(
+    site: str | None = None,
+    email: str | None = None,
+    api_key: str | None = None,
+    *,
+    config_file: str | os.PathLike[str] | None = None,
+    **kwargs: Any,
+) -> Client:
+    """Resolve credentials (arguments > ``ZULIP_*`` > zuliprc) and return a ``Client``."""
+    return Client(site, email, api_key, config_file=config_file, **kwargs)
+
+
+def fetch_api_key(
+    site: str,
+    username: str,
+    password: str,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    timeout: float | None = 30.0,
+) -> ApiKeyResult:
+    """Exchange a username and password for an API key (``POST /fetch_api_key``).
+
+    Args:
+        site: the server URL.
+        username: the login email (or LDAP username).
+        password: the password; it is sent once and never logged.
+    """
+    creds = Credentials(site=_normalize(site), email=username, api_key=password)
+    with Client(credentials=creds, transport=transport, timeout=timeout) as client:
+        return client._request(
+            "POST",
+            "/fetch_api_key",
+            params={"username": username, "password": password},
+            cast_to=ApiKeyResult,
+            idempotent=True,
+            auth=False,
+        )
+
+
+def _normalize(site: str) -> str:
+    from ._config import normalize_site
+
+    return normalize_site(site)

@@ -1,0 +1,384 @@
+"""Typed API records (msgspec Structs) that response bodies decode straight into.
+
+Unknown fields are ignored, so newer servers decode cleanly; fields a server may omit have
+defaults. ``msgspec.json.decode(body, type=MessagesPage)`` is the fast path the client uses.
+
+    >>> import msgspec
+    >>> msgspec.json.decode(b'{"result": "success", "msg": "", "id": 7}', type=SendResult)
+    SendResult(id=7)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+__all__ = [
+    "ApiKeyResult",
+    "Attachment",
+    "AttachmentMessage",
+    "AttachmentsResult",
+    "Capabilities",
+    "Channel",
+    "ChannelsResult",
+    "DisplayRecipient",
+    "EditHistoryEntry",
+    "EditResult",
+    "Message",
+    "MessagesPage",
+    "ProfileFieldValue",
+    "Reaction",
+    "Record",
+    "SendResult",
+    "ServerSettings",
+    "SingleMessageResult",
+    "Submessage",
+    "Topic",
+    "TopicLink",
+    "TopicsResult",
+    "UploadResult",
+    "User",
+    "UserResult",
+    "UsersResult",
+]
+
+
+class Record(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=False):
+    """Base of every API record."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain builtins (what the JSON would be)."""
+        result: dict[str, Any] = msgspec.to_builtins(self)
+        return result
+
+
+# -- messages ----------------------------------------------------------------------------------
+
+
+class DisplayRecipient(Record):
+    """One recipient of a direct message."""
+
+    id: int
+    email: str
+    full_name: str
+    is_mirror_dummy: bool = False
+
+
+class Reaction(Record):
+    """An emoji reaction; ``(emoji_code, reaction_type)`` identifies the emoji."""
+
+    emoji_name: str
+    emoji_code: str
+    reaction_type: str = "unicode_emoji"
+    user_id: int | None = None
+
+
+class EditHistoryEntry(Record):
+    """One edit or move of a message, most recent first in ``Message.edit_history``."""
+
+    user_id: int | None
+    timestamp: int
+    prev_content: str | None = None
+    prev_rendered_content: str | None = None
+    prev_stream: int | None = None
+    stream: int | None = None
+    prev_topic: str | None = None
+    topic: str | None = None
+
+
+class Submessage(Record):
+    """A widget submessage (poll vote, todo item)."""
+
+    msg_type: str
+    content: str
+    message_id: int
+    sender_id: int
+    id: int
+
+
+class TopicLink(Record):
+    """A linkifier match in the topic."""
+
+    text: str
+    url: str
+
+
+class Message(Record):
+    """A channel or direct message (spec section 2). ``topic`` reads ``subject``."""
+
+    id: int
+    type: str
+    sender_id: int
+    sender_email: str = ""
+    sender_full_name: str = ""
+    sender_realm_str: str = ""
+    stream_id: int | None = None
+    subject: str = ""
+    display_recipient: str | list[DisplayRecipient] = ""
+    recipient_id: int = 0
+    content: str = ""
+    content_type: str = "text/html"
+    rendered_content: str | None = None
+    client: str = ""
+    timestamp: int = 0
+    is_me_message: bool = False
+    avatar_url: str | None = None
+    last_edit_timestamp: int | None = None
+    last_moved_timestamp: int | None = None
+    edit_history: list[EditHistoryEntry] | None = None
+    reactions: list[Reaction] = []
+    submessages: list[Submessage] = []
+    topic_links: list[TopicLink] = []
+    flags: list[str] | None = None
+    match_content: str | None = None
+    match_subject: str | None = None
+
+    @property
+    def topic(self) -> str:
+        """The topic (the API's ``subject``); empty for direct messages."""
+        return self.subject
+
+    @property
+    def channel_name(self) -> str | None:
+        """The channel name for a channel message, else None."""
+        return self.display_recipient if isinstance(self.display_recipient, str) else None
+
+
+class AttachmentMessage(Record):
+    """A message linking an attachment; ``date_sent`` in milliseconds."""
+
+    id: int
+    date_sent: int = 0
+
+
+class Attachment(Record):
+    """An uploaded file; ``create_time`` is in milliseconds (seconds from feature level 443)."""
+
+    id: int
+    name: str
+    path_id: str
+    size: int
+    create_time: int = 0
+    messages: list[AttachmentMessage] = []
+    message_ids: list[int] | None = None
+
+
+# -- users -------------------------------------------------------------------------------------
+
+
+class ProfileFieldValue(Record):
+    """A custom profile field value."""
+
+    value: Any = None
+    rendered_value: str | None = None
+
+
+class User(Record):
+    """A user or bot (spec section 2). ``delivery_email`` is None when hidden."""
+
+    user_id: int
+    email: str
+    full_name: str
+    delivery_email: str | None = None
+    date_joined: str = ""
+    is_active: bool = True
+    is_owner: bool = False
+    is_admin: bool = False
+    is_guest: bool = False
+    is_bot: bool = False
+    bot_type: int | None = None
+    bot_owner_id: int | None = None
+    role: int = 400
+    timezone: str = ""
+    avatar_url: str | None = None
+    avatar_version: int = 0
+    profile_data: dict[str, ProfileFieldValue] | None = None
+    max_message_id: int | None = None
+    is_system_bot: bool | None = None
+
+
+class Topic(Record):
+    """A topic of a channel and its newest message ID."""
+
+    name: str
+    max_id: int
+
+
+# -- channels ----------------------------------------------------------------------------------
+
+
+class Channel(Record):
+    """A channel record as listed by ``GET /streams``."""
+
+    stream_id: int
+    name: str
+    description: str = ""
+    rendered_description: str = ""
+    date_created: int | None = None
+    creator_id: int | None = None
+    invite_only: bool = False
+    is_web_public: bool = False
+    is_archived: bool = False
+    history_public_to_subscribers: bool = True
+    first_message_id: int | None = None
+    message_retention_days: int | None = None
+    stream_weekly_traffic: int | None = None
+    subscriber_count: int | None = None
+    folder_id: int | None = None
+    topics_policy: str | None = None
+    is_default: bool | None = None
+    is_recently_active: bool | None = None
+    can_add_subscribers_group: Any = None
+    can_administer_channel_group: Any = None
+    can_remove_subscribers_group: Any = None
+    can_send_message_group: Any = None
+    can_subscribe_group: Any = None
+
+
+# -- server ------------------------------------------------------------------------------------
+
+
+class ServerSettings(Record):
+    """``GET /server_settings`` (no authentication)."""
+
+    zulip_version: str = ""
+    zulip_feature_level: int = 0
+    zulip_merge_base: str = ""
+    push_notifications_enabled: bool = False
+    is_incompatible: bool = False
+    authentication_methods: dict[str, bool] = {}
+    email_auth_enabled: bool | None = None
+    require_email_format_usernames: bool | None = None
+    realm_url: str | None = None
+    realm_uri: str | None = None
+    realm_name: str | None = None
+    realm_icon: str | None = None
+    realm_description: str | None = None
+    realm_web_public_access_enabled: bool | None = None
+    external_authentication_methods: list[dict[str, Any]] = []
+
+    @property
+    def feature_level(self) -> int:
+        """The server's API feature level."""
+        return self.zulip_feature_level
+
+
+class Capabilities(Record):
+    """What the server supports and its limits, learned once from ``POST /register``.
+
+    ``None`` means the server did not say; checks against it are skipped.
+    """
+
+    feature_level: int = msgspec.field(default=0, name="zulip_feature_level")
+    zulip_version: str = ""
+    max_topic_length: int | None = None
+    max_message_length: int | None = None
+    max_stream_name_length: int | None = None
+    max_stream_description_length: int | None = None
+    max_channel_folder_name_length: int | None = None
+    max_channel_folder_description_length: int | None = None
+    max_file_upload_size_mib: int | None = None
+    max_reminder_note_length: int | None = None
+    max_bulk_new_subscription_messages: int | None = None
+    realm_empty_topic_display_name: str | None = None
+
+    def at_least(self, feature_level: int) -> bool:
+        """Whether the server is at or past ``feature_level``."""
+        return self.feature_level >= feature_level
+
+
+# -- responses ---------------------------------------------------------------------------------
+
+
+class MessagesPage(Record):
+    """``GET /messages``: one page of history around an anchor."""
+
+    messages: list[Message] = []
+    anchor: int | None = None
+    found_anchor: bool = False
+    found_oldest: bool = False
+    found_newest: bool = False
+    history_limited: bool = False
+
+
+class SingleMessageResult(Record):
+    """``GET /messages/{id}``."""
+
+    message: Message
+    raw_content: str | None = None
+
+
+class SendResult(Record):
+    """``POST /messages``."""
+
+    id: int
+    automatic_new_visibility_policy: int | None = None
+
+
+class EditResult(Record):
+    """``PATCH /messages/{id}``: files whose only references the edit removed."""
+
+    detached_uploads: list[Attachment] = []
+
+
+class UploadResult(Record):
+    """``POST /user_uploads``. Servers before feature level 272 send only ``uri``."""
+
+    url: str = ""
+    uri: str = ""
+    filename: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.url:
+            self.url = self.uri
+        if not self.uri:
+            self.uri = self.url
+
+    @property
+    def markdown(self) -> str:
+        """A Markdown link to the file, as the web app writes it."""
+        name = (self.filename or self.url.rsplit("/", 1)[-1]).replace("[", "").replace("]", "")
+        return f"[{name}]({self.url})"
+
+
+class ApiKeyResult(Record):
+    """``POST /fetch_api_key``. ``user_id`` is sent from feature level 171."""
+
+    api_key: str
+    email: str
+    user_id: int | None = None
+
+    def __repr__(self) -> str:
+        return f"ApiKeyResult(email={self.email!r}, user_id={self.user_id!r})"
+
+
+class TopicsResult(Record):
+    """``GET /users/me/{stream_id}/topics``."""
+
+    topics: list[Topic] = []
+
+
+class UserResult(Record):
+    """``GET /users/{user_id}``."""
+
+    user: User
+
+
+class UsersResult(Record):
+    """``GET /users``."""
+
+    members: list[User] = []
+
+
+class ChannelsResult(Record):
+    """``GET /streams``."""
+
+    streams: list[Channel] = []
+
+
+class AttachmentsResult(Record):
+    """``GET /attachments``."""
+
+    attachments: list[Attachment] = []
+    upload_space_used: int | None = None

@@ -1,0 +1,121 @@
+"""Shared fixtures: a real sandbox over HTTP on 127.0.0.1 and clients for its demo accounts."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chatops
+from chatops.sandbox import Sandbox, Store
+from chatops.sandbox import realm as realm_mod
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """One small demo organization served for the whole session."""
+    with Sandbox.start(tmp_path_factory.mktemp("sandbox"), size="small", seed=7) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="module")
+def fresh_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """A sandbox of the module's own, for tests that change organization settings."""
+    with Sandbox.start(tmp_path_factory.mktemp("fresh"), size="small", seed=11) as sb:
+        yield sb
+
+
+@pytest.fixture
+def client_for(sandbox: Sandbox) -> Iterator[Callable[[str], chatops.Client]]:
+    made: list[chatops.Client] = []
+
+    def make(account: str, sb: Sandbox | None = None) -> chatops.Client:
+        client = chatops.Client.from_zuliprc((sb or sandbox).zuliprc(account))
+        made.append(client)
+        return client
+
+    yield make
+    for c in made:
+        c.close()
+
+
+@pytest.fixture
+def admin(client_for: Callable[[str], chatops.Client]) -> chatops.Client:
+    return client_for("admin")
+
+
+@pytest.fixture
+def member(client_for: Callable[[str], chatops.Client]) -> chatops.Client:
+    return client_for("member")
+
+
+@pytest.fixture
+def moderator(client_for: Callable[[str], chatops.Client]) -> chatops.Client:
+    return client_for("moderator")
+
+
+@pytest.fixture
+def guest(client_for: Callable[[str], chatops.Client]) -> chatops.Client:
+    return client_for("guest")
+
+
+@pytest.fixture
+def owner(client_for: Callable[[str], chatops.Client]) -> chatops.Client:
+    return client_for("owner")
+
+
+def store_digest(store: Store) -> str:
+    """A digest of every row of every table: equal digests mean nothing changed."""
+    h = hashlib.sha256()
+    tables = [r["name"] for r in store.query(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    for t in tables:
+        for row in store.query(f"SELECT * FROM {t} ORDER BY rowid" if t not in ("message_flags",) else f"SELECT * FROM {t} ORDER BY user_id, message_id"):
+            h.update(repr(sorted(row.items())).encode())
+    return h.hexdigest()
+
+
+@contextmanager
+def unchanged(store: Store) -> Iterator[None]:
+    """Assert that the block leaves the store exactly as it found it."""
+    before = store_digest(store)
+    yield
+    assert store_digest(store) == before, "the refused request changed the store"
+
+
+@contextmanager
+def realm_settings(store: Store, **changes: Any) -> Iterator[None]:
+    """Temporarily change organization settings (test set-up, not under test)."""
+    import json
+
+    old = realm_mod.realm_row(store)["settings"]
+    realm_mod.update_settings(store, changes)
+    try:
+        yield
+    finally:
+        store.execute("UPDATE realm SET settings = ? WHERE id = 1", [old])
+        json.loads(old)
+
+
+def group_id(store: Store, name: str) -> int:
+    return int(store.scalar("SELECT id FROM user_groups WHERE name = ?", [name]))
+
+
+def age_messages(store: Store, message_ids: list[int], seconds: int) -> None:
+    """Make messages look older (test set-up for time limits)."""
+    for mid in message_ids:
+        store.execute("UPDATE messages SET timestamp = timestamp - ? WHERE id = ?", [seconds, mid])
+
+
+@pytest.fixture
+def tmp_file(tmp_path: Path) -> Callable[[str, bytes], Path]:
+    def make(name: str, data: bytes) -> Path:
+        p = tmp_path / name
+        p.write_bytes(data)
+        return p
+
+    return make

@@ -1,0 +1,1 @@
+"""ipywidgets admin panels (channel folders, linkifiers, groups, invitations, status)."""
