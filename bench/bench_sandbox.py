@@ -39,7 +39,9 @@ def bench_generate(sizes: list[str]) -> None:
             elapsed = time.perf_counter() - t0
             count = store.scalar("SELECT count(*) FROM messages")
             store.close()
-        print(f"generate {size}: {elapsed:.1f} s for {count:,} messages ({count / elapsed:,.0f} msg/s)")
+        print(
+            f"generate {size}: {elapsed:.1f} s for {count:,} messages ({count / elapsed:,.0f} msg/s)"
+        )
 
 
 def bench_page(size: str = "large", rounds: int = 30) -> None:
@@ -51,12 +53,18 @@ def bench_page(size: str = "large", rounds: int = 30) -> None:
         print(f"(generated {size} in {time.perf_counter() - t0:.1f} s)")
     with Sandbox.start(data) as sb:
         acc = sb.accounts["admin"]
-        with httpx.Client(base_url=sb.site + "/api/v1", auth=(acc.email, acc.api_key), timeout=60) as c:
+        with httpx.Client(
+            base_url=sb.site + "/api/v1", auth=(acc.email, acc.api_key), timeout=60
+        ) as c:
             cases = {
                 "newest, all channels": {"anchor": "newest", "num_before": 1000, "num_after": 0},
                 "oldest, all channels": {"anchor": "oldest", "num_before": 0, "num_after": 1000},
-                "newest, channel narrow": {"anchor": "newest", "num_before": 1000, "num_after": 0,
-                                           "narrow": '[{"operator": "channel", "operand": "general"}]'},
+                "newest, channel narrow": {
+                    "anchor": "newest",
+                    "num_before": 1000,
+                    "num_after": 0,
+                    "narrow": '[{"operator": "channel", "operand": "general"}]',
+                },
             }
             for label, params in cases.items():
                 times = []
@@ -65,8 +73,10 @@ def bench_page(size: str = "large", rounds: int = 30) -> None:
                     r = c.get("/messages", params=params)
                     times.append(time.perf_counter() - t)
                     assert r.status_code == 200 and len(r.json()["messages"]) == 1000, r.text[:200]
-                print(f"GET /messages 1000 ({label}) on {size}: median {statistics.median(times) * 1000:.1f} ms, "
-                      f"p90 {sorted(times)[int(rounds * 0.9)] * 1000:.1f} ms")
+                print(
+                    f"GET /messages 1000 ({label}) on {size}: median {statistics.median(times) * 1000:.1f} ms, "
+                    f"p90 {sorted(times)[int(rounds * 0.9)] * 1000:.1f} ms"
+                )
 
 
 def _bare_app_server(port: int, body: bytes) -> None:
@@ -91,7 +101,10 @@ def _sandbox_server(port: int, data: str) -> None:
 async def _load(url: str, auth: tuple[str, str] | None, seconds: float, concurrency: int) -> float:
     done = 0
     deadline = time.perf_counter() + seconds
-    async with httpx.AsyncClient(auth=auth, limits=httpx.Limits(max_connections=concurrency)) as client:
+    async with httpx.AsyncClient(
+        auth=auth, limits=httpx.Limits(max_connections=concurrency)
+    ) as client:
+
         async def worker() -> None:
             nonlocal done
             while time.perf_counter() < deadline:
@@ -130,12 +143,16 @@ def bench_rps(seconds: float = 5.0, concurrency: int = 8) -> None:
     _wait("http://127.0.0.1:18772/api/v1/users/me")
     try:
         results = {}
-        for label, url, a in [("bare", "http://127.0.0.1:18772/api/v1/users/me", None),
-                              ("sandbox", "http://127.0.0.1:18771/api/v1/users/me", auth)] * 2:
+        for label, url, a in [
+            ("bare", "http://127.0.0.1:18772/api/v1/users/me", None),
+            ("sandbox", "http://127.0.0.1:18771/api/v1/users/me", auth),
+        ] * 2:
             results.setdefault(label, []).append(asyncio.run(_load(url, a, seconds, concurrency)))
         bare, sand = max(results["bare"]), max(results["sandbox"])
-        print(f"GET /users/me: sandbox {sand:,.0f} req/s, bare Starlette {bare:,.0f} req/s, "
-              f"ratio {sand / bare:.2f} (best of 2 runs of {seconds:.0f} s, {concurrency} connections)")
+        print(
+            f"GET /users/me: sandbox {sand:,.0f} req/s, bare Starlette {bare:,.0f} req/s, "
+            f"ratio {sand / bare:.2f} (best of 2 runs of {seconds:.0f} s, {concurrency} connections)"
+        )
     finally:
         sandbox_proc.terminate()
         bare_proc.terminate()

@@ -71,10 +71,18 @@ def owner(client_for: Callable[[str], chatops.Client]) -> chatops.Client:
 def store_digest(store: Store) -> str:
     """A digest of every row of every table: equal digests mean nothing changed."""
     h = hashlib.sha256()
-    tables = [r["name"] for r in store.query(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    tables = [
+        r["name"]
+        for r in store.query(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
     for t in tables:
-        for row in store.query(f"SELECT * FROM {t} ORDER BY rowid" if t not in ("message_flags",) else f"SELECT * FROM {t} ORDER BY user_id, message_id"):
+        for row in store.query(
+            f"SELECT * FROM {t} ORDER BY rowid"
+            if t not in ("message_flags",)
+            else f"SELECT * FROM {t} ORDER BY user_id, message_id"
+        ):
             h.update(repr(sorted(row.items())).encode())
     return h.hexdigest()
 

@@ -6,6 +6,7 @@ the domain modules. Every error leaves as the API's JSON envelope.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import mimetypes
 import secrets
@@ -29,10 +30,12 @@ from . import (
     message_edit,
     messages,
     reactions,
-    realm as realm_mod,
     topics,
     uploads,
     users,
+)
+from . import (
+    realm as realm_mod,
 )
 from .errors import ApiError
 from .params import (
@@ -69,7 +72,9 @@ class RateLimit:
         if len(hits) >= self.max_calls:
             retry = max(0.0, self.window_seconds - (now - hits[0]))
             err = ApiError(
-                "API usage exceeded rate limit", code="RATE_LIMIT_HIT", status=429,
+                "API usage exceeded rate limit",
+                code="RATE_LIMIT_HIT",
+                status=429,
                 **{"retry-after": round(retry, 3)},
             )
             err.headers.update(
@@ -109,8 +114,12 @@ Handler = Callable[[Request, SandboxState, Row | None, Params], Awaitable[Any] |
 _encoder = msgspec.json.Encoder()
 
 
-def json_response(body: Mapping[str, Any], status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
-    return Response(_encoder.encode(body), status_code=status, media_type="application/json", headers=headers)
+def json_response(
+    body: Mapping[str, Any], status: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    return Response(
+        _encoder.encode(body), status_code=status, media_type="application/json", headers=headers
+    )
 
 
 async def _raw_params(request: Request) -> dict[str, str]:
@@ -118,7 +127,7 @@ async def _raw_params(request: Request) -> dict[str, str]:
         return dict(request.query_params)
     values = dict(request.query_params)
     ctype = request.headers.get("content-type", "")
-    if ctype.startswith("application/x-www-form-urlencoded") or ctype.startswith("multipart/form-data"):
+    if ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
         form = await request.form()
         for key, value in form.multi_items():
             if isinstance(value, str):
@@ -126,8 +135,12 @@ async def _raw_params(request: Request) -> dict[str, str]:
     return values
 
 
-def endpoint(spec: Mapping[str, Param] | None = None, *, auth: bool = True,
-             aliases: Mapping[str, str] | None = None) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+def endpoint(
+    spec: Mapping[str, Param] | None = None,
+    *,
+    auth: bool = True,
+    aliases: Mapping[str, str] | None = None,
+) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
     """Wrap a handler: authenticate, rate-limit, parse parameters, render the envelope."""
 
     def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -140,8 +153,8 @@ def endpoint(spec: Mapping[str, Param] | None = None, *, auth: bool = True,
                 if state.rate_limit is not None:
                     headers = state.rate_limit.check(user["id"])
             params = parse(await _raw_params(request), spec or {}, aliases)
-            result = handler(request, state, user, params)
-            if hasattr(result, "__await__"):
+            result: Any = handler(request, state, user, params)
+            if inspect.isawaitable(result):
                 result = await result
             if isinstance(result, Response):
                 return result
@@ -163,12 +176,21 @@ def _host(state: SandboxState) -> str:
 
 # -- server and registration -----------------------------------------------------------------
 @endpoint(auth=False)
-def server_settings(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def server_settings(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     realm = realm_mod.realm_row(state.store)
     base = str(request.base_url).rstrip("/")
     return {
-        "authentication_methods": {"password": state.password_auth, "dev": False, "email": state.password_auth,
-                                   "ldap": False, "saml": False, "github": False, "google": False},
+        "authentication_methods": {
+            "password": state.password_auth,
+            "dev": False,
+            "email": state.password_auth,
+            "ldap": False,
+            "saml": False,
+            "github": False,
+            "google": False,
+        },
         "zulip_version": realm_mod.ZULIP_VERSION,
         "zulip_merge_base": realm_mod.ZULIP_VERSION,
         "zulip_feature_level": state.feature_level,
@@ -187,10 +209,15 @@ def server_settings(request: Request, state: SandboxState, user: Row | None, p: 
 
 
 @endpoint({"username": P(required=True), "password": P(required=True)}, auth=False)
-def fetch_api_key(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def fetch_api_key(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     if not state.password_auth:
-        raise ApiError("Password authentication is disabled in this organization",
-                       code="PASSWORD_AUTH_DISABLED", status=401)
+        raise ApiError(
+            "Password authentication is disabled in this organization",
+            code="PASSWORD_AUTH_DISABLED",
+            status=401,
+        )
     return users.fetch_api_key(state.store, p["username"], p["password"])
 
 
@@ -239,9 +266,14 @@ def register(request: Request, state: SandboxState, user: Row | None, p: Params)
         "server_typing_started_expiry_period_milliseconds": 45000,
         "server_typing_stopped_wait_period_milliseconds": 12000,
         "server_typing_started_wait_period_milliseconds": 30000,
-        "realm_users": users.list_users(store, user, host=host, client_gravatar=p["client_gravatar"]),
-        "streams": [channel_record(store, s) for s in store.query("SELECT * FROM streams ORDER BY id")
-                    if channels.can_read(store, user, s)],
+        "realm_users": users.list_users(
+            store, user, host=host, client_gravatar=p["client_gravatar"]
+        ),
+        "streams": [
+            channel_record(store, s)
+            for s in store.query("SELECT * FROM streams ORDER BY id")
+            if channels.can_read(store, user, s)
+        ],
         "custom_profile_fields": users.custom_profile_fields(store),
     }
     body.update(realm_mod.LIMITS)
@@ -266,18 +298,30 @@ def channel_record(store: Store, stream: Row) -> dict[str, Any]:
         "message_retention_days": stream["message_retention_days"],
         "topics_policy": stream["topics_policy"],
         "folder_id": stream["folder_id"],
-        "first_message_id": store.scalar("SELECT min(id) FROM messages WHERE stream_id = ?", [stream["id"]]),
+        "first_message_id": store.scalar(
+            "SELECT min(id) FROM messages WHERE stream_id = ?", [stream["id"]]
+        ),
         "subscriber_count": len(channels.subscriber_ids(store, stream["id"])),
     }
     record.update(channels.channel_settings(store, stream))
     return record
 
 
-@endpoint({"include_public": P(boolean, default=True), "include_subscribed": P(boolean, default=True),
-           "include_all": P(boolean, default=False), "include_archived": P(boolean, default=False),
-           "include_all_active": P(boolean, default=False), "include_default": P(boolean, default=False),
-           "include_owner_subscribed": P(boolean, default=False), "include_web_public": P(boolean, default=False)})
-def list_streams(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+@endpoint(
+    {
+        "include_public": P(boolean, default=True),
+        "include_subscribed": P(boolean, default=True),
+        "include_all": P(boolean, default=False),
+        "include_archived": P(boolean, default=False),
+        "include_all_active": P(boolean, default=False),
+        "include_default": P(boolean, default=False),
+        "include_owner_subscribed": P(boolean, default=False),
+        "include_web_public": P(boolean, default=False),
+    }
+)
+def list_streams(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     store = state.store
     out = []
@@ -296,15 +340,20 @@ def users_me(request: Request, state: SandboxState, user: Row | None, p: Params)
     return users.own_user(state.store, user, host=_host(state))
 
 
-USER_SPEC = {"client_gravatar": P(boolean, default=True),
-             "include_custom_profile_fields": P(boolean, default=False)}
+USER_SPEC = {
+    "client_gravatar": P(boolean, default=True),
+    "include_custom_profile_fields": P(boolean, default=False),
+}
 
 
 @endpoint(USER_SPEC)
 def get_user(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
     assert user is not None
     record = users.get_user_record(
-        state.store, user, request.path_params["user_id"], host=_host(state),
+        state.store,
+        user,
+        request.path_params["user_id"],
+        host=_host(state),
         client_gravatar=p["client_gravatar"],
         include_custom_profile_fields=p["include_custom_profile_fields"],
     )
@@ -312,12 +361,20 @@ def get_user(request: Request, state: SandboxState, user: Row | None, p: Params)
 
 
 @endpoint({**USER_SPEC, "user_ids": P(int_list, default=None)})
-def list_users(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def list_users(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
-    return {"members": users.list_users(
-        state.store, user, host=_host(state), client_gravatar=p["client_gravatar"],
-        include_custom_profile_fields=p["include_custom_profile_fields"], user_ids=p["user_ids"],
-    )}
+    return {
+        "members": users.list_users(
+            state.store,
+            user,
+            host=_host(state),
+            client_gravatar=p["client_gravatar"],
+            include_custom_profile_fields=p["include_custom_profile_fields"],
+            user_ids=p["user_ids"],
+        )
+    }
 
 
 # -- messages ----------------------------------------------------------------------------------
@@ -333,12 +390,21 @@ SEND_SPEC = {
 
 
 @endpoint(SEND_SPEC, aliases={"subject": "topic"})
-def send_message(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def send_message(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     client = request.headers.get("user-agent", "API").split("/")[0] or "API"
     message_id = messages.send_message(
-        state.store, user, message_type=p["type"], to=p["to"], content=p["content"],
-        topic=p["topic"], client=client[:30], host=_host(state), read_by_sender=p["read_by_sender"],
+        state.store,
+        user,
+        message_type=p["type"],
+        to=p["to"],
+        content=p["content"],
+        topic=p["topic"],
+        client=client[:30],
+        host=_host(state),
+        read_by_sender=p["read_by_sender"],
     )
     return {"id": message_id}
 
@@ -367,32 +433,59 @@ GET_MESSAGES_SPEC = {
 
 
 @endpoint(GET_MESSAGES_SPEC)
-def get_messages(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def get_messages(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     anchor = p["anchor"]
-    if p["message_ids"] is not None and (anchor is not MISSING or p["num_before"] or p["num_after"]):
-        raise ApiError("Unsupported parameter combination: num_before, num_after, anchor, message_ids")
+    if p["message_ids"] is not None and (
+        anchor is not MISSING or p["num_before"] or p["num_after"]
+    ):
+        raise ApiError(
+            "Unsupported parameter combination: num_before, num_after, anchor, message_ids"
+        )
     if anchor is MISSING:
         anchor = "first_unread" if p["use_first_unread_anchor"] else "newest"
     return messages.fetch_messages(
-        state.store, user, host=_host(state), anchor=anchor, num_before=p["num_before"],
-        num_after=p["num_after"], include_anchor=p["include_anchor"], narrow=p["narrow"],
-        message_ids=p["message_ids"], apply_markdown=p["apply_markdown"],
-        client_gravatar=p["client_gravatar"], allow_empty_topic_name=p["allow_empty_topic_name"],
+        state.store,
+        user,
+        host=_host(state),
+        anchor=anchor,
+        num_before=p["num_before"],
+        num_after=p["num_after"],
+        include_anchor=p["include_anchor"],
+        narrow=p["narrow"],
+        message_ids=p["message_ids"],
+        apply_markdown=p["apply_markdown"],
+        client_gravatar=p["client_gravatar"],
+        allow_empty_topic_name=p["allow_empty_topic_name"],
     )
 
 
-@endpoint({"apply_markdown": P(boolean, default=True), "allow_empty_topic_name": P(boolean, default=False)})
-def get_single_message(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+@endpoint(
+    {
+        "apply_markdown": P(boolean, default=True),
+        "allow_empty_topic_name": P(boolean, default=False),
+    }
+)
+def get_single_message(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     return messages.get_message(
-        state.store, user, request.path_params["message_id"], host=_host(state),
-        apply_markdown=p["apply_markdown"], allow_empty_topic_name=p["allow_empty_topic_name"],
+        state.store,
+        user,
+        request.path_params["message_id"],
+        host=_host(state),
+        apply_markdown=p["apply_markdown"],
+        allow_empty_topic_name=p["allow_empty_topic_name"],
     )
 
 
 @endpoint()
-def delete_message(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def delete_message(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     messages.delete_message(state.store, user, request.path_params["message_id"])
     return {}
@@ -410,11 +503,18 @@ EDIT_SPEC = {
 
 
 @endpoint(EDIT_SPEC, aliases={"subject": "topic"})
-def edit_message(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def edit_message(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     return message_edit.edit_message(
-        state.store, user, request.path_params["message_id"], host=_host(state),
-        topic=p["topic"], content=p["content"], stream_id=p["stream_id"],
+        state.store,
+        user,
+        request.path_params["message_id"],
+        host=_host(state),
+        topic=p["topic"],
+        content=p["content"],
+        stream_id=p["stream_id"],
         propagate_mode=p["propagate_mode"],
         send_notification_to_old_thread=p["send_notification_to_old_thread"],
         send_notification_to_new_thread=p["send_notification_to_new_thread"],
@@ -430,32 +530,50 @@ def _opt(p: Params, name: str) -> Any:
 
 
 @endpoint({**REACTION_SPEC, "emoji_name": P(required=True)})
-def add_reaction(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def add_reaction(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     reactions.add_reaction(
-        state.store, user, request.path_params["message_id"], emoji_name=p["emoji_name"],
-        emoji_code=_opt(p, "emoji_code"), reaction_type=_opt(p, "reaction_type"),
+        state.store,
+        user,
+        request.path_params["message_id"],
+        emoji_name=p["emoji_name"],
+        emoji_code=_opt(p, "emoji_code"),
+        reaction_type=_opt(p, "reaction_type"),
     )
     return {}
 
 
 @endpoint(REACTION_SPEC)
-def remove_reaction(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def remove_reaction(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     reactions.remove_reaction(
-        state.store, user, request.path_params["message_id"], emoji_name=_opt(p, "emoji_name"),
-        emoji_code=_opt(p, "emoji_code"), reaction_type=_opt(p, "reaction_type"),
+        state.store,
+        user,
+        request.path_params["message_id"],
+        emoji_name=_opt(p, "emoji_name"),
+        emoji_code=_opt(p, "emoji_code"),
+        reaction_type=_opt(p, "reaction_type"),
     )
     return {}
 
 
 @endpoint({"allow_empty_topic_name": P(boolean, default=False)})
-def stream_topics(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def stream_topics(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
-    return {"topics": topics.channel_topics(
-        state.store, user, request.path_params["stream_id"],
-        allow_empty_topic_name=p["allow_empty_topic_name"],
-    )}
+    return {
+        "topics": topics.channel_topics(
+            state.store,
+            user,
+            request.path_params["stream_id"],
+            allow_empty_topic_name=p["allow_empty_topic_name"],
+        )
+    }
 
 
 @endpoint()
@@ -464,13 +582,17 @@ def mark_all_as_read(request: Request, state: SandboxState, user: Row | None, p:
     budget = float(getattr(request.app.state, "mark_read_budget", 50.0))
     result = topics.mark_all_as_read(state.store, user, budget_seconds=budget)
     if state.feature_level < 211 and not result["complete"]:
-        return json_response({"result": "partially_completed", "msg": "", "code": "REQUEST_TIMEOUT"})
+        return json_response(
+            {"result": "partially_completed", "msg": "", "code": "REQUEST_TIMEOUT"}
+        )
     return result
 
 
 # -- uploads -----------------------------------------------------------------------------------
 @endpoint()
-async def upload_file(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+async def upload_file(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise ApiError("You must specify a file to upload")
@@ -483,19 +605,31 @@ async def upload_file(request: Request, state: SandboxState, user: Row | None, p
     upload = files[0]
     data = await upload.read()
     return uploads.save_upload(
-        state.store, user, state.upload_dir, upload.filename or "uploaded-file", data,
-        upload.content_type or mimetypes.guess_type(upload.filename or "")[0] or "application/octet-stream",
+        state.store,
+        user,
+        state.upload_dir,
+        upload.filename or "uploaded-file",
+        data,
+        upload.content_type
+        or mimetypes.guess_type(upload.filename or "")[0]
+        or "application/octet-stream",
     )
 
 
 def _file_response(state: SandboxState, att: Row) -> Response:
     path = state.upload_dir / att["path_id"]
-    return FileResponse(path, media_type=att["content_type"], filename=att["name"],
-                        content_disposition_type="inline")
+    return FileResponse(
+        path,
+        media_type=att["content_type"],
+        filename=att["name"],
+        content_disposition_type="inline",
+    )
 
 
 @endpoint()
-def api_file_url(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def api_file_url(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     path_id = f"{request.path_params['realm_id']}/{request.path_params['rest']}"
     uploads.access_file(state.store, user, path_id)
@@ -521,15 +655,21 @@ async def serve_temporary_file(request: Request) -> Response:
 
 
 @endpoint()
-def list_attachments(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def list_attachments(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
     return uploads.attachment_records(state.store, user)
 
 
 @endpoint()
-def delete_attachment(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
+def delete_attachment(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
     assert user is not None
-    uploads.delete_attachment(state.store, user, request.path_params["attachment_id"], state.upload_dir)
+    uploads.delete_attachment(
+        state.store, user, request.path_params["attachment_id"], state.upload_dir
+    )
     return {}
 
 
@@ -556,7 +696,9 @@ def routes() -> list[Route]:
         Route(f"{API}/user_uploads/{{realm_id:int}}/{{rest:path}}", api_file_url, methods=["GET"]),
         Route(f"{API}/attachments", list_attachments, methods=["GET"]),
         Route(f"{API}/attachments/{{attachment_id:int}}", delete_attachment, methods=["DELETE"]),
-        Route("/user_uploads/temporary/{token}/{path_id:path}", serve_temporary_file, methods=["GET"]),
+        Route(
+            "/user_uploads/temporary/{token}/{path_id:path}", serve_temporary_file, methods=["GET"]
+        ),
         Route("/user_uploads/{path_id:path}", serve_file, methods=["GET"]),
     ]
 
@@ -569,19 +711,27 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     msg = "Not found" if exc.status_code == 404 else str(exc.detail)
-    return json_response({"result": "error", "code": "BAD_REQUEST", "msg": msg}, status=exc.status_code)
+    return json_response(
+        {"result": "error", "code": "BAD_REQUEST", "msg": msg}, status=exc.status_code
+    )
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error in %s %s", request.method, request.url.path)
-    return json_response({"result": "error", "code": "BAD_REQUEST", "msg": "Internal server error"}, status=500)
+    return json_response(
+        {"result": "error", "code": "BAD_REQUEST", "msg": "Internal server error"}, status=500
+    )
 
 
 def create_app(state: SandboxState) -> Starlette:
     """Build the app around an existing store; nothing global, one app per sandbox."""
     app = Starlette(
         routes=routes(),
-        exception_handlers={ApiError: _api_error, HTTPException: _http_error, Exception: _server_error},
+        exception_handlers={
+            ApiError: _api_error,
+            HTTPException: _http_error,
+            Exception: _server_error,
+        },
     )
     app.state.sandbox = state
     return app

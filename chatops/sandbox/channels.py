@@ -61,7 +61,11 @@ def create_stream(
 ) -> int:
     if stream_by_name(store, name) is not None:
         raise ApiError(f"Channel '{name}' already exists")
-    history = (not invite_only) if history_public_to_subscribers is None else history_public_to_subscribers
+    history = (
+        (not invite_only)
+        if history_public_to_subscribers is None
+        else history_public_to_subscribers
+    )
     stream_id = store.insert(
         "streams",
         {

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import channels, realm as realm_mod, users
+from . import channels, users
+from . import realm as realm_mod
 from .messages import READ, recipient_for_users
 from .rendering import render
 from .store import Store
@@ -31,30 +32,136 @@ SIZES: dict[str, dict[str, int]] = {
 DEMO_ACCOUNTS = ("owner", "admin", "moderator", "member", "guest", "bot")
 DOMAIN = "demo.chatops.test"
 
-FIRST = ["Aisha", "Bruno", "Chen", "Dara", "Elif", "Farid", "Greta", "Hiro", "Ines", "Jonas",
-         "Kemi", "Lars", "Maya", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq",
-         "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe"]
-LAST = ["Abara", "Berg", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad", "Ito",
-        "Jensen", "Kowalski", "Lopez", "Moreau", "Novak", "Okafor", "Petrov", "Quist", "Rossi",
-        "Sato", "Tanaka", "Ueda", "Varga", "Weber", "Xu", "Yilmaz", "Zhang"]
-CHANNELS = ["general", "engineering", "design", "support", "sales", "marketing", "random",
-            "announcements", "ops", "data", "mobile", "frontend", "backend", "security",
-            "hiring", "finance", "legal", "product", "docs", "qa", "infra", "research"]
-TOPIC_WORDS = ["release", "bug", "deploy", "meeting", "roadmap", "onboarding", "outage",
-               "review", "budget", "launch", "migration", "incident", "feedback", "plan",
-               "metrics", "retro", "hiring", "design", "api", "search", "billing", "ci"]
-SENTENCES = [
-    "Can someone take a look at this?", "I pushed a fix for the failing test.",
-    "Thanks, that works for me.", "Let's discuss it in the meeting tomorrow.",
-    "The numbers look better than last week.", "I opened a ticket for it.",
-    "Does anyone know who owns this?", "Deploying now, will report back.",
-    "Looks good to me :+1:", "We should write this down in the docs.",
-    "I can pair on it this afternoon.", "Here is the **summary** of the discussion.",
-    "Moving this to next sprint.", "Customer reported the same issue again.",
-    "See the attached notes.", "Great work everyone!",
+FIRST = [
+    "Aisha",
+    "Bruno",
+    "Chen",
+    "Dara",
+    "Elif",
+    "Farid",
+    "Greta",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kemi",
+    "Lars",
+    "Maya",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
 ]
-REACTIONS = [("+1", "1f44d"), ("tada", "1f389"), ("heart", "2764"), ("eyes", "1f440"),
-             ("smile", "1f604"), ("rocket", "1f680")]
+LAST = [
+    "Abara",
+    "Berg",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Haddad",
+    "Ito",
+    "Jensen",
+    "Kowalski",
+    "Lopez",
+    "Moreau",
+    "Novak",
+    "Okafor",
+    "Petrov",
+    "Quist",
+    "Rossi",
+    "Sato",
+    "Tanaka",
+    "Ueda",
+    "Varga",
+    "Weber",
+    "Xu",
+    "Yilmaz",
+    "Zhang",
+]
+CHANNELS = [
+    "general",
+    "engineering",
+    "design",
+    "support",
+    "sales",
+    "marketing",
+    "random",
+    "announcements",
+    "ops",
+    "data",
+    "mobile",
+    "frontend",
+    "backend",
+    "security",
+    "hiring",
+    "finance",
+    "legal",
+    "product",
+    "docs",
+    "qa",
+    "infra",
+    "research",
+]
+TOPIC_WORDS = [
+    "release",
+    "bug",
+    "deploy",
+    "meeting",
+    "roadmap",
+    "onboarding",
+    "outage",
+    "review",
+    "budget",
+    "launch",
+    "migration",
+    "incident",
+    "feedback",
+    "plan",
+    "metrics",
+    "retro",
+    "hiring",
+    "design",
+    "api",
+    "search",
+    "billing",
+    "ci",
+]
+SENTENCES = [
+    "Can someone take a look at this?",
+    "I pushed a fix for the failing test.",
+    "Thanks, that works for me.",
+    "Let's discuss it in the meeting tomorrow.",
+    "The numbers look better than last week.",
+    "I opened a ticket for it.",
+    "Does anyone know who owns this?",
+    "Deploying now, will report back.",
+    "Looks good to me :+1:",
+    "We should write this down in the docs.",
+    "I can pair on it this afternoon.",
+    "Here is the **summary** of the discussion.",
+    "Moving this to next sprint.",
+    "Customer reported the same issue again.",
+    "See the attached notes.",
+    "Great work everyone!",
+]
+REACTIONS = [
+    ("+1", "1f44d"),
+    ("tada", "1f389"),
+    ("heart", "2764"),
+    ("eyes", "1f440"),
+    ("smile", "1f604"),
+    ("rocket", "1f680"),
+]
 
 
 @dataclass(frozen=True)
@@ -92,17 +199,32 @@ def bootstrap(store: Store, *, name: str = "Chatops Demo", now: int | None = Non
     """The empty organization: realm row, system groups and the notification bot."""
     now = now or int(time.time())
     with store.atomic():
-        store.insert("realm", {"id": 1, "name": name, "string_id": "demo", "date_created": now,
-                               "description": "A generated organization for trying chatops."})
+        store.insert(
+            "realm",
+            {
+                "id": 1,
+                "name": name,
+                "string_id": "demo",
+                "date_created": now,
+                "description": "A generated organization for trying chatops.",
+            },
+        )
         realm_mod.create_system_groups(store)
         return users.create_user(
-            store, email=f"notification-bot@{DOMAIN}", full_name="Notification Bot",
-            role=realm_mod.ROLE_MEMBER, is_bot=True, bot_type=1, is_system_bot=True,
+            store,
+            email=f"notification-bot@{DOMAIN}",
+            full_name="Notification Bot",
+            role=realm_mod.ROLE_MEMBER,
+            is_bot=True,
+            bot_type=1,
+            is_system_bot=True,
             date_joined=now,
         )
 
 
-def generate(store: Store, *, size: str = "small", seed: int = 1, now: int | None = None) -> dict[str, Account]:
+def generate(
+    store: Store, *, size: str = "small", seed: int = 1, now: int | None = None
+) -> dict[str, Account]:
     """Fill an empty store with a demo organization; returns the demo accounts."""
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose one of {', '.join(SIZES)}")
@@ -113,28 +235,51 @@ def generate(store: Store, *, size: str = "small", seed: int = 1, now: int | Non
     bootstrap(store, now=start - 86400)
     accounts: dict[str, Account] = {}
     with store.atomic():
-        roles = [("owner", "Olivia Owner", realm_mod.ROLE_OWNER),
-                 ("admin", "Adam Admin", realm_mod.ROLE_ADMIN),
-                 ("moderator", "Mona Moderator", realm_mod.ROLE_MODERATOR),
-                 ("member", "Mei Member", realm_mod.ROLE_MEMBER),
-                 ("guest", "Gus Guest", realm_mod.ROLE_GUEST)]
+        roles = [
+            ("owner", "Olivia Owner", realm_mod.ROLE_OWNER),
+            ("admin", "Adam Admin", realm_mod.ROLE_ADMIN),
+            ("moderator", "Mona Moderator", realm_mod.ROLE_MODERATOR),
+            ("member", "Mei Member", realm_mod.ROLE_MEMBER),
+            ("guest", "Gus Guest", realm_mod.ROLE_GUEST),
+        ]
         for account, full_name, role in roles:
             password = secrets.token_urlsafe(12)
             email = f"{account}@{DOMAIN}"
             key = users.new_api_key()
-            uid = users.create_user(store, email=email, full_name=full_name, role=role,
-                                    password=password, api_key=key, date_joined=start - 86400,
-                                    timezone="Europe/Berlin")
+            uid = users.create_user(
+                store,
+                email=email,
+                full_name=full_name,
+                role=role,
+                password=password,
+                api_key=key,
+                date_joined=start - 86400,
+                timezone="Europe/Berlin",
+            )
             accounts[account] = Account(account, uid, email, full_name, role, key, password)
         key = users.new_api_key()
-        bot_id = users.create_user(store, email=f"helper-bot@{DOMAIN}", full_name="Helper Bot",
-                                   is_bot=True, bot_type=1, bot_owner_id=accounts["admin"].user_id,
-                                   api_key=key, date_joined=start)
-        accounts["bot"] = Account("bot", bot_id, f"helper-bot@{DOMAIN}", "Helper Bot",
-                                  realm_mod.ROLE_MEMBER, key, None)
-        users.create_user(store, email=f"webhook-bot@{DOMAIN}", full_name="Webhook Bot",
-                          is_bot=True, bot_type=3, bot_owner_id=accounts["admin"].user_id,
-                          date_joined=start)
+        bot_id = users.create_user(
+            store,
+            email=f"helper-bot@{DOMAIN}",
+            full_name="Helper Bot",
+            is_bot=True,
+            bot_type=1,
+            bot_owner_id=accounts["admin"].user_id,
+            api_key=key,
+            date_joined=start,
+        )
+        accounts["bot"] = Account(
+            "bot", bot_id, f"helper-bot@{DOMAIN}", "Helper Bot", realm_mod.ROLE_MEMBER, key, None
+        )
+        users.create_user(
+            store,
+            email=f"webhook-bot@{DOMAIN}",
+            full_name="Webhook Bot",
+            is_bot=True,
+            bot_type=3,
+            bot_owner_id=accounts["admin"].user_id,
+            date_joined=start,
+        )
 
         # people, with a Zipf-shaped share of the talking
         people: list[int] = [a.user_id for k, a in accounts.items() if k not in ("guest", "bot")]
@@ -148,11 +293,21 @@ def generate(store: Store, *, size: str = "small", seed: int = 1, now: int | Non
                 if full not in names_used:
                     break
             names_used.add(full)
-            role = rng.choices([realm_mod.ROLE_MEMBER, realm_mod.ROLE_MODERATOR,
-                                realm_mod.ROLE_ADMIN, realm_mod.ROLE_GUEST], [85, 5, 3, 7])[0]
+            role = rng.choices(
+                [
+                    realm_mod.ROLE_MEMBER,
+                    realm_mod.ROLE_MODERATOR,
+                    realm_mod.ROLE_ADMIN,
+                    realm_mod.ROLE_GUEST,
+                ],
+                [85, 5, 3, 7],
+            )[0]
             uid = users.create_user(
-                store, email=f"{full.lower().replace(' ', '.')}@{DOMAIN}", full_name=full,
-                role=role, date_joined=start + rng.randrange(plan["days"] * 86400 // 2),
+                store,
+                email=f"{full.lower().replace(' ', '.')}@{DOMAIN}",
+                full_name=full,
+                role=role,
+                date_joined=start + rng.randrange(plan["days"] * 86400 // 2),
                 timezone=rng.choice(["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"]),
                 email_address_visibility=rng.choice([1, 1, 1, 2, 3]),
                 api_key=users.new_api_key(),
@@ -163,30 +318,82 @@ def generate(store: Store, *, size: str = "small", seed: int = 1, now: int | Non
                 people.append(uid)
 
         # custom profile fields and emoji
-        team_field = store.insert("custom_profile_fields", {"name": "Team", "field_type": 1, "hint": "Your team", "field_order": 1})
-        pron_field = store.insert("custom_profile_fields", {"name": "Pronouns", "field_type": 1, "hint": "", "field_order": 2})
+        team_field = store.insert(
+            "custom_profile_fields",
+            {"name": "Team", "field_type": 1, "hint": "Your team", "field_order": 1},
+        )
+        pron_field = store.insert(
+            "custom_profile_fields",
+            {"name": "Pronouns", "field_type": 1, "hint": "", "field_order": 2},
+        )
         for uid in people:
             users.set_profile_value(store, uid, team_field, rng.choice(CHANNELS[:8]).title())
             if rng.random() < 0.4:
-                users.set_profile_value(store, uid, pron_field, rng.choice(["she/her", "he/him", "they/them"]))
-        store.insert("realm_emoji", {"name": "shipit", "author_id": accounts["admin"].user_id, "file_name": "shipit.png"})
-        store.insert("realm_emoji", {"name": "old_logo", "author_id": accounts["admin"].user_id, "file_name": "old.png", "deactivated": 1})
+                users.set_profile_value(
+                    store, uid, pron_field, rng.choice(["she/her", "he/him", "they/them"])
+                )
+        store.insert(
+            "realm_emoji",
+            {"name": "shipit", "author_id": accounts["admin"].user_id, "file_name": "shipit.png"},
+        )
+        store.insert(
+            "realm_emoji",
+            {
+                "name": "old_logo",
+                "author_id": accounts["admin"].user_id,
+                "file_name": "old.png",
+                "deactivated": 1,
+            },
+        )
 
         # user groups, some used by permission settings
-        leads = store.insert("user_groups", {"name": "leads", "description": "Team leads", "creator_id": accounts["owner"].user_id, "date_created": start})
-        support = store.insert("user_groups", {"name": "support-team", "description": "Support rotation", "creator_id": accounts["admin"].user_id, "date_created": start})
-        store.insert("user_groups", {"name": "alumni", "description": "Not used by any setting", "creator_id": accounts["admin"].user_id, "date_created": start})
+        leads = store.insert(
+            "user_groups",
+            {
+                "name": "leads",
+                "description": "Team leads",
+                "creator_id": accounts["owner"].user_id,
+                "date_created": start,
+            },
+        )
+        support = store.insert(
+            "user_groups",
+            {
+                "name": "support-team",
+                "description": "Support rotation",
+                "creator_id": accounts["admin"].user_id,
+                "date_created": start,
+            },
+        )
+        store.insert(
+            "user_groups",
+            {
+                "name": "alumni",
+                "description": "Not used by any setting",
+                "creator_id": accounts["admin"].user_id,
+                "date_created": start,
+            },
+        )
         for uid in rng.sample(people, min(6, len(people))):
             store.execute("INSERT OR IGNORE INTO group_members VALUES (?, ?)", [leads, uid])
         for uid in rng.sample(people, min(8, len(people))):
             store.execute("INSERT OR IGNORE INTO group_members VALUES (?, ?)", [support, uid])
-        store.execute("INSERT INTO group_members VALUES (?, ?)", [leads, accounts["moderator"].user_id])
+        store.execute(
+            "INSERT OR IGNORE INTO group_members VALUES (?, ?)",
+            [leads, accounts["moderator"].user_id],
+        )
         store.execute("INSERT INTO group_subgroups VALUES (?, ?)", [support, leads])
         ids = realm_mod.system_group_ids(store)
-        realm_mod.update_settings(store, {
-            "can_mention_many_users_group": {"direct_members": [], "direct_subgroups": [ids["role:administrators"], leads]},
-            "create_multiuse_invite_group": ids["role:administrators"],
-        })
+        realm_mod.update_settings(
+            store,
+            {
+                "can_mention_many_users_group": {
+                    "direct_members": [],
+                    "direct_subgroups": [ids["role:administrators"], leads],
+                },
+                "create_multiuse_invite_group": ids["role:administrators"],
+            },
+        )
 
         # channels: a few private with protected history; subscriber counts Zipf-like
         channel_ids: list[int] = []
@@ -199,9 +406,15 @@ def generate(store: Store, *, size: str = "small", seed: int = 1, now: int | Non
             if cname == "support":
                 settings["can_move_messages_within_channel_group"] = support
             sid = channels.create_stream(
-                store, name=cname, description=f"Everything about {cname}.", invite_only=private,
-                history_public_to_subscribers=not private, creator_id=accounts["owner"].user_id,
-                date_created=start, is_default=cname in ("general", "announcements"), settings=settings,
+                store,
+                name=cname,
+                description=f"Everything about {cname}.",
+                invite_only=private,
+                history_public_to_subscribers=not private,
+                creator_id=accounts["owner"].user_id,
+                date_created=start,
+                is_default=cname in ("general", "announcements"),
+                settings=settings,
             )
             channel_ids.append(sid)
             share = 1.0 if i < 2 else max(0.08, 0.9 / (1 + i * 0.3))
@@ -221,11 +434,28 @@ def generate(store: Store, *, size: str = "small", seed: int = 1, now: int | Non
     return accounts
 
 
-def _history(store: Store, rng: random.Random, plan: dict[str, int], accounts: dict[str, Account],
-             people: list[int], channel_ids: list[int], start: int, now: int) -> None:
+def _history(
+    store: Store,
+    rng: random.Random,
+    plan: dict[str, int],
+    accounts: dict[str, Account],
+    people: list[int],
+    channel_ids: list[int],
+    start: int,
+    now: int,
+) -> None:
     names = {r["id"]: r["full_name"] for r in store.query("SELECT id, full_name FROM users")}
-    recipients = {r["stream_id"]: r["id"] for r in store.query("SELECT id, stream_id FROM recipients WHERE stream_id IS NOT NULL")}
-    subs = {sid: [r["user_id"] for r in store.query("SELECT user_id FROM subscriptions WHERE stream_id = ?", [sid])] for sid in channel_ids}
+    recipients = {
+        r["stream_id"]: r["id"]
+        for r in store.query("SELECT id, stream_id FROM recipients WHERE stream_id IS NOT NULL")
+    }
+    subs = {
+        sid: [
+            r["user_id"]
+            for r in store.query("SELECT user_id FROM subscriptions WHERE stream_id = ?", [sid])
+        ]
+        for sid in channel_ids
+    }
     pick_channel = _Picker(rng, channel_ids, 1.0)
     topics: dict[int, list[str]] = {sid: [] for sid in channel_ids}
     total = plan["messages"]
@@ -265,29 +495,53 @@ def _history(store: Store, rng: random.Random, plan: dict[str, int], accounts: d
             if rng.random() < 0.03:
                 target = rng.choice(people)
                 content = f"@**{names[target]}** {content}"
-            rows.append((mid, sender, recipients[sid], sid, topic, content, render(content),
-                         rng.choice(["website", "website", "ZulipMobile", "ZulipTerminal", "API"]), ts))
+            rows.append(
+                (
+                    mid,
+                    sender,
+                    recipients[sid],
+                    sid,
+                    topic,
+                    content,
+                    render(content),
+                    rng.choice(["website", "website", "ZulipMobile", "ZulipTerminal", "API"]),
+                    ts,
+                )
+            )
             if n >= recent_cut:
                 for uid in subs[sid][:30]:
                     flags.append((uid, mid, READ if uid == sender or rng.random() < 0.5 else 0))
             if rng.random() < 0.12:
                 for _ in range(rng.choice([1, 1, 2, 3])):
                     name, code = emoji_pick()
-                    reactions.append((mid, rng.choice(subs[sid] or people), name, code, "unicode_emoji"))
+                    reactions.append(
+                        (mid, rng.choice(subs[sid] or people), name, code, "unicode_emoji")
+                    )
             if len(rows) >= 20_000:
                 _flush(store, rows, flags, reactions)
         _flush(store, rows, flags, reactions)
         _resolve_and_edit(store, rng, start, now)
 
 
-def _flush(store: Store, rows: list[tuple[Any, ...]], flags: list[tuple[int, int, int]],
-           reactions: list[tuple[int, int, str, str, str]]) -> None:
+def _flush(
+    store: Store,
+    rows: list[tuple[Any, ...]],
+    flags: list[tuple[int, int, int]],
+    reactions: list[tuple[int, int, str, str, str]],
+) -> None:
     store.executemany(
         "INSERT INTO messages (id, sender_id, recipient_id, stream_id, topic, content, rendered_content, client, timestamp) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    store.executemany("INSERT OR IGNORE INTO message_flags (user_id, message_id, flags) VALUES (?, ?, ?)", flags)
-    store.executemany("INSERT OR IGNORE INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) "
-                      "VALUES (?, ?, ?, ?, ?)", reactions)
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    store.executemany(
+        "INSERT OR IGNORE INTO message_flags (user_id, message_id, flags) VALUES (?, ?, ?)", flags
+    )
+    store.executemany(
+        "INSERT OR IGNORE INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) "
+        "VALUES (?, ?, ?, ?, ?)",
+        reactions,
+    )
     rows.clear()
     flags.clear()
     reactions.clear()
@@ -298,21 +552,45 @@ def _resolve_and_edit(store: Store, rng: random.Random, start: int, now: int) ->
     prefix = realm_mod.RESOLVED_TOPIC_PREFIX
     topic_rows = store.query(
         "SELECT stream_id, topic, max(timestamp) AS last FROM messages WHERE stream_id IS NOT NULL "
-        "AND topic != '' GROUP BY stream_id, topic")
+        "AND topic != '' GROUP BY stream_id, topic"
+    )
     for t in topic_rows:
         if rng.random() < 0.3:
-            history = json.dumps([{"user_id": None, "timestamp": t["last"] + 60, "prev_topic": t["topic"],
-                                   "topic": prefix + t["topic"]}])
-            store.execute("UPDATE messages SET topic = ?, edit_history = ? WHERE stream_id = ? AND topic = ?",
-                          [prefix + t["topic"], history, t["stream_id"], t["topic"]])
-    edited = store.query("SELECT id, sender_id, content, rendered_content, timestamp FROM messages "
-                         "WHERE stream_id IS NOT NULL AND id % 37 = 0")
+            history = json.dumps(
+                [
+                    {
+                        "user_id": None,
+                        "timestamp": t["last"] + 60,
+                        "prev_topic": t["topic"],
+                        "topic": prefix + t["topic"],
+                    }
+                ]
+            )
+            store.execute(
+                "UPDATE messages SET topic = ?, edit_history = ? WHERE stream_id = ? AND topic = ?",
+                [prefix + t["topic"], history, t["stream_id"], t["topic"]],
+            )
+    edited = store.query(
+        "SELECT id, sender_id, content, rendered_content, timestamp FROM messages "
+        "WHERE stream_id IS NOT NULL AND id % 37 = 0"
+    )
     for m in edited:
         new = m["content"] + " (edited)"
-        history = json.dumps([{"user_id": m["sender_id"], "timestamp": m["timestamp"] + 120,
-                               "prev_content": m["content"], "prev_rendered_content": m["rendered_content"]}])
-        store.execute("UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ?, edit_history = ? "
-                      "WHERE id = ?", [new, render(new), m["timestamp"] + 120, history, m["id"]])
+        history = json.dumps(
+            [
+                {
+                    "user_id": m["sender_id"],
+                    "timestamp": m["timestamp"] + 120,
+                    "prev_content": m["content"],
+                    "prev_rendered_content": m["rendered_content"],
+                }
+            ]
+        )
+        store.execute(
+            "UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ?, edit_history = ? "
+            "WHERE id = ?",
+            [new, render(new), m["timestamp"] + 120, history, m["id"]],
+        )
 
 
 def write_credentials(accounts: dict[str, Account], site: str, directory: Path) -> None:
@@ -329,8 +607,18 @@ def write_credentials(accounts: dict[str, Account], site: str, directory: Path) 
 
 
 def save_accounts(accounts: dict[str, Account], path: Path) -> None:
-    data = {k: {"name": a.name, "user_id": a.user_id, "email": a.email, "full_name": a.full_name,
-                "role": a.role, "api_key": a.api_key, "password": a.password} for k, a in accounts.items()}
+    data = {
+        k: {
+            "name": a.name,
+            "user_id": a.user_id,
+            "email": a.email,
+            "full_name": a.full_name,
+            "role": a.role,
+            "api_key": a.api_key,
+            "password": a.password,
+        }
+        for k, a in accounts.items()
+    }
     path.write_text(json.dumps(data, indent=1))
     path.chmod(0o600)
 

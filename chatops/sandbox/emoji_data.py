@@ -64,7 +64,9 @@ def resolve_name(store: Store, name: str) -> tuple[str, str]:
 def check_emoji(store: Store, name: str, code: str, reaction_type: str) -> None:
     """Validate a (name, code, type) triple; raise BAD_REQUEST naming what is wrong."""
     if reaction_type == REALM:
-        row = store.one("SELECT * FROM realm_emoji WHERE id = ?", [int(code)] if code.isdigit() else [-1])
+        row = store.one(
+            "SELECT * FROM realm_emoji WHERE id = ?", [int(code)] if code.isdigit() else [-1]
+        )
         if row is None:
             raise ApiError("Invalid custom emoji.")
         if row["name"] != name:

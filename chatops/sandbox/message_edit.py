@@ -6,7 +6,8 @@ import hashlib
 import json
 from typing import Any
 
-from . import channels, realm as realm_mod, users
+from . import channels, users
+from . import realm as realm_mod
 from .errors import ApiError
 from .messages import (
     access_message,
@@ -27,7 +28,7 @@ PROPAGATE_MODES = ("change_one", "change_later", "change_all")
 
 
 def strip_resolved(topic: str) -> str:
-    while topic.startswith(PREFIX) or topic.startswith("\u2714"):
+    while topic.startswith((PREFIX, "✔")):
         topic = topic[len(PREFIX) :] if topic.startswith(PREFIX) else topic[1:]
         topic = topic.lstrip()
     return topic
@@ -91,7 +92,10 @@ def edit_message(
         if message["sender_id"] != user["id"]:
             raise ApiError("You don't have permission to edit this message")
         limit = settings["message_content_edit_limit_seconds"]
-        if limit is not None and now() - int(message["timestamp"]) > int(limit) + EDIT_BUFFER_SECONDS:
+        if (
+            limit is not None
+            and now() - int(message["timestamp"]) > int(limit) + EDIT_BUFFER_SECONDS
+        ):
             raise ApiError("The time limit for editing this message has passed")
         new_content = str(content)
         if not new_content.strip():
@@ -111,7 +115,7 @@ def edit_message(
         if raw.startswith(PREFIX) and strip_resolved(raw) == "" and old_topic == "":
             raise ApiError("General chat cannot be marked as resolved")
         candidate = normalise_topic(raw)
-        if candidate.startswith(PREFIX) or candidate.startswith("\u2714"):
+        if candidate.startswith((PREFIX, "✔")):
             candidate = PREFIX + strip_resolved(candidate)
             if strip_resolved(candidate) == "":
                 raise ApiError("General chat cannot be marked as resolved")
@@ -172,18 +176,42 @@ def edit_message(
             detached = _apply_content(store, user, message, new_content, ts, new_topic)
         if moving:
             assert source is not None
-            _apply_move(store, user, moved, message, source, target, old_topic, new_topic, ts,
-                        resolving, skip_history_for=message["id"] if new_content is not None else None)
+            _apply_move(
+                store,
+                user,
+                moved,
+                message,
+                source,
+                target,
+                old_topic,
+                new_topic,
+                ts,
+                resolving,
+                skip_history_for=message["id"] if new_content is not None else None,
+            )
             _notify(
-                store, user, host, source, target, old_topic, new_topic, resolving,
-                len(moved), propagate_mode, send_notification_to_old_thread,
+                store,
+                user,
+                host,
+                source,
+                target,
+                old_topic,
+                new_topic,
+                resolving,
+                len(moved),
+                propagate_mode,
+                send_notification_to_old_thread,
                 send_notification_to_new_thread,
             )
     return {"detached_uploads": detached}
 
 
 def _check_move_permission(
-    store: Store, user: Row, source: Row, target: Row | None, new_topic: str | None,
+    store: Store,
+    user: Row,
+    source: Row,
+    target: Row | None,
+    new_topic: str | None,
     resolving: str | None,
 ) -> None:
     chan = channels.channel_settings(store, source)
@@ -196,20 +224,28 @@ def _check_move_permission(
     if target is not None:
         if not (
             realm_mod.realm_permits(store, user, "can_move_messages_between_channels_group")
-            or realm_mod.user_has_setting(store, user, chan["can_move_messages_out_of_channel_group"])
+            or realm_mod.user_has_setting(
+                store, user, chan["can_move_messages_out_of_channel_group"]
+            )
         ):
             raise ApiError("You don't have permission to move this message")
     if new_topic is not None:
         if not (
             realm_mod.realm_permits(store, user, "can_move_messages_between_topics_group")
-            or realm_mod.user_has_setting(store, user, chan["can_move_messages_within_channel_group"])
+            or realm_mod.user_has_setting(
+                store, user, chan["can_move_messages_within_channel_group"]
+            )
         ):
             raise ApiError("You don't have permission to edit this message")
 
 
 def _check_move_time_limit(
-    settings: dict[str, Any], moved: list[Row], topic_rows: list[Row], propagate_mode: str,
-    new_topic: str | None, target: Row | None,
+    settings: dict[str, Any],
+    moved: list[Row],
+    topic_rows: list[Row],
+    propagate_mode: str,
+    new_topic: str | None,
+    target: Row | None,
 ) -> None:
     limits = []
     if new_topic is not None and settings["move_messages_within_stream_limit_seconds"] is not None:
@@ -275,8 +311,16 @@ def _apply_content(
 
 
 def _apply_move(
-    store: Store, user: Row, moved: list[Row], message: Row, source: Row, target: Row | None,
-    old_topic: str, new_topic: str | None, ts: int, resolving: str | None,
+    store: Store,
+    user: Row,
+    moved: list[Row],
+    message: Row,
+    source: Row,
+    target: Row | None,
+    old_topic: str,
+    new_topic: str | None,
+    ts: int,
+    resolving: str | None,
     skip_history_for: int | None,
 ) -> None:
     recipient_id = channels.recipient_for_stream(store, target["id"]) if target else None
@@ -310,9 +354,18 @@ def _apply_move(
 
 
 def _notify(
-    store: Store, user: Row, host: str, source: Row, target: Row | None, old_topic: str,
-    new_topic: str | None, resolving: str | None, count: int, propagate_mode: str,
-    to_old: bool, to_new: bool,
+    store: Store,
+    user: Row,
+    host: str,
+    source: Row,
+    target: Row | None,
+    old_topic: str,
+    new_topic: str | None,
+    resolving: str | None,
+    count: int,
+    propagate_mode: str,
+    to_old: bool,
+    to_new: bool,
 ) -> None:
     bot = users.notification_bot(store)
     who = f"@_**{user['full_name']}|{user['id']}**"
@@ -320,22 +373,42 @@ def _notify(
     final_topic = new_topic if new_topic is not None else old_topic
     if resolving is not None:
         send_message(
-            store, bot, message_type="stream", to=str(dest["id"]), topic=final_topic,
-            content=f"{who} has marked this topic as {resolving}.", client="Internal", host=host,
+            store,
+            bot,
+            message_type="stream",
+            to=str(dest["id"]),
+            topic=final_topic,
+            content=f"{who} has marked this topic as {resolving}.",
+            client="Internal",
+            host=host,
         )
         return
-    what = "This topic was" if propagate_mode == "change_all" else (
-        "A message was" if count == 1 else f"{count} messages were"
+    what = (
+        "This topic was"
+        if propagate_mode == "change_all"
+        else ("A message was" if count == 1 else f"{count} messages were")
     )
     old_link = f"#**{source['name']}>{old_topic}**"
     new_link = f"#**{dest['name']}>{final_topic}**"
     if to_new:
         send_message(
-            store, bot, message_type="stream", to=str(dest["id"]), topic=final_topic,
-            content=f"{what} moved here from {old_link} by {who}.", client="Internal", host=host,
+            store,
+            bot,
+            message_type="stream",
+            to=str(dest["id"]),
+            topic=final_topic,
+            content=f"{what} moved here from {old_link} by {who}.",
+            client="Internal",
+            host=host,
         )
     if to_old:
         send_message(
-            store, bot, message_type="stream", to=str(source["id"]), topic=old_topic,
-            content=f"{what} moved to {new_link} by {who}.", client="Internal", host=host,
+            store,
+            bot,
+            message_type="stream",
+            to=str(source["id"]),
+            topic=old_topic,
+            content=f"{what} moved to {new_link} by {who}.",
+            client="Internal",
+            host=host,
         )

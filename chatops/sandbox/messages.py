@@ -12,7 +12,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from . import channels, realm as realm_mod, users
+from . import channels, users
+from . import realm as realm_mod
 from .emoji_data import EXTRA
 from .errors import ApiError
 from .rendering import Mentions, find_mentions, render, upload_path_ids
@@ -118,13 +119,17 @@ def resolve_channel(store: Store, to: str) -> Row:
         stream = channels.get_stream(store, ref)
         if stream is None:
             raise ApiError(
-                f"Channel with ID '{ref}' does not exist", code="STREAM_DOES_NOT_EXIST", stream_id=ref
+                f"Channel with ID '{ref}' does not exist",
+                code="STREAM_DOES_NOT_EXIST",
+                stream_id=ref,
             )
         return stream
     name = str(ref)
     stream = channels.stream_by_name(store, name)
     if stream is None:
-        raise ApiError(f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST", stream=name)
+        raise ApiError(
+            f"Channel '{name}' does not exist", code="STREAM_DOES_NOT_EXIST", stream=name
+        )
     return stream
 
 
@@ -206,10 +211,15 @@ def send_message(
         if stream["is_archived"]:
             raise ApiError(f"Not authorized to send to channel '{stream['name']}'")
         if int(sender["role"]) == realm_mod.ROLE_GUEST or stream["invite_only"]:
-            if channels.subscription(store, sender["id"], stream["id"]) is None and not sender["is_system_bot"]:
+            if (
+                channels.subscription(store, sender["id"], stream["id"]) is None
+                and not sender["is_system_bot"]
+            ):
                 raise ApiError(f"Not authorized to send to channel '{stream['name']}'")
         send_group = channels.channel_settings(store, stream)["can_send_message_group"]
-        if not sender["is_system_bot"] and not realm_mod.user_has_setting(store, sender, send_group):
+        if not sender["is_system_bot"] and not realm_mod.user_has_setting(
+            store, sender, send_group
+        ):
             raise ApiError("You do not have permission to post in this channel.")
         if topic is None:
             raise ApiError("Missing topic")
@@ -253,7 +263,8 @@ def send_message(
                 flags |= TOPIC_WILDCARD
             rows.append((uid, message_id, flags))
         store.executemany(
-            "INSERT OR IGNORE INTO message_flags (user_id, message_id, flags) VALUES (?, ?, ?)", rows
+            "INSERT OR IGNORE INTO message_flags (user_id, message_id, flags) VALUES (?, ?, ?)",
+            rows,
         )
         link_uploads(store, sender, message_id, content)
     return message_id
@@ -278,7 +289,9 @@ def link_uploads(store: Store, sender: Row, message_id: int, content: str) -> No
 # -- access ------------------------------------------------------------------------------
 def can_access(store: Store, user: Row, message: Row) -> bool:
     if message["stream_id"] is None:
-        key = store.scalar("SELECT user_set FROM recipients WHERE id = ?", [message["recipient_id"]])
+        key = store.scalar(
+            "SELECT user_set FROM recipients WHERE id = ?", [message["recipient_id"]]
+        )
         return f",{user['id']}," in (key or "")
     stream = channels.get_stream(store, message["stream_id"])
     if stream is None or not channels.can_read(store, user, stream):
@@ -346,7 +359,9 @@ class Formatter:
     def dm_recipients(self, recipient_id: int) -> list[dict[str, Any]]:
         out = self._dm.get(recipient_id)
         if out is None:
-            key = str(self.store.scalar("SELECT user_set FROM recipients WHERE id = ?", [recipient_id]))
+            key = str(
+                self.store.scalar("SELECT user_set FROM recipients WHERE id = ?", [recipient_id])
+            )
             ids = [int(x) for x in key.strip(",").split(",") if x]
             out = [
                 {k: self.person(i)[k] for k in ("id", "email", "full_name", "is_mirror_dummy")}
@@ -392,9 +407,13 @@ class Formatter:
             "sender_full_name": sender["full_name"],
             "sender_realm_str": "sandbox",
             "recipient_id": row["recipient_id"],
-            "subject": display_topic(row["topic"], self.allow_empty_topic_name) if is_stream else "",
+            "subject": display_topic(row["topic"], self.allow_empty_topic_name)
+            if is_stream
+            else "",
             "display_recipient": (
-                self.stream_name(row["stream_id"]) if is_stream else self.dm_recipients(row["recipient_id"])
+                self.stream_name(row["stream_id"])
+                if is_stream
+                else self.dm_recipients(row["recipient_id"])
             ),
             "content": rendered if self.apply_markdown else row["content"],
             "content_type": "text/html" if self.apply_markdown else "text/x-markdown",
@@ -450,9 +469,13 @@ class Narrow:
             self.where.append(f"{neg}(m.sender_id = ?)")
             self.params.append(who["id"])
         elif op in ("dm", "pm-with"):
-            refs = operand if isinstance(operand, list) else [e for e in str(operand).split(",") if e]
+            refs = (
+                operand if isinstance(operand, list) else [e for e in str(operand).split(",") if e]
+            )
             ids = {self._user(r)["id"] for r in refs} | {self.viewer["id"]}
-            row = self.store.one("SELECT id FROM recipients WHERE user_set = ?", [user_set_key(ids)])
+            row = self.store.one(
+                "SELECT id FROM recipients WHERE user_set = ?", [user_set_key(ids)]
+            )
             self.where.append(f"{neg}(m.recipient_id = ?)")
             self.params.append(row["id"] if row else -1)
         elif op == "search":
@@ -472,7 +495,9 @@ class Narrow:
             elif operand == "link":
                 self.where.append(f"{neg}(m.content LIKE '%http%')")
             elif operand == "reaction":
-                self.where.append(f"{neg}EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)")
+                self.where.append(
+                    f"{neg}EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)"
+                )
             else:
                 raise ApiError(f"Invalid narrow operand: {operand}", code="BAD_NARROW")
         else:
@@ -545,7 +570,9 @@ def access_condition(store: Store, viewer: Row) -> tuple[str, list[Any]]:
             params += [sid, first]
     dms = dm_recipient_ids(store, viewer["id"])
     if dms:
-        parts.append(f"(m.stream_id IS NULL AND m.recipient_id IN ({','.join(str(d) for d in dms)}))")
+        parts.append(
+            f"(m.stream_id IS NULL AND m.recipient_id IN ({','.join(str(d) for d in dms)}))"
+        )
     if not parts:
         return "0", []
     return "(" + " OR ".join(parts) + ")", params
@@ -624,13 +651,13 @@ def fetch_messages(
             found_oldest = True
         before = before[:num_before][::-1]
     elif anchor == "newest":
-        found_oldest = not store.one(
-            f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params
-        )
+        found_oldest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
     at: list[Row] = []
     found_anchor = False
     if anchor_id not in (0, 1 << 62):
-        at = store.query(f"SELECT m.* FROM messages m WHERE {where} AND m.id = ?", [*all_params, anchor_id])
+        at = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id = ?", [*all_params, anchor_id]
+        )
         found_anchor = bool(at)
         if not include_anchor:
             at = []
@@ -671,12 +698,20 @@ def _flags(store: Store, viewer: Row, rows: list[Row]) -> dict[int, int]:
 
 
 def get_message(
-    store: Store, viewer: Row, message_id: int, *, host: str, apply_markdown: bool = True,
+    store: Store,
+    viewer: Row,
+    message_id: int,
+    *,
+    host: str,
+    apply_markdown: bool = True,
     allow_empty_topic_name: bool = False,
 ) -> dict[str, Any]:
     row = access_message(store, viewer, message_id)
     fmt = Formatter(
-        store, viewer, host=host, apply_markdown=apply_markdown,
+        store,
+        viewer,
+        host=host,
+        apply_markdown=apply_markdown,
         allow_empty_topic_name=allow_empty_topic_name,
     )
     record = fmt.format([row], _flags(store, viewer, [row]))[0]

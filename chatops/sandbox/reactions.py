@@ -9,8 +9,13 @@ from .store import Row, Store
 
 
 def add_reaction(
-    store: Store, user: Row, message_id: int, *, emoji_name: str,
-    emoji_code: str | None = None, reaction_type: str | None = None,
+    store: Store,
+    user: Row,
+    message_id: int,
+    *,
+    emoji_name: str,
+    emoji_code: str | None = None,
+    reaction_type: str | None = None,
 ) -> None:
     access_message(store, user, message_id)
     if reaction_type is not None and reaction_type not in emoji_data.REACTION_TYPES:
@@ -50,8 +55,13 @@ def add_reaction(
 
 
 def remove_reaction(
-    store: Store, user: Row, message_id: int, *, emoji_name: str | None = None,
-    emoji_code: str | None = None, reaction_type: str | None = None,
+    store: Store,
+    user: Row,
+    message_id: int,
+    *,
+    emoji_name: str | None = None,
+    emoji_code: str | None = None,
+    reaction_type: str | None = None,
 ) -> None:
     access_message(store, user, message_id)
     if emoji_name is None and emoji_code is None:

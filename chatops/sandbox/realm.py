@@ -135,7 +135,9 @@ def user_in_group(store: Store, user: Row, group_id: int, _seen: set[int] | None
     if group_id in seen:
         return False
     seen.add(group_id)
-    group = store.one("SELECT is_system_group, deactivated FROM user_groups WHERE id = ?", [group_id])
+    group = store.one(
+        "SELECT is_system_group, deactivated FROM user_groups WHERE id = ?", [group_id]
+    )
     if group is None or group["deactivated"]:
         return False
     bound = _role_bound(store, group_id)
@@ -145,7 +147,9 @@ def user_in_group(store: Store, user: Row, group_id: int, _seen: set[int] | None
         "SELECT 1 FROM group_members WHERE group_id = ? AND user_id = ?", [group_id, user["id"]]
     ):
         return True
-    subgroups = store.query("SELECT subgroup_id FROM group_subgroups WHERE group_id = ?", [group_id])
+    subgroups = store.query(
+        "SELECT subgroup_id FROM group_subgroups WHERE group_id = ?", [group_id]
+    )
     return any(user_in_group(store, user, r["subgroup_id"], seen) for r in subgroups)
 
 

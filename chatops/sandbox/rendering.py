@@ -59,7 +59,7 @@ def render(content: str) -> str:
         spans.append(f'<span class="{cls}">@{html.escape(name, quote=False)}</span>')
         return f"chatopsmention{len(spans) - 1}x"
 
-    rendered = _md.render(MENTION.sub(hold, content)).strip()
+    rendered: str = _md.render(MENTION.sub(hold, content)).strip()
     for i, span in enumerate(spans):
         rendered = rendered.replace(f"chatopsmention{i}x", span, 1)
     return rendered

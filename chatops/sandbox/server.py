@@ -26,7 +26,9 @@ log = logging.getLogger("chatops.sandbox")
 DB_NAME = "sandbox.sqlite3"
 
 
-def open_data_dir(data_dir: Path, *, size: str = "small", seed: int = 1) -> tuple[Store, dict[str, demo.Account], bool]:
+def open_data_dir(
+    data_dir: Path, *, size: str = "small", seed: int = 1
+) -> tuple[Store, dict[str, demo.Account], bool]:
     """Open the organization in ``data_dir``, generating it first when the folder is new."""
     data_dir.mkdir(parents=True, exist_ok=True)
     db = data_dir / DB_NAME
@@ -65,9 +67,17 @@ class Sandbox:
             print(client.users.me().full_name)
     """
 
-    def __init__(self, *, data_dir: Path, store: Store, accounts: dict[str, demo.Account],
-                 sock: socket.socket, state: SandboxState, server: uvicorn.Server,
-                 temporary: bool) -> None:
+    def __init__(
+        self,
+        *,
+        data_dir: Path,
+        store: Store,
+        accounts: dict[str, demo.Account],
+        sock: socket.socket,
+        state: SandboxState,
+        server: uvicorn.Server,
+        temporary: bool,
+    ) -> None:
         self.data_dir = data_dir
         self.store = store
         self.accounts = accounts
@@ -82,23 +92,45 @@ class Sandbox:
         self.site = f"http://{host if ':' not in host else f'[{host}]'}:{self.port}"
 
     @classmethod
-    def start(cls, data_dir: str | Path | None = None, *, size: str = "small", seed: int = 1,
-              host: str = "127.0.0.1", port: int = 0, feature_level: int = FEATURE_LEVEL,
-              rate_limit: RateLimit | None = None, log_level: str = "warning") -> Sandbox:
+    def start(
+        cls,
+        data_dir: str | Path | None = None,
+        *,
+        size: str = "small",
+        seed: int = 1,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        feature_level: int = FEATURE_LEVEL,
+        rate_limit: RateLimit | None = None,
+        log_level: str = "warning",
+    ) -> Sandbox:
         """Open (or generate) the organization and serve it; returns once it accepts requests."""
         temporary = data_dir is None
-        path = Path(tempfile.mkdtemp(prefix="chatops-sandbox-")) if data_dir is None else Path(data_dir)
+        path = (
+            Path(tempfile.mkdtemp(prefix="chatops-sandbox-"))
+            if data_dir is None
+            else Path(data_dir)
+        )
         store, accounts, _ = open_data_dir(path, size=size, seed=seed)
         sock = bind_socket(host, port)
         upload_dir = path / "uploads"
         upload_dir.mkdir(exist_ok=True)
-        state = SandboxState(store=store, upload_dir=upload_dir, feature_level=feature_level,
-                             rate_limit=rate_limit)
-        config = uvicorn.Config(create_app(state), log_level=log_level, lifespan="off",
-                                access_log=False)
+        state = SandboxState(
+            store=store, upload_dir=upload_dir, feature_level=feature_level, rate_limit=rate_limit
+        )
+        config = uvicorn.Config(
+            create_app(state), log_level=log_level, lifespan="off", access_log=False
+        )
         server = uvicorn.Server(config)
-        sandbox = cls(data_dir=path, store=store, accounts=accounts, sock=sock, state=state,
-                      server=server, temporary=temporary)
+        sandbox = cls(
+            data_dir=path,
+            store=store,
+            accounts=accounts,
+            sock=sock,
+            state=state,
+            server=server,
+            temporary=temporary,
+        )
         state.base_url = sandbox.site
         demo.write_credentials(accounts, sandbox.site, path / "zuliprc")
         sandbox._run_in_thread()
@@ -106,8 +138,12 @@ class Sandbox:
 
     def _run_in_thread(self) -> None:
         self._server.config.install_signal_handlers = False  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
-                                        name="chatops-sandbox", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run,
+            kwargs={"sockets": [self._sock]},
+            name="chatops-sandbox",
+            daemon=True,
+        )
         self._thread.start()
         deadline = time.monotonic() + 30
         while not self._server.started:
@@ -145,16 +181,27 @@ class Sandbox:
     def __enter__(self) -> Sandbox:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def __repr__(self) -> str:
         return f"Sandbox(site={self.site!r}, data_dir={str(self.data_dir)!r})"
 
 
-def serve(data_dir: Path, *, host: str = "127.0.0.1", port: int = 9991, size: str = "small",
-          seed: int = 1, echo: Any = print) -> None:
+def serve(
+    data_dir: Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 9991,
+    size: str = "small",
+    seed: int = 1,
+    echo: Any = print,
+) -> None:
     """Serve in the foreground until SIGINT or SIGTERM (the ``chatops sandbox serve`` command)."""
     t0 = time.monotonic()
     store, accounts, created = open_data_dir(data_dir, size=size, seed=seed)

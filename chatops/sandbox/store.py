@@ -105,7 +105,9 @@ class Store:
         with self._lock:
             version = self._conn.execute("PRAGMA user_version").fetchone()["user_version"]
             for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                self._conn.executescript("BEGIN;" + script + f";PRAGMA user_version={number};COMMIT;")
+                self._conn.executescript(
+                    "BEGIN;" + script + f";PRAGMA user_version={number};COMMIT;"
+                )
 
     def close(self) -> None:
         with self._lock:

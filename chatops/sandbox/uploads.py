@@ -11,7 +11,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from . import messages as messages_mod, realm as realm_mod
+from . import messages as messages_mod
+from . import realm as realm_mod
 from .errors import ApiError
 from .store import Row, Store
 
@@ -37,11 +38,17 @@ def max_upload_bytes() -> int:
 def check_size(size: int) -> None:
     if size > max_upload_bytes():
         mib = realm_mod.LIMITS["max_file_upload_size_mib"]
-        raise ApiError(f"File is larger than this server's configured maximum upload size ({mib} MiB).")
+        raise ApiError(
+            f"File is larger than this server's configured maximum upload size ({mib} MiB)."
+        )
 
 
 def save_upload(
-    store: Store, user: Row, upload_dir: Path, filename: str, data: bytes,
+    store: Store,
+    user: Row,
+    upload_dir: Path,
+    filename: str,
+    data: bytes,
     content_type: str = "application/octet-stream",
 ) -> dict[str, Any]:
     check_size(len(data))

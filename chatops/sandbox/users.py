@@ -39,7 +39,9 @@ def check_password(password: str, stored: str | None) -> bool:
         _, iterations, salt, digest = stored.split("$")
     except ValueError:
         return False
-    candidate = hashlib.pbkdf2_hmac("sha256", password.encode(), bytes.fromhex(salt), int(iterations))
+    candidate = hashlib.pbkdf2_hmac(
+        "sha256", password.encode(), bytes.fromhex(salt), int(iterations)
+    )
     return hmac.compare_digest(candidate.hex(), digest)
 
 
@@ -176,15 +178,13 @@ def avatar_url(target: Row, *, client_gravatar: bool, email_visible: bool, host:
         name = "notification-bot"
         return f"/static/images/static_avatars/{name}.png"
     if target["avatar_source"] == "U":
-        digest = hashlib.sha256(f"{target['id']}:{target['avatar_version']}:sandbox".encode())
-        return f"/user_avatars/1/{digest.hexdigest()[:40]}.png"
+        avatar_hash = hashlib.sha256(f"{target['id']}:{target['avatar_version']}:sandbox".encode())
+        return f"/user_avatars/1/{avatar_hash.hexdigest()[:40]}.png"
     if client_gravatar and email_visible:
         return None
     email = target["delivery_email"] if email_visible else f"user{target['id']}@{host}"
     digest = hashlib.md5(email.lower().encode(), usedforsecurity=False).hexdigest()
-    return (
-        f"https://secure.gravatar.com/avatar/{digest}?d=identicon&version={target['avatar_version']}"
-    )
+    return f"https://secure.gravatar.com/avatar/{digest}?d=identicon&version={target['avatar_version']}"
 
 
 def date_joined_iso(ts: int) -> str:
@@ -233,7 +233,9 @@ def user_record(
         "bot_owner_id": target["bot_owner_id"] if target["is_bot"] else None,
         "role": role,
         "timezone": target["timezone"],
-        "avatar_url": avatar_url(target, client_gravatar=client_gravatar, email_visible=visible, host=host),
+        "avatar_url": avatar_url(
+            target, client_gravatar=client_gravatar, email_visible=visible, host=host
+        ),
         "avatar_version": target["avatar_version"],
         "is_system_bot": bool(target["is_system_bot"]),
     }
@@ -311,7 +313,13 @@ def set_profile_value(store: Store, user_id: int, field_id: int, value: str) -> 
 def custom_profile_fields(store: Store) -> list[dict[str, Any]]:
     rows = store.query("SELECT * FROM custom_profile_fields ORDER BY field_order, id")
     return [
-        {"id": r["id"], "name": r["name"], "type": r["field_type"], "hint": r["hint"],
-         "field_data": json.dumps({}), "order": r["field_order"]}
+        {
+            "id": r["id"],
+            "name": r["name"],
+            "type": r["field_type"],
+            "hint": r["hint"],
+            "field_data": json.dumps({}),
+            "order": r["field_order"],
+        }
         for r in rows
     ]

@@ -14,7 +14,9 @@ from chatops.sandbox import messages as messages_mod
 
 
 @contextmanager
-def api_error(code: str, status: int = 400, **extra: Any) -> Iterator[pytest.ExceptionInfo[chatops.ApiError]]:
+def api_error(
+    code: str, status: int = 400, **extra: Any
+) -> Iterator[pytest.ExceptionInfo[chatops.ApiError]]:
     """Expect an API error with this code, HTTP status and extra fields."""
     with pytest.raises(chatops.ApiError) as info:
         yield info
@@ -33,20 +35,35 @@ def fetch(client: chatops.Client, message_id: int, **kw: Any) -> Any:
     return page.messages[0]
 
 
-def post(sandbox: Sandbox, account_or_user: str | int, channel: str, topic: str, content: str) -> int:
+def post(
+    sandbox: Sandbox, account_or_user: str | int, channel: str, topic: str, content: str
+) -> int:
     """Send a message as any user, through the domain layer (test set-up)."""
     store = sandbox.store
-    uid = sandbox.accounts[account_or_user].user_id if isinstance(account_or_user, str) else account_or_user
+    uid = (
+        sandbox.accounts[account_or_user].user_id
+        if isinstance(account_or_user, str)
+        else account_or_user
+    )
     user = store.one("SELECT * FROM users WHERE id = ?", [uid])
     assert user is not None
-    return messages_mod.send_message(store, user, message_type="stream", to=channel, topic=topic,
-                                     content=content, host="demo.chatops.test")
+    return messages_mod.send_message(
+        store,
+        user,
+        message_type="stream",
+        to=channel,
+        topic=topic,
+        content=content,
+        host="demo.chatops.test",
+    )
 
 
 def topic_ids(sandbox: Sandbox, channel: str, topic: str) -> list[int]:
     rows = sandbox.store.query(
         "SELECT m.id FROM messages m JOIN streams s ON s.id = m.stream_id "
-        "WHERE s.name = ? AND m.topic = ? ORDER BY m.id", [channel, topic])
+        "WHERE s.name = ? AND m.topic = ? ORDER BY m.id",
+        [channel, topic],
+    )
     return [r["id"] for r in rows]
 
 
@@ -67,7 +84,9 @@ def raw(sandbox: Sandbox, account: str, method: str, path: str, **params: Any) -
     return r.status_code, r.json()
 
 
-def assert_error(result: tuple[int, dict[str, Any]], code: str, status: int = 400) -> dict[str, Any]:
+def assert_error(
+    result: tuple[int, dict[str, Any]], code: str, status: int = 400
+) -> dict[str, Any]:
     got_status, body = result
     assert body["result"] == "error", body
     assert (got_status, body["code"]) == (status, code), body

@@ -24,12 +24,23 @@ def raw_get(sandbox: Sandbox, headers: dict[str, str]) -> httpx.Response:
         (None, "Missing authorization header for basic auth"),
         ("Bearer abc", "This endpoint requires HTTP basic authentication."),
         ("Basic !!!notbase64", "Invalid authorization header for basic auth"),
-        ("Basic " + base64.b64encode(b"no-colon").decode(), "Invalid authorization header for basic auth"),
-        ("Basic " + base64.b64encode(b"member@demo.chatops.test:short").decode(), "Malformed API key"),
-        ("Basic " + base64.b64encode(b"member@demo.chatops.test:" + b"x" * 32).decode(), "Invalid API key"),
+        (
+            "Basic " + base64.b64encode(b"no-colon").decode(),
+            "Invalid authorization header for basic auth",
+        ),
+        (
+            "Basic " + base64.b64encode(b"member@demo.chatops.test:short").decode(),
+            "Malformed API key",
+        ),
+        (
+            "Basic " + base64.b64encode(b"member@demo.chatops.test:" + b"x" * 32).decode(),
+            "Invalid API key",
+        ),
     ],
 )
-def test_bad_credentials_get_401_with_challenge(sandbox: Sandbox, header: str | None, msg: str) -> None:
+def test_bad_credentials_get_401_with_challenge(
+    sandbox: Sandbox, header: str | None, msg: str
+) -> None:
     response = raw_get(sandbox, {"Authorization": header} if header else {})
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"] == 'Basic realm="zulip"'
@@ -92,16 +103,24 @@ def test_fetch_api_key_needs_an_email_username(sandbox: Sandbox) -> None:
 def test_fetch_api_key_missing_argument(sandbox: Sandbox) -> None:
     response = httpx.post(f"{sandbox.site}/api/v1/fetch_api_key", data={"username": "a@b.c"})
     assert response.status_code == 400
-    assert response.json() == {"result": "error", "code": "REQUEST_VARIABLE_MISSING",
-                                "msg": "Missing 'password' argument", "var_name": "password"}
+    assert response.json() == {
+        "result": "error",
+        "code": "REQUEST_VARIABLE_MISSING",
+        "msg": "Missing 'password' argument",
+        "var_name": "password",
+    }
 
 
 def test_rate_limit_headers_and_429(tmp_path_factory: pytest.TempPathFactory) -> None:
     from chatops.sandbox import RateLimit
 
-    with Sandbox.start(tmp_path_factory.mktemp("rl"), rate_limit=RateLimit(max_calls=3, window_seconds=60)) as sb:
+    with Sandbox.start(
+        tmp_path_factory.mktemp("rl"), rate_limit=RateLimit(max_calls=3, window_seconds=60)
+    ) as sb:
         acc = sb.accounts["member"]
-        responses = [httpx.get(f"{sb.site}/api/v1/users/me", auth=(acc.email, acc.api_key)) for _ in range(4)]
+        responses = [
+            httpx.get(f"{sb.site}/api/v1/users/me", auth=(acc.email, acc.api_key)) for _ in range(4)
+        ]
         assert [r.status_code for r in responses] == [200, 200, 200, 429]
         assert [r.headers["X-RateLimit-Remaining"] for r in responses] == ["2", "1", "0", "0"]
         body = responses[3].json()

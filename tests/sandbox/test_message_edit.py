@@ -5,21 +5,22 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 import chatops
+from chatops import LimitError
 from chatops.sandbox import Sandbox
 
 from ..conftest import age_messages, group_id, realm_settings, unchanged
-import pytest
-
-from chatops import LimitError
-
 from .helpers import api_error, assert_error, fetch, post, raw, stream_id, topic_ids
 
 PREFIX = "\u2714 "
 DAY = 86400
 
 
-def test_content_edit_records_history_and_timestamp(member: chatops.Client, sandbox: Sandbox) -> None:
+def test_content_edit_records_history_and_timestamp(
+    member: chatops.Client, sandbox: Sandbox
+) -> None:
     mid = member.messages.send_to_channel("general", "edit history", "first draft").id
     result = member.messages.edit(mid, content="second draft")
     assert result.detached_uploads == []
@@ -37,14 +38,25 @@ def test_content_edit_records_history_and_timestamp(member: chatops.Client, sand
 def test_content_with_stream_id_is_refused(member: chatops.Client, sandbox: Sandbox) -> None:
     mid = member.messages.send_to_channel("general", "rule 1", "hello").id
     with unchanged(sandbox.store):
-        body = assert_error(raw(sandbox, "member", "PATCH", f"/messages/{mid}", content="new",
-                                stream_id=stream_id(sandbox, "design")), "BAD_REQUEST")
+        body = assert_error(
+            raw(
+                sandbox,
+                "member",
+                "PATCH",
+                f"/messages/{mid}",
+                content="new",
+                stream_id=stream_id(sandbox, "design"),
+            ),
+            "BAD_REQUEST",
+        )
     assert body["msg"] == "Cannot change message content while changing channel"
     with pytest.raises(ValueError, match="stream_id"):
         member.messages.edit(mid, content="new", stream_id=stream_id(sandbox, "design"))
 
 
-def test_topic_or_stream_on_direct_message_is_refused(member: chatops.Client, sandbox: Sandbox) -> None:
+def test_topic_or_stream_on_direct_message_is_refused(
+    member: chatops.Client, sandbox: Sandbox
+) -> None:
     mid = member.messages.send_direct([sandbox.accounts["admin"].user_id], "a direct message").id
     with unchanged(sandbox.store):
         with api_error("BAD_REQUEST"):
@@ -64,7 +76,9 @@ def test_nothing_to_change_and_bad_propagate_mode(member: chatops.Client, sandbo
             member.messages.edit(mid, content="x", propagate_mode="change_all")
 
 
-def test_only_the_sender_edits_content(admin: chatops.Client, member: chatops.Client, sandbox: Sandbox) -> None:
+def test_only_the_sender_edits_content(
+    admin: chatops.Client, member: chatops.Client, sandbox: Sandbox
+) -> None:
     mid = member.messages.send_to_channel("general", "ownership", "mine").id
     with unchanged(sandbox.store), api_error("BAD_REQUEST"):
         admin.messages.edit(mid, content="not yours")
@@ -89,13 +103,18 @@ def test_content_edit_time_limit(member: chatops.Client, sandbox: Sandbox) -> No
     assert fetch(member, mid).content == "no limit now"
 
 
-def test_move_permission_comes_from_group_settings(member: chatops.Client, admin: chatops.Client, sandbox: Sandbox) -> None:
+def test_move_permission_comes_from_group_settings(
+    member: chatops.Client, admin: chatops.Client, sandbox: Sandbox
+) -> None:
     store = sandbox.store
     mid = post(sandbox, "member", "general", "perm topic", "text")
     admins = group_id(store, "role:administrators")
-    with realm_settings(store, can_move_messages_between_topics_group=admins,
-                        can_move_messages_between_channels_group=admins,
-                        can_resolve_topics_group=admins):
+    with realm_settings(
+        store,
+        can_move_messages_between_topics_group=admins,
+        can_move_messages_between_channels_group=admins,
+        can_resolve_topics_group=admins,
+    ):
         with unchanged(store):
             with api_error("BAD_REQUEST"):
                 member.messages.edit(mid, topic="elsewhere")
@@ -116,34 +135,54 @@ def test_move_permission_by_anonymous_group(member: chatops.Client, sandbox: San
     assert fetch(member, mid).subject == "anon group moved"
 
 
-def test_move_time_limit_change_all_reports_counts(member: chatops.Client, moderator: chatops.Client, sandbox: Sandbox) -> None:
+def test_move_time_limit_change_all_reports_counts(
+    member: chatops.Client, moderator: chatops.Client, sandbox: Sandbox
+) -> None:
     ids = [post(sandbox, "member", "general", "old topic", f"m{i}") for i in range(4)]
     age_messages(sandbox.store, ids[:2], 10 * DAY)
     with realm_settings(sandbox.store, move_messages_within_stream_limit_seconds=7 * DAY):
-        with unchanged(sandbox.store), api_error(
-            "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
-            first_message_id_allowed_to_move=ids[2],
-            total_messages_allowed_to_move=2,
-            total_messages_in_topic=4,
+        with (
+            unchanged(sandbox.store),
+            api_error(
+                "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+                first_message_id_allowed_to_move=ids[2],
+                total_messages_allowed_to_move=2,
+                total_messages_in_topic=4,
+            ),
         ):
             member.messages.edit(ids[0], topic="new topic", propagate_mode="change_all")
         # The documented recovery: move what is allowed with change_later from that id.
-        member.messages.edit(ids[2], topic="new topic", propagate_mode="change_later",
-                             send_notification_to_new_thread=False)
+        member.messages.edit(
+            ids[2],
+            topic="new topic",
+            propagate_mode="change_later",
+            send_notification_to_new_thread=False,
+        )
         assert topic_ids(sandbox, "general", "new topic") == ids[2:]
         # Moderators and administrators are not bound by the limit.
-        moderator.messages.edit(ids[0], topic="new topic", propagate_mode="change_all",
-                                send_notification_to_new_thread=False)
+        moderator.messages.edit(
+            ids[0],
+            topic="new topic",
+            propagate_mode="change_all",
+            send_notification_to_new_thread=False,
+        )
     assert topic_ids(sandbox, "general", "new topic") == ids
 
 
-def test_move_time_limit_with_nothing_allowed_gives_null(member: chatops.Client, sandbox: Sandbox) -> None:
+def test_move_time_limit_with_nothing_allowed_gives_null(
+    member: chatops.Client, sandbox: Sandbox
+) -> None:
     ids = [post(sandbox, "member", "general", "ancient topic", f"m{i}") for i in range(2)]
     age_messages(sandbox.store, ids, 30 * DAY)
     with realm_settings(sandbox.store, move_messages_within_stream_limit_seconds=DAY):
-        with unchanged(sandbox.store), api_error(
-            "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED", first_message_id_allowed_to_move=None,
-            total_messages_allowed_to_move=0, total_messages_in_topic=2,
+        with (
+            unchanged(sandbox.store),
+            api_error(
+                "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+                first_message_id_allowed_to_move=None,
+                total_messages_allowed_to_move=0,
+                total_messages_in_topic=2,
+            ),
         ):
             member.messages.edit(ids[0], topic="x", propagate_mode="change_all")
         with unchanged(sandbox.store), api_error("BAD_REQUEST"):
@@ -154,35 +193,57 @@ def test_move_between_channels_time_limit(member: chatops.Client, sandbox: Sandb
     ids = [post(sandbox, "member", "general", "cross move", f"m{i}") for i in range(3)]
     age_messages(sandbox.store, ids[:1], 3 * DAY)
     with realm_settings(sandbox.store, move_messages_between_streams_limit_seconds=DAY):
-        with unchanged(sandbox.store), api_error(
-            "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED", first_message_id_allowed_to_move=ids[1],
-            total_messages_allowed_to_move=2, total_messages_in_topic=3,
+        with (
+            unchanged(sandbox.store),
+            api_error(
+                "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+                first_message_id_allowed_to_move=ids[1],
+                total_messages_allowed_to_move=2,
+                total_messages_in_topic=3,
+            ),
         ):
-            member.messages.edit(ids[0], stream_id=stream_id(sandbox, "design"), propagate_mode="change_all")
+            member.messages.edit(
+                ids[0], stream_id=stream_id(sandbox, "design"), propagate_mode="change_all"
+            )
 
 
 def test_propagate_modes(admin: chatops.Client, sandbox: Sandbox) -> None:
     ids = [post(sandbox, "member", "general", "modes", f"m{i}") for i in range(5)]
-    admin.messages.edit(ids[4], topic="modes one", propagate_mode="change_one",
-                        send_notification_to_new_thread=False)
+    admin.messages.edit(
+        ids[4],
+        topic="modes one",
+        propagate_mode="change_one",
+        send_notification_to_new_thread=False,
+    )
     assert topic_ids(sandbox, "general", "modes one") == [ids[4]]
-    admin.messages.edit(ids[2], topic="modes later", propagate_mode="change_later",
-                        send_notification_to_new_thread=False)
+    admin.messages.edit(
+        ids[2],
+        topic="modes later",
+        propagate_mode="change_later",
+        send_notification_to_new_thread=False,
+    )
     assert topic_ids(sandbox, "general", "modes later") == ids[2:4]
-    admin.messages.edit(ids[1], topic="modes all", propagate_mode="change_all",
-                        send_notification_to_new_thread=False)
+    admin.messages.edit(
+        ids[1],
+        topic="modes all",
+        propagate_mode="change_all",
+        send_notification_to_new_thread=False,
+    )
     assert topic_ids(sandbox, "general", "modes all") == ids[:2]
     moved = fetch(admin, ids[0])
     assert moved.last_moved_timestamp is not None
     assert moved.last_edit_timestamp is None
-    assert moved.edit_history[0].prev_topic == "modes" and moved.edit_history[0].topic == "modes all"
+    assert (
+        moved.edit_history[0].prev_topic == "modes" and moved.edit_history[0].topic == "modes all"
+    )
 
 
 def test_move_notifications(admin: chatops.Client, sandbox: Sandbox) -> None:
     post(sandbox, "member", "general", "notify me", "a")
     mid = post(sandbox, "member", "general", "notify me", "b")
-    admin.messages.edit(mid, topic="notified", propagate_mode="change_all",
-                        send_notification_to_old_thread=True)
+    admin.messages.edit(
+        mid, topic="notified", propagate_mode="change_all", send_notification_to_old_thread=True
+    )
     new_thread = topic_ids(sandbox, "general", "notified")
     old_thread = topic_ids(sandbox, "general", "notify me")
     bot = sandbox.store.one("SELECT id FROM users WHERE is_system_bot = 1")
@@ -191,13 +252,18 @@ def test_move_notifications(admin: chatops.Client, sandbox: Sandbox) -> None:
     assert last_new is not None and last_new["sender_id"] == bot["id"]
     assert "moved here from" in last_new["content"]
     assert len(old_thread) == 1 and "moved to" in sandbox.store.scalar(
-        "SELECT content FROM messages WHERE id = ?", [old_thread[0]])
+        "SELECT content FROM messages WHERE id = ?", [old_thread[0]]
+    )
 
 
 def test_move_to_another_channel(admin: chatops.Client, sandbox: Sandbox) -> None:
     mid = post(sandbox, "member", "general", "to design", "x")
-    admin.messages.edit(mid, stream_id=stream_id(sandbox, "design"), propagate_mode="change_all",
-                        send_notification_to_new_thread=False)
+    admin.messages.edit(
+        mid,
+        stream_id=stream_id(sandbox, "design"),
+        propagate_mode="change_all",
+        send_notification_to_new_thread=False,
+    )
     msg = fetch(admin, mid)
     assert msg.display_recipient == "design"
     assert msg.edit_history[0].prev_stream == stream_id(sandbox, "general")
@@ -216,8 +282,10 @@ def test_resolve_and_unresolve(member: chatops.Client, sandbox: Sandbox) -> None
     assert msg.last_moved_timestamp is None, "resolving does not count as a move"
     assert msg.edit_history[0].prev_topic == "resolvable"
     # Pure resolve: no "moved here" notification.
-    assert not any("moved here" in sandbox.store.scalar("SELECT content FROM messages WHERE id = ?", [i])
-                   for i in thread)
+    assert not any(
+        "moved here" in sandbox.store.scalar("SELECT content FROM messages WHERE id = ?", [i])
+        for i in thread
+    )
     member.messages.edit(ids[0], topic="resolvable", propagate_mode="change_all")
     back = topic_ids(sandbox, "general", "resolvable")
     assert back[:3] == ids
@@ -243,7 +311,9 @@ def test_prev_content_sha256(member: chatops.Client, sandbox: Sandbox) -> None:
     assert fetch(member, mid).content == "checked again"
 
 
-def test_stream_wildcard_needs_permission_in_large_channels(member: chatops.Client, admin: chatops.Client, sandbox: Sandbox) -> None:
+def test_stream_wildcard_needs_permission_in_large_channels(
+    member: chatops.Client, admin: chatops.Client, sandbox: Sandbox
+) -> None:
     admins = group_id(sandbox.store, "role:administrators")
     mid = member.messages.send_to_channel("general", "wildcards", "hello").id
     aid = admin.messages.send_to_channel("general", "wildcards", "hello").id
@@ -253,11 +323,18 @@ def test_stream_wildcard_needs_permission_in_large_channels(member: chatops.Clie
         admin.messages.edit(aid, content="hey @**all**")
 
 
-def test_topic_wildcard_needs_permission_in_busy_topics(member: chatops.Client, sandbox: Sandbox) -> None:
+def test_topic_wildcard_needs_permission_in_busy_topics(
+    member: chatops.Client, sandbox: Sandbox
+) -> None:
     admins = group_id(sandbox.store, "role:administrators")
-    senders = [r["user_id"] for r in sandbox.store.query(
-        "SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id "
-        "WHERE s.stream_id = ? AND u.is_active = 1 AND u.is_bot = 0 LIMIT 17", [stream_id(sandbox, "general")])]
+    senders = [
+        r["user_id"]
+        for r in sandbox.store.query(
+            "SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id "
+            "WHERE s.stream_id = ? AND u.is_active = 1 AND u.is_bot = 0 LIMIT 17",
+            [stream_id(sandbox, "general")],
+        )
+    ]
     for uid in senders:
         post(sandbox, uid, "general", "busy topic", "me too")
     mid = member.messages.send_to_channel("general", "busy topic", "hello").id
@@ -269,7 +346,9 @@ def test_topic_wildcard_needs_permission_in_busy_topics(member: chatops.Client, 
 def test_topic_length_and_mandatory_topics(member: chatops.Client, sandbox: Sandbox) -> None:
     mid = post(sandbox, "member", "general", "length", "x")
     with unchanged(sandbox.store):
-        body = assert_error(raw(sandbox, "member", "PATCH", f"/messages/{mid}", topic="t" * 61), "BAD_REQUEST")
+        body = assert_error(
+            raw(sandbox, "member", "PATCH", f"/messages/{mid}", topic="t" * 61), "BAD_REQUEST"
+        )
         assert "Topic too long" in body["msg"]
         with pytest.raises(LimitError, match="topic"):
             member.messages.edit(mid, topic="t" * 61)
@@ -287,21 +366,31 @@ def test_no_topic_is_read_as_the_empty_topic(member: chatops.Client, sandbox: Sa
     assert fetch(member, mid, allow_empty_topic_name=True).subject == ""
 
 
-def test_partial_move_under_protected_history(admin: chatops.Client, client_for, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+def test_partial_move_under_protected_history(
+    admin: chatops.Client, client_for, sandbox: Sandbox
+) -> None:  # type: ignore[no-untyped-def]
     store = sandbox.store
-    private = store.one("SELECT * FROM streams WHERE invite_only = 1 AND history_public_to_subscribers = 0 "
-                        "AND is_archived = 0 ORDER BY id LIMIT 1")
+    private = store.one(
+        "SELECT * FROM streams WHERE invite_only = 1 AND history_public_to_subscribers = 0 "
+        "AND is_archived = 0 ORDER BY id LIMIT 1"
+    )
     assert private is not None
     early = [post(sandbox, "admin", private["name"], "protected", f"early {i}") for i in range(3)]
     member_id = sandbox.accounts["member"].user_id
-    store.execute("DELETE FROM subscriptions WHERE user_id = ? AND stream_id = ?", [member_id, private["id"]])
+    store.execute(
+        "DELETE FROM subscriptions WHERE user_id = ? AND stream_id = ?", [member_id, private["id"]]
+    )
     from chatops.sandbox import channels
 
     channels.subscribe(store, member_id, private["id"])
     late = [post(sandbox, "admin", private["name"], "protected", f"late {i}") for i in range(2)]
     member = client_for("member")
-    member.messages.edit(late[0], topic="protected moved", propagate_mode="change_all",
-                         send_notification_to_new_thread=False)
+    member.messages.edit(
+        late[0],
+        topic="protected moved",
+        propagate_mode="change_all",
+        send_notification_to_new_thread=False,
+    )
     assert topic_ids(sandbox, private["name"], "protected moved") == late
     assert topic_ids(sandbox, private["name"], "protected") == early
 
@@ -310,7 +399,9 @@ def test_detached_uploads(member: chatops.Client, sandbox: Sandbox, tmp_path: Pa
     path = tmp_path / "report.txt"
     path.write_bytes(b"quarterly numbers")
     upload = member.uploads.upload(path)
-    mid = member.messages.send_to_channel("general", "uploads", f"see [report.txt]({upload.url})").id
+    mid = member.messages.send_to_channel(
+        "general", "uploads", f"see [report.txt]({upload.url})"
+    ).id
     result = member.messages.edit(mid, content="never mind")
     assert [a.name for a in result.detached_uploads] == ["report.txt"]
     att = result.detached_uploads[0]

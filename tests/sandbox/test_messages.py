@@ -50,13 +50,18 @@ def test_direct_message(member: chatops.Client, admin: chatops.Client, sandbox: 
     assert {r.id for r in msg.display_recipient} == {admin_id, sandbox.accounts["member"].user_id}
 
 
-def test_message_ids_hides_what_a_user_cannot_read(guest: chatops.Client, member: chatops.Client, sandbox: Sandbox) -> None:
+def test_message_ids_hides_what_a_user_cannot_read(
+    guest: chatops.Client, member: chatops.Client, sandbox: Sandbox
+) -> None:
     mid = member.messages.send_direct([sandbox.accounts["admin"].user_id], "private").id
     assert guest.messages.get(message_ids=[mid]).messages == []
 
 
 def test_anchors_and_found_flags(member: chatops.Client, sandbox: Sandbox) -> None:
-    narrow = [{"operator": "channel", "operand": "general"}, {"operator": "topic", "operand": "anchors"}]
+    narrow = [
+        {"operator": "channel", "operand": "general"},
+        {"operator": "topic", "operand": "anchors"},
+    ]
     ids = [post(sandbox, "member", "general", "anchors", f"n{i}") for i in range(5)]
     newest = member.messages.get(anchor="newest", num_before=2, narrow=narrow)
     assert [m.id for m in newest.messages] == ids[-2:]
@@ -66,11 +71,15 @@ def test_anchors_and_found_flags(member: chatops.Client, sandbox: Sandbox) -> No
     assert oldest.found_oldest and oldest.found_newest
     middle = member.messages.get(anchor=ids[2], num_before=1, num_after=1, narrow=narrow)
     assert [m.id for m in middle.messages] == ids[1:4] and middle.found_anchor
-    excluded = member.messages.get(anchor=ids[2], num_before=0, num_after=2, include_anchor=False, narrow=narrow)
+    excluded = member.messages.get(
+        anchor=ids[2], num_before=0, num_after=2, include_anchor=False, narrow=narrow
+    )
     assert [m.id for m in excluded.messages] == ids[3:5]
 
 
-def test_first_unread_anchor(sandbox: Sandbox, member: chatops.Client, admin: chatops.Client) -> None:
+def test_first_unread_anchor(
+    sandbox: Sandbox, member: chatops.Client, admin: chatops.Client
+) -> None:
     admin.messages.mark_all_as_read()
     mid = post(sandbox, "member", "general", "unread anchor", "please read")
     page = admin.messages.get(anchor="first_unread", num_before=0, num_after=0)
@@ -81,21 +90,35 @@ def test_too_many_messages_requested(member: chatops.Client, sandbox: Sandbox) -
     import httpx as _httpx
 
     acc = sandbox.accounts["member"]
-    r = _httpx.get(f"{sandbox.site}/api/v1/messages", params={"anchor": "newest", "num_before": 4000,
-                   "num_after": 1001}, auth=(acc.email, acc.api_key))
+    r = _httpx.get(
+        f"{sandbox.site}/api/v1/messages",
+        params={"anchor": "newest", "num_before": 4000, "num_after": 1001},
+        auth=(acc.email, acc.api_key),
+    )
     assert r.status_code == 400 and r.json()["msg"] == "Too many messages requested (maximum 5000)."
 
 
 def test_narrows(member: chatops.Client, sandbox: Sandbox) -> None:
     mid = post(sandbox, "member", "design", "narrow test", "a unique zebra word")
-    by_search = member.messages.get(anchor="newest", num_before=50, narrow=[{"operator": "search", "operand": "zebra"}])
+    by_search = member.messages.get(
+        anchor="newest", num_before=50, narrow=[{"operator": "search", "operand": "zebra"}]
+    )
     assert mid in [m.id for m in by_search.messages]
-    by_sender = member.messages.get(anchor="newest", num_before=20, narrow=[
-        {"operator": "sender", "operand": sandbox.accounts["member"].user_id},
-        {"operator": "channel", "operand": stream_id(sandbox, "design")}])
-    assert by_sender.messages and all(m.sender_id == sandbox.accounts["member"].user_id for m in by_sender.messages)
+    by_sender = member.messages.get(
+        anchor="newest",
+        num_before=20,
+        narrow=[
+            {"operator": "sender", "operand": sandbox.accounts["member"].user_id},
+            {"operator": "channel", "operand": stream_id(sandbox, "design")},
+        ],
+    )
+    assert by_sender.messages and all(
+        m.sender_id == sandbox.accounts["member"].user_id for m in by_sender.messages
+    )
     with api_error("BAD_NARROW"):
-        member.messages.get(anchor="newest", num_before=1, narrow=[{"operator": "bogus", "operand": "x"}])
+        member.messages.get(
+            anchor="newest", num_before=1, narrow=[{"operator": "bogus", "operand": "x"}]
+        )
 
 
 def test_channel_topics(member: chatops.Client, sandbox: Sandbox) -> None:
@@ -121,12 +144,17 @@ def test_topics_of_inaccessible_or_missing_channel(guest: chatops.Client, sandbo
 
 def test_topics_under_protected_history(client_for, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
     store = sandbox.store
-    private = store.one("SELECT * FROM streams WHERE invite_only = 1 AND history_public_to_subscribers = 0 "
-                        "AND is_archived = 0 ORDER BY id DESC LIMIT 1")
+    private = store.one(
+        "SELECT * FROM streams WHERE invite_only = 1 AND history_public_to_subscribers = 0 "
+        "AND is_archived = 0 ORDER BY id DESC LIMIT 1"
+    )
     assert private is not None
     post(sandbox, "admin", private["name"], "before you came", "old")
     moderator_id = sandbox.accounts["moderator"].user_id
-    store.execute("DELETE FROM subscriptions WHERE user_id = ? AND stream_id = ?", [moderator_id, private["id"]])
+    store.execute(
+        "DELETE FROM subscriptions WHERE user_id = ? AND stream_id = ?",
+        [moderator_id, private["id"]],
+    )
     channels.subscribe(store, moderator_id, private["id"])
     post(sandbox, "admin", private["name"], "after you came", "new")
     names = [t.name for t in client_for("moderator").messages.topics(private["id"])]
@@ -151,8 +179,10 @@ def test_mark_all_as_read_in_batches_reports_incomplete(fresh_sandbox: Sandbox) 
     store = fresh_sandbox.store
     uid = fresh_sandbox.accounts["admin"].user_id
     ids = [r["id"] for r in store.query("SELECT id FROM messages ORDER BY id LIMIT 2500")]
-    store.executemany("INSERT OR REPLACE INTO message_flags (user_id, message_id, flags) VALUES (?, ?, 0)",
-                      [(uid, i) for i in ids])
+    store.executemany(
+        "INSERT OR REPLACE INTO message_flags (user_id, message_id, flags) VALUES (?, ?, 0)",
+        [(uid, i) for i in ids],
+    )
     user = store.one("SELECT * FROM users WHERE id = ?", [uid])
     assert user is not None
     first = topics.mark_all_as_read(store, user, budget_seconds=0)
@@ -160,7 +190,9 @@ def test_mark_all_as_read_in_batches_reports_incomplete(fresh_sandbox: Sandbox) 
     remaining = topics.unread_count(store, uid)
     assert 0 < remaining < 2500
     # The newest are marked first.
-    newest_unread = store.scalar("SELECT max(message_id) FROM message_flags WHERE user_id = ? AND (flags & 1) = 0", [uid])
+    newest_unread = store.scalar(
+        "SELECT max(message_id) FROM message_flags WHERE user_id = ? AND (flags & 1) = 0", [uid]
+    )
     assert newest_unread < max(ids)
     # The client repeats until the server reports completion.
     client = chatops.Client.from_zuliprc(fresh_sandbox.zuliprc("admin"))
@@ -168,7 +200,9 @@ def test_mark_all_as_read_in_batches_reports_incomplete(fresh_sandbox: Sandbox) 
     assert topics.unread_count(store, uid) == 0
 
 
-def test_delete_message_permissions(member: chatops.Client, admin: chatops.Client, sandbox: Sandbox) -> None:
+def test_delete_message_permissions(
+    member: chatops.Client, admin: chatops.Client, sandbox: Sandbox
+) -> None:
     theirs = post(sandbox, "moderator", "general", "deletions", "not yours")
     with unchanged(sandbox.store), api_error("BAD_REQUEST"):
         member.messages.delete(theirs)

@@ -31,14 +31,24 @@ def test_get_profile(official: zulip.Client, sandbox: Sandbox) -> None:
 
 def test_send_fetch_edit_resolve_react_unreact(official: zulip.Client) -> None:
     sent = official.send_message(
-        {"type": "stream", "to": "general", "topic": "official client", "content": "hello from zulip"}
+        {
+            "type": "stream",
+            "to": "general",
+            "topic": "official client",
+            "content": "hello from zulip",
+        }
     )
     assert sent["result"] == "success", sent
     mid = sent["id"]
 
     fetched = official.get_messages(
-        {"anchor": mid, "num_before": 0, "num_after": 0,
-         "narrow": [{"operator": "channel", "operand": "general"}], "apply_markdown": False}
+        {
+            "anchor": mid,
+            "num_before": 0,
+            "num_after": 0,
+            "narrow": [{"operator": "channel", "operand": "general"}],
+            "apply_markdown": False,
+        }
     )
     assert fetched["result"] == "success", fetched
     assert [m["content"] for m in fetched["messages"]] == ["hello from zulip"]
@@ -50,12 +60,16 @@ def test_send_fetch_edit_resolve_react_unreact(official: zulip.Client) -> None:
         {"message_id": mid, "topic": "\u2714 official client", "propagate_mode": "change_all"}
     )
     assert resolved["result"] == "success", resolved
-    after = official.get_messages({"anchor": mid, "num_before": 0, "num_after": 0, "apply_markdown": False})
+    after = official.get_messages(
+        {"anchor": mid, "num_before": 0, "num_after": 0, "apply_markdown": False}
+    )
     message = after["messages"][0]
     assert message["subject"] == "\u2714 official client"
     assert message["content"] == "hello, edited"
 
-    assert official.add_reaction({"message_id": mid, "emoji_name": "octopus"})["result"] == "success"
+    assert (
+        official.add_reaction({"message_id": mid, "emoji_name": "octopus"})["result"] == "success"
+    )
     with_reaction = official.get_messages({"anchor": mid, "num_before": 0, "num_after": 0})
     assert [r["emoji_name"] for r in with_reaction["messages"][0]["reactions"]] == ["octopus"]
     removed = official.remove_reaction({"message_id": mid, "emoji_name": "octopus"})

@@ -7,7 +7,8 @@ from pathlib import Path
 import httpx
 
 import chatops
-from chatops.sandbox import Sandbox, realm as realm_mod
+from chatops.sandbox import Sandbox
+from chatops.sandbox import realm as realm_mod
 
 from ..conftest import unchanged
 from .helpers import api_error
@@ -18,7 +19,9 @@ def raw_file(sandbox: Sandbox, account: str, url: str) -> httpx.Response:
     return httpx.get(sandbox.site + url, auth=(acc.email, acc.api_key))
 
 
-def test_upload_sanitizes_name_and_returns_url_uri_filename(member: chatops.Client, tmp_path: Path) -> None:
+def test_upload_sanitizes_name_and_returns_url_uri_filename(
+    member: chatops.Client, tmp_path: Path
+) -> None:
     path = tmp_path / "weird name [v2] (final).txt"
     path.write_bytes(b"data")
     result = member.uploads.upload(path)
@@ -28,7 +31,9 @@ def test_upload_sanitizes_name_and_returns_url_uri_filename(member: chatops.Clie
     assert result.url.endswith("/" + result.filename)
 
 
-def test_only_the_uploader_until_shared(member: chatops.Client, sandbox: Sandbox, tmp_path: Path) -> None:
+def test_only_the_uploader_until_shared(
+    member: chatops.Client, sandbox: Sandbox, tmp_path: Path
+) -> None:
     path = tmp_path / "plan.txt"
     path.write_bytes(b"the plan")
     result = member.uploads.upload(path)
@@ -43,7 +48,9 @@ def test_only_the_uploader_until_shared(member: chatops.Client, sandbox: Sandbox
     assert raw_file(sandbox, "guest", result.url).status_code == 403
 
 
-def test_shared_in_a_public_channel(member: chatops.Client, sandbox: Sandbox, tmp_path: Path) -> None:
+def test_shared_in_a_public_channel(
+    member: chatops.Client, sandbox: Sandbox, tmp_path: Path
+) -> None:
     path = tmp_path / "public.txt"
     path.write_bytes(b"everyone")
     result = member.uploads.upload(path)
@@ -55,8 +62,11 @@ def test_size_limit(sandbox: Sandbox, member: chatops.Client) -> None:
     acc = sandbox.accounts["member"]
     too_big = b"x" * (realm_mod.LIMITS["max_file_upload_size_mib"] * 1024 * 1024 + 1)
     with unchanged(sandbox.store):
-        r = httpx.post(f"{sandbox.site}/api/v1/user_uploads", files={"file": ("big.bin", too_big)},
-                       auth=(acc.email, acc.api_key))
+        r = httpx.post(
+            f"{sandbox.site}/api/v1/user_uploads",
+            files={"file": ("big.bin", too_big)},
+            auth=(acc.email, acc.api_key),
+        )
     assert r.status_code == 400
     assert "maximum upload size" in r.json()["msg"]
 
@@ -64,14 +74,21 @@ def test_size_limit(sandbox: Sandbox, member: chatops.Client) -> None:
 def test_one_file_per_request(sandbox: Sandbox) -> None:
     acc = sandbox.accounts["member"]
     with unchanged(sandbox.store):
-        none = httpx.post(f"{sandbox.site}/api/v1/user_uploads", data={"a": "b"}, auth=(acc.email, acc.api_key))
-        two = httpx.post(f"{sandbox.site}/api/v1/user_uploads",
-                         files=[("a", ("a.txt", b"1")), ("b", ("b.txt", b"2"))], auth=(acc.email, acc.api_key))
+        none = httpx.post(
+            f"{sandbox.site}/api/v1/user_uploads", data={"a": "b"}, auth=(acc.email, acc.api_key)
+        )
+        two = httpx.post(
+            f"{sandbox.site}/api/v1/user_uploads",
+            files=[("a", ("a.txt", b"1")), ("b", ("b.txt", b"2"))],
+            auth=(acc.email, acc.api_key),
+        )
     assert none.status_code == 400 and none.json()["msg"] == "You must specify a file to upload"
     assert two.status_code == 400 and two.json()["msg"] == "You may only upload one file at a time"
 
 
-def test_attachments_list_and_delete(member: chatops.Client, sandbox: Sandbox, tmp_path: Path) -> None:
+def test_attachments_list_and_delete(
+    member: chatops.Client, sandbox: Sandbox, tmp_path: Path
+) -> None:
     path = tmp_path / "listed.txt"
     path.write_bytes(b"12345")
     result = member.uploads.upload(path)

@@ -7,15 +7,35 @@ from chatops.sandbox import Sandbox
 
 from .helpers import api_error
 
-USER_FIELDS = {"user_id", "email", "delivery_email", "full_name", "date_joined", "is_active",
-               "is_owner", "is_admin", "is_guest", "is_bot", "bot_type", "bot_owner_id", "role",
-               "timezone", "avatar_url", "avatar_version"}
+USER_FIELDS = {
+    "user_id",
+    "email",
+    "delivery_email",
+    "full_name",
+    "date_joined",
+    "is_active",
+    "is_owner",
+    "is_admin",
+    "is_guest",
+    "is_bot",
+    "bot_type",
+    "bot_owner_id",
+    "role",
+    "timezone",
+    "avatar_url",
+    "avatar_version",
+}
 
 
 def test_own_user(member: chatops.Client, sandbox: Sandbox) -> None:
     me = member.users.me()
     acc = sandbox.accounts["member"]
-    assert (me.user_id, me.email, me.delivery_email, me.role) == (acc.user_id, acc.email, acc.email, 400)
+    assert (me.user_id, me.email, me.delivery_email, me.role) == (
+        acc.user_id,
+        acc.email,
+        acc.email,
+        400,
+    )
     assert me.is_admin is False and me.is_owner is False and me.is_guest is False
     assert me.max_message_id is not None and me.max_message_id > 0
     assert isinstance(me.profile_data, dict)
@@ -32,7 +52,13 @@ def test_own_user_raw_fields(sandbox: Sandbox) -> None:
 
 
 def test_get_user_and_roles(admin: chatops.Client, sandbox: Sandbox) -> None:
-    for name, role in [("owner", 100), ("admin", 200), ("moderator", 300), ("member", 400), ("guest", 600)]:
+    for name, role in [
+        ("owner", 100),
+        ("admin", 200),
+        ("moderator", 300),
+        ("member", 400),
+        ("guest", 600),
+    ]:
         user = admin.users.get(sandbox.accounts[name].user_id)
         assert user.role == role
         assert user.is_guest == (role == 600)
@@ -54,8 +80,10 @@ def test_client_gravatar(member: chatops.Client, sandbox: Sandbox) -> None:
 
 
 def test_hidden_email(member: chatops.Client, admin: chatops.Client, sandbox: Sandbox) -> None:
-    hidden = sandbox.store.one("SELECT id, delivery_email FROM users WHERE email_address_visibility = 3 "
-                               "AND is_bot = 0 LIMIT 1")
+    hidden = sandbox.store.one(
+        "SELECT id, delivery_email FROM users WHERE email_address_visibility = 3 "
+        "AND is_bot = 0 LIMIT 1"
+    )
     assert hidden is not None
     seen_by_member = member.users.get(hidden["id"])
     assert seen_by_member.delivery_email is None
@@ -81,6 +109,8 @@ def test_unknown_user(member: chatops.Client) -> None:
 
 def test_list_users_includes_deactivated(admin: chatops.Client, sandbox: Sandbox) -> None:
     people = admin.users.list()
-    inactive = sandbox.store.scalar("SELECT count(*) FROM users WHERE is_active = 0 AND is_system_bot = 0")
+    inactive = sandbox.store.scalar(
+        "SELECT count(*) FROM users WHERE is_active = 0 AND is_system_bot = 0"
+    )
     assert sum(1 for u in people if not u.is_active) == inactive
     assert {sandbox.accounts[a].user_id for a in sandbox.accounts} <= {u.user_id for u in people}
