@@ -563,15 +563,15 @@ def access_condition(store: Store, viewer: Row) -> tuple[str, list[Any]]:
     params: list[Any] = []
     whole = [sid for sid, first in readable.items() if first == 0]
     if whole:
-        parts.append(f"m.stream_id IN ({','.join(str(s) for s in whole)})")
+        parts.append(f"+m.stream_id IN ({','.join(str(s) for s in whole)})")
     for sid, first in readable.items():
         if first:
-            parts.append("(m.stream_id = ? AND m.id >= ?)")
+            parts.append("(+m.stream_id = ? AND m.id >= ?)")
             params += [sid, first]
     dms = dm_recipient_ids(store, viewer["id"])
     if dms:
         parts.append(
-            f"(m.stream_id IS NULL AND m.recipient_id IN ({','.join(str(d) for d in dms)}))"
+            f"(+m.stream_id IS NULL AND +m.recipient_id IN ({','.join(str(d) for d in dms)}))"
         )
     if not parts:
         return "0", []
