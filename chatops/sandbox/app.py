@@ -313,6 +313,7 @@ def channel_record(store: Store, stream: Row) -> dict[str, Any]:
         "include_subscribed": P(boolean, default=True),
         "include_all": P(boolean, default=False),
         "include_archived": P(boolean, default=False),
+        "exclude_archived": P(boolean, default=True),
         "include_all_active": P(boolean, default=False),
         "include_default": P(boolean, default=False),
         "include_owner_subscribed": P(boolean, default=False),
@@ -326,7 +327,7 @@ def list_streams(
     store = state.store
     out = []
     for s in store.query("SELECT * FROM streams ORDER BY id"):
-        if s["is_archived"] and not p["include_archived"]:
+        if s["is_archived"] and not p["include_archived"] and p["exclude_archived"]:
             continue
         if channels.can_read(store, user, s):
             out.append(channel_record(store, s))

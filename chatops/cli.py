@@ -1,0 +1,206 @@
+"""The ``chatops`` command: it parses arguments and calls the library, nothing more.
+
+::
+
+    chatops sandbox serve --data DIR [--host 127.0.0.1] [--port 9991] [--size small] [--seed 1]
+    chatops sandbox demo --data DIR [--size small] [--seed 1]
+    chatops audit list
+    chatops audit run [NAMES... | --all] [-p NAME VALUE]... [--site URL | --zuliprc PATH]
+                      [--report-dir ./reports]
+    chatops whoami [--zuliprc PATH]
+
+Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
+``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
+failed to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import NoReturn
+
+from ._exceptions import ChatopsError
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``chatops: error: ...`` and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _fail(message: str) -> int:
+    print(f"chatops: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from .sandbox import SIZES
+
+    parser = _Parser(prog="chatops", description="Admin and analytics workbench for team chat.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    sandbox = commands.add_parser("sandbox", help="the embedded demo server")
+    sandbox_cmds = sandbox.add_subparsers(dest="sandbox_command", required=True)
+    serve = sandbox_cmds.add_parser("serve", help="serve a demo organization in the foreground")
+    demo = sandbox_cmds.add_parser("demo", help="generate a demo organization and exit")
+    for sub in (serve, demo):
+        sub.add_argument(
+            "--data",
+            required=True,
+            type=Path,
+            metavar="DIR",
+            help="data folder; a demo organization is generated when it is new",
+        )
+        sub.add_argument(
+            "--size",
+            choices=sorted(SIZES),
+            default="small",
+            help="demo organization size (default small)",
+        )
+        sub.add_argument("--seed", type=int, default=1, help="demo generator seed (default 1)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=9991, help="port (default 9991; 0: any)")
+
+    audit = commands.add_parser("audit", help="audit notebooks")
+    audit_cmds = audit.add_subparsers(dest="audit_command", required=True)
+    audit_cmds.add_parser("list", help="list the audits and their parameters")
+    run = audit_cmds.add_parser("run", help="run audits with papermill and write a report")
+    run.add_argument("names", nargs="*", metavar="NAME", help="audits to run")
+    run.add_argument("--all", action="store_true", help="run every audit")
+    run.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="a notebook parameter (repeatable)",
+    )
+    target = run.add_mutually_exclusive_group()
+    target.add_argument("--site", help="server URL (key from ZULIP_* or ~/.zuliprc)")
+    target.add_argument("--zuliprc", help="zuliprc file of the account to audit with")
+    run.add_argument(
+        "--report-dir", default="reports", type=Path, help="report folder (default ./reports)"
+    )
+
+    whoami = commands.add_parser("whoami", help="show who the credentials belong to")
+    whoami.add_argument("--zuliprc", help="zuliprc file (default ZULIP_CONFIG or ~/.zuliprc)")
+    return parser
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
+    return port
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    from .sandbox import open_data_dir, serve
+
+    data: Path = args.data
+    if data.exists() and not data.is_dir():
+        return _fail(f"--data {data} is not a folder")
+    if args.sandbox_command == "demo":
+        store, accounts, created = open_data_dir(data, size=args.size, seed=args.seed)
+        store.close()
+        state = "Generated" if created else "Found existing"
+        print(f"{state} demo organization in {data} (accounts: {', '.join(accounts)})")
+        return 0
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    # uvicorn handles SIGINT/SIGTERM itself while serving; these cover the set-up before it.
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        serve(data, host=args.host, port=args.port, size=args.size, seed=args.seed)
+    except KeyboardInterrupt:
+        print("Sandbox stopped.", file=sys.stderr)
+    except OSError as exc:
+        return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from . import runner
+
+    if args.audit_command == "list":
+        for name, path in runner.available_audits().items():
+            print(name)
+            for pname, spec in runner.notebook_parameters(path).items():
+                if pname in runner.RESERVED_PARAMETERS:
+                    continue
+                kind = spec.get("inferred_type_name") or "?"
+                print(f"  {pname} ({kind}, default {spec.get('default')}): {spec.get('help', '')}")
+        return 0
+
+    if args.all and args.names:
+        return _fail("give audit names or --all, not both")
+    if not args.all and not args.names:
+        return _fail("name the audits to run, or give --all (see: chatops audit list)")
+    parameters: dict[str, str] = {}
+    for name, value in args.parameter:
+        if name in parameters:
+            return _fail(f"parameter {name} is given twice")
+        parameters[name] = value
+    result = runner.run_audits(
+        [] if args.all else args.names,
+        report_dir=args.report_dir,
+        parameters=parameters,
+        site=args.site,
+        zuliprc=args.zuliprc,
+        echo=lambda line: print(line, file=sys.stderr),
+    )
+    print(result.summary_path)
+    return result.exit_code
+
+
+def _whoami(args: argparse.Namespace) -> int:
+    from ._client import Client
+    from .frames import role_name
+
+    with Client(config_file=args.zuliprc) as client:
+        me = client.users.me()
+        print(f"name:  {me.full_name}")
+        print(f"email: {me.email}")
+        print(f"role:  {role_name(me.role)}")
+        print(f"site:  {client.site}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``chatops`` command; returns the exit status."""
+    from .runner import AuditInputError
+
+    args = _build_parser().parse_args(argv)
+    try:
+        if args.command == "sandbox":
+            return _sandbox(args)
+        if args.command == "audit":
+            return _audit(args)
+        return _whoami(args)
+    except (AuditInputError, ChatopsError) as exc:
+        return _fail(str(exc) or type(exc).__name__)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

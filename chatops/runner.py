@@ -1,0 +1,522 @@
+"""Run the audit notebooks with papermill and write a report folder with an exit status.
+
+``run_audits`` is one readable sequence of named steps::
+
+    notebooks   = resolve_notebooks(names)                 # name -> .ipynb, or AuditInputError
+    per_audit   = validate_parameters(notebooks, params)   # checked against each parameters cell
+    run_dir     = new_run_dir(report_dir)                  # report_dir/<UTC timestamp>/
+    with connection(site, zuliprc) as conn:                # a sandbox when neither is given
+        for each audit: execute_audit(...)                 # .ipynb + .html + <name>/summary.json
+    write_run_summary(...); point_latest(...)              # summary.json, report_dir/latest
+
+Exit status (``RunResult.exit_code``): 0 every audit passed, 1 a threshold was crossed, 2 an audit
+failed to run. Bad input (unknown audit or parameter, bad value, missing zuliprc) raises
+:class:`AuditInputError` before anything runs; the CLI turns it into exit status 2.
+
+Reports never hold an API key: notebooks get the *path* of a zuliprc, and every file written is
+scanned for the key and redacted as a last line of defence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ._exceptions import ChatopsError, ConfigError
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_THRESHOLD",
+    "RESERVED_PARAMETERS",
+    "AuditInputError",
+    "AuditRun",
+    "RunResult",
+    "available_audits",
+    "coerce_value",
+    "notebook_parameters",
+    "resolve_notebooks",
+    "run_audits",
+    "validate_parameters",
+]
+
+EXIT_OK = 0
+EXIT_THRESHOLD = 1
+EXIT_FAILED = 2
+#: Parameters the runner sets itself; ``-p`` may not give them.
+RESERVED_PARAMETERS = {"zuliprc": "--zuliprc", "site": "--site", "report_dir": "--report-dir"}
+KERNEL_NAME = "python3"
+_REDACTED = "***REDACTED***"
+
+Echo = Callable[[str], None]
+
+
+class AuditInputError(ChatopsError):
+    """The request to run audits is wrong: unknown audit or parameter, bad value, no zuliprc."""
+
+
+@dataclass(frozen=True)
+class AuditRun:
+    """The outcome of one notebook: paths written, pass/fail and counts, or the error."""
+
+    name: str
+    notebook: Path | None = None
+    html: Path | None = None
+    passed: bool | None = None
+    counts: dict[str, Any] = field(default_factory=dict)
+    failed_checks: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 passed, 1 a threshold crossed, 2 the notebook failed to run."""
+        if self.error is not None or self.passed is None:
+            return EXIT_FAILED
+        return EXIT_OK if self.passed else EXIT_THRESHOLD
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """All audits of one run and where their report is."""
+
+    run_dir: Path
+    summary_path: Path
+    audits: list[AuditRun]
+
+    @property
+    def exit_code(self) -> int:
+        """The worst exit status of the audits (2 > 1 > 0)."""
+        return max((a.exit_code for a in self.audits), default=EXIT_OK)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every audit ran and passed."""
+        return self.exit_code == EXIT_OK
+
+
+# -- steps ------------------------------------------------------------------------------------
+
+
+def notebooks_dir() -> Path:
+    """The audit notebooks: the copy packaged in a wheel, else the repository's ``notebooks/``."""
+    packaged = resources.files("chatops").joinpath("_notebooks", "audits")
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "notebooks" / "audits"
+
+
+def available_audits() -> dict[str, Path]:
+    """Audit name -> notebook path, sorted by name."""
+    folder = notebooks_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.ipynb")) if not p.stem.startswith(".")}
+
+
+def resolve_notebooks(names: Sequence[str]) -> dict[str, Path]:
+    """The notebook of each audit name, in the order given; all audits when ``names`` is empty."""
+    known = available_audits()
+    if not known:
+        raise AuditInputError(f"no audit notebooks found in {notebooks_dir()}")
+    if not names:
+        return known
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise AuditInputError(
+            f"unknown audit {', '.join(map(repr, unknown))}; available: {', '.join(known)}"
+        )
+    return {n: known[n] for n in dict.fromkeys(names)}
+
+
+def notebook_parameters(path: Path) -> dict[str, dict[str, Any]]:
+    """The parameters cell of a notebook as papermill reads it (name, type, default, help)."""
+    import papermill
+
+    params: dict[str, dict[str, Any]] = papermill.inspect_notebook(str(path))
+    return params
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def coerce_value(name: str, value: Any, type_name: str) -> Any:
+    """Convert a ``-p`` value (a string from the command line) to the parameter's type.
+
+    Args:
+        name: the parameter, for the error message.
+        value: the value; strings are converted, other values are checked.
+        type_name: papermill's ``inferred_type_name`` (``int``, ``float``, ``bool``, ``str``).
+    """
+    kind = type_name.split("|")[0].strip().lower() or "none"
+    if not isinstance(value, str):
+        ok = {
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "float": isinstance(value, int | float) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+            "str": False,
+        }.get(kind, True)
+        if not ok:
+            raise AuditInputError(f"parameter {name} must be {_a(kind)}, not {value!r}")
+        return float(value) if kind == "float" else value
+    text = value.strip()
+    try:
+        if kind == "int":
+            return int(text)
+        if kind == "float":
+            return float(text)
+    except ValueError:
+        raise AuditInputError(f"parameter {name} must be {_a(kind)}, not {value!r}") from None
+    if kind == "bool":
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise AuditInputError(f"parameter {name} must be true or false, not {value!r}")
+    return value
+
+
+def _a(kind: str) -> str:
+    return {"int": "an integer", "float": "a number", "bool": "true or false"}.get(kind, kind)
+
+
+def validate_parameters(
+    notebooks: Mapping[str, Path], parameters: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Check ``parameters`` against the notebooks' parameters cells and convert their types.
+
+    A parameter goes to every notebook that declares it; one that no notebook declares is an
+    error naming the valid ones.
+    """
+    for name, option in RESERVED_PARAMETERS.items():
+        if name in parameters:
+            raise AuditInputError(f"parameter {name} is set by the runner; use {option} instead")
+    specs = {audit: notebook_parameters(path) for audit, path in notebooks.items()}
+    valid = sorted({p for spec in specs.values() for p in spec} - set(RESERVED_PARAMETERS))
+    unknown = [p for p in parameters if not any(p in spec for spec in specs.values())]
+    if unknown:
+        raise AuditInputError(
+            f"unknown parameter {', '.join(unknown)} for {', '.join(notebooks)}; "
+            f"valid parameters: {', '.join(valid)}"
+        )
+    per_audit: dict[str, dict[str, Any]] = {}
+    for audit, spec in specs.items():
+        per_audit[audit] = {
+            name: coerce_value(name, value, str(spec[name].get("inferred_type_name") or "None"))
+            for name, value in parameters.items()
+            if name in spec
+        }
+    return per_audit
+
+
+@dataclass(frozen=True)
+class Connection:
+    """What every notebook connects with: a zuliprc path and/or a site, and secrets to redact."""
+
+    zuliprc: str
+    site: str
+    secrets: tuple[str, ...]
+    label: str
+
+
+@contextlib.contextmanager
+def connection(site: str | None, zuliprc: str | None, echo: Echo) -> Iterator[Connection]:
+    """The server the audits run against; a fresh demo sandbox when neither site nor zuliprc."""
+    if zuliprc:
+        path = Path(zuliprc).expanduser().resolve()
+        if not path.is_file():
+            raise AuditInputError(f"zuliprc {zuliprc} does not exist")
+        yield Connection(str(path), site or "", _secrets_of(path, site), site or str(path))
+        return
+    if site:
+        yield Connection("", site, _secrets_of(None, site), site)
+        return
+    from .sandbox import Sandbox
+
+    echo("Starting a demo sandbox (no --site or --zuliprc given)...")
+    sandbox = Sandbox.start()
+    try:
+        rc = sandbox.zuliprc("admin")
+        secrets = tuple(a.api_key for a in sandbox.accounts.values() if a.api_key)
+        secrets += tuple(a.password for a in sandbox.accounts.values() if a.password)
+        yield Connection(str(rc), "", secrets, f"sandbox {sandbox.site}")
+    finally:
+        sandbox.stop()
+
+
+def _secrets_of(path: Path | None, site: str | None) -> tuple[str, ...]:
+    from ._config import resolve_credentials
+
+    try:
+        creds = resolve_credentials(site=site or None, config_file=path)
+    except ChatopsError:
+        return ()
+    return (creds.api_key,) if creds.api_key else ()
+
+
+@contextlib.contextmanager
+def kernel_environment() -> Iterator[None]:
+    """Let kernels import this chatops even when it runs from a checkout, not installed.
+
+    Kernels inherit the environment; when chatops is not in site-packages its folder goes on
+    ``PYTHONPATH`` for the duration of the run.
+    """
+    root = str(Path(__file__).resolve().parent.parent)
+    installed = (
+        any(Path(p).resolve() == Path(root) for p in sys.path if p and "site-packages" in p)
+        or "site-packages" in root
+    )
+    before = os.environ.get("PYTHONPATH")
+    entries = [p for p in (before or "").split(os.pathsep) if p]
+    if installed or root in entries:
+        yield
+        return
+    os.environ["PYTHONPATH"] = os.pathsep.join([root, *entries])
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def new_run_dir(report_dir: str | os.PathLike[str]) -> Path:
+    """A new folder ``report_dir/<UTC timestamp>`` (suffixed when the second is taken)."""
+    root = Path(report_dir).expanduser().resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    for n in range(1000):
+        candidate = root / (stamp if n == 0 else f"{stamp}-{n}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+    raise AuditInputError(f"cannot create a run folder in {root}")
+
+
+def execute_audit(
+    name: str,
+    notebook: Path,
+    run_dir: Path,
+    parameters: Mapping[str, Any],
+    conn: Connection,
+) -> AuditRun:
+    """Execute one notebook; write ``<name>.ipynb``, ``<name>.html`` and ``<name>/summary.json``."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    executed = run_dir / f"{name}.ipynb"
+    audit_dir = run_dir / name
+    params = {
+        **parameters,
+        "zuliprc": conn.zuliprc,
+        "site": conn.site,
+        "report_dir": str(audit_dir),
+    }
+    error: str | None = None
+    try:
+        papermill.execute_notebook(
+            str(notebook),
+            str(executed),
+            parameters=params,
+            kernel_name=KERNEL_NAME,
+            progress_bar=False,
+            log_output=False,
+            cwd=str(run_dir),
+            kernel_manager_class=_current_python_kernel_manager(),
+        )
+    except PapermillExecutionError as exc:
+        error = f"cell {exc.exec_count}: {exc.ename}: {_first_line(exc.evalue)}"
+    except Exception as exc:  # the kernel died or could not start; report, keep going
+        error = f"{type(exc).__name__}: {_first_line(str(exc))}"
+    html = _export_html(executed) if executed.exists() else None
+    for path in (executed, html):
+        if path is not None:
+            _redact(path, conn.secrets)
+    summary = _read_summary(audit_dir / "summary.json")
+    if error is None and summary is None:
+        error = "the notebook wrote no summary.json"
+    if summary is not None:
+        _redact(audit_dir / "summary.json", conn.secrets)
+    error = _scrub(error, conn.secrets) if error else None
+    return AuditRun(
+        name=name,
+        notebook=executed if executed.exists() else None,
+        html=html,
+        passed=None if summary is None or error else bool(summary.get("passed")),
+        counts=dict(summary.get("counts", {})) if summary else {},
+        failed_checks=list(summary.get("failed_checks", [])) if summary else [],
+        error=error,
+    )
+
+
+def write_run_summary(run_dir: Path, runs: Sequence[AuditRun], label: str) -> Path:
+    """``run_dir/summary.json``: overall status and, per audit, passed, counts and any error."""
+    worst = max((r.exit_code for r in runs), default=EXIT_OK)
+
+    def rel(path: Path | None) -> str | None:
+        return None if path is None else str(path.relative_to(run_dir))
+
+    payload = {
+        "generated_at": datetime.now(UTC).isoformat(),
+        "target": label,
+        "passed": worst == EXIT_OK,
+        "exit_code": worst,
+        "audits": {
+            r.name: {
+                "passed": r.passed,
+                "counts": r.counts,
+                "failed_checks": r.failed_checks,
+                "error": r.error,
+                "notebook": rel(r.notebook),
+                "html": rel(r.html),
+            }
+            for r in runs
+        },
+    }
+    target = run_dir / "summary.json"
+    target.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return target
+
+
+def point_latest(run_dir: Path) -> Path:
+    """Make ``report_dir/latest`` point at ``run_dir`` (a symlink, or a copy where none)."""
+    latest = run_dir.parent / "latest"
+    tmp = run_dir.parent / f".latest-{os.getpid()}"
+    try:
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        tmp.symlink_to(run_dir.name, target_is_directory=True)
+        if latest.is_dir() and not latest.is_symlink():
+            shutil.rmtree(latest)
+        os.replace(tmp, latest)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if latest.is_symlink():
+            latest.unlink()
+        elif latest.exists():
+            shutil.rmtree(latest)
+        shutil.copytree(run_dir, latest)
+    return latest
+
+
+def run_audits(
+    names: Sequence[str],
+    *,
+    report_dir: str | os.PathLike[str],
+    parameters: Mapping[str, Any] | None = None,
+    site: str | None = None,
+    zuliprc: str | None = None,
+    echo: Echo | None = None,
+) -> RunResult:
+    """Run audit notebooks and write a report folder.
+
+    Args:
+        names: audit names (``org_overview``); empty runs them all.
+        report_dir: where ``<timestamp>/`` and ``latest`` go.
+        parameters: notebook parameters; strings are converted to each parameter's type.
+        site: server URL; with no zuliprc the credentials come from ``ZULIP_*`` or ``~/.zuliprc``.
+        zuliprc: path of a zuliprc file.
+        echo: called with one line per step (progress); default silent.
+
+    With neither ``site`` nor ``zuliprc`` one demo sandbox serves all the notebooks.
+    Raises :class:`AuditInputError` for bad input, before running anything.
+    """
+    say: Echo = echo or (lambda _line: None)
+    notebooks = resolve_notebooks(names)
+    per_audit = validate_parameters(notebooks, dict(parameters or {}))
+    if zuliprc and not Path(zuliprc).expanduser().is_file():
+        raise AuditInputError(f"zuliprc {zuliprc} does not exist")
+    run_dir = new_run_dir(report_dir)
+    runs: list[AuditRun] = []
+    try:
+        with kernel_environment(), connection(site, zuliprc, say) as conn:
+            for name, notebook in notebooks.items():
+                say(f"Running {name} against {conn.label}...")
+                run = execute_audit(name, notebook, run_dir, per_audit[name], conn)
+                say(f"  {name}: {_status(run)}")
+                runs.append(run)
+    except ConfigError as exc:
+        raise AuditInputError(str(exc)) from None
+    summary_path = write_run_summary(run_dir, runs, conn.label)
+    point_latest(run_dir)
+    say(f"Report: {run_dir}")
+    return RunResult(run_dir=run_dir, summary_path=summary_path, audits=runs)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _status(run: AuditRun) -> str:
+    if run.error is not None:
+        return f"failed to run ({run.error})"
+    if run.passed:
+        return "passed"
+    return "threshold crossed: " + ", ".join(run.failed_checks or ["see findings"])
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in str(text).strip().splitlines() if line.strip()]
+    return lines[0][:500] if lines else ""
+
+
+def _read_summary(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _export_html(executed: Path) -> Path:
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_filename(str(executed))  # type: ignore[no-untyped-call]
+    html = executed.with_suffix(".html")
+    html.write_text(body, encoding="utf-8")
+    return html
+
+
+def _scrub(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, _REDACTED)
+    return text
+
+
+def _redact(path: Path, secrets: Sequence[str]) -> None:
+    text = path.read_text(encoding="utf-8")
+    clean = _scrub(text, secrets)
+    if clean != text:
+        path.write_text(clean, encoding="utf-8")
+
+
+def _current_python_kernel_manager() -> type[Any]:
+    """A kernel manager that starts ipykernel under this interpreter, whatever the kernelspec.
+
+    jupyter_client already swaps a bare ``python`` in a kernelspec for ``sys.executable``, but
+    a ``python3`` spec in the user's Jupyter folder may name another interpreter by path, which
+    would run the audits without chatops (or with another version of it).
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class CurrentPythonKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            cmd: list[str] = super().format_kernel_cmd(extra_arguments)
+            if len(cmd) > 2 and cmd[1:3] == ["-m", "ipykernel_launcher"]:
+                cmd[0] = sys.executable
+            return cmd
+
+    return CurrentPythonKernelManager
