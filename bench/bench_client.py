@@ -29,35 +29,99 @@ KEY = "a" * 32
 
 def canned_messages(n: int) -> bytes:
     msgs = [
-        {"id": i, "type": "stream", "sender_id": 10 + i % 7, "sender_email": f"u{i % 7}@example.com",
-         "sender_full_name": f"User {i % 7}", "sender_realm_str": "demo", "recipient_id": 3,
-         "stream_id": 1, "subject": f"topic {i % 13}", "display_recipient": "general",
-         "content": "<p>hello world, this is a message</p>", "content_type": "text/html",
-         "client": "website", "timestamp": 1_700_000_000 + i, "is_me_message": False,
-         "avatar_url": None, "reactions": [{"emoji_name": "+1", "emoji_code": "1f44d",
-                                            "reaction_type": "unicode_emoji", "user_id": 12}],
-         "submessages": [], "topic_links": [], "flags": ["read"]}
+        {
+            "id": i,
+            "type": "stream",
+            "sender_id": 10 + i % 7,
+            "sender_email": f"u{i % 7}@example.com",
+            "sender_full_name": f"User {i % 7}",
+            "sender_realm_str": "demo",
+            "recipient_id": 3,
+            "stream_id": 1,
+            "subject": f"topic {i % 13}",
+            "display_recipient": "general",
+            "content": "<p>hello world, this is a message</p>",
+            "content_type": "text/html",
+            "client": "website",
+            "timestamp": 1_700_000_000 + i,
+            "is_me_message": False,
+            "avatar_url": None,
+            "reactions": [
+                {
+                    "emoji_name": "+1",
+                    "emoji_code": "1f44d",
+                    "reaction_type": "unicode_emoji",
+                    "user_id": 12,
+                }
+            ],
+            "submessages": [],
+            "topic_links": [],
+            "flags": ["read"],
+        }
         for i in range(n)
     ]
-    return json.dumps({"result": "success", "msg": "", "messages": msgs, "anchor": n,
-                       "found_anchor": False, "found_oldest": False, "found_newest": True,
-                       "history_limited": False}).encode()
+    return json.dumps(
+        {
+            "result": "success",
+            "msg": "",
+            "messages": msgs,
+            "anchor": n,
+            "found_anchor": False,
+            "found_oldest": False,
+            "found_newest": True,
+            "history_limited": False,
+        }
+    ).encode()
 
 
-ME = json.dumps({"result": "success", "msg": "", "user_id": 5, "email": "me@example.com",
-                 "delivery_email": "me@example.com", "full_name": "Me", "date_joined": "2024-01-01",
-                 "is_active": True, "is_owner": False, "is_admin": False, "is_guest": False,
-                 "is_bot": False, "bot_type": None, "bot_owner_id": None, "role": 400,
-                 "timezone": "UTC", "avatar_url": None, "avatar_version": 1, "profile_data": {},
-                 "max_message_id": 10}).encode()
-REGISTER = json.dumps({"result": "success", "msg": "", "zulip_feature_level": 416,
-                       "zulip_version": "11.0", "max_topic_length": 60,
-                       "max_message_length": 10000, "realm_empty_topic_display_name": "general chat",
-                       "max_file_upload_size_mib": 25, "queue_id": None}).encode()
+ME = json.dumps(
+    {
+        "result": "success",
+        "msg": "",
+        "user_id": 5,
+        "email": "me@example.com",
+        "delivery_email": "me@example.com",
+        "full_name": "Me",
+        "date_joined": "2024-01-01",
+        "is_active": True,
+        "is_owner": False,
+        "is_admin": False,
+        "is_guest": False,
+        "is_bot": False,
+        "bot_type": None,
+        "bot_owner_id": None,
+        "role": 400,
+        "timezone": "UTC",
+        "avatar_url": None,
+        "avatar_version": 1,
+        "profile_data": {},
+        "max_message_id": 10,
+    }
+).encode()
+REGISTER = json.dumps(
+    {
+        "result": "success",
+        "msg": "",
+        "zulip_feature_level": 416,
+        "zulip_version": "11.0",
+        "max_topic_length": 60,
+        "max_message_length": 10000,
+        "realm_empty_topic_display_name": "general chat",
+        "max_file_upload_size_mib": 25,
+        "queue_id": None,
+    }
+).encode()
 
 
-SETTINGS = json.dumps({"result": "success", "msg": "", "zulip_feature_level": 416,
-                       "zulip_version": "11.0", "realm_url": SITE}).encode()
+SETTINGS = json.dumps(
+    {
+        "result": "success",
+        "msg": "",
+        "zulip_feature_level": 416,
+        "zulip_version": "11.0",
+        "realm_url": SITE,
+    }
+).encode()
 
 
 class CannedAdapter(BaseAdapter):
@@ -98,11 +162,14 @@ def official_client(body: bytes) -> zulip.Client:
 def our_client(body: bytes) -> chatops.Client:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/register"):
-            return httpx.Response(200, content=REGISTER, headers={"Content-Type": "application/json"})
+            return httpx.Response(
+                200, content=REGISTER, headers={"Content-Type": "application/json"}
+            )
         return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
 
-    return chatops.Client(site=SITE, email="me@example.com", api_key=KEY,
-                          transport=httpx.MockTransport(handler))
+    return chatops.Client(
+        site=SITE, email="me@example.com", api_key=KEY, transport=httpx.MockTransport(handler)
+    )
 
 
 def per_call(fn: Any, rounds: int) -> float:
@@ -117,24 +184,36 @@ def per_call(fn: Any, rounds: int) -> float:
 
 
 def main() -> None:
-    print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{time.strftime('%Y-%m-%d')}")
+    print(
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{time.strftime('%Y-%m-%d')}"
+    )
     cases = [
         ("GET /users/me", ME, lambda z: z.get_profile(), lambda c: c.users.me(), 2000),
-        ("GET /messages, 100 messages", canned_messages(100),
-         lambda z: z.get_messages({"anchor": "newest", "num_before": 100, "num_after": 0}),
-         lambda c: c.messages.get(anchor="newest", num_before=100), 300),
-        ("GET /messages, 1000 messages", canned_messages(1000),
-         lambda z: z.get_messages({"anchor": "newest", "num_before": 1000, "num_after": 0}),
-         lambda c: c.messages.get(anchor="newest", num_before=1000), 40),
+        (
+            "GET /messages, 100 messages",
+            canned_messages(100),
+            lambda z: z.get_messages({"anchor": "newest", "num_before": 100, "num_after": 0}),
+            lambda c: c.messages.get(anchor="newest", num_before=100),
+            300,
+        ),
+        (
+            "GET /messages, 1000 messages",
+            canned_messages(1000),
+            lambda z: z.get_messages({"anchor": "newest", "num_before": 1000, "num_after": 0}),
+            lambda c: c.messages.get(anchor="newest", num_before=1000),
+            40,
+        ),
     ]
     for label, body, theirs, ours, rounds in cases:
         z = official_client(body)
         c = our_client(body)
-        t_theirs = per_call(lambda: theirs(z), rounds)
-        t_ours = per_call(lambda: ours(c), rounds)
-        print(f"{label}: chatops {t_ours * 1e6:,.0f} us/call, official zulip {t_theirs * 1e6:,.0f} us/call, "
-              f"ratio {t_ours / t_theirs:.2f}")
+        t_theirs = per_call(lambda z=z, theirs=theirs: theirs(z), rounds)
+        t_ours = per_call(lambda c=c, ours=ours: ours(c), rounds)
+        print(
+            f"{label}: chatops {t_ours * 1e6:,.0f} us/call, official zulip {t_theirs * 1e6:,.0f} us/call, "
+            f"ratio {t_ours / t_theirs:.2f}"
+        )
 
 
 if __name__ == "__main__":
