@@ -12,6 +12,13 @@ import pytest
 
 from chatops.sandbox import Sandbox
 
+
+@pytest.fixture
+def sandbox(fresh_sandbox: Sandbox) -> Sandbox:
+    """Audits judge history by time: use an organization the rule tests have not aged."""
+    return fresh_sandbox
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

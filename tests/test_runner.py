@@ -15,6 +15,12 @@ from chatops.runner import AuditInputError
 from chatops.sandbox import Sandbox
 
 
+@pytest.fixture
+def sandbox(fresh_sandbox: Sandbox) -> Sandbox:
+    """Audits judge history by time: use an organization the rule tests have not aged."""
+    return fresh_sandbox
+
+
 def _secrets(sb: Sandbox) -> list[str]:
     return [a.api_key for a in sb.accounts.values() if a.api_key]
 

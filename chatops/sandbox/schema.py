@@ -160,4 +160,8 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX attachment_messages_message ON attachment_messages(message_id);
     """,
+    # 3: newest-first pages of one channel walk this index instead of sorting
+    """
+    CREATE INDEX messages_stream_id ON messages(stream_id, id);
+    """,
 ]
