@@ -6,18 +6,11 @@ the domain modules. Every error leaves as the API's JSON envelope.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import mimetypes
-import secrets
-import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import msgspec
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
@@ -38,140 +31,32 @@ from . import (
     realm as realm_mod,
 )
 from .errors import ApiError
+from .http import (
+    API,
+    RateLimit,
+    SandboxState,
+    endpoint,
+    host_of,
+    json_response,
+)
 from .params import (
     MISSING,
     P,
-    Param,
     Params,
     boolean,
     choice,
     int_list,
     integer,
     json_value,
-    parse,
 )
 from .store import Row, Store
 
+__all__ = ["RateLimit", "SandboxState", "create_app", "routes"]
+
+# View modules of other API areas; each exposes ROUTES (a list of starlette Routes).
+VIEW_MODULES: tuple[str, ...] = ("views_channels", "views_admin", "views_events")
+
 log = logging.getLogger("chatops.sandbox")
-
-API = "/api/v1"
-REALM_HOST = "demo.chatops.test"
-
-
-@dataclass
-class RateLimit:
-    """Requests per window per user, as the real server's ``api_by_user`` rule."""
-
-    max_calls: int = 200
-    window_seconds: float = 60.0
-    _hits: dict[int, list[float]] = field(default_factory=dict)
-
-    def check(self, user_id: int) -> dict[str, str]:
-        now = time.monotonic()
-        hits = [t for t in self._hits.get(user_id, []) if now - t < self.window_seconds]
-        if len(hits) >= self.max_calls:
-            retry = max(0.0, self.window_seconds - (now - hits[0]))
-            err = ApiError(
-                "API usage exceeded rate limit",
-                code="RATE_LIMIT_HIT",
-                status=429,
-                **{"retry-after": round(retry, 3)},
-            )
-            err.headers.update(
-                {
-                    "Retry-After": f"{retry:.3f}",
-                    "X-RateLimit-Limit": str(self.max_calls),
-                    "X-RateLimit-Remaining": "0",
-                    "X-RateLimit-Reset": str(int(time.time() + retry)),
-                }
-            )
-            self._hits[user_id] = hits
-            raise err
-        hits.append(now)
-        self._hits[user_id] = hits
-        reset = int(time.time() + self.window_seconds - (now - hits[0]))
-        return {
-            "X-RateLimit-Limit": str(self.max_calls),
-            "X-RateLimit-Remaining": str(self.max_calls - len(hits)),
-            "X-RateLimit-Reset": str(reset),
-        }
-
-
-@dataclass
-class SandboxState:
-    """What the handlers share: the store, where uploads live, and server-level settings."""
-
-    store: Store
-    upload_dir: Path
-    feature_level: int = realm_mod.FEATURE_LEVEL
-    rate_limit: RateLimit | None = None
-    password_auth: bool = True
-    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
-    base_url: str = ""
-
-
-Handler = Callable[[Request, SandboxState, Row | None, Params], Awaitable[Any] | Any]
-_encoder = msgspec.json.Encoder()
-
-
-def json_response(
-    body: Mapping[str, Any], status: int = 200, headers: Mapping[str, str] | None = None
-) -> Response:
-    return Response(
-        _encoder.encode(body), status_code=status, media_type="application/json", headers=headers
-    )
-
-
-async def _raw_params(request: Request) -> dict[str, str]:
-    if request.method == "GET" or request.method == "HEAD":
-        return dict(request.query_params)
-    values = dict(request.query_params)
-    ctype = request.headers.get("content-type", "")
-    if ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
-        form = await request.form()
-        for key, value in form.multi_items():
-            if isinstance(value, str):
-                values[key] = value
-    return values
-
-
-def endpoint(
-    spec: Mapping[str, Param] | None = None,
-    *,
-    auth: bool = True,
-    aliases: Mapping[str, str] | None = None,
-) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
-    """Wrap a handler: authenticate, rate-limit, parse parameters, render the envelope."""
-
-    def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        async def view(request: Request) -> Response:
-            state: SandboxState = request.app.state.sandbox
-            user: Row | None = None
-            headers: dict[str, str] = {}
-            if auth:
-                user = users.authenticate_basic(state.store, request.headers.get("authorization"))
-                if state.rate_limit is not None:
-                    headers = state.rate_limit.check(user["id"])
-            params = parse(await _raw_params(request), spec or {}, aliases)
-            result: Any = handler(request, state, user, params)
-            if inspect.isawaitable(result):
-                result = await result
-            if isinstance(result, Response):
-                return result
-            body: dict[str, Any] = {"result": "success", "msg": ""}
-            body.update(result or {})
-            if params.ignored and state.feature_level >= 167:
-                body["ignored_parameters_unsupported"] = params.ignored
-            return json_response(body, headers=headers)
-
-        view.__name__ = handler.__name__
-        return view
-
-    return wrap
-
-
-def _host(state: SandboxState) -> str:
-    return REALM_HOST
 
 
 # -- server and registration -----------------------------------------------------------------
@@ -243,7 +128,7 @@ def register(request: Request, state: SandboxState, user: Row | None, p: Params)
     settings = realm_mod.settings(store)
     realm = realm_mod.realm_row(store)
     base = str(request.base_url).rstrip("/")
-    host = _host(state)
+    host = host_of(state)
     body: dict[str, Any] = {
         "queue_id": uuid.uuid4().hex,
         "last_event_id": -1,
@@ -338,7 +223,7 @@ def list_streams(
 @endpoint()
 def users_me(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
     assert user is not None
-    return users.own_user(state.store, user, host=_host(state))
+    return users.own_user(state.store, user, host=host_of(state))
 
 
 USER_SPEC = {
@@ -354,7 +239,7 @@ def get_user(request: Request, state: SandboxState, user: Row | None, p: Params)
         state.store,
         user,
         request.path_params["user_id"],
-        host=_host(state),
+        host=host_of(state),
         client_gravatar=p["client_gravatar"],
         include_custom_profile_fields=p["include_custom_profile_fields"],
     )
@@ -370,7 +255,7 @@ def list_users(
         "members": users.list_users(
             state.store,
             user,
-            host=_host(state),
+            host=host_of(state),
             client_gravatar=p["client_gravatar"],
             include_custom_profile_fields=p["include_custom_profile_fields"],
             user_ids=p["user_ids"],
@@ -404,7 +289,7 @@ def send_message(
         content=p["content"],
         topic=p["topic"],
         client=client[:30],
-        host=_host(state),
+        host=host_of(state),
         read_by_sender=p["read_by_sender"],
     )
     return {"id": message_id}
@@ -450,7 +335,7 @@ def get_messages(
     return messages.fetch_messages(
         state.store,
         user,
-        host=_host(state),
+        host=host_of(state),
         anchor=anchor,
         num_before=p["num_before"],
         num_after=p["num_after"],
@@ -477,7 +362,7 @@ def get_single_message(
         state.store,
         user,
         request.path_params["message_id"],
-        host=_host(state),
+        host=host_of(state),
         apply_markdown=p["apply_markdown"],
         allow_empty_topic_name=p["allow_empty_topic_name"],
     )
@@ -512,7 +397,7 @@ def edit_message(
         state.store,
         user,
         request.path_params["message_id"],
-        host=_host(state),
+        host=host_of(state),
         topic=p["topic"],
         content=p["content"],
         stream_id=p["stream_id"],
@@ -676,7 +561,13 @@ def delete_attachment(
 
 # -- the app -----------------------------------------------------------------------------------
 def routes() -> list[Route]:
-    return [
+    """Every route of the sandbox: the foundation's below, then each view module's."""
+    import importlib
+
+    extra: list[Route] = []
+    for name in VIEW_MODULES:
+        extra += importlib.import_module(f"{__package__}.{name}").ROUTES
+    return extra + [
         Route(f"{API}/server_settings", server_settings, methods=["GET"]),
         Route(f"{API}/fetch_api_key", fetch_api_key, methods=["POST"]),
         Route(f"{API}/register", register, methods=["POST"]),

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .events import EventBus
 from .schema import MIGRATIONS
 
 Row = dict[str, Any]
@@ -40,6 +41,7 @@ class Store:
         self._conn.execute("PRAGMA cache_size=-65536")
         self._lock = threading.RLock()
         self._depth = 0
+        self.events = EventBus()
         self.migrate()
 
     # -- transactions -----------------------------------------------------------------
