@@ -6,9 +6,12 @@ the domain modules. Every error leaves as the API's JSON envelope.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import mimetypes
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
@@ -560,13 +563,17 @@ def delete_attachment(
 
 
 # -- the app -----------------------------------------------------------------------------------
-def routes() -> list[Route]:
-    """Every route of the sandbox: the foundation's below, then each view module's."""
+def _view_modules() -> list[Any]:
     import importlib
 
+    return [importlib.import_module(f"{__package__}.{name}") for name in VIEW_MODULES]
+
+
+def routes() -> list[Route]:
+    """Every route of the sandbox: the foundation's below, then each view module's."""
     extra: list[Route] = []
-    for name in VIEW_MODULES:
-        extra += importlib.import_module(f"{__package__}.{name}").ROUTES
+    for module in _view_modules():
+        extra += module.ROUTES
     return extra + [
         Route(f"{API}/server_settings", server_settings, methods=["GET"]),
         Route(f"{API}/fetch_api_key", fetch_api_key, methods=["POST"]),
@@ -615,9 +622,27 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     )
 
 
+@contextlib.asynccontextmanager
+async def _lifespan(app: Starlette) -> AsyncIterator[None]:
+    """Run the view modules' background work (``BACKGROUND``) while the app serves."""
+    state: SandboxState = app.state.sandbox
+    tasks = [
+        asyncio.create_task(job(state), name=getattr(job, "__name__", "background"))
+        for module in _view_modules()
+        for job in getattr(module, "BACKGROUND", [])
+    ]
+    try:
+        yield
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
 def create_app(state: SandboxState) -> Starlette:
     """Build the app around an existing store; nothing global, one app per sandbox."""
     app = Starlette(
+        lifespan=_lifespan,
         routes=routes(),
         exception_handlers={
             ApiError: _api_error,

@@ -119,7 +119,7 @@ class Sandbox:
             store=store, upload_dir=upload_dir, feature_level=feature_level, rate_limit=rate_limit
         )
         config = uvicorn.Config(
-            create_app(state), log_level=log_level, lifespan="off", access_log=False
+            create_app(state), log_level=log_level, lifespan="on", access_log=False
         )
         server = uvicorn.Server(config)
         sandbox = cls(
@@ -218,7 +218,7 @@ def serve(
     demo.write_credentials(accounts, site, data_dir / "zuliprc")
     echo(f"Credentials: {data_dir / 'zuliprc'}/<account>.zuliprc for {', '.join(accounts)}")
     echo(f"Serving {site} (Ctrl-C to stop)")
-    server = uvicorn.Server(uvicorn.Config(create_app(state), log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(create_app(state), log_level="warning", lifespan="on"))
     try:
         server.run(sockets=[sock])
     finally:
