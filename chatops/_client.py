@@ -24,9 +24,28 @@ from .types import ApiKeyResult, Capabilities, ServerSettings
 
 if TYPE_CHECKING:
     from .resources.channels import AsyncChannels, Channels
+    from .resources.events import AsyncEvents, Events
+    from .resources.invites import AsyncInvites, Invites
     from .resources.messages import AsyncMessages, Messages
+    from .resources.personal import (
+        AsyncNavigationViews,
+        AsyncSavedSnippets,
+        AsyncTyping,
+        NavigationViews,
+        SavedSnippets,
+        Typing,
+    )
+    from .resources.push import AsyncPush, Push
+    from .resources.realm import AsyncRealm, Realm
+    from .resources.scheduled import (
+        AsyncReminders,
+        AsyncScheduledMessages,
+        Reminders,
+        ScheduledMessages,
+    )
     from .resources.server import AsyncServer, Server
     from .resources.uploads import AsyncUploads, Uploads
+    from .resources.user_groups import AsyncUserGroups, UserGroups
     from .resources.users import AsyncUsers, Users
 
 __all__ = ["AsyncClient", "Client", "connect", "fetch_api_key"]
@@ -132,6 +151,76 @@ class Client(_BaseClient):
         from .resources.channels import Channels
 
         return Channels(self)
+
+    @cached_property
+    def scheduled_messages(self) -> ScheduledMessages:
+        """Messages the server sends later."""
+        from .resources.scheduled import ScheduledMessages
+
+        return ScheduledMessages(self)
+
+    @cached_property
+    def reminders(self) -> Reminders:
+        """Reminders about a message."""
+        from .resources.scheduled import Reminders
+
+        return Reminders(self)
+
+    @cached_property
+    def navigation_views(self) -> NavigationViews:
+        """Pinned and hidden sidebar views."""
+        from .resources.personal import NavigationViews
+
+        return NavigationViews(self)
+
+    @cached_property
+    def saved_snippets(self) -> SavedSnippets:
+        """Reusable Markdown snippets."""
+        from .resources.personal import SavedSnippets
+
+        return SavedSnippets(self)
+
+    @cached_property
+    def typing(self) -> Typing:
+        """Typing notifications while composing or editing."""
+        from .resources.personal import Typing
+
+        return Typing(self)
+
+    @cached_property
+    def events(self) -> Events:
+        """Event queues: register, poll, and an iterator that survives queue expiry."""
+        from .resources.events import Events
+
+        return Events(self)
+
+    @cached_property
+    def user_groups(self) -> UserGroups:
+        """User groups: list, create, change, members, deactivate and reactivate."""
+        from .resources.user_groups import UserGroups
+
+        return UserGroups(self)
+
+    @cached_property
+    def invites(self) -> Invites:
+        """Invitations: reusable links and email invitations, one by one or in bulk."""
+        from .resources.invites import Invites
+
+        return Invites(self)
+
+    @cached_property
+    def realm(self) -> Realm:
+        """Organization settings, linkifiers and custom emoji."""
+        from .resources.realm import Realm
+
+        return Realm(self)
+
+    @cached_property
+    def push(self) -> Push:
+        """Mobile push devices and the test notification."""
+        from .resources.push import Push
+
+        return Push(self)
 
     # -- capabilities ---------------------------------------------------------------------------
 
@@ -303,6 +392,76 @@ class AsyncClient(_BaseClient):
         from .resources.channels import AsyncChannels
 
         return AsyncChannels(self)
+
+    @cached_property
+    def scheduled_messages(self) -> AsyncScheduledMessages:
+        """Messages the server sends later."""
+        from .resources.scheduled import AsyncScheduledMessages
+
+        return AsyncScheduledMessages(self)
+
+    @cached_property
+    def reminders(self) -> AsyncReminders:
+        """Reminders about a message."""
+        from .resources.scheduled import AsyncReminders
+
+        return AsyncReminders(self)
+
+    @cached_property
+    def navigation_views(self) -> AsyncNavigationViews:
+        """Pinned and hidden sidebar views."""
+        from .resources.personal import AsyncNavigationViews
+
+        return AsyncNavigationViews(self)
+
+    @cached_property
+    def saved_snippets(self) -> AsyncSavedSnippets:
+        """Reusable Markdown snippets."""
+        from .resources.personal import AsyncSavedSnippets
+
+        return AsyncSavedSnippets(self)
+
+    @cached_property
+    def typing(self) -> AsyncTyping:
+        """Typing notifications while composing or editing."""
+        from .resources.personal import AsyncTyping
+
+        return AsyncTyping(self)
+
+    @cached_property
+    def events(self) -> AsyncEvents:
+        """Event queues: register, poll, and an iterator that survives queue expiry."""
+        from .resources.events import AsyncEvents
+
+        return AsyncEvents(self)
+
+    @cached_property
+    def user_groups(self) -> AsyncUserGroups:
+        """User groups: list, create, change, members, deactivate and reactivate."""
+        from .resources.user_groups import AsyncUserGroups
+
+        return AsyncUserGroups(self)
+
+    @cached_property
+    def invites(self) -> AsyncInvites:
+        """Invitations: reusable links and email invitations, one by one or in bulk."""
+        from .resources.invites import AsyncInvites
+
+        return AsyncInvites(self)
+
+    @cached_property
+    def realm(self) -> AsyncRealm:
+        """Organization settings, linkifiers and custom emoji."""
+        from .resources.realm import AsyncRealm
+
+        return AsyncRealm(self)
+
+    @cached_property
+    def push(self) -> AsyncPush:
+        """Mobile push devices and the test notification."""
+        from .resources.push import AsyncPush
+
+        return AsyncPush(self)
 
     @property
     def capabilities(self) -> Capabilities | None:

@@ -6,6 +6,7 @@
      ├── ConfigError                       bad or missing credentials / zuliprc
      ├── LimitError (also ValueError)      input over a server limit, caught before sending
      ├── TransportError                    connection failed after the retries
+     │    └── UploadInterrupted            a resumable upload stopped; has ``upload_url``
      └── ApiError(code, msg, status, extra)
           ├── BadRequest                   BAD_REQUEST (400)
           │    ├── NotFound                BAD_REQUEST with HTTP 404
@@ -24,9 +25,13 @@
           ├── CannotDeactivateGroupInUse   CANNOT_DEACTIVATE_GROUP_IN_USE
           ├── InvalidPushDeviceToken       INVALID_PUSH_DEVICE_TOKEN
           ├── InvalidRemotePushDeviceToken INVALID_REMOTE_PUSH_DEVICE_TOKEN
+          ├── InvitationFailed             INVITATION_FAILED, has ``errors`` per address
+          ├── CannotDeactivateLastUser     CANNOT_DEACTIVATE_LAST_USER
           ├── BadEventQueueId              BAD_EVENT_QUEUE_ID
           ├── BadNarrow                    BAD_NARROW
-          └── RequestVariableMissing       REQUEST_VARIABLE_MISSING
+          ├── RequestVariableMissing       REQUEST_VARIABLE_MISSING
+          ├── SystemGroupRequired          SYSTEM_GROUP_REQUIRED, has ``setting_name``
+          └── CannotAdministerChannel      CANNOT_ADMINISTER_CHANNEL
 
     IgnoredParametersWarning (UserWarning) the server ignored some request parameters
 
@@ -45,13 +50,16 @@ __all__ = [
     "BadEventQueueId",
     "BadNarrow",
     "BadRequest",
+    "CannotAdministerChannel",
     "CannotDeactivateGroupInUse",
+    "CannotDeactivateLastUser",
     "ChatopsError",
     "ConfigError",
     "ExpectationMismatch",
     "IgnoredParametersWarning",
     "InvalidPushDeviceToken",
     "InvalidRemotePushDeviceToken",
+    "InvitationFailed",
     "LimitError",
     "MoveMessagesTimeLimitExceeded",
     "NotFound",
@@ -63,9 +71,11 @@ __all__ = [
     "ServerError",
     "StreamDoesNotExist",
     "StreamWildcardMentionNotAllowed",
+    "SystemGroupRequired",
     "TopicWildcardMentionNotAllowed",
     "TransportError",
     "UnauthorizedPrincipal",
+    "UploadInterrupted",
     "error_from_response",
 ]
 
@@ -90,6 +100,15 @@ class LimitError(ChatopsError, ValueError):
 
 class TransportError(ChatopsError):
     """The server could not be reached (after any retries)."""
+
+
+class UploadInterrupted(TransportError):
+    """A resumable upload stopped; ``uploads.resume(e.upload_url, file)`` continues it."""
+
+    def __init__(self, message: str, *, upload_url: str, offset: int) -> None:
+        super().__init__(message)
+        self.upload_url = upload_url
+        self.offset = offset
 
 
 class IgnoredParametersWarning(UserWarning):
@@ -212,6 +231,18 @@ class InvalidRemotePushDeviceToken(ApiError):
     """INVALID_REMOTE_PUSH_DEVICE_TOKEN: the device is unknown to the push bouncer."""
 
 
+class InvitationFailed(ApiError):
+    """INVITATION_FAILED: some addresses were refused.
+
+    Extra fields: ``errors`` (``[email, reason, is_deactivated]`` per refused address),
+    ``sent_invitations`` (whether the other addresses were invited).
+    """
+
+
+class CannotDeactivateLastUser(ApiError):
+    """CANNOT_DEACTIVATE_LAST_USER; extra ``is_last_owner`` and ``entity``."""
+
+
 class BadEventQueueId(ApiError):
     """BAD_EVENT_QUEUE_ID: the event queue expired or never existed."""
 
@@ -222,6 +253,14 @@ class BadNarrow(ApiError):
 
 class RequestVariableMissing(ApiError):
     """REQUEST_VARIABLE_MISSING; extra ``var_name`` names the parameter."""
+
+
+class SystemGroupRequired(ApiError):
+    """SYSTEM_GROUP_REQUIRED: the setting takes only a system group; extra ``setting_name``."""
+
+
+class CannotAdministerChannel(ApiError):
+    """CANNOT_ADMINISTER_CHANNEL: the caller may not change this channel's settings."""
 
 
 _BY_CODE: dict[str, type[ApiError]] = {
@@ -237,9 +276,13 @@ _BY_CODE: dict[str, type[ApiError]] = {
     "CANNOT_DEACTIVATE_GROUP_IN_USE": CannotDeactivateGroupInUse,
     "INVALID_PUSH_DEVICE_TOKEN": InvalidPushDeviceToken,
     "INVALID_REMOTE_PUSH_DEVICE_TOKEN": InvalidRemotePushDeviceToken,
+    "INVITATION_FAILED": InvitationFailed,
+    "CANNOT_DEACTIVATE_LAST_USER": CannotDeactivateLastUser,
     "BAD_EVENT_QUEUE_ID": BadEventQueueId,
     "BAD_NARROW": BadNarrow,
     "REQUEST_VARIABLE_MISSING": RequestVariableMissing,
+    "SYSTEM_GROUP_REQUIRED": SystemGroupRequired,
+    "CANNOT_ADMINISTER_CHANNEL": CannotAdministerChannel,
     # Authentication failures keep their code; before feature level 76 they came with HTTP 403.
     "UNAUTHORIZED": AuthenticationError,
     "UNAUTHENTICATED_USER": AuthenticationError,

@@ -19,16 +19,28 @@ __all__ = [
     "Attachment",
     "AttachmentMessage",
     "AttachmentsResult",
+    "BotResult",
     "Capabilities",
     "Channel",
     "ChannelsResult",
     "DisplayRecipient",
     "EditHistoryEntry",
     "EditResult",
+    "EventsResult",
+    "GroupIdResult",
+    "IdResult",
+    "Invite",
+    "InviteLinkResult",
+    "InvitesResult",
+    "Linkifier",
+    "LinkifiersResult",
     "Message",
     "MessagesPage",
     "ProfileFieldValue",
+    "QueueRegistration",
     "Reaction",
+    "RealmEmoji",
+    "RealmEmojiResult",
     "Record",
     "SendResult",
     "ServerSettings",
@@ -39,7 +51,12 @@ __all__ = [
     "TopicsResult",
     "UploadResult",
     "User",
+    "UserGroup",
+    "UserGroupsResult",
+    "UserIdResult",
     "UserResult",
+    "UserStatus",
+    "UserStatusResult",
     "UsersResult",
 ]
 
@@ -382,3 +399,353 @@ class AttachmentsResult(Record):
 
     attachments: list[Attachment] = []
     upload_space_used: int | None = None
+
+
+# -- events (bots and events area) -------------------------------------------------------------
+
+
+class QueueRegistration(Record):
+    """``POST /register``: the event queue (the initial state's other blocks are ignored)."""
+
+    queue_id: str | None = None
+    last_event_id: int = -1
+    feature_level: int = msgspec.field(default=0, name="zulip_feature_level")
+    max_message_id: int | None = None
+    event_queue_longpoll_timeout_seconds: int | None = None
+
+
+class EventsResult(Record):
+    """``GET /events``: event objects (plain dicts: each ``type`` has its own shape)."""
+
+    events: list[dict[str, Any]] = []
+    queue_id: str | None = None
+
+
+# -- administration: status, invitations, linkifiers, user groups, users ----------------------
+
+
+class UserStatus(Record):
+    """A user's status; fields not set are absent (``GET /users/{id}/status``)."""
+
+    status_text: str | None = None
+    emoji_name: str | None = None
+    emoji_code: str | None = None
+    reaction_type: str | None = None
+    away: bool | None = None
+
+
+class UserStatusResult(Record):
+    """``GET /users/{user_id}/status``."""
+
+    status: UserStatus = msgspec.field(default_factory=UserStatus)
+
+
+class Invite(Record):
+    """An active invitation: an email invitation or a reusable link (``is_multiuse``)."""
+
+    id: int
+    invited_by_user_id: int
+    invited: int
+    expiry_date: int | None = None
+    invited_as: int = 400
+    is_multiuse: bool = False
+    email: str | None = None
+    link_url: str | None = None
+    notify_referrer_on_join: bool | None = None
+
+
+class InvitesResult(Record):
+    """``GET /invites``."""
+
+    invites: list[Invite] = []
+
+
+class InviteLinkResult(Record):
+    """``POST /invites/multiuse``."""
+
+    invite_link: str
+
+
+class Linkifier(Record):
+    """A linkifier: a pattern with named groups and the URL template they fill."""
+
+    id: int
+    pattern: str
+    url_template: str = ""
+    url_format_string: str | None = None
+
+
+class LinkifiersResult(Record):
+    """``GET /realm/linkifiers``."""
+
+    linkifiers: list[Linkifier] = []
+
+
+class IdResult(Record):
+    """A response carrying the new object's ``id``."""
+
+    id: int
+
+
+class UserGroup(Record):
+    """A user group; permission settings are group-setting values (an id or an object)."""
+
+    id: int
+    name: str
+    description: str = ""
+    members: list[int] = []
+    direct_subgroup_ids: list[int] = []
+    creator_id: int | None = None
+    date_created: int | None = None
+    is_system_group: bool = False
+    deactivated: bool = False
+    can_add_members_group: Any = None
+    can_join_group: Any = None
+    can_leave_group: Any = None
+    can_manage_group: Any = None
+    can_mention_group: Any = None
+    can_remove_members_group: Any = None
+
+
+class UserGroupsResult(Record):
+    """``GET /user_groups``."""
+
+    user_groups: list[UserGroup] = []
+
+
+class GroupIdResult(Record):
+    """``POST /user_groups/create``."""
+
+    group_id: int
+
+
+class RealmEmoji(Record):
+    """A custom emoji of the organization."""
+
+    id: str
+    name: str
+    source_url: str = ""
+    still_url: str | None = None
+    deactivated: bool = False
+    author_id: int | None = None
+
+
+class RealmEmojiResult(Record):
+    """``GET /realm/emoji``."""
+
+    emoji: dict[str, RealmEmoji] = {}
+
+
+class UserIdResult(Record):
+    """``POST /users``."""
+
+    user_id: int
+
+
+class BotResult(Record):
+    """``POST /bots``: the new bot; ``api_key`` is kept out of the repr."""
+
+    user_id: int
+    api_key: str = ""
+    email: str = ""
+
+    def __repr__(self) -> str:
+        return f"BotResult(user_id={self.user_id!r}, email={self.email!r})"
+
+
+# -- channels, subscriptions and personal tools (channels area) --------------------------------
+
+
+class Subscription(Channel):
+    """A channel the user is subscribed to, with the user's own settings for it."""
+
+    color: str = ""
+    is_muted: bool = False
+    in_home_view: bool | None = None
+    pin_to_top: bool = False
+    desktop_notifications: bool | None = None
+    audible_notifications: bool | None = None
+    push_notifications: bool | None = None
+    email_notifications: bool | None = None
+    wildcard_mentions_notify: bool | None = None
+    subscribers: list[int] | None = None
+    can_delete_any_message_group: Any = None
+    can_delete_own_message_group: Any = None
+    can_move_messages_out_of_channel_group: Any = None
+    can_move_messages_within_channel_group: Any = None
+    can_resolve_topics_group: Any = None
+
+
+class SubscribeResult(Record):
+    """``POST /users/me/subscriptions``: channel names by user (ids as strings; emails before 10.0)."""
+
+    subscribed: dict[str, list[str]] = {}
+    already_subscribed: dict[str, list[str]] = {}
+    unauthorized: list[str] | None = None
+    new_subscription_messages_sent: bool | None = None
+
+
+class UnsubscribeResult(Record):
+    """``DELETE /users/me/subscriptions``."""
+
+    removed: list[str] = []
+    not_removed: list[str] = []
+
+
+class SubscriptionsResult(Record):
+    """``GET /users/me/subscriptions``."""
+
+    subscriptions: list[Subscription] = []
+
+
+class ChannelResult(Record):
+    """``GET /streams/{stream_id}``."""
+
+    stream: Channel
+
+
+class SubscribersResult(Record):
+    """``GET /streams/{stream_id}/members``."""
+
+    subscribers: list[int] = []
+
+
+class ChannelIdResult(Record):
+    """``GET /get_stream_id``."""
+
+    stream_id: int
+
+
+class ChannelFolder(Record):
+    """A channel folder (spec 4.6); ``order`` from feature level 414."""
+
+    id: int
+    name: str
+    description: str = ""
+    rendered_description: str = ""
+    creator_id: int | None = None
+    date_created: int | None = None
+    is_archived: bool = False
+    order: int | None = None
+
+
+class ChannelFoldersResult(Record):
+    """``GET /channel_folders``."""
+
+    channel_folders: list[ChannelFolder] = []
+
+
+class ChannelFolderIdResult(Record):
+    """``POST /channel_folders/create``."""
+
+    channel_folder_id: int
+
+
+class NavigationView(Record):
+    """A navigation view: a built-in fragment, or a custom one with a name."""
+
+    fragment: str
+    is_pinned: bool
+    name: str | None = None
+
+
+class NavigationViewsResult(Record):
+    """``GET /navigation_views``."""
+
+    navigation_views: list[NavigationView] = []
+
+
+class SavedSnippet(Record):
+    """A saved snippet: a title and Markdown content."""
+
+    id: int
+    title: str
+    content: str
+    date_created: int | None = None
+
+
+class SavedSnippetsResult(Record):
+    """``GET /saved_snippets``."""
+
+    saved_snippets: list[SavedSnippet] = []
+
+
+class SavedSnippetIdResult(Record):
+    """``POST /saved_snippets``."""
+
+    saved_snippet_id: int
+
+
+class ScheduledMessage(Record):
+    """A scheduled message; ``to`` is a channel id or a list of user ids; ``failed`` if sending failed."""
+
+    scheduled_message_id: int
+    type: str
+    to: int | list[int]
+    content: str
+    rendered_content: str = ""
+    topic: str | None = None
+    scheduled_delivery_timestamp: int = 0
+    failed: bool = False
+
+
+class ScheduledMessagesResult(Record):
+    """``GET /scheduled_messages``."""
+
+    scheduled_messages: list[ScheduledMessage] = []
+
+
+class ScheduledMessageIdResult(Record):
+    """``POST /scheduled_messages``."""
+
+    scheduled_message_id: int
+
+
+class Reminder(Record):
+    """A message reminder: a direct message to oneself, later, linking a message."""
+
+    reminder_id: int
+    type: str = "private"
+    to: list[int] = []
+    content: str = ""
+    rendered_content: str = ""
+    scheduled_delivery_timestamp: int = 0
+    failed: bool = False
+    reminder_target_message_id: int | None = None
+
+
+class RemindersResult(Record):
+    """``GET /reminders``."""
+
+    reminders: list[Reminder] = []
+
+
+class ReminderIdResult(Record):
+    """``POST /reminders``."""
+
+    reminder_id: int
+
+
+__all__ += [
+    "ChannelFolder",
+    "ChannelFolderIdResult",
+    "ChannelFoldersResult",
+    "ChannelIdResult",
+    "ChannelResult",
+    "NavigationView",
+    "NavigationViewsResult",
+    "Reminder",
+    "ReminderIdResult",
+    "RemindersResult",
+    "SavedSnippet",
+    "SavedSnippetIdResult",
+    "SavedSnippetsResult",
+    "ScheduledMessage",
+    "ScheduledMessageIdResult",
+    "ScheduledMessagesResult",
+    "SubscribeResult",
+    "SubscribersResult",
+    "Subscription",
+    "SubscriptionsResult",
+    "UnsubscribeResult",
+]

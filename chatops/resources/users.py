@@ -1,12 +1,67 @@
-"""Users: own user, one user, all users."""
+"""Users: own user, one user, all users; status; the life cycle of users and bots."""
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
-from .._base_client import NOT_GIVEN, NotGiven
-from ..types import User, UserResult, UsersResult
+from .._base_client import NOT_GIVEN, NotGiven, check_length
+from .._bulk import DEFAULT_CONCURRENCY, BulkReport, run_bounded, run_sequential
+from ..types import (
+    BotResult,
+    User,
+    UserIdResult,
+    UserResult,
+    UsersResult,
+    UserStatus,
+    UserStatusResult,
+)
 from ._base import AsyncResource, SyncResource, drop_not_given
+
+MAX_STATUS_TEXT = 60
+ReactionType = Literal["unicode_emoji", "realm_emoji", "service_extra_emoji", "zulip_extra_emoji"]
+#: the keyword arguments of ``set_status`` as a dict, plus ``user_id`` for bulk updates
+StatusUpdate = Mapping[str, Any]
+
+
+def _status_params(
+    status_text: str | NotGiven,
+    emoji_name: str | NotGiven,
+    emoji_code: str | NotGiven,
+    reaction_type: str | NotGiven,
+    away: bool | NotGiven = NOT_GIVEN,
+) -> dict[str, Any]:
+    if isinstance(status_text, str):
+        check_length("status_text", status_text.strip(), MAX_STATUS_TEXT)
+    return drop_not_given(
+        status_text=status_text,
+        emoji_name=emoji_name,
+        emoji_code=emoji_code,
+        reaction_type=reaction_type,
+        away=away,
+    )
+
+
+def _status_path(user_id: int | None) -> str:
+    return "/users/me/status" if user_id is None else f"/users/{int(user_id)}/status"
+
+
+def _split_update(update: StatusUpdate) -> tuple[int | None, dict[str, Any]]:
+    fields = dict(update)
+    user_id = fields.pop("user_id", None)
+    allowed = {"status_text", "emoji_name", "emoji_code", "reaction_type", "away"}
+    unknown = set(fields) - allowed
+    if unknown:
+        raise TypeError(f"unknown status fields: {', '.join(sorted(unknown))}")
+    return user_id, _status_params(
+        fields.get("status_text", NOT_GIVEN),
+        fields.get("emoji_name", NOT_GIVEN),
+        fields.get("emoji_code", NOT_GIVEN),
+        fields.get("reaction_type", NOT_GIVEN),
+        fields.get("away", NOT_GIVEN),
+    )
+
 
 __all__ = ["AsyncUsers", "Users"]
 
@@ -55,6 +110,98 @@ class Users(SyncResource):
         )
         return self._client._request("GET", "/users", params=params, cast_to=UsersResult).members
 
+    # -- status (spec 4.7) -----------------------------------------------------------------------
+
+    def get_status(self, user_id: int) -> UserStatus:
+        """``GET /users/{user_id}/status``: the fields set (all None when no status)."""
+        result = self._client._request(
+            "GET", f"/users/{int(user_id)}/status", cast_to=UserStatusResult
+        )
+        return result.status
+
+    def set_status(
+        self,
+        *,
+        status_text: str | NotGiven = NOT_GIVEN,
+        emoji_name: str | NotGiven = NOT_GIVEN,
+        emoji_code: str | NotGiven = NOT_GIVEN,
+        reaction_type: ReactionType | NotGiven = NOT_GIVEN,
+        away: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /users/me/status``: set the requester's own status.
+
+        Args:
+            status_text: up to 60 characters; ``""`` clears the text.
+            emoji_name: an emoji name (custom, extra or Unicode); ``""`` clears the emoji.
+            emoji_code: the emoji's code (derived from the name when omitted).
+            reaction_type: the emoji namespace (derived from the name when omitted).
+            away: deprecated away flag.
+        """
+        params = _status_params(status_text, emoji_name, emoji_code, reaction_type, away)
+        self._client._request("POST", "/users/me/status", params=params, idempotent=True)
+
+    def set_user_status(
+        self,
+        user_id: int,
+        *,
+        status_text: str | NotGiven = NOT_GIVEN,
+        emoji_name: str | NotGiven = NOT_GIVEN,
+        emoji_code: str | NotGiven = NOT_GIVEN,
+        reaction_type: ReactionType | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /users/{user_id}/status`` (administrators, feature level 407): another user's status."""
+        params = _status_params(status_text, emoji_name, emoji_code, reaction_type)
+        self._client._request(
+            "POST", f"/users/{int(user_id)}/status", params=params, idempotent=True
+        )
+
+    # -- life cycle ------------------------------------------------------------------------------
+
+    def create(self, *, email: str, password: str, full_name: str) -> int:
+        """``POST /users`` (administrators): create an account; returns its user ID."""
+        params = {"email": email, "password": password, "full_name": full_name}
+        result = self._client._request("POST", "/users", params=params, cast_to=UserIdResult)
+        return result.user_id
+
+    def deactivate(self, user_id: int) -> None:
+        """``DELETE /users/{user_id}`` (administrators): deactivate a user and their bots."""
+        self._client._request("DELETE", f"/users/{int(user_id)}")
+
+    def reactivate(self, user_id: int) -> None:
+        """``POST /users/{user_id}/reactivate`` (administrators)."""
+        self._client._request("POST", f"/users/{int(user_id)}/reactivate")
+
+    def update(
+        self,
+        user_id: int,
+        *,
+        role: int | NotGiven = NOT_GIVEN,
+        full_name: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``PATCH /users/{user_id}`` (administrators): change the role (100..600) or name."""
+        params = drop_not_given(role=role, full_name=full_name)
+        self._client._request("PATCH", f"/users/{int(user_id)}", params=params)
+
+    def create_bot(
+        self, *, full_name: str, short_name: str, bot_type: int | NotGiven = NOT_GIVEN
+    ) -> BotResult:
+        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded)."""
+        params = drop_not_given(full_name=full_name, short_name=short_name, bot_type=bot_type)
+        return self._client._request("POST", "/bots", params=params, cast_to=BotResult)
+
+    def set_status_many(self, updates: Iterable[StatusUpdate]) -> BulkReport[StatusUpdate]:
+        """Set many statuses one after another; one result per update, failures included.
+
+        Each update is a dict of ``set_status`` fields plus ``user_id`` (None or absent for the
+        requester). ``AsyncClient.users.set_status_many`` does the same concurrently.
+        """
+
+        def one(update: StatusUpdate) -> None:
+            user_id, params = _split_update(update)
+            self._client._request("POST", _status_path(user_id), params=params, idempotent=True)
+
+        return run_sequential(updates, one)
+
 
 class AsyncUsers(AsyncResource):
     """``client.users`` of an ``AsyncClient``."""
@@ -95,3 +242,105 @@ class AsyncUsers(AsyncResource):
         )
         result = await self._client._request("GET", "/users", params=params, cast_to=UsersResult)
         return result.members
+
+    # -- status (spec 4.7) -----------------------------------------------------------------------
+
+    async def get_status(self, user_id: int) -> UserStatus:
+        """``GET /users/{user_id}/status``: the fields set (all None when no status)."""
+        result = await self._client._request(
+            "GET", f"/users/{int(user_id)}/status", cast_to=UserStatusResult
+        )
+        return result.status
+
+    async def set_status(
+        self,
+        *,
+        status_text: str | NotGiven = NOT_GIVEN,
+        emoji_name: str | NotGiven = NOT_GIVEN,
+        emoji_code: str | NotGiven = NOT_GIVEN,
+        reaction_type: ReactionType | NotGiven = NOT_GIVEN,
+        away: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /users/me/status``: set the requester's own status.
+
+        Args:
+            status_text: up to 60 characters; ``""`` clears the text.
+            emoji_name: an emoji name (custom, extra or Unicode); ``""`` clears the emoji.
+            emoji_code: the emoji's code (derived from the name when omitted).
+            reaction_type: the emoji namespace (derived from the name when omitted).
+            away: deprecated away flag.
+        """
+        params = _status_params(status_text, emoji_name, emoji_code, reaction_type, away)
+        await self._client._request("POST", "/users/me/status", params=params, idempotent=True)
+
+    async def set_user_status(
+        self,
+        user_id: int,
+        *,
+        status_text: str | NotGiven = NOT_GIVEN,
+        emoji_name: str | NotGiven = NOT_GIVEN,
+        emoji_code: str | NotGiven = NOT_GIVEN,
+        reaction_type: ReactionType | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /users/{user_id}/status`` (administrators, feature level 407): another user's status."""
+        params = _status_params(status_text, emoji_name, emoji_code, reaction_type)
+        await self._client._request(
+            "POST", f"/users/{int(user_id)}/status", params=params, idempotent=True
+        )
+
+    # -- life cycle ------------------------------------------------------------------------------
+
+    async def create(self, *, email: str, password: str, full_name: str) -> int:
+        """``POST /users`` (administrators): create an account; returns its user ID."""
+        params = {"email": email, "password": password, "full_name": full_name}
+        result = await self._client._request("POST", "/users", params=params, cast_to=UserIdResult)
+        return result.user_id
+
+    async def deactivate(self, user_id: int) -> None:
+        """``DELETE /users/{user_id}`` (administrators): deactivate a user and their bots."""
+        await self._client._request("DELETE", f"/users/{int(user_id)}")
+
+    async def reactivate(self, user_id: int) -> None:
+        """``POST /users/{user_id}/reactivate`` (administrators)."""
+        await self._client._request("POST", f"/users/{int(user_id)}/reactivate")
+
+    async def update(
+        self,
+        user_id: int,
+        *,
+        role: int | NotGiven = NOT_GIVEN,
+        full_name: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``PATCH /users/{user_id}`` (administrators): change the role (100..600) or name."""
+        params = drop_not_given(role=role, full_name=full_name)
+        await self._client._request("PATCH", f"/users/{int(user_id)}", params=params)
+
+    async def create_bot(
+        self, *, full_name: str, short_name: str, bot_type: int | NotGiven = NOT_GIVEN
+    ) -> BotResult:
+        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded)."""
+        params = drop_not_given(full_name=full_name, short_name=short_name, bot_type=bot_type)
+        return await self._client._request("POST", "/bots", params=params, cast_to=BotResult)
+
+    async def set_status_many(
+        self, updates: Iterable[StatusUpdate], *, concurrency: int = DEFAULT_CONCURRENCY
+    ) -> BulkReport[StatusUpdate]:
+        """Set many statuses, at most ``concurrency`` requests at a time.
+
+        Each update is a dict of ``set_status`` fields plus ``user_id`` (None or absent for the
+        requester); the report has one item per update, in order, with the error of each failure.
+        Invalid input (e.g. text over 60 characters) fails that item only.
+        """
+
+        async def one(update: StatusUpdate) -> None:
+            user_id, params = _split_update(update)
+            await self._client._request(
+                "POST", _status_path(user_id), params=params, idempotent=True
+            )
+
+        return await run_bounded(
+            updates,
+            one,
+            concurrency=concurrency,
+            remaining=lambda: self._client.rate_limit_remaining,
+        )

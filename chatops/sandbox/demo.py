@@ -431,6 +431,15 @@ def generate(
                 )
         store.execute("UPDATE streams SET is_archived = 1 WHERE id = ?", [channel_ids[-1]])
     _history(store, rng, plan, accounts, people, channel_ids[:-1], start, now)
+    from .outgoing_webhooks import add_demo_services  # bots and events area (issue 5)
+
+    add_demo_services(store, rng)
+    from .scheduled_messages import add_demo  # channels area (issue 3)
+
+    add_demo(store, rng)
+    from .admin_demo import add_admin_demo  # administration area (issue 4)
+
+    add_admin_demo(store, rng, accounts, now)
     return accounts
 
 

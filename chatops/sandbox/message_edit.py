@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from . import channels, users
+from . import channels, events, linkifiers, users
 from . import realm as realm_mod
 from .errors import ApiError
 from .messages import (
@@ -189,6 +189,12 @@ def edit_message(
                 resolving,
                 skip_history_for=message["id"] if new_content is not None else None,
             )
+        moved_ids = [r["id"] for r in moved]
+        events.publish_update_message(
+            store, user, message, moved_ids, propagate_mode=propagate_mode, timestamp=ts
+        )
+        if moving:
+            assert source is not None
             _notify(
                 store,
                 user,
@@ -287,7 +293,13 @@ def _apply_content(
     store.execute(
         "UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ?, "
         "edit_history = ? WHERE id = ?",
-        [new_content, render(new_content), ts, json.dumps(history), message["id"]],
+        [
+            new_content,
+            render(new_content, linkifiers.compiled(store)),
+            ts,
+            json.dumps(history),
+            message["id"],
+        ],
     )
     removed = upload_path_ids(message["content"]) - upload_path_ids(new_content)
     detached: list[dict[str, Any]] = []

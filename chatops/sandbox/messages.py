@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from . import channels, users
+from . import channels, linkifiers, users
 from . import realm as realm_mod
 from .emoji_data import EXTRA
 from .errors import ApiError
@@ -245,7 +245,7 @@ def send_message(
                 "stream_id": stream["id"] if stream else None,
                 "topic": topic,
                 "content": content,
-                "rendered_content": render(content),
+                "rendered_content": render(content, linkifiers.compiled(store)),
                 "client": client,
                 "timestamp": timestamp if timestamp is not None else now(),
                 "is_me_message": int(content.startswith("/me ")),
@@ -267,6 +267,11 @@ def send_message(
             rows,
         )
         link_uploads(store, sender, message_id, content)
+        from . import events, outgoing_webhooks  # announced when the message commits
+
+        events.publish_message(store, message_id, host)
+        dm_ids = receivers if stream is None else None
+        outgoing_webhooks.trigger(store, sender, message_id, found.user_ids, dm_ids, host)
     return message_id
 
 
@@ -330,6 +335,7 @@ class Formatter:
         self._people: dict[int, dict[str, Any]] = {}
         self._streams: dict[int, str] = {}
         self._dm: dict[int, list[dict[str, Any]]] = {}
+        self._linkifiers = linkifiers.compiled(store)
 
     def person(self, user_id: int) -> dict[str, Any]:
         p = self._people.get(user_id)
@@ -423,7 +429,9 @@ class Formatter:
             "avatar_url": sender["avatar_url"],
             "reactions": reactions,
             "submessages": [],
-            "topic_links": [],
+            "topic_links": linkifiers.topic_links(row["topic"], self._linkifiers)
+            if is_stream and self._linkifiers
+            else [],
         }
         if is_stream:
             record["stream_id"] = row["stream_id"]

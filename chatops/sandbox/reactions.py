@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import emoji_data
 from .errors import ApiError
+from .events import publish_reaction
 from .messages import access_message
 from .store import Row, Store
 
@@ -52,6 +53,15 @@ def add_reaction(
                 "reaction_type": reaction_type,
             },
         )
+        publish_reaction(
+            store,
+            "add",
+            user,
+            message_id,
+            emoji_name=emoji_name,
+            emoji_code=emoji_code,
+            reaction_type=reaction_type,
+        )
 
 
 def remove_reaction(
@@ -79,6 +89,11 @@ def remove_reaction(
         if reaction_type == emoji_data.UNICODE and emoji_code not in emoji_data.tables()[1]:
             raise ApiError("Invalid emoji code.")
     reaction_type = emoji_data.normalise_type(reaction_type)
+    stored_name = store.scalar(
+        "SELECT emoji_name FROM reactions WHERE message_id = ? AND user_id = ? AND emoji_code = ? "
+        "AND reaction_type = ?",
+        [message_id, user["id"], emoji_code, reaction_type],
+    )
     with store.atomic():
         cur = store.execute(
             "DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND emoji_code = ? "
@@ -87,3 +102,12 @@ def remove_reaction(
         )
         if cur.rowcount == 0:
             raise ApiError("Reaction doesn't exist.", code="REACTION_DOES_NOT_EXIST")
+        publish_reaction(
+            store,
+            "remove",
+            user,
+            message_id,
+            emoji_name=emoji_name or stored_name,
+            emoji_code=emoji_code,
+            reaction_type=reaction_type,
+        )

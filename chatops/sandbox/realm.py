@@ -41,7 +41,7 @@ LIMITS: dict[str, int] = {
     "max_stream_description_length": 1024,
     "max_channel_folder_name_length": 60,
     "max_channel_folder_description_length": 1024,
-    "max_file_upload_size_mib": 25,
+    "max_file_upload_size_mib": 100,
     "max_reminder_note_length": 1000,
     "max_bulk_new_subscription_messages": 100,
 }

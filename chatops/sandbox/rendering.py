@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 
+from .linkifiers import Compiled, markdown_rule
+
 _md = MarkdownIt("commonmark", {"linkify": False, "html": False}).enable("strikethrough")
+_md.core.ruler.push("linkifiers", markdown_rule)
 
 MENTION = re.compile(r"(?<![\w])@(_?)\*\*([^*\n]+?)\*\*")
 STREAM_WILDCARDS = {"all", "everyone", "stream", "channel"}
@@ -46,9 +50,12 @@ def find_mentions(content: str, names: dict[str, int], groups: dict[str, int]) -
     return found
 
 
-def render(content: str) -> str:
-    """HTML for raw Markdown content; plain one-line text takes a fast path."""
-    if PLAIN.match(content):
+def render(content: str, linkifiers: Sequence[Compiled] = ()) -> str:
+    """HTML for raw Markdown content; plain one-line text takes a fast path.
+
+    ``linkifiers`` (from :func:`.linkifiers.compiled`) turn their matches into links.
+    """
+    if PLAIN.match(content) and not any(p.search(content) for p, _ in linkifiers):
         return f"<p>{html.escape(content, quote=False)}</p>"
     spans: list[str] = []
 
@@ -59,7 +66,8 @@ def render(content: str) -> str:
         spans.append(f'<span class="{cls}">@{html.escape(name, quote=False)}</span>')
         return f"chatopsmention{len(spans) - 1}x"
 
-    rendered: str = _md.render(MENTION.sub(hold, content)).strip()
+    env = {"linkifiers": linkifiers}
+    rendered: str = _md.render(MENTION.sub(hold, content), env).strip()
     for i, span in enumerate(spans):
         rendered = rendered.replace(f"chatopsmention{i}x", span, 1)
     return rendered

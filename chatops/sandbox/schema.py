@@ -164,4 +164,144 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX messages_stream_id ON messages(stream_id, id);
     """,
+    # channels area (issue 3): topic preferences, folders, personal tools, scheduled messages
+    """
+    CREATE TABLE user_topics (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        stream_id INTEGER NOT NULL REFERENCES streams(id),
+        topic TEXT NOT NULL,
+        visibility_policy INTEGER NOT NULL,
+        last_updated INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX user_topics_key ON user_topics(user_id, stream_id, lower(topic));
+    CREATE TABLE channel_folders (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        rendered_description TEXT NOT NULL DEFAULT '',
+        creator_id INTEGER,
+        date_created INTEGER NOT NULL,
+        is_archived INTEGER NOT NULL DEFAULT 0,
+        folder_order INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE navigation_views (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        fragment TEXT NOT NULL,
+        is_pinned INTEGER NOT NULL,
+        name TEXT,
+        PRIMARY KEY (user_id, fragment)
+    );
+    CREATE TABLE saved_snippets (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        content TEXT NOT NULL,
+        date_created INTEGER NOT NULL
+    );
+    CREATE TABLE scheduled_messages (
+        id INTEGER PRIMARY KEY,
+        sender_id INTEGER NOT NULL REFERENCES users(id),
+        delivery_type TEXT NOT NULL DEFAULT 'send',
+        type TEXT NOT NULL,
+        stream_id INTEGER,
+        user_ids TEXT NOT NULL DEFAULT '[]',
+        topic TEXT NOT NULL DEFAULT '',
+        content TEXT NOT NULL,
+        scheduled_delivery_timestamp INTEGER NOT NULL,
+        failed INTEGER NOT NULL DEFAULT 0,
+        failure_message TEXT,
+        delivered INTEGER NOT NULL DEFAULT 0,
+        delivered_message_id INTEGER,
+        reminder_target_message_id INTEGER,
+        note TEXT
+    );
+    CREATE INDEX scheduled_messages_due
+        ON scheduled_messages(delivered, failed, scheduled_delivery_timestamp);
+    """,
+    # administration (issue 4): user status, invitations, linkifiers, push devices, push bouncer
+    """
+    CREATE TABLE user_status (
+        user_id INTEGER PRIMARY KEY REFERENCES users(id),
+        status_text TEXT NOT NULL DEFAULT '',
+        emoji_name TEXT NOT NULL DEFAULT '',
+        emoji_code TEXT NOT NULL DEFAULT '',
+        reaction_type TEXT NOT NULL DEFAULT '',
+        away INTEGER NOT NULL DEFAULT 0,
+        timestamp INTEGER NOT NULL
+    );
+    CREATE TABLE invites (
+        id INTEGER PRIMARY KEY,
+        is_multiuse INTEGER NOT NULL,
+        email TEXT,
+        invite_key TEXT NOT NULL UNIQUE,
+        referrer_id INTEGER NOT NULL REFERENCES users(id),
+        invited INTEGER NOT NULL,
+        expiry INTEGER,
+        invited_as INTEGER NOT NULL,
+        stream_ids TEXT NOT NULL DEFAULT '[]',
+        group_ids TEXT NOT NULL DEFAULT '[]',
+        include_realm_default_subscriptions INTEGER NOT NULL DEFAULT 0,
+        welcome_message_custom_text TEXT,
+        notify_referrer_on_join INTEGER NOT NULL DEFAULT 1,
+        status TEXT NOT NULL DEFAULT 'active',
+        used_by INTEGER
+    );
+    CREATE TABLE email_outbox (
+        id INTEGER PRIMARY KEY,
+        to_address TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        sent INTEGER NOT NULL
+    );
+    CREATE TABLE linkifiers (
+        id INTEGER PRIMARY KEY,
+        pattern TEXT NOT NULL,
+        url_template TEXT NOT NULL,
+        ord INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (pattern, url_template)
+    );
+    CREATE TABLE push_devices (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        kind TEXT NOT NULL,
+        token TEXT NOT NULL,
+        ios_app_id TEXT,
+        date_created INTEGER NOT NULL,
+        UNIQUE (user_id, kind, token)
+    );
+    CREATE TABLE push_bouncer_devices (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        token TEXT NOT NULL,
+        UNIQUE (user_id, kind, token)
+    );
+    CREATE TABLE push_outbox (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        token TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        sent INTEGER NOT NULL
+    );
+    """,
+    # bots and events area (issue 5): outgoing-webhook services, tus resumable uploads
+    """
+    CREATE TABLE outgoing_webhooks (
+        bot_id INTEGER PRIMARY KEY REFERENCES users(id),
+        base_url TEXT NOT NULL,
+        token TEXT NOT NULL,
+        interface INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE TABLE tus_uploads (
+        id TEXT PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES users(id),
+        length INTEGER NOT NULL,
+        upload_offset INTEGER NOT NULL DEFAULT 0,
+        filename TEXT NOT NULL,
+        filetype TEXT NOT NULL,
+        created INTEGER NOT NULL,
+        path_id TEXT
+    );
+    """,
 ]

@@ -53,6 +53,7 @@ class Store:
             name = f"sp{depth}"
             if depth == 0:
                 self._conn.execute("BEGIN IMMEDIATE")
+                self.events.begin()  # events wait for the commit
             else:
                 self._conn.execute(f"SAVEPOINT {name}")
             self._depth += 1
@@ -62,6 +63,7 @@ class Store:
                 self._depth -= 1
                 if depth == 0:
                     self._conn.execute("ROLLBACK")
+                    self.events.rollback()
                 else:
                     self._conn.execute(f"ROLLBACK TO {name}")
                     self._conn.execute(f"RELEASE {name}")
@@ -70,6 +72,7 @@ class Store:
                 self._depth -= 1
                 if depth == 0:
                     self._conn.execute("COMMIT")
+                    self.events.commit()
                 else:
                     self._conn.execute(f"RELEASE {name}")
 

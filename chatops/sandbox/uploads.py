@@ -48,15 +48,20 @@ def save_upload(
     user: Row,
     upload_dir: Path,
     filename: str,
-    data: bytes,
+    data: bytes | Path,
     content_type: str = "application/octet-stream",
 ) -> dict[str, Any]:
-    check_size(len(data))
+    """Store an upload; ``data`` is the bytes, or a finished file to move in (tus)."""
+    size = data.stat().st_size if isinstance(data, Path) else len(data)
+    check_size(size)
     name = sanitize_name(filename)
     path_id = f"1/{secrets.randbelow(256):x}/{secrets.token_urlsafe(18)}/{name}"
     target = upload_dir / path_id
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    if isinstance(data, Path):
+        data.replace(target)
+    else:
+        target.write_bytes(data)
     try:
         with store.atomic():
             store.insert(
@@ -65,7 +70,7 @@ def save_upload(
                     "owner_id": user["id"],
                     "path_id": path_id,
                     "name": name,
-                    "size": len(data),
+                    "size": size,
                     "content_type": content_type or "application/octet-stream",
                     "create_time": int(time.time() * 1000),
                 },

@@ -1,0 +1,241 @@
+"""User groups: list, create, change, members and subgroups, deactivate (spec 4.21), reactivate."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping
+from typing import Any
+
+from .._base_client import NOT_GIVEN, NotGiven
+from ..types import GroupIdResult, UserGroup, UserGroupsResult
+from ._base import AsyncResource, SyncResource, drop_not_given
+
+__all__ = ["AsyncUserGroups", "GroupSettingValue", "UserGroups"]
+
+#: a group id, or an anonymous group ``{"direct_members": [...], "direct_subgroups": [...]}``
+GroupSettingValue = int | Mapping[str, builtins.list[int]]
+#: setting name -> new value, or ``(new, old)`` to have the server check the current value
+GroupSettingChanges = Mapping[
+    str, "GroupSettingValue | tuple[GroupSettingValue, GroupSettingValue]"
+]
+
+
+def _setting_value(value: Any) -> Any:
+    return value if isinstance(value, int) else dict(value)
+
+
+def _setting_updates(settings: GroupSettingChanges | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in (settings or {}).items():
+        if isinstance(value, tuple):
+            new, old = value
+            out[name] = {"new": _setting_value(new), "old": _setting_value(old)}
+        else:
+            out[name] = {"new": _setting_value(value)}
+    return out
+
+
+class UserGroups(SyncResource):
+    """``client.user_groups``."""
+
+    def list(
+        self, *, include_deactivated_groups: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[UserGroup]:
+        """``GET /user_groups``: the organization's groups (deactivated ones only if asked)."""
+        params = drop_not_given(include_deactivated_groups=include_deactivated_groups)
+        result = self._client._request(
+            "GET", "/user_groups", params=params, cast_to=UserGroupsResult
+        )
+        return result.user_groups
+
+    def get(self, group_id: int) -> UserGroup:
+        """One group by id (from ``GET /user_groups``, deactivated groups included)."""
+        for group in self.list(include_deactivated_groups=True):
+            if group.id == group_id:
+                return group
+        raise KeyError(f"no user group {group_id}")
+
+    def create(
+        self,
+        name: str,
+        *,
+        members: builtins.list[int],
+        description: str = "",
+        subgroups: builtins.list[int] | NotGiven = NOT_GIVEN,
+        settings: Mapping[str, GroupSettingValue] | None = None,
+    ) -> int:
+        """``POST /user_groups/create``; returns the new group's id.
+
+        Args:
+            name: the group name (at most 100 characters; no ``role:`` or ``@`` prefix).
+            members: user ids of the direct members.
+            description: the description.
+            subgroups: ids of direct subgroups.
+            settings: permission settings such as ``can_manage_group``, as group-setting values.
+        """
+        params: dict[str, Any] = drop_not_given(
+            name=name, description=description, members=members, subgroups=subgroups
+        )
+        for setting, value in (settings or {}).items():
+            params[setting] = _setting_value(value)
+        result = self._client._request(
+            "POST", "/user_groups/create", params=params, cast_to=GroupIdResult
+        )
+        return result.group_id
+
+    def update(
+        self,
+        group_id: int,
+        *,
+        name: str | NotGiven = NOT_GIVEN,
+        description: str | NotGiven = NOT_GIVEN,
+        settings: GroupSettingChanges | None = None,
+    ) -> None:
+        """``PATCH /user_groups/{group_id}``: name, description and permission settings.
+
+        ``settings`` maps a setting to its new value, or to ``(new, old)`` so that the server
+        refuses the change (``ExpectationMismatch``) if the current value is no longer ``old``.
+        """
+        params = drop_not_given(name=name, description=description)
+        params.update(_setting_updates(settings))
+        self._client._request("PATCH", f"/user_groups/{int(group_id)}", params=params)
+
+    def update_members(
+        self,
+        group_id: int,
+        *,
+        add: builtins.list[int] | NotGiven = NOT_GIVEN,
+        delete: builtins.list[int] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /user_groups/{group_id}/members``: add and remove direct members."""
+        params = drop_not_given(add=add, delete=delete)
+        self._client._request("POST", f"/user_groups/{int(group_id)}/members", params=params)
+
+    def update_subgroups(
+        self,
+        group_id: int,
+        *,
+        add: builtins.list[int] | NotGiven = NOT_GIVEN,
+        delete: builtins.list[int] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /user_groups/{group_id}/subgroups``: add and remove direct subgroups."""
+        params = drop_not_given(add=add, delete=delete)
+        self._client._request("POST", f"/user_groups/{int(group_id)}/subgroups", params=params)
+
+    def deactivate(self, group_id: int) -> None:
+        """Spec 4.21 ``POST /user_groups/{group_id}/deactivate`` (feature level 290).
+
+        Raises ``CannotDeactivateGroupInUse`` whose ``objections`` list each setting or
+        supergroup that still uses the group.
+        """
+        self._client._request("POST", f"/user_groups/{int(group_id)}/deactivate")
+
+    def reactivate(self, group_id: int) -> None:
+        """``PATCH /user_groups/{group_id}`` with ``deactivated=false`` (feature level 386)."""
+        self._client._request(
+            "PATCH", f"/user_groups/{int(group_id)}", params={"deactivated": False}
+        )
+
+
+class AsyncUserGroups(AsyncResource):
+    """``client.user_groups`` of an ``AsyncClient``."""
+
+    async def list(
+        self, *, include_deactivated_groups: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[UserGroup]:
+        """``GET /user_groups``: the organization's groups (deactivated ones only if asked)."""
+        params = drop_not_given(include_deactivated_groups=include_deactivated_groups)
+        result = await self._client._request(
+            "GET", "/user_groups", params=params, cast_to=UserGroupsResult
+        )
+        return result.user_groups
+
+    async def get(self, group_id: int) -> UserGroup:
+        """One group by id (from ``GET /user_groups``, deactivated groups included)."""
+        for group in await self.list(include_deactivated_groups=True):
+            if group.id == group_id:
+                return group
+        raise KeyError(f"no user group {group_id}")
+
+    async def create(
+        self,
+        name: str,
+        *,
+        members: builtins.list[int],
+        description: str = "",
+        subgroups: builtins.list[int] | NotGiven = NOT_GIVEN,
+        settings: Mapping[str, GroupSettingValue] | None = None,
+    ) -> int:
+        """``POST /user_groups/create``; returns the new group's id.
+
+        Args:
+            name: the group name (at most 100 characters; no ``role:`` or ``@`` prefix).
+            members: user ids of the direct members.
+            description: the description.
+            subgroups: ids of direct subgroups.
+            settings: permission settings such as ``can_manage_group``, as group-setting values.
+        """
+        params: dict[str, Any] = drop_not_given(
+            name=name, description=description, members=members, subgroups=subgroups
+        )
+        for setting, value in (settings or {}).items():
+            params[setting] = _setting_value(value)
+        result = await self._client._request(
+            "POST", "/user_groups/create", params=params, cast_to=GroupIdResult
+        )
+        return result.group_id
+
+    async def update(
+        self,
+        group_id: int,
+        *,
+        name: str | NotGiven = NOT_GIVEN,
+        description: str | NotGiven = NOT_GIVEN,
+        settings: GroupSettingChanges | None = None,
+    ) -> None:
+        """``PATCH /user_groups/{group_id}``: name, description and permission settings.
+
+        ``settings`` maps a setting to its new value, or to ``(new, old)`` so that the server
+        refuses the change (``ExpectationMismatch``) if the current value is no longer ``old``.
+        """
+        params = drop_not_given(name=name, description=description)
+        params.update(_setting_updates(settings))
+        await self._client._request("PATCH", f"/user_groups/{int(group_id)}", params=params)
+
+    async def update_members(
+        self,
+        group_id: int,
+        *,
+        add: builtins.list[int] | NotGiven = NOT_GIVEN,
+        delete: builtins.list[int] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /user_groups/{group_id}/members``: add and remove direct members."""
+        params = drop_not_given(add=add, delete=delete)
+        await self._client._request("POST", f"/user_groups/{int(group_id)}/members", params=params)
+
+    async def update_subgroups(
+        self,
+        group_id: int,
+        *,
+        add: builtins.list[int] | NotGiven = NOT_GIVEN,
+        delete: builtins.list[int] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``POST /user_groups/{group_id}/subgroups``: add and remove direct subgroups."""
+        params = drop_not_given(add=add, delete=delete)
+        await self._client._request(
+            "POST", f"/user_groups/{int(group_id)}/subgroups", params=params
+        )
+
+    async def deactivate(self, group_id: int) -> None:
+        """Spec 4.21 ``POST /user_groups/{group_id}/deactivate`` (feature level 290).
+
+        Raises ``CannotDeactivateGroupInUse`` whose ``objections`` list each setting or
+        supergroup that still uses the group.
+        """
+        await self._client._request("POST", f"/user_groups/{int(group_id)}/deactivate")
+
+    async def reactivate(self, group_id: int) -> None:
+        """``PATCH /user_groups/{group_id}`` with ``deactivated=false`` (feature level 386)."""
+        await self._client._request(
+            "PATCH", f"/user_groups/{int(group_id)}", params={"deactivated": False}
+        )

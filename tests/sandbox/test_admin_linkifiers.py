@@ -1,0 +1,145 @@
+"""Linkifiers over HTTP (spec 4.15): validation, update, order, and their effect on messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+import chatops
+from chatops.sandbox import Sandbox
+from tests.conftest import unchanged
+from tests.sandbox.helpers import api_error
+
+Make = Callable[..., chatops.Client]
+
+
+@pytest.fixture
+def admin(client_for: Make, fresh_sandbox: Sandbox) -> chatops.Client:
+    return client_for("admin", fresh_sandbox)
+
+
+@pytest.fixture(autouse=True)
+def no_demo_linkifiers(admin: chatops.Client) -> None:
+    """The demo organization comes with linkifiers; these tests start from none."""
+    for linkifier in admin.realm.linkifiers():
+        admin.realm.remove_linkifier(linkifier.id)
+
+
+@pytest.fixture
+def member(client_for: Make, fresh_sandbox: Sandbox) -> chatops.Client:
+    return client_for("member", fresh_sandbox)
+
+
+def test_linkifiers_take_effect_in_content_and_topic_links(
+    fresh_sandbox: Sandbox, admin: chatops.Client, member: chatops.Client
+) -> None:
+    lid = admin.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://github.com/acme/app/issues/{id}")
+    sent = member.messages.send_to_channel("general", "fix #12 and #13", "closes #77, not `#78`")
+    message = member.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+    assert '<a href="https://github.com/acme/app/issues/77">#77</a>' in message.content
+    assert "issues/78" not in message.content
+    assert [link.to_dict() for link in message.topic_links] == [
+        {"text": "#12", "url": "https://github.com/acme/app/issues/12"},
+        {"text": "#13", "url": "https://github.com/acme/app/issues/13"},
+    ]
+
+    # spec 4.15: update replaces pattern and template; new messages and all topic links follow
+    admin.realm.update_linkifier(
+        lid, pattern=r"(?P<repo>[a-z]+)#(?P<id>[0-9]+)", url_template="https://gh/{repo}/{id}"
+    )
+    assert [(x.pattern, x.url_template) for x in admin.realm.linkifiers()] == [
+        (r"(?P<repo>[a-z]+)#(?P<id>[0-9]+)", "https://gh/{repo}/{id}")
+    ]
+    sent = member.messages.send_to_channel("general", "app#5", "see docs#9")
+    message = member.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+    assert '<a href="https://gh/docs/9">docs#9</a>' in message.content
+    assert [link.url for link in message.topic_links] == ["https://gh/app/5"]
+    admin.realm.remove_linkifier(lid)
+    assert admin.realm.linkifiers() == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "template", "field"),
+    [
+        ("#(?P<id>[0-9]+", "https://x/{id}", "pattern"),
+        ("", "https://x/{id}", "pattern"),
+        ("#(?P<id>[0-9]+)", "https://x/{other}", "__all__"),
+        ("#(?P<id>[0-9]+)", "https://x/", "__all__"),
+        ("#(?P<id>[0-9]+)", "not a url {id}", "url_template"),
+        ("#(?P<id>[0-9]+)", "https://x/{id", "url_template"),
+    ],
+)
+def test_invalid_linkifiers_are_refused_with_field_errors(
+    fresh_sandbox: Sandbox, admin: chatops.Client, pattern: str, template: str, field: str
+) -> None:
+    lid = admin.realm.add_linkifier(r"JIRA-(?P<n>[0-9]+)", "https://jira/{n}")
+    try:
+        for call in (
+            lambda: admin.realm.add_linkifier(pattern, template),
+            lambda: admin.realm.update_linkifier(lid, pattern=pattern, url_template=template),
+        ):
+            with unchanged(fresh_sandbox.store), api_error("BAD_REQUEST") as info:
+                call()
+            assert list(info.value.errors) == [field]
+            assert info.value.errors[field] == [info.value.msg]
+    finally:
+        admin.realm.remove_linkifier(lid)
+
+
+def test_linkifier_permissions_and_unknown_ids(
+    fresh_sandbox: Sandbox, admin: chatops.Client, member: chatops.Client
+) -> None:
+    sb = fresh_sandbox
+    lid = admin.realm.add_linkifier(r"T(?P<n>[0-9]+)", "https://t/{n}")
+    with unchanged(sb.store), api_error("UNAUTHORIZED_PRINCIPAL"):
+        member.realm.add_linkifier(r"X(?P<n>[0-9]+)", "https://x/{n}")
+    with unchanged(sb.store), api_error("UNAUTHORIZED_PRINCIPAL"):
+        member.realm.update_linkifier(lid, pattern=r"Y(?P<n>[0-9]+)", url_template="https://y/{n}")
+    with unchanged(sb.store), api_error("BAD_REQUEST", msg="Linkifier not found."):
+        admin.realm.update_linkifier(99999, pattern=r"Y(?P<n>[0-9]+)", url_template="https://y/{n}")
+    with unchanged(sb.store), api_error("BAD_REQUEST", msg="Linkifier not found."):
+        admin.realm.remove_linkifier(99999)
+    with unchanged(sb.store), api_error("BAD_REQUEST"):
+        admin.realm.add_linkifier(r"T(?P<n>[0-9]+)", "https://t/{n}")  # duplicate
+    with unchanged(sb.store), api_error("REQUEST_VARIABLE_MISSING"):
+        admin._request("PATCH", f"/realm/filters/{lid}", params={"url_template": "https://t/{n}"})
+    assert member.realm.linkifiers()[0].id == lid  # anyone may read them
+    admin.realm.remove_linkifier(lid)
+
+
+def test_reorder_decides_which_linkifier_wins(
+    fresh_sandbox: Sandbox, admin: chatops.Client
+) -> None:
+    a = admin.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://a/{id}")
+    b = admin.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://b/{id}")
+    sent = admin.messages.send_to_channel("general", "order", "#1")
+    first = admin.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+    assert "https://a/1" in first.content
+    admin.realm.reorder_linkifiers([b, a])
+    assert [x.id for x in admin.realm.linkifiers()] == [b, a]
+    sent = admin.messages.send_to_channel("general", "order", "#2")
+    second = admin.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+    assert "https://b/2" in second.content
+    with unchanged(fresh_sandbox.store), api_error("BAD_REQUEST"):
+        admin.realm.reorder_linkifiers([a])
+    admin.realm.remove_linkifier(a)
+    admin.realm.remove_linkifier(b)
+
+
+def test_format_string_before_feature_level_176(fresh_sandbox: Sandbox) -> None:
+    sent: list[bytes] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/register"):
+            return httpx.Response(
+                200, json={"result": "success", "msg": "", "zulip_feature_level": 100}
+            )
+        sent.append(request.content)
+        return httpx.Response(200, json={"result": "success", "msg": "", "id": 3})
+
+    creds = fresh_sandbox.credentials("admin")
+    with chatops.Client(credentials=creds, transport=httpx.MockTransport(handler)) as client:
+        client.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://x/{id}")
+    assert b"url_format_string=https%3A%2F%2Fx%2F%25%28id%29s" in sent[-1]
