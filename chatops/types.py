@@ -542,12 +542,24 @@ class UserIdResult(Record):
     user_id: int
 
 
+class BotService(Record):
+    """An outgoing-webhook bot's receiving URL and its fixed token (kept out of the repr)."""
+
+    base_url: str
+    interface: int = 1
+    token: str = ""
+
+    def __repr__(self) -> str:
+        return f"BotService(base_url={self.base_url!r}, interface={self.interface!r})"
+
+
 class BotResult(Record):
     """``POST /bots``: the new bot; ``api_key`` is kept out of the repr."""
 
     user_id: int
     api_key: str = ""
     email: str = ""
+    services: list[BotService] = []
 
     def __repr__(self) -> str:
         return f"BotResult(user_id={self.user_id!r}, email={self.email!r})"

@@ -183,10 +183,26 @@ class Users(SyncResource):
         self._client._request("PATCH", f"/users/{int(user_id)}", params=params)
 
     def create_bot(
-        self, *, full_name: str, short_name: str, bot_type: int | NotGiven = NOT_GIVEN
+        self,
+        *,
+        full_name: str,
+        short_name: str,
+        bot_type: int | NotGiven = NOT_GIVEN,
+        payload_url: str | NotGiven = NOT_GIVEN,
+        interface_type: int | NotGiven = NOT_GIVEN,
     ) -> BotResult:
-        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded)."""
-        params = drop_not_given(full_name=full_name, short_name=short_name, bot_type=bot_type)
+        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded).
+
+        An outgoing-webhook bot (``bot_type=3``) needs ``payload_url``; the result's
+        ``services`` carry its fixed token for the receiver (``chatops.webhooks``).
+        """
+        params = drop_not_given(
+            full_name=full_name,
+            short_name=short_name,
+            bot_type=bot_type,
+            payload_url=payload_url,
+            interface_type=interface_type,
+        )
         return self._client._request("POST", "/bots", params=params, cast_to=BotResult)
 
     def set_status_many(self, updates: Iterable[StatusUpdate]) -> BulkReport[StatusUpdate]:
@@ -316,10 +332,26 @@ class AsyncUsers(AsyncResource):
         await self._client._request("PATCH", f"/users/{int(user_id)}", params=params)
 
     async def create_bot(
-        self, *, full_name: str, short_name: str, bot_type: int | NotGiven = NOT_GIVEN
+        self,
+        *,
+        full_name: str,
+        short_name: str,
+        bot_type: int | NotGiven = NOT_GIVEN,
+        payload_url: str | NotGiven = NOT_GIVEN,
+        interface_type: int | NotGiven = NOT_GIVEN,
     ) -> BotResult:
-        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded)."""
-        params = drop_not_given(full_name=full_name, short_name=short_name, bot_type=bot_type)
+        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded).
+
+        An outgoing-webhook bot (``bot_type=3``) needs ``payload_url``; the result's
+        ``services`` carry its fixed token for the receiver (``chatops.webhooks``).
+        """
+        params = drop_not_given(
+            full_name=full_name,
+            short_name=short_name,
+            bot_type=bot_type,
+            payload_url=payload_url,
+            interface_type=interface_type,
+        )
         return await self._client._request("POST", "/bots", params=params, cast_to=BotResult)
 
     async def set_status_many(

@@ -178,12 +178,26 @@ def create_bot(
     short_name: str,
     bot_type: int = 1,
     host: str,
+    payload_url: str | None = None,
+    interface_type: int = 1,
 ) -> dict[str, Any]:
-    """``POST /bots``: returns ``user_id``, ``api_key`` and ``email`` of the new bot."""
+    """``POST /bots``: returns ``user_id``, ``api_key`` and ``email`` of the new bot.
+
+    An outgoing-webhook bot (type 3) needs ``payload_url``; its service and fixed token are
+    returned under ``services``.
+    """
     if int(actor["role"]) == realm_mod.ROLE_GUEST or actor["is_bot"]:
         raise ApiError("Must be an organization member", code="UNAUTHORIZED_PRINCIPAL")
     if bot_type not in BOT_TYPES:
         raise ApiError("Invalid bot type")
+    if bot_type == 3 and not payload_url:
+        raise ApiError(
+            "Missing 'payload_url' argument",
+            code="REQUEST_VARIABLE_MISSING",
+            var_name="payload_url",
+        )
+    if interface_type not in (1, 2):
+        raise ApiError("Invalid interface type", var_name="interface_type")
     full_name = _check_name(full_name)
     short_name = short_name.strip().lower()
     if not short_name or not re.match(r"^[a-z0-9_.\-]+$", short_name):
@@ -200,7 +214,14 @@ def create_bot(
             bot_type=bot_type,
             bot_owner_id=actor["id"],
         )
+        services: list[dict[str, Any]] = []
+        if bot_type == 3:
+            from .outgoing_webhooks import register_outgoing_webhook
+
+            assert payload_url is not None
+            token = register_outgoing_webhook(store, user_id, payload_url, interface=interface_type)
+            services.append({"base_url": payload_url, "interface": interface_type, "token": token})
         row = users.get_user(store, user_id)
     assert row is not None
     _announce(store, {"type": "realm_bot", "op": "add", "bot": _person(row)})
-    return {"user_id": user_id, "api_key": row["api_key"], "email": email}
+    return {"user_id": user_id, "api_key": row["api_key"], "email": email, "services": services}

@@ -588,6 +588,8 @@ def create_bot(
         short_name=p["short_name"],
         bot_type=p["bot_type"],
         host=host_of(state),
+        payload_url=None if p["payload_url"] is MISSING else p["payload_url"],
+        interface_type=1 if p["interface_type"] is MISSING else p["interface_type"],
     )
 
 

@@ -334,3 +334,47 @@ def test_demo_webhook_bot_has_a_service(sandbox: Sandbox) -> None:
         "WHERE u.full_name = 'Webhook Bot'"
     )
     assert row is not None and row["token"]
+
+
+def test_bot_created_over_http_with_payload_url(sandbox: Sandbox, member: chatops.Client) -> None:
+    """``POST /bots`` with ``bot_type=3`` and ``payload_url``: the returned token authenticates."""
+    box: list[str] = []
+
+    def handle(payload: OutgoingWebhookPayload) -> Any:
+        return reply(f"made over HTTP: {payload.data}")
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await make_app(handle, token=box[0] if box else "")(scope, receive, send)
+
+    bot = BotServer(app)
+    try:
+        created = member.users.create_bot(
+            full_name="Http Made Bot", short_name="httpmade", bot_type=3, payload_url=bot.url
+        )
+        [service] = created.services
+        assert service.base_url == bot.url and service.token
+        assert service.token not in repr(created) and created.api_key not in repr(created)
+        box.append(service.token)
+        member.messages.send_to_channel("general", "http bot", "@**Http Made Bot** hello")
+        replies = wait_for(
+            lambda: [
+                m
+                for m in topic_messages(member, "general", "http bot")
+                if m.sender_id == created.user_id
+            ]
+        )
+        assert replies[0].content == "made over HTTP: hello"
+    finally:
+        bot.stop()
+
+
+def test_outgoing_bot_needs_a_payload_url(sandbox: Sandbox, member: chatops.Client) -> None:
+    from ..conftest import unchanged
+
+    with unchanged(sandbox.store), pytest.raises(chatops.ApiError) as info:
+        member.users.create_bot(full_name="No Url Bot", short_name="nourl", bot_type=3)
+    assert (info.value.code, info.value.status, info.value.var_name) == (
+        "REQUEST_VARIABLE_MISSING",
+        400,
+        "payload_url",
+    )
