@@ -192,36 +192,58 @@ def decode_response(
     if 200 <= status < 300:
         if cast_to is bytes:
             return content  # type: ignore[return-value]
+        # The envelope is decoded on its own only when it can matter (a warning to give, an
+        # error result, or no type to decode into): a second pass over a 1,000-message page
+        # costs as much as the client's whole request.
+        if cast_to is None or b"ignored_parameters_unsupported" in content or b'"error"' in content:
+            try:
+                envelope = msgspec.json.decode(content, type=_Envelope)
+            except msgspec.DecodeError:
+                raise _not_json(status, headers, content, endpoint, secret) from None
+            if envelope.ignored_parameters_unsupported:
+                warnings.warn(
+                    f"{endpoint}: the server ignored unsupported parameters "
+                    f"{', '.join(envelope.ignored_parameters_unsupported)}",
+                    IgnoredParametersWarning,
+                    stacklevel=4,
+                )
+            if envelope.result == "error":
+                raise _error(status, content, headers, endpoint, secret)
+            if cast_to is None:
+                return None
         try:
-            envelope = msgspec.json.decode(content, type=_Envelope)
-        except msgspec.DecodeError:
-            raise ApiError(
-                "INVALID_RESPONSE",
-                f"{endpoint} answered HTTP {status} with a body that is not JSON "
-                f"({headers.get('content-type', 'no content type')}): "
-                f"{_redact(_snippet(content), secret)!r}",
-                status,
-            ) from None
-        if envelope.ignored_parameters_unsupported:
-            warnings.warn(
-                f"{endpoint}: the server ignored unsupported parameters "
-                f"{', '.join(envelope.ignored_parameters_unsupported)}",
-                IgnoredParametersWarning,
-                stacklevel=4,
-            )
-        if envelope.result == "error":
-            raise _error(status, content, headers, endpoint, secret)
-        if cast_to is None:
-            return None
-        try:
-            return msgspec.json.decode(content, type=cast_to)
+            return _decoder(cast_to).decode(content)  # type: ignore[no-any-return]
         except msgspec.ValidationError as exc:
             raise ApiError(
                 "INVALID_RESPONSE",
                 f"{endpoint} answered with an unexpected shape: {exc}",
                 status,
             ) from None
+        except msgspec.DecodeError:
+            raise _not_json(status, headers, content, endpoint, secret) from None
     raise _error(status, content, headers, endpoint, secret)
+
+
+_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder(cast_to: Any) -> msgspec.json.Decoder[Any]:
+    decoder = _DECODERS.get(cast_to)
+    if decoder is None:
+        decoder = _DECODERS[cast_to] = msgspec.json.Decoder(cast_to)
+    return decoder
+
+
+def _not_json(
+    status: int, headers: Mapping[str, str], content: bytes, endpoint: str, secret: str | None
+) -> ApiError:
+    return ApiError(
+        "INVALID_RESPONSE",
+        f"{endpoint} answered HTTP {status} with a body that is not JSON "
+        f"({headers.get('content-type', 'no content type')}): "
+        f"{_redact(_snippet(content), secret)!r}",
+        status,
+    )
 
 
 def _error(

@@ -61,8 +61,14 @@ __all__ = [
 ]
 
 
-class Record(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=False):
-    """Base of every API record."""
+class Record(
+    msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=False, gc=False
+):
+    """Base of every API record.
+
+    Records are data decoded from JSON and never form reference cycles, so they are not
+    tracked by the garbage collector (``gc=False``): decoding a page of them is faster.
+    """
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain builtins (what the JSON would be)."""
