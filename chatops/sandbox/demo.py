@@ -223,9 +223,18 @@ def bootstrap(store: Store, *, name: str = "Chatops Demo", now: int | None = Non
 
 
 def generate(
-    store: Store, *, size: str = "small", seed: int = 1, now: int | None = None
+    store: Store,
+    *,
+    size: str = "small",
+    seed: int = 1,
+    now: int | None = None,
+    upload_dir: Path | None = None,
 ) -> dict[str, Account]:
-    """Fill an empty store with a demo organization; returns the demo accounts."""
+    """Fill an empty store with a demo organization; returns the demo accounts.
+
+    With ``upload_dir`` the organization also gets uploaded files, most of them shared in
+    messages.
+    """
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose one of {', '.join(SIZES)}")
     plan = SIZES[size]
@@ -440,6 +449,8 @@ def generate(
     from .admin_demo import add_admin_demo  # administration area (issue 4)
 
     add_admin_demo(store, rng, accounts, now)
+    if upload_dir is not None:
+        add_uploads(store, upload_dir, seed=seed)
     return accounts
 
 
@@ -556,50 +567,172 @@ def _flush(
     reactions.clear()
 
 
-def _resolve_and_edit(store: Store, rng: random.Random, start: int, now: int) -> None:
-    """Resolve some topics, edit some messages and move a few, with edit history."""
-    prefix = realm_mod.RESOLVED_TOPIC_PREFIX
-    topic_rows = store.query(
-        "SELECT stream_id, topic, max(timestamp) AS last FROM messages WHERE stream_id IS NOT NULL "
-        "AND topic != '' GROUP BY stream_id, topic"
+def _add_history(store: Store, message_id: int, entry: dict[str, Any]) -> None:
+    """Put ``entry`` first in a message's edit history (most recent first)."""
+    current = store.scalar("SELECT edit_history FROM messages WHERE id = ?", [message_id])
+    history = [entry, *json.loads(current or "[]")]
+    history.sort(key=lambda e: -int(e["timestamp"]))
+    store.execute(
+        "UPDATE messages SET edit_history = ? WHERE id = ?", [json.dumps(history), message_id]
     )
-    for t in topic_rows:
-        if rng.random() < 0.3:
-            history = json.dumps(
-                [
-                    {
-                        "user_id": None,
-                        "timestamp": t["last"] + 60,
-                        "prev_topic": t["topic"],
-                        "topic": prefix + t["topic"],
-                    }
-                ]
-            )
-            store.execute(
-                "UPDATE messages SET topic = ?, edit_history = ? WHERE stream_id = ? AND topic = ?",
-                [prefix + t["topic"], history, t["stream_id"], t["topic"]],
-            )
+
+
+def _resolve_and_edit(store: Store, rng: random.Random, start: int, now: int) -> None:
+    """Edit some messages, move some topics, resolve some, each with its edit history."""
+    prefix = realm_mod.RESOLVED_TOPIC_PREFIX
     edited = store.query(
         "SELECT id, sender_id, content, rendered_content, timestamp FROM messages "
         "WHERE stream_id IS NOT NULL AND id % 37 = 0"
     )
     for m in edited:
         new = m["content"] + " (edited)"
-        history = json.dumps(
-            [
-                {
-                    "user_id": m["sender_id"],
-                    "timestamp": m["timestamp"] + 120,
-                    "prev_content": m["content"],
-                    "prev_rendered_content": m["rendered_content"],
-                }
-            ]
-        )
+        when = m["timestamp"] + 120
         store.execute(
-            "UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ?, edit_history = ? "
+            "UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ? "
             "WHERE id = ?",
-            [new, render(new), m["timestamp"] + 120, history, m["id"]],
+            [new, render(new), when, m["id"]],
         )
+        _add_history(
+            store,
+            m["id"],
+            {
+                "user_id": m["sender_id"],
+                "timestamp": when,
+                "prev_content": m["content"],
+                "prev_rendered_content": m["rendered_content"],
+            },
+        )
+    topic_rows = store.query(
+        "SELECT stream_id, topic, max(timestamp) AS last, min(id) AS first_id FROM messages "
+        "WHERE stream_id IS NOT NULL AND topic != '' GROUP BY stream_id, topic ORDER BY first_id"
+    )
+    stream_ids = sorted({t["stream_id"] for t in topic_rows})
+    moderators = [
+        r["id"]
+        for r in store.query(
+            "SELECT id FROM users WHERE role <= 300 AND is_bot = 0 AND is_active = 1 ORDER BY id"
+        )
+    ]
+    for index, t in enumerate(topic_rows):
+        roll = rng.random()
+        ids = [
+            r["id"]
+            for r in store.query(
+                "SELECT id FROM messages WHERE stream_id = ? AND topic = ? ORDER BY id",
+                [t["stream_id"], t["topic"]],
+            )
+        ]
+        mover = rng.choice(moderators)
+        when = min(now - 60, t["last"] + 3600)
+        # One topic in twenty-five moves to another channel and one is renamed, whatever the
+        # size; about three in ten of the rest are resolved.
+        if index % 25 == 3 and len(stream_ids) > 1:  # moved to another channel
+            target = rng.choice([s for s in stream_ids if s != t["stream_id"]])
+            recipient = store.scalar("SELECT id FROM recipients WHERE stream_id = ?", [target])
+            store.execute(
+                f"UPDATE messages SET stream_id = ?, recipient_id = ?, last_moved_timestamp = ? "
+                f"WHERE id IN ({','.join(str(i) for i in ids)})",
+                [target, recipient, when],
+            )
+            for mid in ids:
+                _add_history(
+                    store,
+                    mid,
+                    {
+                        "user_id": mover,
+                        "timestamp": when,
+                        "prev_stream": t["stream_id"],
+                        "stream": target,
+                    },
+                )
+        elif index % 25 == 11:  # renamed
+            renamed = f"{t['topic']} (renamed)"
+            store.execute(
+                f"UPDATE messages SET topic = ?, last_moved_timestamp = ? "
+                f"WHERE id IN ({','.join(str(i) for i in ids)})",
+                [renamed, when],
+            )
+            for mid in ids:
+                _add_history(
+                    store,
+                    mid,
+                    {
+                        "user_id": mover,
+                        "timestamp": when,
+                        "prev_topic": t["topic"],
+                        "topic": renamed,
+                    },
+                )
+        elif roll < 0.3:  # resolved: not a move, so no last_moved_timestamp
+            store.execute(
+                f"UPDATE messages SET topic = ? WHERE id IN ({','.join(str(i) for i in ids)})",
+                [prefix + t["topic"]],
+            )
+            for mid in ids:
+                _add_history(
+                    store,
+                    mid,
+                    {
+                        "user_id": mover,
+                        "timestamp": when,
+                        "prev_topic": t["topic"],
+                        "topic": prefix + t["topic"],
+                    },
+                )
+
+
+def add_uploads(store: Store, upload_dir: Path, *, seed: int = 1) -> None:
+    """Files in the upload store: most linked from the message that shared them, some orphaned."""
+    from .uploads import sanitize_name
+
+    rng = random.Random(seed + 1)
+    candidates = store.query(
+        "SELECT m.id, m.sender_id, m.content, m.timestamp FROM messages m "
+        "JOIN users u ON u.id = m.sender_id WHERE m.stream_id IS NOT NULL AND u.is_bot = 0 "
+        "AND m.id % 53 = 0 ORDER BY m.id"
+    )
+    kinds = [
+        ("notes", "txt", "text/plain"),
+        ("metrics", "csv", "text/csv"),
+        ("agenda", "md", "text/markdown"),
+    ]
+    with store.atomic():
+        for n, m in enumerate(candidates[:40]):
+            stem, ext, ctype = kinds[n % len(kinds)]
+            name = sanitize_name(f"{stem} {n + 1}.{ext}")
+            data = f"{stem} {n + 1}\n" + "\n".join(
+                f"line {i}, value {rng.randrange(1000)}" for i in range(rng.randrange(3, 40))
+            )
+            token = "".join(
+                rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+                for _ in range(24)
+            )
+            path_id = f"1/{rng.randrange(256):x}/{token}/{name}"
+            target = upload_dir / path_id
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(data)
+            att = store.insert(
+                "attachments",
+                {
+                    "owner_id": m["sender_id"],
+                    "path_id": path_id,
+                    "name": name,
+                    "size": len(data.encode()),
+                    "content_type": ctype,
+                    "create_time": m["timestamp"] * 1000,
+                },
+            )
+            if n % 8 == 7:
+                continue  # uploaded, never shared
+            content = f"{m['content']} [{name}](/user_uploads/{path_id})"
+            store.execute(
+                "UPDATE messages SET content = ?, rendered_content = ? WHERE id = ?",
+                [content, render(content), m["id"]],
+            )
+            store.execute(
+                "INSERT INTO attachment_messages (attachment_id, message_id) VALUES (?, ?)",
+                [att, m["id"]],
+            )
 
 
 def write_credentials(accounts: dict[str, Account], site: str, directory: Path) -> None:

@@ -39,7 +39,7 @@ def open_data_dir(
         for leftover in (partial, Path(str(partial) + "-wal"), Path(str(partial) + "-shm")):
             leftover.unlink(missing_ok=True)
         store = Store(partial)
-        accounts = demo.generate(store, size=size, seed=seed)
+        accounts = demo.generate(store, size=size, seed=seed, upload_dir=data_dir / "uploads")
         store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()
         demo.save_accounts(accounts, accounts_file)
