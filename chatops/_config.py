@@ -88,13 +88,27 @@ def _default_config_path(env: Mapping[str, str]) -> Path:
     return (Path(home) if home else Path.home()) / ".zuliprc"
 
 
+def _describe(exc: configparser.Error) -> str:
+    """What is wrong with a zuliprc, without quoting its lines (they may hold the key)."""
+    if isinstance(exc, configparser.MissingSectionHeaderError):
+        return f"line {exc.lineno} comes before any section header such as [api]"
+    if isinstance(exc, configparser.ParsingError):
+        lines = ", ".join(str(lineno) for lineno, _ in exc.errors)
+        return f"cannot parse line(s) {lines}; expected 'name = value'"
+    if isinstance(exc, configparser.DuplicateOptionError):
+        return f"'{exc.option}' is set twice in [{exc.section}]"
+    if isinstance(exc, configparser.DuplicateSectionError):
+        return f"section [{exc.section}] appears twice"
+    return type(exc).__name__
+
+
 def _read_zuliprc(path: Path) -> dict[str, str]:
     parser = configparser.ConfigParser(interpolation=None)
     try:
         with path.open(encoding="utf-8") as f:
             parser.read_file(f, str(path))
     except configparser.Error as exc:
-        raise ConfigError(f"zuliprc {path} is malformed: {type(exc).__name__}") from None
+        raise ConfigError(f"zuliprc {path} is malformed: {_describe(exc)}") from None
     except OSError as exc:
         raise ConfigError(f"zuliprc {path} cannot be read: {exc.strerror}") from None
     if not parser.has_section("api"):

@@ -113,3 +113,22 @@ def test_key_not_in_repr_or_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         resolve_credentials(config_file=rc, env={})
     assert "TOPSECRETKEY" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("email=a@b.c\nkey=SECRETKEYSECRETKEY\n", "before any section header"),
+        ("[api]\nkey=SECRETKEYSECRETKEY\nkey=SECRETKEYSECRETKEY\n", "'key' is set twice in [api]"),
+        ("[api]\nSECRETKEYSECRETKEY\n", "cannot parse line(s) 2"),
+    ],
+)
+def test_malformed_zuliprc_says_what_is_wrong_without_quoting_it(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    rc = tmp_path / "zuliprc"
+    rc.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        resolve_credentials(config_file=str(rc), env={})
+    assert expected in str(info.value)
+    assert "SECRETKEY" not in str(info.value)
