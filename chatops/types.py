@@ -108,6 +108,12 @@ class EditHistoryEntry(Record):
     stream: int | None = None
     prev_topic: str | None = None
     topic: str | None = None
+    #: servers before feature level 118 name ``prev_topic`` this way
+    prev_subject: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.prev_topic is None and self.prev_subject is not None:
+            self.prev_topic = self.prev_subject
 
 
 class Submessage(Record):

@@ -107,7 +107,10 @@ def fetch_api_key(
             code="PASSWORD_AUTH_DISABLED",
             status=401,
         )
-    return users.fetch_api_key(state.store, p["username"], p["password"])
+    result = users.fetch_api_key(state.store, p["username"], p["password"])
+    if state.feature_level < 171:  # user_id was added at feature level 171
+        result.pop("user_id", None)
+    return result
 
 
 REGISTER_SPEC = {
@@ -344,7 +347,7 @@ def get_messages(
         )
     if anchor is MISSING:
         anchor = "first_unread" if p["use_first_unread_anchor"] else "newest"
-    return messages.fetch_messages(
+    result = messages.fetch_messages(
         state.store,
         user,
         host=host_of(state),
@@ -358,6 +361,19 @@ def get_messages(
         client_gravatar=p["client_gravatar"],
         allow_empty_topic_name=p["allow_empty_topic_name"],
     )
+    if state.feature_level < 118:
+        for record in result.get("messages", []):
+            _old_edit_history(record)
+    return result
+
+
+def _old_edit_history(record: dict[str, Any]) -> None:
+    """Before feature level 118: ``prev_subject`` instead of ``prev_topic``; no ``stream``/``topic``."""
+    for entry in record.get("edit_history") or []:
+        if "prev_topic" in entry:
+            entry["prev_subject"] = entry.pop("prev_topic")
+        entry.pop("topic", None)
+        entry.pop("stream", None)
 
 
 @endpoint(
@@ -502,7 +518,7 @@ async def upload_file(
         raise ApiError("You may only upload one file at a time")
     upload = files[0]
     data = await upload.read()
-    return uploads.save_upload(
+    result = uploads.save_upload(
         state.store,
         user,
         state.upload_dir,
@@ -512,6 +528,11 @@ async def upload_file(
         or mimetypes.guess_type(upload.filename or "")[0]
         or "application/octet-stream",
     )
+    if state.feature_level < 285:  # filename added at 285
+        result.pop("filename", None)
+    if state.feature_level < 272:  # url added at 272 as the new name of uri
+        result.pop("url", None)
+    return result
 
 
 def _file_response(state: SandboxState, att: Row) -> Response:
@@ -613,7 +634,20 @@ def routes() -> list[Route]:
 
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return json_response(exc.envelope(), status=exc.status, headers=exc.headers)
+    body = exc.envelope()
+    level = request.app.state.sandbox.feature_level
+    since = _CODE_SINCE.get(body.get("code", ""))
+    if since is not None and level < since:  # older servers sent the generic code
+        body["code"] = "BAD_REQUEST"
+    return json_response(body, status=exc.status, headers=exc.headers)
+
+
+#: error codes introduced after the first feature level (spec 9)
+_CODE_SINCE = {
+    "REACTION_DOES_NOT_EXIST": 193,
+    "STREAM_WILDCARD_MENTION_NOT_ALLOWED": 229,
+    "TOPIC_WILDCARD_MENTION_NOT_ALLOWED": 229,
+}
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -272,6 +272,8 @@ def get_stream_id(request: Request, state: SandboxState, user: Row | None, p: Pa
 )
 def update_user_topic(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     _since(state, 170)
+    if p["visibility_policy"] == 3 and state.feature_level < 219:
+        raise ApiError("Invalid visibility_policy", var_name="visibility_policy")
     user_topics.set_policy(
         state.store,
         _me(user),

@@ -7,6 +7,7 @@ sandbox POSTs to them in the background and handles their replies.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -378,3 +379,41 @@ def test_outgoing_bot_needs_a_payload_url(sandbox: Sandbox, member: chatops.Clie
         400,
         "payload_url",
     )
+
+
+def test_raw_payload_fields_and_trigger_name(sandbox: Sandbox, member: chatops.Client) -> None:
+    """Spec 4.22: the body as sent, before the client library reads it (trigger names at 201)."""
+    bodies: list[dict[str, Any]] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        chunks = b""
+        more = True
+        while more:
+            event = await receive()
+            chunks += event.get("body", b"")
+            more = event.get("more_body", False)
+        bodies.append(json.loads(chunks))
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
+        await send({"type": "http.response.body", "body": b'{"response_not_required": true}'})
+
+    bot = BotServer(app)
+    try:
+        bot_id, name, token = make_bot(sandbox, bot.url)
+        member.messages.send_direct([bot_id], "raw hello")
+        body = wait_for(lambda: bodies)[0]
+        assert {"bot_email", "bot_full_name", "data", "trigger", "token", "message"} <= set(body)
+        assert body["trigger"] == "direct_message"
+        assert (body["bot_full_name"], body["token"], body["data"]) == (name, token, "raw hello")
+        assert body["message"]["type"] == "private"
+        assert body["message"]["sender_id"] == sandbox.accounts["member"].user_id
+        assert body["message"]["subject"] == ""
+    finally:
+        bot.stop()
