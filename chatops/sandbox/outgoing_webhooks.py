@@ -24,7 +24,7 @@ import secrets
 import string
 import weakref
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -311,7 +311,16 @@ async def deliver(store: Store, client: httpx.AsyncClient, delivery: Delivery, h
         log.exception("reply of bot %d could not be handled", delivery.bot_id)
 
 
-async def run_deliveries(store: Store, host: str, *, poll_seconds: float = 0.02) -> None:
+def as_of_level(delivery: Delivery, feature_level: int) -> Delivery:
+    """The payload as a server at ``feature_level`` sends it (``private_message`` before 201)."""
+    if feature_level < 201 and delivery.payload.get("trigger") == "direct_message":
+        return replace(delivery, payload={**delivery.payload, "trigger": "private_message"})
+    return delivery
+
+
+async def run_deliveries(
+    store: Store, host: str, *, poll_seconds: float = 0.02, feature_level: int = 10_000
+) -> None:
     """The background job: drain the outbox, one task per delivery, until cancelled."""
     rt = runtime(store)
     tasks: set[asyncio.Task[None]] = set()
@@ -319,7 +328,8 @@ async def run_deliveries(store: Store, host: str, *, poll_seconds: float = 0.02)
         try:
             while True:
                 while rt.outbox:
-                    task = asyncio.create_task(deliver(store, client, rt.outbox.popleft(), host))
+                    delivery = as_of_level(rt.outbox.popleft(), feature_level)
+                    task = asyncio.create_task(deliver(store, client, delivery, host))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
                 await asyncio.sleep(poll_seconds)

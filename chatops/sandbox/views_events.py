@@ -100,7 +100,9 @@ async def expire_queues(state: SandboxState) -> None:
 
 async def deliver_outgoing_webhooks(state: SandboxState) -> None:
     """Background job: POST outgoing-webhook payloads and post the bots' replies."""
-    await outgoing_webhooks.run_deliveries(state.store, host_of(state))
+    await outgoing_webhooks.run_deliveries(
+        state.store, host_of(state), feature_level=state.feature_level
+    )
 
 
 # -- tus resumable upload ----------------------------------------------------------------------

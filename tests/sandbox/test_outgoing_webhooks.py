@@ -21,7 +21,14 @@ import chatops
 from chatops.sandbox import Sandbox, users
 from chatops.sandbox import outgoing_webhooks as ow
 from chatops.sandbox.server import bind_socket
-from chatops.webhooks import ASGIApp, OutgoingWebhookPayload, make_app, no_reply, reply
+from chatops.webhooks import (
+    ASGIApp,
+    OutgoingWebhookPayload,
+    make_app,
+    no_reply,
+    parse_payload,
+    reply,
+)
 
 
 class BotServer:
@@ -381,9 +388,8 @@ def test_outgoing_bot_needs_a_payload_url(sandbox: Sandbox, member: chatops.Clie
     )
 
 
-def test_raw_payload_fields_and_trigger_name(sandbox: Sandbox, member: chatops.Client) -> None:
-    """Spec 4.22: the body as sent, before the client library reads it (trigger names at 201)."""
-    bodies: list[dict[str, Any]] = []
+def recording_bot(bodies: list[dict[str, Any]]) -> ASGIApp:
+    """A bot that records each raw JSON body it receives and asks for no reply."""
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -404,6 +410,13 @@ def test_raw_payload_fields_and_trigger_name(sandbox: Sandbox, member: chatops.C
         )
         await send({"type": "http.response.body", "body": b'{"response_not_required": true}'})
 
+    return app
+
+
+def test_raw_payload_fields_and_trigger_name(sandbox: Sandbox, member: chatops.Client) -> None:
+    """Spec 4.22: the body as sent, before the client library reads it (trigger names at 201)."""
+    bodies: list[dict[str, Any]] = []
+    app = recording_bot(bodies)
     bot = BotServer(app)
     try:
         bot_id, name, token = make_bot(sandbox, bot.url)
@@ -415,5 +428,23 @@ def test_raw_payload_fields_and_trigger_name(sandbox: Sandbox, member: chatops.C
         assert body["message"]["type"] == "private"
         assert body["message"]["sender_id"] == sandbox.accounts["member"].user_id
         assert body["message"]["subject"] == ""
+    finally:
+        bot.stop()
+
+
+def test_trigger_is_private_message_before_level_201(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    bodies: list[dict[str, Any]] = []
+    bot = BotServer(recording_bot(bodies))
+    try:
+        with Sandbox.start(tmp_path_factory.mktemp("fl200"), feature_level=200) as old:
+            bot_id, _, _ = make_bot(old, bot.url)
+            with chatops.Client.from_zuliprc(old.zuliprc("member")) as member:
+                member.messages.send_direct([bot_id], "old server")
+                body = wait_for(lambda: bodies)[0]
+        assert body["trigger"] == "private_message"
+        # the receiving side reads the old name as the new one
+        assert parse_payload(json.dumps(body), token=body["token"]).trigger == "direct_message"
     finally:
         bot.stop()
