@@ -1,0 +1,204 @@
+"""Bots: active bots without a live owner, and bots that have gone silent.
+
+A bot is orphaned when its owner is missing (no ``bot_owner_id``, or an id no user has) or
+deactivated, and stale when it sent no message in the last ``stale_days`` days (its newest
+message is found with a ``sender:`` narrow, so only messages the account can read count).
+System bots are left out.
+
+One threshold, with a default the demo organization passes:
+
+- ``max_orphaned_bots`` (0): fail when more active bots than this are orphaned; ``-1``
+  switches the check off.
+
+With ``dry_run=False`` every flagged bot is deactivated (``DELETE /users/{id}``). Giving an
+orphaned bot a live owner instead (``PATCH /bots/{id}`` with ``bot_owner_id``) is left to a
+person, who knows who should own it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..types import User
+from ._result import AuditResult, findings_frame
+
+if TYPE_CHECKING:
+    from .._client import Client
+
+__all__ = ["BOT_TYPES", "bots"]
+
+#: ``bot_type`` -> name.
+BOT_TYPES = {1: "generic", 2: "incoming webhook", 3: "outgoing webhook", 4: "embedded"}
+
+
+def bots(
+    client: Client,
+    *,
+    stale_days: int = 90,
+    max_orphaned_bots: int = 0,
+    now: datetime | None = None,
+    dry_run: bool = True,
+) -> AuditResult:
+    """Fetch users and each active bot's newest message, and judge the bots.
+
+    Args:
+        client: a client of an administrator.
+        stale_days: flag bots with no message in this many days before ``now``.
+        max_orphaned_bots: fail when more active bots than this have a missing or deactivated
+            owner; ``-1`` disables the check.
+        now: the end of the window; default the current time.
+        dry_run: when False, deactivate every flagged bot.
+
+    Tables: ``bots`` (one row per active bot, with owner and last message).
+    """
+    if stale_days < 1:
+        raise ValueError(f"stale_days must be at least 1, not {stale_days}")
+    at = _utc(now)
+    since = at.timestamp() - stale_days * 86400
+    users = {u.user_id: u for u in client.users.list()}
+    active_bots = sorted(
+        (u for u in users.values() if u.is_bot and u.is_active and not u.is_system_bot),
+        key=lambda u: u.user_id,
+    )
+
+    table_rows: list[dict[str, Any]] = []
+    rows: list[dict[str, str]] = []
+    orphaned: list[int] = []
+    stale: list[int] = []
+    flagged: list[int] = []
+    for bot in active_bots:
+        owner = users.get(bot.bot_owner_id) if bot.bot_owner_id is not None else None
+        last = _last_message_ts(client, bot)
+        flags: list[str] = []
+        if bot.bot_owner_id is None:
+            flags.append("has no owner")
+        elif owner is None:
+            flags.append(f"owner {bot.bot_owner_id} does not exist")
+        elif not owner.is_active:
+            flags.append(f"owner {owner.full_name} is deactivated")
+        if flags:
+            orphaned.append(bot.user_id)
+        if last is None or last < since:
+            stale.append(bot.user_id)
+        if last is None:
+            flags.append("never sent a message")
+        elif last < since:
+            days = (at.timestamp() - last) / 86400
+            flags.append(f"no message in {days:.0f} days (more than {stale_days})")
+        table_rows.append(
+            {
+                "user_id": bot.user_id,
+                "name": bot.full_name,
+                "email": bot.email,
+                "bot_type": BOT_TYPES.get(bot.bot_type or 0, str(bot.bot_type)),
+                "owner": owner.full_name if owner else None,
+                "owner_active": bool(owner and owner.is_active),
+                "last_message_at": (
+                    pd.Timestamp(last, unit="s", tz="UTC") if last is not None else pd.NaT
+                ),
+                "days_silent": (at.timestamp() - last) / 86400 if last is not None else None,
+                "flags": "; ".join(flags),
+            }
+        )
+        if not flags:
+            continue
+        flagged.append(bot.user_id)
+        if bot.user_id in orphaned:
+            action = "Give the bot a live owner (PATCH /bots/{id} bot_owner_id), or deactivate it"
+        else:
+            action = "Deactivate the bot if it is no longer needed"
+        rows.append(
+            _row(
+                "warning",
+                f"{bot.full_name} ({bot.email})",
+                "; ".join(flags),
+                action,
+                f"DELETE /api/v1/users/{bot.user_id}",
+            )
+        )
+
+    failed: list[str] = []
+    if max_orphaned_bots >= 0 and len(orphaned) > max_orphaned_bots:
+        failed.append("max_orphaned_bots")
+        rows.append(
+            _row(
+                "critical",
+                "bots",
+                f"{len(orphaned)} active bots have no live owner; the threshold is "
+                f"{max_orphaned_bots}",
+                "Reassign or deactivate the orphaned bots listed",
+                "PATCH /api/v1/bots/{bot_id} bot_owner_id={user_id} | "
+                "DELETE /api/v1/users/{bot_id}",
+            )
+        )
+
+    deactivated: list[int] = []
+    if not dry_run:
+        for bot_id in flagged:
+            client.users.deactivate(bot_id)
+            deactivated.append(bot_id)
+
+    table = pd.DataFrame(
+        table_rows,
+        columns=[
+            "user_id",
+            "name",
+            "email",
+            "bot_type",
+            "owner",
+            "owner_active",
+            "last_message_at",
+            "days_silent",
+            "flags",
+        ],
+    ).set_index("user_id")
+    summary: dict[str, Any] = {
+        "name": "bots",
+        "passed": not failed,
+        "failed_checks": failed,
+        "counts": {
+            "bots": sum(1 for u in users.values() if u.is_bot and not u.is_system_bot),
+            "active_bots": len(active_bots),
+            "orphaned": len(orphaned),
+            "stale": len(stale),
+            "findings": len(rows),
+            "deactivated_now": len(deactivated),
+        },
+        "thresholds": {"max_orphaned_bots": max_orphaned_bots, "stale_days": stale_days},
+        "dry_run": dry_run,
+        "deactivated_bot_ids": deactivated,
+        "site": client.site,
+        "generated_at": at.isoformat(),
+    }
+    return AuditResult(findings=findings_frame(rows), summary=summary, tables={"bots": table})
+
+
+def _last_message_ts(client: Client, bot: User) -> int | None:
+    page = client.messages.get(
+        anchor="newest",
+        num_before=1,
+        num_after=0,
+        narrow=[{"operator": "sender", "operand": bot.user_id}],
+        apply_markdown=False,
+    )
+    return max((m.timestamp for m in page.messages), default=None)
+
+
+def _utc(now: datetime | None) -> pd.Timestamp:
+    if now is None:
+        return pd.Timestamp(datetime.now(UTC))
+    ts = pd.Timestamp(now)
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
+    return {
+        "severity": severity,
+        "subject": subject,
+        "finding": finding,
+        "recommended_action": action,
+        "api_call": call,
+    }

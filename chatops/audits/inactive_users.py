@@ -1,0 +1,212 @@
+"""Inactive users: active human accounts that sent no message in the last ``inactive_days`` days.
+
+Each inactive account (of the judged ``roles``) is a finding whose recommended action is to
+deactivate it (``DELETE /api/v1/users/{user_id}``, which also deactivates the bots it owns);
+with ``dry_run=False`` the audit does that.
+
+Activity is the messages the account running the audit can read: direct messages between
+others are invisible to it, so run it as an administrator subscribed to the channels. Accounts
+that joined less than ``inactive_days`` ago are ``new`` and not judged; the account running the
+audit is never judged.
+
+The judging is one threshold, a parameter with a default the demo organization passes:
+
+- ``max_inactive_share`` (0.25): fail when a larger share of the judged accounts is inactive;
+  ``-1`` disables it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .. import frames
+from ._result import AuditResult, findings_frame
+from .overview import DEFAULT_MAX_MESSAGES, _recent_messages, _row, _utc
+
+if TYPE_CHECKING:
+    from .._client import Client
+
+__all__ = ["inactive_users"]
+
+USER_COLUMNS = (
+    "full_name",
+    "email",
+    "role",
+    "role_name",
+    "date_joined",
+    "last_message_at",
+    "messages",
+    "owned_bots",
+    "status",
+)
+STATUSES = ("active", "inactive", "new")
+
+
+def inactive_users(
+    client: Client,
+    *,
+    inactive_days: int = 90,
+    roles: Sequence[int] = (400, 600),
+    max_inactive_share: float = 0.25,
+    max_messages: int = DEFAULT_MAX_MESSAGES,
+    now: datetime | None = None,
+    dry_run: bool = True,
+) -> AuditResult:
+    """Find active humans of ``roles`` with no message in ``inactive_days``; deactivate unless dry.
+
+    Args:
+        client: a client of an administrator (deactivating needs one).
+        inactive_days: an account is inactive when it sent no message in this many days.
+        roles: role values judged (100 owner, 200 administrator, 300 moderator, 400 member,
+            600 guest); other humans are counted in the tables only.
+        max_inactive_share: fail above this share of inactive accounts among those judged;
+            ``-1`` disables.
+        max_messages: fetch at most this many messages of history, newest first.
+        now: the end of the window; default the current time (UTC when naive).
+        dry_run: when False, deactivate every inactive account (``DELETE /users/{id}``).
+
+    Tables: ``users`` (every active human, by user ID, with ``status`` active / inactive /
+    new), ``by_role`` (role x status counts of the judged roles).
+    """
+    if inactive_days < 1:
+        raise ValueError(f"inactive_days must be at least 1, not {inactive_days}")
+    if max_messages < 1:
+        raise ValueError(f"max_messages must be at least 1, not {max_messages}")
+    until = _utc(now)
+    cutoff = until - timedelta(days=inactive_days)
+    judged_roles = sorted({int(r) for r in roles})
+
+    me = client.users.me().user_id
+    all_users = client.users.list()
+    humans = [u for u in all_users if u.is_active and not u.is_bot and u.user_id != me]
+    owned: dict[int, int] = {}
+    for u in all_users:
+        if u.is_bot and u.is_active and u.bot_owner_id is not None:
+            owned[u.bot_owner_id] = owned.get(u.bot_owner_id, 0) + 1
+
+    messages, truncated = _recent_messages(client, since=cutoff, limit=max_messages)
+    lo, hi = cutoff.timestamp(), until.timestamp()
+    sent_by: dict[int, int] = {}
+    last_by: dict[int, int] = {}
+    for m in messages:
+        if lo <= m.timestamp < hi:
+            sent_by[m.sender_id] = sent_by.get(m.sender_id, 0) + 1
+            last_by[m.sender_id] = max(last_by.get(m.sender_id, 0), m.timestamp)
+
+    records: list[dict[str, Any]] = []
+    for u in humans:
+        joined = pd.Timestamp(u.date_joined) if u.date_joined else None
+        if joined is not None:
+            joined = joined.tz_localize("UTC") if joined.tzinfo is None else joined
+        sent = sent_by.get(u.user_id, 0)
+        last = pd.Timestamp(last_by[u.user_id], unit="s", tz="UTC") if sent else None
+        if sent:
+            status = "active"
+        elif joined is not None and joined >= cutoff:
+            status = "new"
+        else:
+            status = "inactive"
+        records.append(
+            {
+                "user_id": u.user_id,
+                "full_name": u.full_name,
+                "email": u.email,
+                "role": u.role,
+                "role_name": frames.role_name(u.role),
+                "date_joined": joined,
+                "last_message_at": last,
+                "messages": sent,
+                "owned_bots": owned.get(u.user_id, 0),
+                "status": status,
+            }
+        )
+    table = pd.DataFrame.from_records(records, columns=["user_id", *USER_COLUMNS])
+    table = table.sort_values("user_id").set_index("user_id")
+    in_roles = table[table["role"].isin(judged_roles)]
+    inactive = in_roles[in_roles["status"] == "inactive"]
+    judged = int((in_roles["status"] != "new").sum())
+    share = len(inactive) / judged if judged else 0.0
+
+    failed: list[str] = []
+    rows: list[dict[str, str]] = []
+    if max_inactive_share >= 0 and share > max_inactive_share:
+        failed.append("max_inactive_share")
+        rows.append(
+            _row(
+                "critical",
+                "accounts",
+                f"{len(inactive)} of {judged} accounts ({share:.0%}) sent no message in the last "
+                f"{inactive_days} days; the threshold is {max_inactive_share:.0%}",
+                "Review the inactive accounts below and deactivate those no longer needed",
+                "DELETE /api/v1/users/{user_id}",
+            )
+        )
+    for user_id, r in inactive.iterrows():
+        bots = int(r["owned_bots"])
+        note = f"; deactivating also deactivates {bots} bots it owns" if bots else ""
+        rows.append(
+            _row(
+                "warning",
+                f"{r['full_name']} <{r['email']}>",
+                f"{r['role_name']} with no message in the last {inactive_days} days{note}",
+                "Deactivate the account if it is no longer needed",
+                f"DELETE /api/v1/users/{user_id}",
+            )
+        )
+    if truncated:
+        rows.append(
+            _row(
+                "warning",
+                "coverage",
+                f"history fetch stopped at max_messages={max_messages} before the window start; "
+                "some accounts may look inactive",
+                "Raise max_messages for complete activity",
+                "GET /api/v1/messages anchor=newest",
+            )
+        )
+
+    deactivated: list[int] = []
+    if not dry_run:
+        for user_id in inactive.index:
+            client.users.deactivate(int(user_id))
+            deactivated.append(int(user_id))
+
+    by_role = (
+        pd.crosstab(in_roles["role_name"], in_roles["status"])
+        .reindex(columns=list(STATUSES), fill_value=0)
+        .rename_axis(index="role", columns=None)
+    )
+    by_role = by_role[by_role.sum(axis=1) > 0]
+    counts = {
+        "active_humans": len(table),
+        "judged": judged,
+        "inactive": len(inactive),
+        "new": int((in_roles["status"] == "new").sum()),
+        "deactivated": len(deactivated),
+        "messages_fetched": len(messages),
+        "findings": len(rows),
+    }
+    summary: dict[str, Any] = {
+        "name": "inactive_users",
+        "passed": not failed,
+        "failed_checks": failed,
+        "counts": counts,
+        "ratios": {"inactive_share": share},
+        "thresholds": {"max_inactive_share": max_inactive_share},
+        "options": {"inactive_days": inactive_days, "roles": judged_roles, "dry_run": dry_run},
+        "inactive_user_ids": [int(i) for i in inactive.index],
+        "deactivated_user_ids": deactivated,
+        "window": {"days": inactive_days, "since": cutoff.isoformat(), "until": until.isoformat()},
+        "truncated": truncated,
+        "site": client.site,
+        "generated_at": datetime.now(UTC).isoformat(),
+    }
+    return AuditResult(
+        findings=findings_frame(rows),
+        summary=summary,
+        tables={"users": table, "by_role": by_role},
+    )

@@ -1,0 +1,222 @@
+"""Unresolved topics: topics not marked resolved whose last message is older than N days.
+
+A topic is resolved when its name starts with ``✔ `` (Zulip's resolved-topic prefix). Each
+unresolved topic whose newest message is older than ``older_than_days`` is a finding whose
+recommended action is to resolve it: ``PATCH /api/v1/messages/{id}`` with the topic
+``✔ <topic>`` and ``propagate_mode=change_all``; with ``dry_run=False`` the audit does that.
+
+The judging is one threshold, a parameter with a default the demo organization passes:
+
+- ``max_unresolved_topics`` (50): fail when more old unresolved topics than this remain;
+  ``-1`` disables it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..resources.messages import RESOLVED_TOPIC_PREFIX
+from ._result import AuditResult, findings_frame
+from .overview import _row, _utc
+
+if TYPE_CHECKING:
+    from .._client import Client
+    from ..types import Message
+
+__all__ = ["unresolved_topics"]
+
+TOPIC_COLUMNS = (
+    "channel",
+    "topic",
+    "started_at",
+    "last_at",
+    "age_days",
+    "messages",
+    "participants",
+    "last_sender",
+    "last_message_id",
+    "bot_only",
+)
+
+
+def unresolved_topics(
+    client: Client,
+    *,
+    older_than_days: int = 7,
+    channels: Sequence[str] = (),
+    ignore_bot_only: bool = True,
+    max_unresolved_topics: int = 50,
+    now: datetime | None = None,
+    dry_run: bool = True,
+) -> AuditResult:
+    """Find unresolved topics idle for ``older_than_days`` days; resolve them unless dry.
+
+    Args:
+        client: a client that can read the channels (resolving others' topics needs the
+            right to move messages, e.g. an administrator).
+        older_than_days: judge topics whose newest message is older than this.
+        channels: channel names to judge; empty means every non-archived channel.
+        ignore_bot_only: skip topics where only bots posted (notifications, not questions).
+        max_unresolved_topics: fail when more old unresolved topics than this remain;
+            ``-1`` disables.
+        now: the reference time; default the current time (UTC when naive).
+        dry_run: when False, resolve every old unresolved topic (``PATCH /messages/{id}``).
+
+    Tables: ``topics`` (every unresolved topic judged, oldest first), ``backlog`` (per
+    channel: unresolved topics, how many are old, and resolved topics).
+    """
+    if older_than_days < 0:
+        raise ValueError(f"older_than_days must be at least 0, not {older_than_days}")
+    until = _utc(now)
+    cutoff = until - timedelta(days=older_than_days)
+    wanted = {c.strip().lstrip("#") for c in channels if c.strip()}
+
+    listed = [c for c in client.channels.list(include_all=True) if not c.is_archived]
+    unknown = sorted(wanted - {c.name for c in listed})
+    if unknown:
+        raise ValueError(f"unknown or archived channels: {', '.join(unknown)}")
+    judged = sorted((c for c in listed if not wanted or c.name in wanted), key=lambda c: c.name)
+    bots = {u.user_id for u in client.users.list() if u.is_bot}
+
+    records: list[dict[str, Any]] = []
+    backlog: list[dict[str, Any]] = []
+    for channel in judged:
+        topics = client.messages.topics(channel.stream_id)
+        stats = _topic_stats(client, channel.stream_id)
+        resolved = 0
+        unresolved = 0
+        old = 0
+        for topic in topics:
+            if topic.name.startswith(RESOLVED_TOPIC_PREFIX):
+                resolved += 1
+                continue
+            messages = stats.get(topic.name)
+            if not messages:  # history not readable by this account
+                continue
+            senders = [m.sender_id for m in messages]
+            bot_only = all(s in bots for s in senders)
+            if ignore_bot_only and bot_only:
+                continue
+            newest = max(messages, key=lambda m: m.id)
+            last_at = pd.Timestamp(newest.timestamp, unit="s", tz="UTC")
+            unresolved += 1
+            is_old = bool(last_at < cutoff)
+            old += is_old
+            records.append(
+                {
+                    "channel": channel.name,
+                    "topic": topic.name,
+                    "started_at": pd.Timestamp(
+                        min(m.timestamp for m in messages), unit="s", tz="UTC"
+                    ),
+                    "last_at": last_at,
+                    "age_days": round((until - last_at).total_seconds() / 86400, 1),
+                    "messages": len(messages),
+                    "participants": len(set(senders)),
+                    "last_sender": newest.sender_full_name,
+                    "last_message_id": max(topic.max_id, newest.id),
+                    "bot_only": bot_only,
+                    "old": is_old,
+                    "stream_id": channel.stream_id,
+                }
+            )
+        backlog.append(
+            {
+                "channel": channel.name,
+                "old_unresolved": old,
+                "unresolved": unresolved,
+                "resolved": resolved,
+            }
+        )
+
+    old_topics = sorted((r for r in records if r["old"]), key=lambda r: (r["channel"], r["topic"]))
+    failed: list[str] = []
+    rows: list[dict[str, str]] = []
+    if 0 <= max_unresolved_topics < len(old_topics):
+        failed.append("max_unresolved_topics")
+        rows.append(
+            _row(
+                "critical",
+                "topics",
+                f"{len(old_topics)} unresolved topics idle for more than {older_than_days} "
+                f"days; at most {max_unresolved_topics} allowed",
+                "Answer or resolve the topics listed below",
+                "PATCH /api/v1/messages/{message_id} topic='✔ <topic>' propagate_mode=change_all",
+            )
+        )
+    for r in old_topics:
+        rows.append(
+            _row(
+                "warning",
+                f"#{r['channel']} > {r['topic']}",
+                f"unresolved, last message {r['age_days']:.0f} days ago ({r['messages']} "
+                f"messages, {r['participants']} participants)",
+                "Resolve the topic if it is answered; otherwise answer it",
+                f"PATCH /api/v1/messages/{r['last_message_id']} "
+                f"topic={RESOLVED_TOPIC_PREFIX + r['topic']!r} propagate_mode=change_all",
+            )
+        )
+
+    resolved_ids: list[int] = []
+    if not dry_run:
+        for r in old_topics:
+            client.messages.edit(
+                int(r["last_message_id"]),
+                topic=RESOLVED_TOPIC_PREFIX + str(r["topic"]),
+                propagate_mode="change_all",
+            )
+            resolved_ids.append(int(r["last_message_id"]))
+
+    topic_table = pd.DataFrame.from_records(records, columns=[*TOPIC_COLUMNS, "old"])
+    topic_table = topic_table.sort_values("last_at", kind="stable").reset_index(drop=True)
+    backlog_table = pd.DataFrame.from_records(
+        backlog, columns=["channel", "old_unresolved", "unresolved", "resolved"]
+    ).set_index("channel")
+    counts = {
+        "channels": len(judged),
+        "topics": int(backlog_table[["unresolved", "resolved"]].to_numpy().sum()),
+        "unresolved_topics": len(records),
+        "old_unresolved_topics": len(old_topics),
+        "resolved_topics": int(backlog_table["resolved"].sum()),
+        "resolved_now": len(resolved_ids),
+        "findings": len(rows),
+    }
+    summary: dict[str, Any] = {
+        "name": "unresolved_topics",
+        "passed": not failed,
+        "failed_checks": failed,
+        "counts": counts,
+        "thresholds": {"max_unresolved_topics": max_unresolved_topics},
+        "options": {
+            "older_than_days": older_than_days,
+            "channels": sorted(wanted),
+            "ignore_bot_only": ignore_bot_only,
+            "dry_run": dry_run,
+        },
+        "resolved_message_ids": resolved_ids,
+        "cutoff": cutoff.isoformat(),
+        "site": client.site,
+        "generated_at": datetime.now(UTC).isoformat(),
+    }
+    return AuditResult(
+        findings=findings_frame(rows),
+        summary=summary,
+        tables={
+            "topics": topic_table[list(TOPIC_COLUMNS) + ["old"]],
+            "backlog": backlog_table,
+        },
+    )
+
+
+def _topic_stats(client: Client, stream_id: int) -> dict[str, list[Message]]:
+    """The channel's readable messages, grouped by topic."""
+    out: dict[str, list[Message]] = {}
+    for message in client.messages.iter_history(
+        narrow=[("channel", stream_id)], page_size=1000, apply_markdown=False
+    ):
+        out.setdefault(message.topic, []).append(message)
+    return out
