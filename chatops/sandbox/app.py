@@ -439,10 +439,6 @@ def edit_message(
 REACTION_SPEC = {"emoji_name": P(), "emoji_code": P(), "reaction_type": P()}
 
 
-def _opt(p: Params, name: str) -> Any:
-    return None if p[name] is MISSING else p[name]
-
-
 @endpoint({**REACTION_SPEC, "emoji_name": P(required=True)})
 def add_reaction(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -453,8 +449,8 @@ def add_reaction(
         user,
         request.path_params["message_id"],
         emoji_name=p["emoji_name"],
-        emoji_code=_opt(p, "emoji_code"),
-        reaction_type=_opt(p, "reaction_type"),
+        emoji_code=p.optional("emoji_code"),
+        reaction_type=p.optional("reaction_type"),
     )
     return {}
 
@@ -468,9 +464,9 @@ def remove_reaction(
         state.store,
         user,
         request.path_params["message_id"],
-        emoji_name=_opt(p, "emoji_name"),
-        emoji_code=_opt(p, "emoji_code"),
-        reaction_type=_opt(p, "reaction_type"),
+        emoji_name=p.optional("emoji_name"),
+        emoji_code=p.optional("emoji_code"),
+        reaction_type=p.optional("reaction_type"),
     )
     return {}
 

@@ -99,6 +99,11 @@ class Params(dict[str, Any]):
     def given(self, name: str) -> bool:
         return self.get(name, MISSING) is not MISSING
 
+    def optional(self, name: str, default: Any = None) -> Any:
+        """The value sent for ``name``, or ``default`` when it was not sent."""
+        value = self.get(name, MISSING)
+        return default if value is MISSING else value
+
 
 def parse(
     raw: Mapping[str, str], spec: Mapping[str, Param], aliases: Mapping[str, str] | None = None

@@ -25,7 +25,6 @@ from . import realm as realm_mod
 from .errors import ApiError
 from .http import API, SandboxState, endpoint, host_of
 from .params import (
-    MISSING,
     P,
     Param,
     Params,
@@ -37,10 +36,6 @@ from .params import (
     text,
 )
 from .store import Row
-
-
-def _opt(p: Params, name: str) -> Any:
-    return None if p[name] is MISSING else p[name]
 
 
 def _base_url(request: Request, state: SandboxState) -> str:
@@ -66,11 +61,11 @@ def _update_status(state: SandboxState, user: Row, target: int, p: Params) -> di
         state.store,
         user,
         target,
-        status_text=_opt(p, "status_text"),
-        emoji_name=_opt(p, "emoji_name"),
-        emoji_code=_opt(p, "emoji_code"),
-        reaction_type=_opt(p, "reaction_type"),
-        away=_opt(p, "away") if "away" in p else None,
+        status_text=p.optional("status_text"),
+        emoji_name=p.optional("emoji_name"),
+        emoji_code=p.optional("emoji_code"),
+        reaction_type=p.optional("reaction_type"),
+        away=p.optional("away") if "away" in p else None,
     )
     return {}
 
@@ -133,7 +128,7 @@ def create_multiuse_invite(
         stream_ids=p["stream_ids"],
         group_ids=p["group_ids"],
         include_realm_default_subscriptions=p["include_realm_default_subscriptions"],
-        welcome_message_custom_text=_opt(p, "welcome_message_custom_text"),
+        welcome_message_custom_text=p.optional("welcome_message_custom_text"),
     )
     return {"invite_link": link}
 
@@ -160,7 +155,7 @@ def send_invites(
         group_ids=p["group_ids"],
         include_realm_default_subscriptions=p["include_realm_default_subscriptions"],
         notify_referrer_on_join=p["notify_referrer_on_join"],
-        welcome_message_custom_text=_opt(p, "welcome_message_custom_text"),
+        welcome_message_custom_text=p.optional("welcome_message_custom_text"),
     )
     return {}
 
@@ -411,9 +406,9 @@ def update_user_group(
         state.store,
         _me(user),
         request.path_params["group_id"],
-        name=_opt(p, "name"),
-        description=_opt(p, "description"),
-        deactivated=_opt(p, "deactivated"),
+        name=p.optional("name"),
+        description=p.optional("description"),
+        deactivated=p.optional("deactivated"),
         settings={n: p[n] for n in gs.USER_GROUP_SETTINGS if p.given(n)},
     )
     return {}
@@ -485,8 +480,8 @@ def update_realm(
         _me(user),
         plain={n: p[n] for n in realm_settings.PLAIN_SETTINGS if p.given(n)},
         groups={n: p[n] for n in gs.REALM_GROUP_SETTINGS if p.given(n)},
-        name=_opt(p, "name"),
-        description=_opt(p, "description"),
+        name=p.optional("name"),
+        description=p.optional("description"),
     )
     return {}
 
@@ -499,7 +494,7 @@ def test_push_notification(
     push.send_test_notification(
         state.store,
         _me(user),
-        token=_opt(p, "token"),
+        token=p.optional("token"),
         base_url=_base_url(request, state),
         feature_level=state.feature_level,
     )
@@ -511,7 +506,9 @@ def _device_views(kind: str) -> tuple[Any, Any]:
     def add_device(
         request: Request, state: SandboxState, user: Row | None, p: Params
     ) -> dict[str, Any]:
-        push.register_device(state.store, _me(user), kind, p["token"], ios_app_id=_opt(p, "appid"))
+        push.register_device(
+            state.store, _me(user), kind, p["token"], ios_app_id=p.optional("appid")
+        )
         return {}
 
     @endpoint({"token": P(required=True)})
@@ -563,8 +560,8 @@ def update_user(
         state.store,
         _me(user),
         request.path_params["user_id"],
-        role=_opt(p, "role"),
-        full_name=_opt(p, "full_name"),
+        role=p.optional("role"),
+        full_name=p.optional("full_name"),
     )
     return {}
 
@@ -588,8 +585,8 @@ def create_bot(
         short_name=p["short_name"],
         bot_type=p["bot_type"],
         host=host_of(state),
-        payload_url=None if p["payload_url"] is MISSING else p["payload_url"],
-        interface_type=1 if p["interface_type"] is MISSING else p["interface_type"],
+        payload_url=p.optional("payload_url"),
+        interface_type=p.optional("interface_type", 1),
     )
 
 

@@ -43,10 +43,6 @@ log = logging.getLogger("chatops.sandbox.scheduler")
 SCHEDULER_INTERVAL_SECONDS = 0.5
 
 
-def _opt(p: Params, name: str) -> Any:
-    return None if p[name] is MISSING else p[name]
-
-
 def _path_int(request: Request, name: str) -> int:
     return int(request.path_params[name])
 
@@ -294,7 +290,7 @@ def update_user_topic(request: Request, state: SandboxState, user: Row | None, p
 )
 def muted_topics_legacy(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     """``PATCH /users/me/subscriptions/muted_topics``, the mute/unmute path before level 170."""
-    stream_id = _opt(p, "stream_id")
+    stream_id = p.optional("stream_id")
     if stream_id is None and p["stream"] is not MISSING:
         stream = channels.stream_by_name(state.store, p["stream"])
         stream_id = stream["id"] if stream is not None else -1
@@ -334,9 +330,9 @@ def update_folder(request: Request, state: SandboxState, user: Row | None, p: Pa
         state.store,
         _me(user),
         _path_int(request, "folder_id"),
-        name=_opt(p, "name"),
-        description=_opt(p, "description"),
-        is_archived=_opt(p, "is_archived"),
+        name=p.optional("name"),
+        description=p.optional("description"),
+        is_archived=p.optional("is_archived"),
     )
     return {}
 
@@ -357,7 +353,7 @@ def create_navigation_view(
         _me(user),
         fragment=p["fragment"],
         is_pinned=p["is_pinned"],
-        name=_opt(p, "name"),
+        name=p.optional("name"),
     )
     return {}
 
@@ -377,8 +373,8 @@ def update_navigation_view(
         state.store,
         _me(user),
         request.path_params["fragment"],
-        is_pinned=_opt(p, "is_pinned"),
-        name=_opt(p, "name"),
+        is_pinned=p.optional("is_pinned"),
+        name=p.optional("name"),
     )
     return {}
 
@@ -411,8 +407,8 @@ def update_snippet(request: Request, state: SandboxState, user: Row | None, p: P
         state.store,
         _me(user),
         _path_int(request, "snippet_id"),
-        title=_opt(p, "title"),
-        content=_opt(p, "content"),
+        title=p.optional("title"),
+        content=p.optional("content"),
     )
     return {}
 
@@ -445,7 +441,7 @@ def create_scheduled(request: Request, state: SandboxState, user: Row | None, p:
         message_type=p["type"],
         to=p["to"],
         content=p["content"],
-        topic=_opt(p, "topic"),
+        topic=p.optional("topic"),
         scheduled_delivery_timestamp=p["scheduled_delivery_timestamp"],
     )
     return {"scheduled_message_id": new_id}
@@ -471,11 +467,11 @@ def update_scheduled(request: Request, state: SandboxState, user: Row | None, p:
         state.store,
         _me(user),
         _path_int(request, "scheduled_id"),
-        message_type=_opt(p, "type"),
-        to=_opt(p, "to"),
-        content=_opt(p, "content"),
-        topic=_opt(p, "topic"),
-        scheduled_delivery_timestamp=_opt(p, "scheduled_delivery_timestamp"),
+        message_type=p.optional("type"),
+        to=p.optional("to"),
+        content=p.optional("content"),
+        topic=p.optional("topic"),
+        scheduled_delivery_timestamp=p.optional("scheduled_delivery_timestamp"),
     )
     return {}
 
@@ -499,7 +495,7 @@ def create_reminder(request: Request, state: SandboxState, user: Row | None, p: 
         _me(user),
         message_id=p["message_id"],
         scheduled_delivery_timestamp=p["scheduled_delivery_timestamp"],
-        note=_opt(p, "note"),
+        note=p.optional("note"),
         base_url=state.base_url or str(request.base_url),
     )
     return {"reminder_id": new_id}
