@@ -251,6 +251,29 @@ class Client(_BaseClient):
             self._capabilities = caps
         return self._capabilities
 
+    # -- the raw path -------------------------------------------------------------------------
+
+    def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``GET {path}``: the decoded JSON object of any endpoint; errors raise as usual.
+
+        For endpoints and fields the typed resources do not cover::
+
+            realm = client.get("/realm/linkifiers")["linkifiers"]
+        """
+        return self._request("GET", path, params=params, cast_to=dict[str, Any])
+
+    def post(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``POST {path}`` with form parameters (lists and objects sent as JSON text)."""
+        return self._request("POST", path, params=params, cast_to=dict[str, Any])
+
+    def patch(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``PATCH {path}`` with form parameters."""
+        return self._request("PATCH", path, params=params, cast_to=dict[str, Any])
+
+    def delete(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``DELETE {path}``."""
+        return self._request("DELETE", path, params=params, cast_to=dict[str, Any])
+
     # -- requests -------------------------------------------------------------------------------
 
     @overload
@@ -489,6 +512,24 @@ class AsyncClient(_BaseClient):
                 caps = _capabilities_from_settings(settings)
             self._capabilities = caps
         return self._capabilities
+
+    # -- the raw path -------------------------------------------------------------------------
+
+    async def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``GET {path}``: the decoded JSON object of any endpoint; errors raise as usual."""
+        return await self._request("GET", path, params=params, cast_to=dict[str, Any])
+
+    async def post(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``POST {path}`` with form parameters (lists and objects sent as JSON text)."""
+        return await self._request("POST", path, params=params, cast_to=dict[str, Any])
+
+    async def patch(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``PATCH {path}`` with form parameters."""
+        return await self._request("PATCH", path, params=params, cast_to=dict[str, Any])
+
+    async def delete(self, path: str, *, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``DELETE {path}``."""
+        return await self._request("DELETE", path, params=params, cast_to=dict[str, Any])
 
     @overload
     async def _request(
