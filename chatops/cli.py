@@ -7,6 +7,8 @@
     chatops audit list
     chatops audit run [NAMES... | --all] [-p NAME VALUE]... [--site URL | --zuliprc PATH]
                       [--report-dir ./reports]
+    chatops lab [--dir chatops-notebooks] [--port 8888] [--no-browser] [--site URL | --zuliprc PATH]
+                [-- JUPYTERLAB OPTIONS...]
     chatops whoami [--zuliprc PATH]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
@@ -93,6 +95,27 @@ def _build_parser() -> argparse.ArgumentParser:
         "--report-dir", default="reports", type=Path, help="report folder (default ./reports)"
     )
 
+    lab = commands.add_parser(
+        "lab", help="JupyterLab on the chatops notebooks, opening the admin console"
+    )
+    lab.add_argument(
+        "--dir",
+        default=Path("chatops-notebooks"),
+        type=Path,
+        help="folder for the notebooks (default ./chatops-notebooks; your copies are kept)",
+    )
+    lab.add_argument("--port", type=_port, default=8888, help="port (default 8888)")
+    lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    lab_target = lab.add_mutually_exclusive_group()
+    lab_target.add_argument("--site", help="server URL for the console (key from ZULIP_*)")
+    lab_target.add_argument("--zuliprc", help="zuliprc file the console acts with")
+    lab.add_argument(
+        "jupyter_args",
+        nargs=argparse.REMAINDER,
+        metavar="-- OPTIONS",
+        help="options passed to JupyterLab after --",
+    )
+
     whoami = commands.add_parser("whoami", help="show who the credentials belong to")
     whoami.add_argument("--zuliprc", help="zuliprc file (default ZULIP_CONFIG or ~/.zuliprc)")
     return parser
@@ -171,6 +194,21 @@ def _audit(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def _lab(args: argparse.Namespace) -> int:
+    import os
+
+    from .lab import lab_arguments, prepare
+
+    extra = list(args.jupyter_args)
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    notebook = prepare(args.dir, zuliprc=args.zuliprc or "", site=args.site or "")
+    print(f"Notebooks in {args.dir.resolve()}; opening {notebook.name}", file=sys.stderr)
+    command = lab_arguments(args.dir, port=args.port, open_browser=not args.no_browser, extra=extra)
+    sys.stderr.flush()
+    os.execv(command[0], command)  # JupyterLab takes over this process and its signals
+
+
 def _whoami(args: argparse.Namespace) -> int:
     from ._client import Client
     from .frames import role_name
@@ -194,6 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sandbox(args)
         if args.command == "audit":
             return _audit(args)
+        if args.command == "lab":
+            return _lab(args)
         return _whoami(args)
     except (AuditInputError, ChatopsError) as exc:
         return _fail(str(exc) or type(exc).__name__)

@@ -1,0 +1,109 @@
+"""``chatops lab``: JupyterLab on a folder of chatops notebooks, opening the admin console.
+
+prepare(folder, zuliprc=...)      copy the notebooks in, never over the admin's own copies
+lab_arguments(folder, ...)        the JupyterLab command line
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+from ._exceptions import ConfigError
+
+__all__ = ["CONSOLE_NOTEBOOK", "lab_arguments", "notebooks_root", "prepare"]
+
+CONSOLE_NOTEBOOK = "admin_console.ipynb"
+
+
+def notebooks_root() -> Path:
+    """The chatops notebooks: the copy packaged in a wheel, else the repository's ``notebooks/``."""
+    packaged = resources.files("chatops").joinpath("_notebooks")
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def prepare(folder: Path, *, zuliprc: str = "", site: str = "") -> Path:
+    """Copy the notebooks into ``folder`` and return the console notebook's path.
+
+    Notebooks already there are kept (they may hold the admin's work), except the console
+    notebook when ``zuliprc`` or ``site`` is given: it is written again with those values as
+    papermill-style injected parameters. Only the zuliprc's path goes into the notebook.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"{folder} is not a folder")
+    parameters: dict[str, str] = {}
+    if zuliprc:
+        path = Path(zuliprc).expanduser().resolve()
+        if not path.is_file():
+            raise ConfigError(f"zuliprc {path} does not exist")
+        parameters["zuliprc"] = str(path)
+    if site:
+        parameters["site"] = site
+    source = notebooks_root()
+    folder.mkdir(parents=True, exist_ok=True)
+    for notebook in sorted(source.rglob("*.ipynb")):
+        relative = notebook.relative_to(source)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        target = folder / relative
+        if target.exists() and not (parameters and relative.as_posix() == CONSOLE_NOTEBOOK):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if relative.as_posix() == CONSOLE_NOTEBOOK and parameters:
+            _write_parameterized(notebook, target, parameters)
+        else:
+            shutil.copyfile(notebook, target)
+    return folder / CONSOLE_NOTEBOOK
+
+
+def _write_parameterized(source: Path, target: Path, parameters: dict[str, str]) -> None:
+    import nbformat
+    from papermill.parameterize import parameterize_notebook
+
+    notebook = nbformat.read(source, as_version=4)  # type: ignore[no-untyped-call]
+    # papermill expects the metadata its own runs add: every cell's tags, its own section
+    for cell in notebook.cells:
+        cell.metadata.setdefault("tags", [])
+    notebook.metadata.setdefault("papermill", {})
+    notebook = parameterize_notebook(notebook, parameters)
+    # papermill records the values in the metadata too; the notebook stays a clean template
+    notebook.metadata.pop("papermill", None)
+    tmp = target.with_name(target.name + ".part")
+    tmp.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(target)
+
+
+def lab_arguments(
+    folder: Path,
+    *,
+    port: int,
+    open_browser: bool = True,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The command that serves ``folder`` in JupyterLab on 127.0.0.1, opening the console."""
+    args = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--ServerApp.root_dir={folder.resolve()}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--LabApp.default_url=/lab/tree/{CONSOLE_NOTEBOOK}",
+        # no calls to the outside for news and update checks
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    if not open_browser:
+        args.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--allow-root")
+    args.extend(extra)
+    return args

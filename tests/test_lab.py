@@ -1,0 +1,78 @@
+"""``chatops lab``: the notebook folder it prepares and the JupyterLab command it runs.
+
+JupyterLab itself is started through ``chatops lab`` by the browser tests (tests/browser).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from chatops import ConfigError
+from chatops.lab import CONSOLE_NOTEBOOK, lab_arguments, notebooks_root, prepare
+from chatops.sandbox import Sandbox
+from tests.test_cli import _one_line_error, chatops
+
+
+def test_prepare_copies_every_notebook(tmp_path: Path) -> None:
+    console = prepare(tmp_path / "nb")
+    assert console == tmp_path / "nb" / CONSOLE_NOTEBOOK
+    shipped = sorted(p.relative_to(notebooks_root()) for p in notebooks_root().rglob("*.ipynb"))
+    copied = sorted(p.relative_to(tmp_path / "nb") for p in (tmp_path / "nb").rglob("*.ipynb"))
+    assert copied == shipped and Path("audits/org_overview.ipynb") in copied
+
+
+def test_prepare_keeps_the_admins_own_copies(tmp_path: Path) -> None:
+    folder = tmp_path / "nb"
+    prepare(folder)
+    mine = folder / "audits" / "bots.ipynb"
+    mine.write_text('{"edited": true}')
+    prepare(folder)
+    assert mine.read_text() == '{"edited": true}'
+
+
+def test_zuliprc_is_injected_as_a_parameter_never_the_key(
+    tmp_path: Path, sandbox: Sandbox
+) -> None:
+    zuliprc = sandbox.zuliprc("admin")
+    console = prepare(tmp_path / "nb", zuliprc=str(zuliprc))
+    notebook = nbformat.read(console, as_version=4)
+    injected = [c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1
+    assert f"zuliprc = {json.dumps(str(zuliprc.resolve()))}" in injected[0].source
+    text = console.read_text()
+    assert sandbox.credentials("admin").api_key not in text
+    # a later start with other values writes the console notebook again
+    prepare(tmp_path / "nb", site="http://127.0.0.1:9")
+    again = nbformat.read(console, as_version=4)
+    sources = [c.source for c in again.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert sources == ['# Parameters\nsite = "http://127.0.0.1:9"\n']
+
+
+def test_missing_zuliprc_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        prepare(tmp_path / "nb", zuliprc=str(tmp_path / "missing.zuliprc"))
+    assert not (tmp_path / "nb").exists()
+
+
+def test_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    _one_line_error(
+        chatops("lab", "--dir", str(tmp_path / "nb"), "--zuliprc", str(tmp_path / "none")),
+        "does not exist",
+    )
+    _one_line_error(chatops("lab", "--port", "70000"), "70000")
+    afile = tmp_path / "file"
+    afile.write_text("")
+    _one_line_error(chatops("lab", "--dir", str(afile)), "is not a folder")
+
+
+def test_lab_listens_on_loopback_and_opens_the_console(tmp_path: Path) -> None:
+    args = lab_arguments(tmp_path, port=8899, open_browser=False, extra=["--x=1"])
+    assert args[1:3] == ["-m", "jupyterlab"]
+    assert "--ServerApp.ip=127.0.0.1" in args and "--ServerApp.port=8899" in args
+    assert f"--LabApp.default_url=/lab/tree/{CONSOLE_NOTEBOOK}" in args
+    assert "--no-browser" in args and args[-1] == "--x=1"
+    assert f"--ServerApp.root_dir={tmp_path.resolve()}" in args
