@@ -59,9 +59,9 @@ STYLE = """
   border-left: 4px solid #2e7d32; border-radius: 3px; margin-bottom: 6px; }
 .chatops-panel .chatops-readonly { padding: 6px 10px; background: #fff8e1;
   border-left: 4px solid #f9a825; border-radius: 3px; }
-.chatops-status-ok { color: #1b5e20; }
-.chatops-status-error { color: #b71c1c; font-weight: 600; }
-.chatops-status-info { color: #37474f; }
+.chatops-outcome-ok { color: #1b5e20; }
+.chatops-outcome-error { color: #b71c1c; font-weight: 600; }
+.chatops-outcome-info { color: #37474f; }
 .chatops-field-error { color: #b71c1c; font-size: 12px; }
 .chatops-field-hint { color: #607d8b; font-size: 12px; }
 table.chatops-table { border-collapse: collapse; font-size: 12.5px; margin: 4px 0; }
@@ -234,7 +234,7 @@ class StatusLine:
     def _show(self, kind: str, text: str) -> None:
         self.kind = kind
         self.text = text
-        self.widget.value = f'<span class="chatops-status-{kind}">{escape(text)}</span>'
+        self.widget.value = f'<span class="chatops-outcome-{kind}">{escape(text)}</span>'
 
     def ok(self, text: str) -> None:
         self._show("ok", text)

@@ -592,7 +592,7 @@ class UserGroupsPanel(Panel):
         stamp = datetime.now().strftime("%H:%M:%S")
         advice = self.what_to_change(table)
         self.objections_note.value = (
-            '<span class="chatops-status-error">The server refused to deactivate '
+            '<span class="chatops-outcome-error">The server refused to deactivate '
             f"<b>{escape(group.name)}</b> at {stamp}: it is still used in "
             f"{_plural(len(table), 'place')}, listed below.</span> {escape(advice)}"
         )
