@@ -228,6 +228,7 @@ class StatusLine:
 
     def __init__(self) -> None:
         self.widget = w.HTML(value="")
+        self.widget.add_class("chatops-outcome")
         self.kind = ""
         self.text = ""
 
@@ -501,6 +502,7 @@ class Panel:
             [self.header, self.notice, body, self.progress.widget, self.status.widget, self.log]
         )
         self.root.add_class("chatops-panel")
+        self.root.add_class(f"chatops-panel-{self.slug}")
         self.guard(self.refresh)
 
     # -- what subclasses provide

@@ -403,7 +403,11 @@ class UserGroupsPanel(Panel):
             settings = places.setdefault(place, [])
             if setting != NOT_APPLICABLE:
                 settings.append(setting)
-        parts = [f"{p}: {', '.join(s)}" if s else p for p, s in places.items()]
+        # a place naming many settings (a system group on a channel) shows as a count
+        parts = [
+            p if not s else f"{p}: {', '.join(s)}" if len(s) <= 2 else f"{p}: {len(s)} settings"
+            for p, s in places.items()
+        ]
         text = "; ".join(parts[:FIRST_PLACES])
         if len(parts) > FIRST_PLACES:
             text += f"; and {len(parts) - FIRST_PLACES} more places"
@@ -592,9 +596,8 @@ class UserGroupsPanel(Panel):
         stamp = datetime.now().strftime("%H:%M:%S")
         advice = self.what_to_change(table)
         self.objections_note.value = (
-            '<span class="chatops-outcome-error">The server refused to deactivate '
-            f"<b>{escape(group.name)}</b> at {stamp}: it is still used in "
-            f"{_plural(len(table), 'place')}, listed below.</span> {escape(advice)}"
+            f"The server refused to deactivate <b>{escape(group.name)}</b> at {stamp}: it is "
+            f"still used in {_plural(len(table), 'place')}, listed below. {escape(advice)}"
         )
         self.objections_box.layout.display = "flex"
         self.status.error(

@@ -535,3 +535,11 @@ def test_export_csv_of_the_objections(
     panel.group_field.value = target
     uses_path = panel.uses_table.export(export_dir / "uses.csv")
     assert "subgroup of" in uses_path.read_text(encoding="utf-8")
+
+
+def test_where_used_counts_many_settings_of_one_place() -> None:
+    uses = [("channel", "#design", f"can_{n}_group") for n in ("a", "b", "c")]
+    uses += [("organization", DASH, "can_invite_users_group")]
+    assert UserGroupsPanel.where_used(uses) == (
+        "#design: 3 settings; organization: can_invite_users_group"
+    )
