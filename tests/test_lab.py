@@ -34,9 +34,7 @@ def test_prepare_keeps_the_admins_own_copies(tmp_path: Path) -> None:
     assert mine.read_text() == '{"edited": true}'
 
 
-def test_zuliprc_is_injected_as_a_parameter_never_the_key(
-    tmp_path: Path, sandbox: Sandbox
-) -> None:
+def test_zuliprc_is_injected_as_a_parameter_never_the_key(tmp_path: Path, sandbox: Sandbox) -> None:
     zuliprc = sandbox.zuliprc("admin")
     console = prepare(tmp_path / "nb", zuliprc=str(zuliprc))
     notebook = nbformat.read(console, as_version=4)

@@ -293,6 +293,16 @@ class Field:
         self._error.value = ""
 
 
+#: Rows a table shows at most; Export CSV writes every row.
+MAX_SHOWN_ROWS = 1000
+
+
+def _cell(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    return escape(value)
+
+
 class TableView:
     """A titled table of a DataFrame with Refresh and Export CSV buttons.
 
@@ -337,13 +347,28 @@ class TableView:
         return self.frame
 
     def show(self, frame: pd.DataFrame) -> None:
+        """Show ``frame`` (the first :data:`MAX_SHOWN_ROWS` rows; the export keeps them all)."""
         self.frame = frame
         if frame.empty:
             self.html.value = f'<span class="chatops-muted">{escape(self._empty)}</span>'
-        else:
-            self.html.value = frame.to_html(
-                index=False, escape=True, classes="chatops-table", border=0, na_rep=""
+            return
+        # Written directly: DataFrame.to_html costs about 0.1 ms a cell, more than the request
+        # behind a long list.
+        head = "".join(f"<th>{escape(c)}</th>" for c in frame.columns)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>"
+            for row in frame.head(MAX_SHOWN_ROWS).itertuples(index=False, name=None)
+        )
+        more = ""
+        if len(frame) > MAX_SHOWN_ROWS:
+            more = (
+                f'<div class="chatops-muted">Showing the first {MAX_SHOWN_ROWS:,} of '
+                f"{len(frame):,} rows; Export CSV writes them all.</div>"
             )
+        self.html.value = (
+            f'<table class="chatops-table"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>{more}"
+        )
 
     def export(self, path: str | Path | None = None) -> Path:
         """Write the rows shown to CSV; returns the file's path."""
@@ -404,6 +429,7 @@ class Progress:
         self.bar.value = 0
         self.bar.bar_style = "info"
         self.cancel_button.disabled = False
+        self.cancel_button.layout.display = None
         self.widget.layout.display = "flex"
         self._label()
 
@@ -416,6 +442,7 @@ class Progress:
 
     def finish(self) -> None:
         self.cancel_button.disabled = True
+        self.cancel_button.layout.display = "none"  # nothing left to cancel
         self.bar.bar_style = "danger" if self.failed else "success"
         if self.cancelled:
             self.bar.bar_style = "warning"

@@ -1,0 +1,201 @@
+"""The admin console in a real JupyterLab in Chromium: open ``admin_console.ipynb`` as
+``chatops lab`` prepared it, run it, and in each tab perform one real action, checking both the
+screen and the sandbox. Screenshots of each tab are written to ``test-artifacts/browser/``.
+
+The tests of this module share one page and run in order: each leaves the console open for the
+next, as an admin would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import chatops
+from tests.browser.conftest import IDLE, Lab, screenshot
+
+pytestmark = pytest.mark.slow
+
+BUSY_GROUP = "browser-busy"
+BUSY_CHANNEL = "browser-busy-channel"
+STATUS_GROUP = "browser-on-call"
+
+
+@pytest.fixture(scope="module")
+def admin(lab: Lab) -> Iterator[chatops.Client]:
+    """The test's own view of the organization the console acts on."""
+    with chatops.Client.from_zuliprc(lab.sandbox.zuliprc("owner")) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def page(lab: Lab, browser: Any, admin: chatops.Client) -> Iterator[Any]:
+    """The console notebook, run to the end, with no widget left loading and no error output."""
+    from playwright.sync_api import expect
+
+    # What the tabs will act on, made before the console opens. The console's account made the
+    # busy group, so it may manage it; a channel's setting uses it.
+    with chatops.Client.from_zuliprc(lab.sandbox.zuliprc("admin")) as acting:
+        busy = acting.user_groups.create(BUSY_GROUP, members=[acting.users.me().user_id])
+        acting.channels.subscribe([BUSY_CHANNEL], group_settings={"can_send_message_group": busy})
+    members = [u.user_id for u in admin.users.list() if not u.is_bot and u.is_active][:3]
+    admin.user_groups.create(STATUS_GROUP, members=members)
+
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    tab = context.new_page()
+    tab.goto(lab.notebook_url("admin_console.ipynb"))
+    idle = tab.locator("#jp-main-statusbar").get_by_text(IDLE)
+    expect(idle).to_be_visible(timeout=90_000)
+    tab.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    tab.locator('#jp-mainmenu-run li[data-command="runmenu:run-all"]').click()
+    expect(tab.locator(".chatops-console")).to_be_visible(timeout=90_000)
+    expect(idle).to_be_visible(timeout=60_000)
+    expect(tab.get_by_text("Loading widget...")).to_have_count(0)
+    yield tab
+    context.close()
+
+
+def no_errors(page: Any) -> None:
+    """No error output in the notebook and no error line in any panel."""
+    from playwright.sync_api import expect
+
+    expect(page.locator('[data-mime-type="application/vnd.jupyter.stderr"]')).to_have_count(0)
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+    expect(page.get_by_text("Loading widget...")).to_have_count(0)
+
+
+def open_tab(page: Any, title: str) -> None:
+    page.locator(".chatops-console-tabs .lm-TabBar-tab", has_text=title).click()
+
+
+def test_console_opens_with_five_tabs(page: Any, lab: Lab) -> None:
+    from playwright.sync_api import expect
+
+    tabs = page.locator(".chatops-console-tabs .lm-TabBar-tab")
+    expect(tabs).to_have_text(
+        ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status"]
+    )
+    who = page.locator(".chatops-panel-folders .chatops-who")
+    expect(who).to_contain_text("administrator")
+    expect(who).to_contain_text(lab.sandbox.site)
+    no_errors(page)
+
+
+def test_folders_tab_creates_a_folder(page: Any, admin: chatops.Client) -> None:
+    from playwright.sync_api import expect
+
+    open_tab(page, "Channel folders")
+    panel = page.locator(".chatops-panel-folders")
+    panel.locator(".chatops-folders-name input").fill("Browser folder")
+    panel.locator(".chatops-folders-description textarea, .chatops-folders-description input").fill(
+        "Made in Chromium"
+    )
+    panel.locator("button.chatops-folders-create").click()
+    expect(panel.locator(".chatops-folders-list table")).to_contain_text("Browser folder")
+    expect(panel.locator(".chatops-outcome-ok")).to_be_visible()
+    screenshot(page, "console-folders")
+    folders = {f.name: f for f in admin.channels.folders()}
+    assert folders["Browser folder"].description == "Made in Chromium"
+    no_errors(page)
+
+
+def test_linkifiers_tab_edits_with_the_live_preview(page: Any, admin: chatops.Client) -> None:
+    from playwright.sync_api import expect
+
+    open_tab(page, "Linkifiers")
+    panel = page.locator(".chatops-panel-linkifiers")
+    first = admin.realm.linkifiers()[0]
+    panel.locator(".chatops-linkifiers-picker select").select_option(value=None, index=1)
+    expect(panel.locator(".chatops-linkifiers-pattern input")).to_have_value(first.pattern)
+    pattern = r"BUG-(?P<id>[0-9]+)"
+    template = "https://bugs.example.com/show/{id}"
+    panel.locator(".chatops-linkifiers-pattern input").fill(pattern)
+    panel.locator(".chatops-linkifiers-url-template input").fill(template)
+    panel.locator(".chatops-linkifiers-sample textarea").fill("See BUG-42 and BUG-7.")
+    preview = panel.locator(".chatops-linkifiers-preview table")
+    expect(preview).to_contain_text("https://bugs.example.com/show/42")
+    expect(preview).to_contain_text("https://bugs.example.com/show/7")
+    expect(panel.locator(".chatops-linkifiers-check-problem")).to_have_count(0)
+    screenshot(page, "console-linkifiers")
+    panel.locator("button.chatops-linkifiers-save").click()
+    expect(panel.locator(".chatops-outcome-ok")).to_be_visible()
+    saved = {lk.id: lk for lk in admin.realm.linkifiers()}[first.id]
+    assert (saved.pattern, saved.url_template) == (pattern, template)
+    no_errors(page)
+
+
+def test_groups_tab_shows_the_objections_of_a_group_in_use(
+    page: Any, admin: chatops.Client
+) -> None:
+    from playwright.sync_api import expect
+
+    open_tab(page, "User groups")
+    panel = page.locator(".chatops-panel-groups")
+    panel.locator(".chatops-groups-pick select").select_option(label=BUSY_GROUP)
+    expect(panel.locator(".chatops-groups-uses table")).to_contain_text(f"#{BUSY_CHANNEL}")
+    panel.locator("button.chatops-groups-deactivate").click()
+    panel.locator("button.chatops-groups-confirm-yes").click()
+    objections = panel.locator(".chatops-groups-objections table")
+    expect(objections).to_be_visible()
+    expect(objections).to_contain_text(f"#{BUSY_CHANNEL}")
+    expect(objections).to_contain_text("can_send_message_group")
+    expect(objections).not_to_contain_text("channel_id")  # names, never raw JSON
+    status = panel.locator(".chatops-outcome")
+    expect(status).to_contain_text("CANNOT_DEACTIVATE_GROUP_IN_USE")
+    screenshot(page, "console-groups")
+    groups = {g.name: g for g in admin.user_groups.list(include_deactivated_groups=True)}
+    assert groups[BUSY_GROUP].deactivated is False
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_invitations_tab_sends_a_pasted_list(page: Any, admin: chatops.Client) -> None:
+    from playwright.sync_api import expect
+
+    open_tab(page, "Invitations")
+    panel = page.locator(".chatops-panel-invitations")
+    existing = admin.users.me().delivery_email or admin.users.me().email
+    pasted = "ada@browser.test\nbob@browser.test, not-an-address\nADA@browser.test\n" + existing
+    panel.locator(".chatops-invitations-addresses textarea").fill(pasted)
+    panel.locator("button.chatops-invitations-preview").click()
+    preview = panel.locator(".chatops-invitations-preview-table table")
+    for word in ("valid", "invalid", "duplicate", "already a user"):
+        expect(preview).to_contain_text(word)
+    panel.locator("button.chatops-invitations-send").click()
+    results = panel.locator(".chatops-invitations-results-table table")
+    expect(results).to_contain_text("ada@browser.test")
+    expect(results).to_contain_text("bob@browser.test")
+    expect(results).to_contain_text("invited")
+    screenshot(page, "console-invitations")
+    invited = {i.email for i in admin.invites.list() if not i.is_multiuse}
+    assert {"ada@browser.test", "bob@browser.test"} <= invited
+    assert "not-an-address" not in invited
+    no_errors(page)
+
+
+def test_status_tab_sets_a_status_for_a_group(page: Any, admin: chatops.Client) -> None:
+    from playwright.sync_api import expect
+
+    open_tab(page, "Status")
+    panel = page.locator(".chatops-panel-status")
+    group_select = panel.locator(".chatops-status-group select")
+    labels = group_select.locator("option").all_inner_texts()
+    label = next(text for text in labels if text.startswith(STATUS_GROUP))
+    group_select.select_option(label=label)
+    targets = panel.locator(".chatops-status-targets table")
+    members = {g.name: g for g in admin.user_groups.list()}[STATUS_GROUP].members
+    expect(targets.locator("tbody tr")).to_have_count(len(members))
+    panel.locator(".chatops-status-text input").fill("On call this week")
+    expect(panel.locator(".chatops-status-count")).to_contain_text("17 / 60")
+    panel.locator(".chatops-status-emoji input").fill("palm_tree")
+    panel.locator("button.chatops-status-apply").click()
+    panel.locator(".chatops-status-confirm button", has_text="Yes").click()
+    results = panel.locator(".chatops-status-results table")
+    expect(results.locator("tbody tr")).to_have_count(len(members))
+    expect(results).to_contain_text("set")
+    screenshot(page, "console-status")
+    for user_id in members:
+        status = admin.users.get_status(user_id)
+        assert (status.status_text, status.emoji_name) == ("On call this week", "palm_tree")
+    no_errors(page)

@@ -1,0 +1,88 @@
+"""The AdminConsole: five panels as tabs over one shared connection."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+import chatops
+from chatops import ConfigError
+from chatops.sandbox import Sandbox
+from widgets import AdminConsole
+
+TITLES = ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status"]
+
+
+def test_five_tabs_share_one_session(
+    org: Sandbox, connect: Callable[[str], chatops.Client]
+) -> None:
+    console = AdminConsole(connect("admin"), background=False)
+    assert list(console.tabs.titles) == TITLES
+    assert list(console.panels) == ["folders", "linkifiers", "groups", "invitations", "status"]
+    assert all(p.session is console.session for p in console.panels.values())
+    assert all(not p.read_only for p in console.panels.values())
+    assert console.tabs.children == tuple(p.root for p in console.panels.values())
+    assert console.select("status") is console.panel("status")
+    assert console.tabs.selected_index == 4
+    with pytest.raises(KeyError, match="choose one of folders"):
+        console.panel("nope")
+
+
+def test_refresh_all_sees_changes_made_elsewhere(
+    org: Sandbox, connect: Callable[[str], chatops.Client]
+) -> None:
+    console = AdminConsole(connect("admin"), background=False)
+    other = connect("owner")
+    folder_id = other.channels.create_folder("Made elsewhere", description="")
+    console.refresh_button.click()
+    folders = console.panel("folders")
+    assert folder_id in set(folders.folders_table.frame["Folder ID"])  # type: ignore[attr-defined]
+    assert all(p.status.kind != "error" for p in console.panels.values())
+
+
+def test_member_sees_read_only_panels_with_reasons(
+    connect: Callable[[str], chatops.Client],
+) -> None:
+    console = AdminConsole(connect("member"), background=False)
+    for slug in ("folders", "linkifiers", "status"):
+        panel = console.panel(slug)
+        assert panel.read_only, slug
+        assert "member" in panel.notice.value, slug
+
+
+def test_open_without_a_server_starts_a_demo_organization(tmp_path: Path) -> None:
+    console = AdminConsole.open(account="moderator", background=False, export_dir=tmp_path)
+    try:
+        assert console.sandbox is not None
+        assert console.session.role_name == "moderator"
+        site = console.client.site
+        assert httpx.get(f"{site}/api/v1/server_settings").status_code == 200
+    finally:
+        console.close()
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{site}/api/v1/server_settings", timeout=2)
+
+
+def test_open_refuses_bad_parameters_early(tmp_path: Path, org: Sandbox) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        AdminConsole.open(zuliprc=str(tmp_path / "missing"))
+    with pytest.raises(ConfigError, match="not a demo account"):
+        AdminConsole.open(account="root")
+    with pytest.raises(ConfigError, match="size"):
+        AdminConsole.open(size="huge")
+    bad = tmp_path / "bad.zuliprc"
+    bad.write_text(f"[api]\nemail=admin@demo.chatops.test\nkey=wrong\nsite={org.site}\n")
+    with pytest.raises(chatops.AuthenticationError):
+        AdminConsole.open(zuliprc=str(bad))
+
+
+def test_console_opens_on_a_zuliprc(org: Sandbox, tmp_path: Path) -> None:
+    console = AdminConsole.open(zuliprc=str(org.zuliprc("admin")), background=False)
+    try:
+        assert console.sandbox is None and console.client.site == org.site
+        assert org.credentials("admin").api_key not in repr(console)
+    finally:
+        console.close()

@@ -1,0 +1,167 @@
+"""The AdminConsole: the five admin panels as tabs over one shared connection."""
+
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+
+from chatops import Client, ConfigError
+
+from ._base import STYLE, Panel, Session, escape
+from .channel_folders import ChannelFoldersPanel
+from .invitations import InvitationsPanel
+from .linkifiers import LinkifiersPanel
+from .status import StatusPanel
+from .user_groups import UserGroupsPanel
+
+__all__ = ["PANELS", "AdminConsole"]
+
+#: The panels of the console, in tab order.
+PANELS: tuple[type[Panel], ...] = (
+    ChannelFoldersPanel,
+    LinkifiersPanel,
+    UserGroupsPanel,
+    InvitationsPanel,
+    StatusPanel,
+)
+
+DEMO_ACCOUNTS = ("owner", "admin", "moderator", "member", "guest")
+
+
+class AdminConsole:
+    """Channel folders, linkifiers, user groups, invitations and status as tabs, sharing one
+    client, one view of who acts and one set of organization settings.
+
+    Example::
+
+        from widgets import AdminConsole
+
+        console = AdminConsole.open(zuliprc="~/.zuliprc")   # a real server
+        console = AdminConsole.open()                       # a demo sandbox for this session
+        console                                             # shows the tabs in JupyterLab
+        console.panel("folders").create_folder("Engineering", description="Build and ship")
+    """
+
+    def __init__(
+        self,
+        client: Client | Session,
+        *,
+        background: bool | None = None,
+        export_dir: str | Path = "exports",
+        panels: tuple[type[Panel], ...] = PANELS,
+    ) -> None:
+        self.session = client if isinstance(client, Session) else Session(client)
+        self.client = self.session.client
+        self.sandbox: Any = None
+        self._stop_sandbox: weakref.finalize[Any, Any] | None = None
+        self.panels: dict[str, Panel] = {}
+        for panel_class in panels:
+            self.panels[panel_class.slug] = panel_class(
+                self.session, background=background, export_dir=export_dir
+            )
+        self.tabs = w.Tab(
+            children=[p.root for p in self.panels.values()],
+            titles=[p.title for p in self.panels.values()],
+        )
+        self.tabs.add_class("chatops-console-tabs")
+        self.refresh_button = w.Button(description="Refresh all", icon="refresh")
+        self.refresh_button.on_click(lambda _b: self.refresh())
+        where = self.client.site
+        self.title = w.HTML(
+            value=STYLE + f"<h3 style='margin:4px 0'>Organization admin · {escape(where)}</h3>"
+        )
+        self.root = w.VBox([w.HBox([self.title, self.refresh_button]), self.tabs])
+        self.root.add_class("chatops-console")
+
+    @classmethod
+    def open(
+        cls,
+        *,
+        zuliprc: str = "",
+        site: str = "",
+        account: str = "admin",
+        size: str = "small",
+        background: bool | None = None,
+        export_dir: str | Path = "exports",
+    ) -> AdminConsole:
+        """A console for a zuliprc file or a site (credentials from ``ZULIP_*`` or
+        ``~/.zuliprc``); with neither, a demo sandbox started for this session, acting as its
+        ``account`` (owner, admin, moderator, member or guest)."""
+        if zuliprc:
+            path = Path(zuliprc).expanduser()
+            if not path.is_file():
+                raise ConfigError(f"zuliprc {path} does not exist")
+            client = Client(site=site or None, config_file=path)
+            return cls._checked(client, background=background, export_dir=export_dir)
+        if site:
+            return cls._checked(Client(site=site), background=background, export_dir=export_dir)
+        if account not in DEMO_ACCOUNTS:
+            raise ConfigError(
+                f"account {account!r} is not a demo account; choose one of "
+                f"{', '.join(DEMO_ACCOUNTS)}"
+            )
+        from chatops.sandbox import SIZES, Sandbox
+
+        if size not in SIZES:
+            raise ConfigError(f"size {size!r} is not one of {', '.join(sorted(SIZES))}")
+        sandbox = Sandbox.start(size=size)
+        try:
+            client = Client.from_zuliprc(sandbox.zuliprc(account))
+            console = cls._checked(client, background=background, export_dir=export_dir)
+        except BaseException:
+            sandbox.stop()
+            raise
+        console.sandbox = sandbox
+        # the sandbox lives as long as the console: stop it when the console is collected
+        console._stop_sandbox = weakref.finalize(console, sandbox.stop)
+        return console
+
+    @classmethod
+    def _checked(
+        cls, client: Client, *, background: bool | None, export_dir: str | Path
+    ) -> AdminConsole:
+        try:
+            client.users.me()  # wrong key or unreachable server: one clear error, now
+        except BaseException:
+            client.close()
+            raise
+        return cls(client, background=background, export_dir=export_dir)
+
+    def panel(self, slug: str) -> Panel:
+        """The panel of a tab: ``folders``, ``linkifiers``, ``groups``, ``invitations``, ``status``."""
+        try:
+            return self.panels[slug]
+        except KeyError:
+            raise KeyError(f"no panel {slug!r}; choose one of {', '.join(self.panels)}") from None
+
+    def select(self, slug: str) -> Panel:
+        """Show the tab of a panel and return the panel."""
+        panel = self.panel(slug)
+        self.tabs.selected_index = list(self.panels).index(slug)
+        return panel
+
+    def refresh(self) -> None:
+        """Fetch the organization's settings again and refresh every panel."""
+        self.session.refresh()
+        for panel in self.panels.values():
+            panel.guard(panel.refresh)
+
+    def close(self) -> None:
+        """Stop the panels' work, close the connection and any sandbox started for it."""
+        for panel in self.panels.values():
+            panel.close()
+        self.root.close()
+        self.client.close()
+        if self._stop_sandbox is not None:
+            self._stop_sandbox()  # runs sandbox.stop once, whoever calls first
+            self.sandbox = None
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle: dict[str, Any] | None = self.root._repr_mimebundle_(**kwargs)
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"AdminConsole(site={self.client.site!r}, panels={list(self.panels)})"
