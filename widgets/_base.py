@@ -69,6 +69,8 @@ table.chatops-table th { background: var(--jp-layout-color2, #eceff1); text-alig
   padding: 3px 8px; border-bottom: 1px solid #b0bec5; }
 table.chatops-table td { padding: 2px 8px; border-bottom: 1px solid #eceff1;
   vertical-align: top; }
+.chatops-panel button.jupyter-button { width: auto; min-width: 120px; padding: 0 12px;
+  align-self: flex-start; }
 .chatops-muted { color: #78909c; }
 .chatops-section { font-weight: 600; margin-top: 8px; }
 </style>
