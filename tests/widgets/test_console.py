@@ -6,6 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import nbformat
+import papermill
 import pytest
 
 import chatops
@@ -86,3 +88,53 @@ def test_console_opens_on_a_zuliprc(org: Sandbox, tmp_path: Path) -> None:
         assert org.credentials("admin").api_key not in repr(console)
     finally:
         console.close()
+
+
+CONSOLE_NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "admin_console.ipynb"
+
+
+def test_console_notebook_parameters_each_have_help() -> None:
+    nb = nbformat.read(CONSOLE_NOTEBOOK, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1
+    params = papermill.inspect_notebook(str(CONSOLE_NOTEBOOK))
+    assert set(params) == {"zuliprc", "site", "account", "size", "export_dir"}
+    assert all(spec["help"] for spec in params.values())
+    assert params["zuliprc"]["default"] == '""' and params["site"]["default"] == '""'
+    assert not any("key" in name for name in params)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+
+
+@pytest.mark.slow
+def test_console_notebook_runs_under_papermill_without_leaking_the_key(
+    org: Sandbox, tmp_path: Path
+) -> None:
+    out = tmp_path / "console.ipynb"
+    papermill.execute_notebook(
+        str(CONSOLE_NOTEBOOK),
+        str(out),
+        parameters={"zuliprc": str(org.zuliprc("admin")), "export_dir": str(tmp_path)},
+        progress_bar=False,
+        cwd=str(tmp_path),
+    )
+    text = out.read_text()
+    assert "application/vnd.jupyter.widget-view+json" in text
+    assert org.credentials("admin").api_key not in text
+
+
+@pytest.mark.slow
+def test_console_notebook_says_why_it_cannot_open(tmp_path: Path) -> None:
+    out = tmp_path / "console.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError) as info:
+        papermill.execute_notebook(
+            str(CONSOLE_NOTEBOOK),
+            str(out),
+            parameters={"zuliprc": str(tmp_path / "missing.zuliprc")},
+            progress_bar=False,
+            cwd=str(tmp_path),
+        )
+    assert info.value.ename == "SystemExit"
+    assert "The console could not open: zuliprc" in info.value.evalue
+    assert "does not exist" in info.value.evalue
