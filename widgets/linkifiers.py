@@ -22,6 +22,7 @@ import re2
 from uritemplate import URITemplate
 
 from chatops import ApiError, Client
+from chatops.linkifiers import LinkifierMatch, Matcher, re2_message
 from chatops.types import Linkifier, Message
 
 from ._base import Confirm, FieldError, Panel, Session, escape, frame
@@ -46,12 +47,6 @@ LIST_COLUMNS = ["position", "pattern", "URL template", "id"]
 PREVIEW_COLUMNS = ["where", "match", "groups", "URL", "applies"]
 OVERLAP_COLUMNS = ["note", "winner", "winner pattern", "loser", "loser pattern", "text", "where"]
 
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False  # errors are shown in the panel; RE2 would also print them to stderr
-# The server's rule after a match: the end of the text or anything but a letter, digit or "_".
-_AFTER = r"(?:$|[^\pL\pN_])"
-# Characters after which a match may start (besides whitespace and the start of the text).
-_OPENERS = frozenset("'\"(,:<")
 
 CheckKind = Literal["ok", "problem", "warning", "info"]
 _MARKS: dict[str, str] = {"ok": "✓", "problem": "✗", "warning": "⚠", "info": "•"}
@@ -73,75 +68,6 @@ class Check:
     @property
     def line(self) -> str:
         return f"{_MARKS[self.kind]} {self.text}"
-
-
-@dataclass(frozen=True)
-class LinkifierMatch:
-    """A match of a linkifier in a text and the URL it becomes."""
-
-    start: int
-    end: int
-    text: str
-    groups: dict[str, str]
-    url: str
-
-
-def _re2_message(exc: Exception) -> str:
-    arg = exc.args[0] if exc.args else exc
-    return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
-
-
-def _may_start_at(text: str, index: int) -> bool:
-    return index == 0 or text[index - 1].isspace() or text[index - 1] in _OPENERS
-
-
-class Matcher:
-    """A linkifier compiled with RE2 that matches where the server would.
-
-    Example::
-
-        m = Matcher(r"#(?P<id>[0-9]+)", "https://example.org/issues/{id}")
-        [x.url for x in m.find("see #12")]   # ["https://example.org/issues/12"]
-
-    Raises ``re2.error`` when the pattern does not compile.
-    """
-
-    def __init__(self, pattern: str, url_template: str) -> None:
-        self.pattern = pattern
-        self.url_template = url_template
-        self._search: Any = re2.compile(pattern, _OPTIONS)
-        # Group 1 is the match itself; the trailing context is matched, not kept, because RE2
-        # has no look-ahead. Anchored at each candidate start this picks what the server does.
-        self._anchored: Any = re2.compile(f"((?:{pattern})){_AFTER}", _OPTIONS)
-        self._template = URITemplate(url_template)
-
-    @property
-    def group_names(self) -> list[str]:
-        """The pattern's named groups, in the order they appear."""
-        index: dict[str, int] = dict(self._search.groupindex)
-        return sorted(index, key=index.__getitem__)
-
-    def find(self, text: str) -> list[LinkifierMatch]:
-        """Every non-empty match in ``text``, left to right, without overlaps."""
-        found: list[LinkifierMatch] = []
-        pos = 0
-        while pos <= len(text):
-            # The plain search finds the leftmost place where anything could match; places
-            # before it cannot match with the server's context rules either.
-            hit = self._search.search(text, pos)
-            if hit is None:
-                break
-            start = int(hit.start())
-            m = self._anchored.match(text, start) if _may_start_at(text, start) else None
-            end = int(m.end(1)) if m is not None else start
-            if m is None or end == start:
-                pos = start + 1
-                continue
-            groups: dict[str, Any] = {k: v for k, v in m.groupdict().items() if v is not None}
-            url = str(self._template.expand(groups))
-            found.append(LinkifierMatch(start, end, text[start:end], groups, url))
-            pos = end
-        return found
 
 
 @dataclass
@@ -508,7 +434,7 @@ class LinkifiersPanel(Panel):
                 draft.groups = Matcher(pattern, "/").group_names
             except re2.error as exc:
                 draft.pattern_problem = (
-                    f"The pattern does not compile with RE2: {_re2_message(exc)}."
+                    f"The pattern does not compile with RE2: {re2_message(exc)}."
                 )
         if not url_template:
             draft.template_problem = "Enter a URL template."
@@ -618,7 +544,7 @@ class LinkifiersPanel(Panel):
             try:
                 out.append(_Ranked(position, lf.pattern, Matcher(lf.pattern, lf.url_template)))
             except re2.error as exc:
-                out.append(f"#{position} `{lf.pattern}` ({_re2_message(exc)})")
+                out.append(f"#{position} `{lf.pattern}` ({re2_message(exc)})")
         return out
 
     def _draft_rows(self, draft: Draft, editing: int, sample: str) -> list[dict[str, Any]]:

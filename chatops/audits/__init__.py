@@ -14,11 +14,18 @@ from __future__ import annotations
 from ._result import FINDING_COLUMNS, SEVERITIES, AuditResult, findings_frame, write_summary
 from ._session import AuditSession, open_session
 from .bots import bots
+from .channel_hygiene import channel_hygiene
+from .guest_access import guest_access
 from .inactive_users import inactive_users
 from .invitations import invitations
+from .linkifiers import linkifiers
+from .moderation_activity import moderation_activity
 from .overview import org_overview
+from .permission_posture import permission_posture
+from .scheduled_and_reminders import scheduled_and_reminders
 from .stale_channels import stale_channels
 from .unresolved_topics import unresolved_topics
+from .uploads import uploads
 from .user_groups import user_groups
 
 __all__ = [
@@ -28,13 +35,20 @@ __all__ = [
     "AuditResult",
     "AuditSession",
     "bots",
+    "channel_hygiene",
     "findings_frame",
+    "guest_access",
     "inactive_users",
     "invitations",
+    "linkifiers",
+    "moderation_activity",
     "open_session",
     "org_overview",
+    "permission_posture",
+    "scheduled_and_reminders",
     "stale_channels",
     "unresolved_topics",
+    "uploads",
     "user_groups",
     "write_summary",
 ]
@@ -48,4 +62,11 @@ AUDITS: dict[str, str] = {
     "user_groups": "Groups that are empty, only deactivated members, or unused by any setting",
     "invitations": "Never-expiring, powerful-role, orphaned or long-lived invitations; revoke",
     "bots": "Active bots whose owner is deactivated or missing, and bots silent for stale_days",
+    "channel_hygiene": "Channels lacking description or folder, badly named, near-duplicate, empty",
+    "scheduled_and_reminders": "Failed, overdue or misaddressed scheduled messages and reminders",
+    "moderation_activity": "Edits, topic renames and channel moves by user over days; busy movers",
+    "guest_access": "Guests in many, private or default channels; whether guests see all users",
+    "permission_posture": "Who each group-valued setting reaches; sensitive ones reaching guests",
+    "linkifiers": "Linkifiers not compiling in RE2, mismatched templates, backtracking, overlaps",
+    "uploads": "Own unlinked or large uploads; files shared in messages, storage (coverage noted)",
 }

@@ -1,0 +1,254 @@
+"""The channel hygiene audit against a real sandbox over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import chatops
+from chatops.audits import FINDING_COLUMNS, channel_hygiene
+from chatops.audits.channel_hygiene import normalise_channel_name
+from chatops.sandbox import Sandbox
+
+from .conftest import unchanged
+
+DESCRIBE = "Say what the channel is for"
+ARCHIVE = "Archive the channel (its history stays)"
+RENAME = "Rename the channel to follow the naming convention"
+
+
+class _NoAnswerForDeactivated:
+    """The client of a server that will not say whether a deactivated user is subscribed."""
+
+    def __init__(self, client: chatops.Client) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def get(self, path: str, *, params: Any = None) -> dict[str, Any]:
+        if path.startswith("/users/") and "/subscriptions/" in path:
+            raise chatops.BadRequest("BAD_REQUEST", "No such user", 400)
+        return self._client.get(path, params=params)
+
+
+def test_channel_hygiene_on_the_demo_org_passes(fresh_sandbox: Sandbox) -> None:
+    sandbox = fresh_sandbox  # an organization no other test module has changed
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client, unchanged(sandbox.store):
+        result = channel_hygiene(client)
+    assert result.passed
+    assert list(result.findings.columns) == list(FINDING_COLUMNS)
+    assert result.findings.empty
+    assert len(result.tables["channels"]) == result.summary["counts"]["channels"] > 0
+    assert result.summary["thresholds"]["max_hygiene_findings"] == 5
+
+
+def test_channel_hygiene_rejects_parameters_out_of_range(sandbox: Sandbox) -> None:
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
+        with pytest.raises(ValueError, match="name_regex"):
+            channel_hygiene(client, name_regex="ops(")
+        for bad in (0, 1.5, -0.1):
+            with pytest.raises(ValueError, match="similarity"):
+                channel_hygiene(client, similarity=bad)
+        with pytest.raises(ValueError, match="max_hygiene_findings"):
+            channel_hygiene(client, max_hygiene_findings=-2)
+
+
+def test_normalise_channel_name_folds_case_separators_and_plurals() -> None:
+    assert normalise_channel_name("Release_Notes") == normalise_channel_name("release-note")
+    assert normalise_channel_name("ops team") == "opsteam"
+    assert normalise_channel_name("access") == "access"  # a double s is no plural
+    assert normalise_channel_name("ops") != normalise_channel_name("op")
+
+
+def test_channel_hygiene_findings_thresholds_and_archiving(
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+) -> None:
+    admin = client_for("admin", fresh_sandbox)
+    owner = client_for("owner", fresh_sandbox)
+    store = fresh_sandbox.store
+
+    # an organization with none of the problems: the untouched demo
+    with unchanged(store):
+        clean = channel_hygiene(admin, name_regex=r"[a-z][a-z0-9-]*")
+    assert clean.passed and clean.findings.empty
+    assert clean.summary["counts"]["findings"] == 0
+
+    described = "Kept for the audit test"
+    admin.channels.subscribe([{"name": "bare"}])  # no description
+    admin.channels.subscribe([{"name": "Ops Team", "description": described}])
+    admin.channels.subscribe([{"name": "Q&A", "description": described}])
+    admin.channels.subscribe([{"name": "release-notes", "description": described}])
+    admin.channels.subscribe([{"name": "Release_Notes", "description": described}])
+    admin.channels.subscribe([{"name": "engineerng", "description": described}])
+    admin.channels.subscribe([{"name": "empty-room", "description": described}])
+    admin.channels.unsubscribe(["empty-room"])
+    leaver = admin.users.create(
+        email="leaver@demo.chatops.test", password="a long password 1", full_name="Lee Leaver"
+    )
+    admin.channels.subscribe([{"name": "leavers", "description": described}], principals=[leaver])
+    admin.users.deactivate(leaver)
+    admin.channels.subscribe([{"name": "solo", "description": described}], invite_only=True)
+    ids = {
+        name: admin.channels.get_id(name)
+        for name in (
+            "bare",
+            "Ops Team",
+            "Q&A",
+            "release-notes",
+            "Release_Notes",
+            "engineering",
+            "engineerng",
+            "empty-room",
+            "leavers",
+            "solo",
+        )
+    }
+
+    def subject(name: str) -> str:
+        return f"#{name} ({ids[name]})"
+
+    rows = [
+        [
+            "warning",
+            subject("bare"),
+            "has no description",
+            DESCRIBE,
+            f"PATCH /api/v1/streams/{ids['bare']} description={{description}}",
+        ],
+        [
+            "warning",
+            f"{subject('engineering')} / {subject('engineerng')}",
+            "near-duplicate channel names: names 95% alike",
+            "Merge #engineerng into #engineering (move its topics), then archive it",
+            f"DELETE /api/v1/streams/{ids['engineerng']}",
+        ],
+        [
+            "warning",
+            f"{subject('release-notes')} / {subject('Release_Notes')}",
+            "near-duplicate channel names: the same name once case, separators and plurals "
+            "are folded",
+            "Merge #Release_Notes into #release-notes (move its topics), then archive it",
+            f"DELETE /api/v1/streams/{ids['Release_Notes']}",
+        ],
+        [
+            "warning",
+            subject("empty-room"),
+            "has no subscribers",
+            ARCHIVE,
+            f"DELETE /api/v1/streams/{ids['empty-room']}",
+        ],
+        [
+            "warning",
+            subject("leavers"),
+            "every subscriber is deactivated (Lee Leaver)",
+            "Archive the channel, or subscribe the people who took over its work",
+            f"DELETE /api/v1/streams/{ids['leavers']}",
+        ],
+        [
+            "info",
+            subject("solo"),
+            "is private with a single member (Adam Admin)",
+            "Subscribe the people who need it, or archive it if it is no longer used",
+            f"DELETE /api/v1/streams/{ids['solo']}",
+        ],
+    ]
+    with unchanged(store):
+        result = channel_hygiene(admin, max_hygiene_findings=len(rows))
+    assert result.passed
+    assert sorted(result.findings.values.tolist()) == sorted(rows)
+    counts = result.summary["counts"]
+    assert counts["no_description"] == 1 and counts["near_duplicate_pairs"] == 2
+    assert counts["no_subscribers"] == counts["all_subscribers_deactivated"] == 1
+    assert counts["private_single_member"] == 1 and counts["findings"] == len(rows)
+    channels = result.tables["channels"]
+    assert channels.loc[ids["leavers"], "deactivated_subscribers"] == 1
+    assert channels.loc[ids["leavers"], "active_subscribers"] == 0
+    assert channels.loc[ids["engineerng"], "flags"] == "near-duplicate"
+    pairs = result.tables["near_duplicates"]
+    assert sorted(map(tuple, pairs[["channel", "other"]].values.tolist())) == [
+        ("engineering", "engineerng"),
+        ("release-notes", "Release_Notes"),
+    ]
+
+    # the threshold at its edge, off, and the default
+    with unchanged(store):
+        over = channel_hygiene(admin, max_hygiene_findings=len(rows) - 1)
+        off = channel_hygiene(admin, max_hygiene_findings=-1)
+        default = channel_hygiene(admin)
+    assert over.summary["failed_checks"] == ["max_hygiene_findings"]
+    assert over.findings.iloc[0].tolist() == [
+        "critical",
+        "channels",
+        f"{len(rows)} channel hygiene findings; the threshold is {len(rows) - 1}",
+        "Work through the findings listed",
+        "PATCH /api/v1/streams/{stream_id} | DELETE /api/v1/streams/{stream_id}",
+    ]
+    assert off.passed and len(off.findings) == len(rows)
+    assert not default.passed  # six findings, more than the default five
+
+    # names against a convention; a near-duplicate pair only from a low similarity
+    with unchanged(store):
+        named = channel_hygiene(admin, name_regex=r"[a-z][a-z0-9-]*", max_hygiene_findings=-1)
+    bad = named.findings[named.findings["finding"].str.startswith("name does not")]
+    assert sorted(bad.values.tolist()) == sorted(
+        [
+            [
+                "warning",
+                subject(name),
+                "name does not match '[a-z][a-z0-9-]*'",
+                RENAME,
+                f"PATCH /api/v1/streams/{ids[name]} new_name={new}",
+            ]
+            for name, new in (
+                ("Ops Team", "ops-team"),
+                ("Q&A", "{new_name}"),
+                ("Release_Notes", "{new_name}"),  # release-notes is taken
+            )
+        ]
+    )
+    assert named.summary["counts"]["bad_name"] == 3
+
+    # folders: only on request; the advice names the folders there are
+    folder = admin.channels.create_folder("Team", description="")
+    admin.channels.update(ids["solo"], folder_id=folder)
+    listed = admin.channels.list(include_all=True)
+    folderless = sorted(c.stream_id for c in listed if c.folder_id is None)
+    with unchanged(store):
+        foldered = channel_hygiene(admin, require_folder=True, max_hygiene_findings=-1)
+    rows_for_folders = foldered.findings[foldered.findings["finding"] == "is in no channel folder"]
+    assert sorted(rows_for_folders["api_call"]) == sorted(
+        f"PATCH /api/v1/streams/{i} folder_id={{folder_id}}" for i in folderless
+    )
+    assert set(rows_for_folders["severity"]) == {"info"}
+    assert set(rows_for_folders["recommended_action"]) == {
+        f"Put the channel in a folder: Engineering (1), Team ({folder})"
+    }
+    assert ids["solo"] not in folderless and foldered.summary["counts"]["no_folder"] == len(
+        folderless
+    )
+    assert channel_hygiene(admin).summary["counts"]["no_folder"] == 0
+
+    # a server that will not answer for deactivated users: they look like no subscribers
+    with unchanged(store):
+        blind = channel_hygiene(_NoAnswerForDeactivated(admin), max_hygiene_findings=-1)  # type: ignore[arg-type]
+    blind_rows = blind.findings.set_index("subject")
+    assert blind_rows.loc[subject("leavers"), "finding"] == "has no subscribers"
+    assert blind.summary["counts"]["no_subscribers"] == 2
+    assert (
+        "does not say whether deactivated users"
+        in blind.summary["coverage"]["deactivated_subscribers"]
+    )
+    assert "deactivated_subscribers" not in result.summary["coverage"]
+
+    # dry_run=False archives the channel with no subscribers, and nothing else
+    done = channel_hygiene(admin, max_hygiene_findings=-1, dry_run=False)
+    assert done.summary["archived_stream_ids"] == [ids["empty-room"]]
+    seen = {c.stream_id: c for c in owner.channels.list(include_all=True, exclude_archived=False)}
+    assert seen[ids["empty-room"]].is_archived
+    assert not any(seen[ids[n]].is_archived for n in ("leavers", "solo", "bare", "engineerng"))
+    again = channel_hygiene(admin, max_hygiene_findings=-1)
+    assert again.summary["counts"]["no_subscribers"] == 0
+    assert len(again.findings) == len(rows) - 1

@@ -1,0 +1,179 @@
+"""The guest_access audit against a real sandbox over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import chatops
+from chatops.audits import FINDING_COLUMNS, guest_access
+from chatops.sandbox import Sandbox
+from chatops.types import User
+
+from .conftest import group_id, realm_settings, unchanged
+
+UNSUB = "DELETE /api/v1/users/me/subscriptions"
+PRIVATE_ACTION = "Unsubscribe the guest from #{} unless they need it"
+SEE_ALL = (
+    "Limit can_access_all_users_group to role:members so guests see only the users they "
+    "share channels or conversations with"
+)
+
+
+def _guests(admin: chatops.Client) -> list[User]:
+    return sorted(
+        (u for u in admin.users.list() if u.role == 600 and u.is_active),
+        key=lambda u: u.user_id,
+    )
+
+
+def _clear(admin: chatops.Client) -> None:
+    """Test set-up: no guest in any channel."""
+    guests = [g.user_id for g in _guests(admin)]
+    for ch in admin.channels.list(include_all=True):
+        members = set(admin.channels.members(ch.stream_id))
+        inside = [g for g in guests if g in members]
+        if inside:
+            admin.channels.unsubscribe([ch.name], principals=inside)
+
+
+def test_guest_access_on_the_demo_org_passes(sandbox: Sandbox) -> None:
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
+        with unchanged(sandbox.store):
+            result = guest_access(client)
+    assert result.passed
+    assert list(result.findings.columns) == list(FINDING_COLUMNS)
+    assert len(result.tables["guests"]) == result.summary["counts"]["guests"] > 0
+    assert "dm_partners" in result.summary["coverage"]
+
+
+def test_guest_access_none_found(
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+) -> None:
+    admin = client_for("admin", fresh_sandbox)
+    _clear(admin)
+    members = group_id(fresh_sandbox.store, "role:members")
+    with realm_settings(fresh_sandbox.store, can_access_all_users_group=members):
+        with unchanged(fresh_sandbox.store):
+            result = guest_access(admin, max_flagged_guests=0)
+    assert result.passed
+    assert result.findings.empty
+    assert result.summary["counts"]["flagged_guests"] == 0
+    assert not result.tables["guests"]["may_see_all_users"].any()
+    assert (result.tables["guests"]["channels"] == 0).all()
+
+
+def test_guest_access_findings_thresholds_and_fix(
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+) -> None:
+    admin = client_for("admin", fresh_sandbox)
+    owner = client_for("owner", fresh_sandbox)
+    _clear(admin)
+    guests = _guests(admin)
+    gus, other = guests[0], guests[1]
+    channels = {c.name: c for c in admin.channels.list(include_all=True, include_default=True)}
+    private = next(c.name for c in channels.values() if c.invite_only and not c.is_archived)
+    default = next(c.name for c in channels.values() if c.is_default and not c.invite_only)
+    public = sorted(
+        c.name
+        for c in channels.values()
+        if not c.invite_only and not c.is_default and not c.is_web_public and not c.is_archived
+    )[:3]
+    admin.channels.subscribe([private], principals=[gus.user_id])
+    admin.channels.subscribe([default], principals=[gus.user_id])
+    admin.channels.subscribe(public, principals=[other.user_id])
+    admin.messages.send_direct([gus.user_id], "welcome aboard")
+    members_id = group_id(fresh_sandbox.store, "role:members")
+
+    with unchanged(fresh_sandbox.store):
+        result = guest_access(admin, max_channels=2, max_flagged_guests=2)
+    assert result.passed
+    gus_subject = f"{gus.full_name} ({gus.email})"
+    other_subject = f"{other.full_name} ({other.email})"
+    expected = [
+        [
+            "warning",
+            gus_subject,
+            f"subscribed to private channel #{private}",
+            PRIVATE_ACTION.format(private),
+            f'{UNSUB} subscriptions=["{private}"] principals=[{gus.user_id}]',
+        ],
+        [
+            "warning",
+            gus_subject,
+            f"subscribed to default channel #{default}",
+            PRIVATE_ACTION.format(default),
+            f'{UNSUB} subscriptions=["{default}"] principals=[{gus.user_id}]',
+        ],
+        [
+            "warning",
+            other_subject,
+            "subscribed to 3 channels; the limit is 2",
+            "Unsubscribe the guest from the channels they do not need",
+            f'{UNSUB} subscriptions=["{{channel}}"] principals=[{other.user_id}]',
+        ],
+        [
+            "warning",
+            "organization",
+            f"{len(guests)} of {len(guests)} guests may see all users "
+            "(can_access_all_users_group reaches guests)",
+            SEE_ALL,
+            f'PATCH /api/v1/realm can_access_all_users_group={{"new": {members_id}}}',
+        ],
+    ]
+    assert sorted(result.findings.values.tolist()) == sorted(expected)
+    table = result.tables["guests"]
+    assert table.loc[gus.user_id, "private_channels"] == private
+    assert table.loc[gus.user_id, "default_channels"] == default
+    assert table.loc[gus.user_id, "channels"] == 2
+    assert "Adam Admin" in str(table.loc[gus.user_id, "dm_partners"])
+    assert table.loc[other.user_id, "channels"] == 3
+    assert bool(table.loc[other.user_id, "may_see_all_users"])
+    subs = result.tables["subscriptions"]
+    assert set(subs[subs.user_id == gus.user_id]["kind"]) == {"private", "public"}
+
+    with unchanged(fresh_sandbox.store):
+        # max_channels at the edge: 3 channels with a limit of 3 is fine
+        at_edge = guest_access(admin, max_channels=3, max_flagged_guests=1)
+        unflagged = guest_access(
+            admin, flag_private=False, flag_default_channels=False, max_flagged_guests=0
+        )
+        tight = guest_access(admin, max_channels=2, max_flagged_guests=1)
+        off = guest_access(admin, max_channels=2, max_flagged_guests=-1)
+    assert at_edge.passed and at_edge.summary["counts"]["flagged_guests"] == 1
+    assert other_subject not in set(at_edge.findings["subject"])
+    assert unflagged.passed and unflagged.summary["counts"]["flagged_guests"] == 0
+    assert set(unflagged.findings["subject"]) == {"organization"}
+    assert not tight.passed and tight.summary["failed_checks"] == ["max_flagged_guests"]
+    first = tight.findings.iloc[0]
+    assert (first["severity"], first["subject"]) == ("critical", "guests")
+    assert "2 guests have flagged channel access; the threshold is 1" == first["finding"]
+    assert off.passed and "critical" not in set(off.findings["severity"])
+
+    done = guest_access(admin, max_channels=2, max_flagged_guests=2, dry_run=False)
+    assert sorted(done.summary["unsubscribed"], key=lambda r: r["stream_id"]) == sorted(
+        [
+            {"user_id": gus.user_id, "stream_id": channels[private].stream_id},
+            {"user_id": gus.user_id, "stream_id": channels[default].stream_id},
+        ],
+        key=lambda r: r["stream_id"],
+    )
+    assert gus.user_id not in owner.channels.members(channels[private].stream_id)
+    assert gus.user_id not in owner.channels.members(channels[default].stream_id)
+    # a guest in too many channels is only reported
+    assert other.user_id in owner.channels.members(channels[public[0]].stream_id)
+    again = guest_access(admin, max_channels=2, max_flagged_guests=2)
+    assert {r for r in again.findings["subject"]} == {other_subject, "organization"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"max_channels": -1}, "max_channels"), ({"max_flagged_guests": -2}, "max_flagged_guests")],
+)
+def test_guest_access_rejects_bad_parameters(
+    sandbox: Sandbox, kwargs: dict[str, int], name: str
+) -> None:
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
+        with pytest.raises(ValueError, match=name):
+            guest_access(client, **kwargs)  # type: ignore[arg-type]
