@@ -106,3 +106,20 @@ def test_user_groups_findings_and_deactivation(
     again = user_groups(admin, max_empty_groups=3)
     assert again.findings["subject"].tolist() == ["@empty-used", "@ghosts"]
     assert again.summary["counts"]["unused_groups"] == 1
+
+
+def test_group_usages_counts_settings_whose_names_end_in_groups() -> None:
+    from chatops.audits.user_groups import group_usages
+
+    realm = {
+        "realm_can_create_groups": 11,
+        "realm_can_manage_all_groups": {"direct_members": [], "direct_subgroups": [12]},
+        "realm_can_invite_users_group": 13,
+        "realm_user_groups": [{"id": 11}],  # the list of groups, not a setting
+    }
+    uses = {(u["group_id"], u["setting"]) for u in group_usages([], realm, [])}
+    assert uses == {
+        (11, "can_create_groups"),
+        (12, "can_manage_all_groups"),
+        (13, "can_invite_users_group"),
+    }

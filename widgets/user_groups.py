@@ -77,17 +77,6 @@ class GroupInfo:
         return self.name
 
 
-def _group_ids_of(value: Any) -> list[int]:
-    """The group ids a group-setting value names (an id, or an anonymous group's subgroups)."""
-    if isinstance(value, bool):
-        return []
-    if isinstance(value, int):
-        return [value]
-    if isinstance(value, Mapping):
-        return [int(g) for g in value.get("direct_subgroups", []) or []]
-    return []
-
-
 def _plural(count: int, word: str) -> str:
     """``1 place``, ``3 places``."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
@@ -295,22 +284,7 @@ class UserGroupsPanel(Panel):
     def _usages(
         self, raw_groups: Sequence[Mapping[str, Any]], channels: Sequence[Mapping[str, Any]]
     ) -> list[dict[str, Any]]:
-        realm = self.session.realm
-        rows = group_usages(raw_groups, realm, channels)
-        # group_usages only reads realm keys ending in "_group"; the server also counts
-        # can_create_groups and can_manage_all_groups, whose names end in "_groups".
-        for key, value in sorted(realm.items()):
-            if key.startswith("realm_can_") and key.endswith("_groups"):
-                for gid in _group_ids_of(value):
-                    rows.append(
-                        {
-                            "group_id": gid,
-                            "kind": "realm",
-                            "where": "organization",
-                            "setting": key[6:],
-                        }
-                    )
-        return rows
+        return group_usages(raw_groups, self.session.realm, channels)
 
     @staticmethod
     def _use_row(use: Mapping[str, Any]) -> tuple[str, str, str]:

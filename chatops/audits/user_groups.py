@@ -58,7 +58,8 @@ def group_usages(
     """
     rows: list[dict[str, Any]] = []
     for key, value in sorted(realm.items()):
-        if key.startswith("realm_") and key.endswith("_group"):
+        # can_create_groups and can_manage_all_groups name groups too, though they end in "s"
+        if key.startswith("realm_") and key.endswith(("_group", "_groups")):
             for gid in _setting_group_ids(value):
                 rows.append(
                     {"group_id": gid, "kind": "realm", "where": "organization", "setting": key[6:]}
