@@ -371,7 +371,7 @@ def publish_reaction(
 ) -> None:
     """A ``reaction`` event (``op`` add or remove) for everyone who has the message."""
     from . import users
-    from .http import REALM_HOST
+    from .realm import REALM_HOST
 
     event: Event = {
         "type": "reaction",

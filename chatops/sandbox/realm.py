@@ -16,6 +16,8 @@ from .store import Row, Store
 FEATURE_LEVEL = 416
 ZULIP_VERSION = "11.0-chatops-sandbox"
 EMPTY_TOPIC_DISPLAY_NAME = "general chat"
+#: the host of the placeholder emails (``user10@demo.chatops.test``)
+REALM_HOST = "demo.chatops.test"
 RESOLVED_TOPIC_PREFIX = "\u2714 "
 WILDCARD_MENTION_THRESHOLD = 15
 

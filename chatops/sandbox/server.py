@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 import uvicorn
 
 from . import demo
-from .app import RateLimit, SandboxState, create_app
+from .app import create_app
 from .realm import FEATURE_LEVEL
+from .state import RateLimit, SandboxState
 from .store import Store
 
 if TYPE_CHECKING:

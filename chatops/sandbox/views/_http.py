@@ -1,4 +1,4 @@
-"""HTTP glue shared by every view module: sandbox state, the endpoint wrapper, JSON responses.
+"""HTTP glue shared by every view module: the endpoint wrapper, JSON responses, path helpers.
 
 Views are plain functions ``(request, state, user, params) -> dict``; :func:`endpoint` wraps
 them with authentication, rate limiting, parameter parsing and the success envelope.
@@ -7,77 +7,21 @@ them with authentication, rate limiting, parameter parsing and the success envel
 from __future__ import annotations
 
 import inspect
-import secrets
-import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import realm as realm_mod
-from . import users
-from .errors import ApiError
-from .params import Param, Params, parse
-from .store import Row, Store
+from .. import users
+from ..errors import ApiError
+from ..params import Param, Params, parse
+from ..realm import REALM_HOST
+from ..state import SandboxState
+from ..store import Row
 
 API = "/api/v1"
-REALM_HOST = "demo.chatops.test"
-
-
-@dataclass
-class RateLimit:
-    """Requests per window per user, as the real server's ``api_by_user`` rule."""
-
-    max_calls: int = 200
-    window_seconds: float = 60.0
-    _hits: dict[int, list[float]] = field(default_factory=dict)
-
-    def check(self, user_id: int) -> dict[str, str]:
-        now = time.monotonic()
-        hits = [t for t in self._hits.get(user_id, []) if now - t < self.window_seconds]
-        if len(hits) >= self.max_calls:
-            retry = max(0.0, self.window_seconds - (now - hits[0]))
-            err = ApiError(
-                "API usage exceeded rate limit",
-                code="RATE_LIMIT_HIT",
-                status=429,
-                **{"retry-after": round(retry, 3)},
-            )
-            err.headers.update(
-                {
-                    "Retry-After": f"{retry:.3f}",
-                    "X-RateLimit-Limit": str(self.max_calls),
-                    "X-RateLimit-Remaining": "0",
-                    "X-RateLimit-Reset": str(int(time.time() + retry)),
-                }
-            )
-            self._hits[user_id] = hits
-            raise err
-        hits.append(now)
-        self._hits[user_id] = hits
-        reset = int(time.time() + self.window_seconds - (now - hits[0]))
-        return {
-            "X-RateLimit-Limit": str(self.max_calls),
-            "X-RateLimit-Remaining": str(self.max_calls - len(hits)),
-            "X-RateLimit-Reset": str(reset),
-        }
-
-
-@dataclass
-class SandboxState:
-    """What the handlers share: the store, where uploads live, and server-level settings."""
-
-    store: Store
-    upload_dir: Path
-    feature_level: int = realm_mod.FEATURE_LEVEL
-    rate_limit: RateLimit | None = None
-    password_auth: bool = True
-    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
-    base_url: str = ""
 
 
 Handler = Callable[[Request, SandboxState, Row | None, Params], Awaitable[Any] | Any]
@@ -143,3 +87,28 @@ def endpoint(
 def host_of(state: SandboxState) -> str:
     """The host placed in API placeholder emails."""
     return REALM_HOST
+
+
+#: a background job of a view module, run while the app serves
+Background = Callable[[SandboxState], Awaitable[None]]
+
+
+def me(user: Row | None) -> Row:
+    """The authenticated user of an endpoint that requires authentication."""
+    assert user is not None
+    return user
+
+
+def path_int(request: Request, name: str) -> int:
+    return int(request.path_params[name])
+
+
+def since(state: SandboxState, feature_level: int) -> None:
+    """Endpoints newer than the feature level the sandbox reports do not exist yet."""
+    if state.feature_level < feature_level:
+        raise ApiError("Not found", status=404)
+
+
+def base_url(request: Request, state: SandboxState) -> str:
+    """The site's URL as clients reach it."""
+    return state.base_url or str(request.base_url).rstrip("/")

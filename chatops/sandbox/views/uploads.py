@@ -1,111 +1,122 @@
-"""HTTP views: Bots, event queues and resumable uploads (spec 4.22, 4.23 tus, section 6)."""
+"""HTTP views of the uploads area. Uploads: files, attachments, temporary links and tus resumable uploads (spec 4.23)."""
 
 from __future__ import annotations
 
-import asyncio
+import mimetypes
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
-from . import outgoing_webhooks, tus, uploads, users
-from .app import REGISTER_SPEC, register_body
-from .errors import ApiError
-from .http import API, SandboxState, endpoint, host_of, json_response
-from .params import P, Params, boolean, integer
-from .store import Row
+from .. import (
+    tus,
+    uploads,
+    users,
+)
+from ..errors import ApiError
+from ..params import (
+    Params,
+)
+from ..state import SandboxState
+from ..store import Row
+from ._http import API, endpoint, json_response
+
+
+@endpoint()
+async def upload_file(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise ApiError("You must specify a file to upload")
+    form = await request.form(max_part_size=uploads.max_upload_bytes() + 1)
+    files = [v for _, v in form.multi_items() if isinstance(v, UploadFile)]
+    if not files:
+        raise ApiError("You must specify a file to upload")
+    if len(files) > 1:
+        raise ApiError("You may only upload one file at a time")
+    upload = files[0]
+    data = await upload.read()
+    result = uploads.save_upload(
+        state.store,
+        user,
+        state.upload_dir,
+        upload.filename or "uploaded-file",
+        data,
+        upload.content_type
+        or mimetypes.guess_type(upload.filename or "")[0]
+        or "application/octet-stream",
+    )
+    if state.feature_level < 285:  # filename added at 285
+        result.pop("filename", None)
+    if state.feature_level < 272:  # url added at 272 as the new name of uri
+        result.pop("url", None)
+    return result
+
+
+def _file_response(state: SandboxState, att: Row) -> Response:
+    path = state.upload_dir / att["path_id"]
+    return FileResponse(
+        path,
+        media_type=att["content_type"],
+        filename=att["name"],
+        content_disposition_type="inline",
+    )
+
+
+@endpoint()
+def api_file_url(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    path_id = f"{request.path_params['realm_id']}/{request.path_params['rest']}"
+    uploads.access_file(state.store, user, path_id)
+    return {"url": uploads.temporary_url(state.secret, path_id)}
+
+
+@endpoint()
+def serve_file(request: Request, state: SandboxState, user: Row | None, p: Params) -> Response:
+    assert user is not None
+    att = uploads.access_file(state.store, user, request.path_params["path_id"])
+    return _file_response(state, att)
+
+
+async def serve_temporary_file(request: Request) -> Response:
+    state: SandboxState = request.app.state.sandbox
+    path_id = request.path_params["path_id"]
+    if not uploads.check_temporary(state.secret, request.path_params["token"], path_id):
+        raise ApiError("Invalid or expired file link", status=403)
+    att = state.store.one("SELECT * FROM attachments WHERE path_id = ?", [path_id])
+    if att is None:
+        raise ApiError("File not found", status=404)
+    return _file_response(state, att)
+
+
+@endpoint()
+def list_attachments(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    return uploads.attachment_records(state.store, user)
+
+
+@endpoint()
+def delete_attachment(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    uploads.delete_attachment(
+        state.store, user, request.path_params["attachment_id"], state.upload_dir
+    )
+    return {}
+
 
 TUS_FEATURE_LEVEL = 296
 
 
-# -- event queues ----------------------------------------------------------------------------------
-def _event_types(raw: Any) -> list[str] | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list):
-        raise ApiError("event_types is not a list", var_name="event_types")
-    for i, item in enumerate(raw):
-        if not isinstance(item, str):
-            raise ApiError(f"event_types[{i}] is not a string", var_name="event_types")
-    return raw
-
-
-@endpoint(REGISTER_SPEC)
-def register(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
-    """``POST /register``: the initial state plus a live event queue."""
-    assert user is not None
-    event_types = _event_types(p["event_types"])
-    capabilities = p["client_capabilities"]
-    if not isinstance(capabilities, dict):
-        raise ApiError("client_capabilities is not a dict", var_name="client_capabilities")
-    body = register_body(request, state, user, p)
-    bus = state.store.events
-    queue = bus.register(
-        user["id"],
-        event_types,
-        apply_markdown=p["apply_markdown"],
-        client_gravatar=p["client_gravatar"],
-        all_public_streams=p["all_public_streams"],
-        client_capabilities=capabilities,
-    )
-    body["queue_id"] = queue.queue_id
-    body["last_event_id"] = queue.last_event_id
-    body["event_queue_longpoll_timeout_seconds"] = int(bus.heartbeat_seconds) + 40
-    body["max_message_id"] = int(
-        state.store.scalar(
-            "SELECT coalesce(max(message_id), -1) FROM message_flags WHERE user_id = ?",
-            [user["id"]],
-        )
-    )
-    return body
-
-
-@endpoint(
-    {
-        "queue_id": P(required=True),
-        "last_event_id": P(integer, default=None),
-        "dont_block": P(boolean, default=False),
-    }
-)
-async def get_events(
-    request: Request, state: SandboxState, user: Row | None, p: Params
-) -> dict[str, Any]:
-    """``GET /events``: the queue's events after ``last_event_id``, waiting for one if none."""
-    assert user is not None
-    bus = state.store.events
-    queue = bus.get(p["queue_id"], user["id"])
-    events = await bus.wait(queue, p["last_event_id"], dont_block=p["dont_block"])
-    return {"events": events, "queue_id": queue.queue_id}
-
-
-@endpoint({"queue_id": P(required=True)})
-def delete_queue(
-    request: Request, state: SandboxState, user: Row | None, p: Params
-) -> dict[str, Any]:
-    """``DELETE /events``: drop a queue (a poll waiting on it gets ``BAD_EVENT_QUEUE_ID``)."""
-    assert user is not None
-    state.store.events.delete(p["queue_id"], user["id"])
-    return {}
-
-
-async def expire_queues(state: SandboxState) -> None:
-    """Background job: garbage-collect queues nobody polled for ``queue_timeout`` seconds."""
-    while True:
-        bus = state.store.events
-        await asyncio.sleep(max(0.05, min(1.0, bus.queue_timeout / 4)))
-        bus.expire()
-
-
-async def deliver_outgoing_webhooks(state: SandboxState) -> None:
-    """Background job: POST outgoing-webhook payloads and post the bots' replies."""
-    await outgoing_webhooks.run_deliveries(
-        state.store, host_of(state), feature_level=state.feature_level
-    )
-
-
-# -- tus resumable upload ----------------------------------------------------------------------
 def _tus_headers(**extra: str) -> dict[str, str]:
     return {"Tus-Resumable": tus.TUS_VERSION, "Cache-Control": "no-store", **extra}
 
@@ -236,17 +247,15 @@ async def tus_patch(request: Request, state: SandboxState, user: Row) -> Respons
 
 
 ROUTES: list[Route] = [
-    Route(f"{API}/register", register, methods=["POST"]),
-    Route(f"{API}/events", get_events, methods=["GET"]),
-    Route(f"{API}/events", delete_queue, methods=["DELETE"]),
+    Route(f"{API}/user_uploads", upload_file, methods=["POST"]),
+    Route(f"{API}/user_uploads/{{realm_id:int}}/{{rest:path}}", api_file_url, methods=["GET"]),
+    Route(f"{API}/attachments", list_attachments, methods=["GET"]),
+    Route(f"{API}/attachments/{{attachment_id:int}}", delete_attachment, methods=["DELETE"]),
+    Route("/user_uploads/temporary/{token}/{path_id:path}", serve_temporary_file, methods=["GET"]),
+    Route("/user_uploads/{path_id:path}", serve_file, methods=["GET"]),
     Route(f"{API}/tus", tus_options, methods=["OPTIONS"]),
     Route(f"{API}/tus", tus_create, methods=["POST"]),
     Route(f"{API}/tus/{{upload_id}}", tus_options, methods=["OPTIONS"]),
     Route(f"{API}/tus/{{upload_id}}", tus_head, methods=["HEAD"]),
     Route(f"{API}/tus/{{upload_id}}", tus_patch, methods=["PATCH"]),
-]
-
-BACKGROUND: list[Callable[[SandboxState], Awaitable[None]]] = [
-    expire_queues,
-    deliver_outgoing_webhooks,
 ]
