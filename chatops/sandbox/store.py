@@ -71,10 +71,25 @@ class Store:
             else:
                 self._depth -= 1
                 if depth == 0:
-                    self._conn.execute("COMMIT")
-                    self.events.commit()
+                    self._commit()
                 else:
                     self._conn.execute(f"RELEASE {name}")
+
+    def _commit(self) -> None:
+        """COMMIT, or roll back and drop the held events when COMMIT itself fails.
+
+        A failed COMMIT (a deferred constraint, a full disk, a busy database) leaves SQLite's
+        transaction open; without the rollback the next ``BEGIN`` would fail and the held
+        events would be announced with the next transaction's.
+        """
+        try:
+            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            self.events.rollback()
+            raise
+        self.events.commit()
 
     # -- queries ----------------------------------------------------------------------
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
