@@ -128,21 +128,25 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     )
 
 
-@contextlib.asynccontextmanager
-async def _lifespan(app: Starlette) -> AsyncIterator[None]:
+def _lifespan(views: tuple[ModuleType, ...]) -> Any:
     """Run the view modules' background work (``BACKGROUND``) while the app serves."""
-    state: SandboxState = app.state.sandbox
-    tasks = [
-        asyncio.create_task(job(state), name=getattr(job, "__name__", "background"))
-        for module in VIEW_MODULES
-        for job in getattr(module, "BACKGROUND", [])
-    ]
-    try:
-        yield
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        state: SandboxState = app.state.sandbox
+        tasks = [
+            asyncio.create_task(job(state), name=getattr(job, "__name__", "background"))
+            for module in views
+            for job in getattr(module, "BACKGROUND", [])
+        ]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    return lifespan
 
 
 def _route_key(path: str) -> str | None:
@@ -179,8 +183,13 @@ class IndexedRouter(Router):
         await super().app(scope, receive, send)
 
 
-def create_app(state: SandboxState) -> Starlette:
-    """Build the app around an existing store; nothing global, one app per sandbox."""
+def create_app(state: SandboxState, views: Iterable[ModuleType] = VIEW_MODULES) -> Starlette:
+    """Build the app around an existing store; nothing global, one app per sandbox.
+
+    ``views`` are the view modules whose ``ROUTES`` it serves and whose ``BACKGROUND`` jobs
+    it runs (every API area unless a test says otherwise).
+    """
+    modules = tuple(views)
     app = Starlette(
         exception_handlers={
             ApiError: _api_error,
@@ -188,6 +197,6 @@ def create_app(state: SandboxState) -> Starlette:
             Exception: _server_error,
         },
     )
-    app.router = IndexedRouter(routes(), lifespan=_lifespan)
+    app.router = IndexedRouter(routes(modules), lifespan=_lifespan(modules))
     app.state.sandbox = state
     return app

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import msgspec
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -49,27 +50,52 @@ async def _raw_params(request: Request) -> dict[str, str]:
     return values
 
 
+def _authenticate(state: SandboxState, authorization: str | None) -> tuple[Row, dict[str, str]]:
+    """The user of the request's credentials, and the rate-limit headers of their answer."""
+    user = users.authenticate_basic(state.store, authorization)
+    headers = {} if state.rate_limit is None else state.rate_limit.check(user["id"])
+    return user, headers
+
+
+async def authenticate(request: Request) -> Row:
+    """The user of the request's credentials; the store is read off the event loop."""
+    state: SandboxState = request.app.state.sandbox
+    return await run_in_threadpool(
+        users.authenticate_basic, state.store, request.headers.get("authorization")
+    )
+
+
 def endpoint(
     spec: Mapping[str, Param] | None = None,
     *,
     auth: bool = True,
     aliases: Mapping[str, str] | None = None,
 ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
-    """Wrap a handler: authenticate, rate-limit, parse parameters, render the envelope."""
+    """Wrap a handler: authenticate, rate-limit, parse parameters, render the envelope.
+
+    A plain function handler runs in the threadpool, as Starlette runs its sync endpoints:
+    the store serialises writes (one connection, one lock held for a whole transaction), and
+    the event loop stays free for long-polls. A coroutine handler runs on the loop and must
+    not block it.
+    """
 
     def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        blocking = not inspect.iscoroutinefunction(handler)
+
         async def view(request: Request) -> Response:
             state: SandboxState = request.app.state.sandbox
             user: Row | None = None
             headers: dict[str, str] = {}
             if auth:
-                user = users.authenticate_basic(state.store, request.headers.get("authorization"))
-                if state.rate_limit is not None:
-                    headers = state.rate_limit.check(user["id"])
+                user, headers = await run_in_threadpool(
+                    _authenticate, state, request.headers.get("authorization")
+                )
             params = parse(await _raw_params(request), spec or {}, aliases)
-            result: Any = handler(request, state, user, params)
-            if inspect.isawaitable(result):
-                result = await result
+            result: Any
+            if blocking:  # off the event loop, so a slow request never stalls a long-poll
+                result = await run_in_threadpool(handler, request, state, user, params)
+            else:
+                result = await handler(request, state, user, params)
             if isinstance(result, Response):
                 return result
             body: dict[str, Any] = {"result": "success", "msg": ""}

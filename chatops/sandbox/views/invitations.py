@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
@@ -167,15 +168,21 @@ def _join_form(
 async def join_page(request: Request) -> HTMLResponse:
     """``GET/POST /join/<key>/``: the page an invitation link opens; posting it creates the account."""
     state: SandboxState = request.app.state.sandbox
-    key = request.path_params["key"]
+    values: dict[str, str] | None = None
+    if request.method == "POST":
+        form = await request.form()
+        values = {k: v for k, v in form.items() if isinstance(v, str)}
+    return await run_in_threadpool(_join, state, request.path_params["key"], values)
+
+
+def _join(state: SandboxState, key: str, values: dict[str, str] | None) -> HTMLResponse:
+    """The join page for ``key``: its form, or (``values`` posted) the account it creates."""
     try:
         invite = invitations.invitation_for_key(state.store, key)
     except ApiError as exc:
         return _page("Invitation link not valid", f"<p>{html.escape(exc.msg)}</p>", exc.status)
-    if request.method == "GET":
+    if values is None:
         return _join_form(state, invite)
-    form = await request.form()
-    values = {k: v for k, v in form.items() if isinstance(v, str)}
     try:
         user_id = invitations.join(
             state.store,

@@ -6,6 +6,7 @@ import mimetypes
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, Response
@@ -14,7 +15,6 @@ from starlette.routing import Route
 from .. import (
     tus,
     uploads,
-    users,
 )
 from ..errors import ApiError
 from ..params import (
@@ -22,7 +22,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint, json_response
+from ._http import API, authenticate, endpoint, json_response
 
 
 @endpoint()
@@ -40,7 +40,8 @@ async def upload_file(
         raise ApiError("You may only upload one file at a time")
     upload = files[0]
     data = await upload.read()
-    result = uploads.save_upload(
+    result = await run_in_threadpool(
+        uploads.save_upload,
         state.store,
         user,
         state.upload_dir,
@@ -89,7 +90,9 @@ async def serve_temporary_file(request: Request) -> Response:
     path_id = request.path_params["path_id"]
     if not uploads.check_temporary(state.secret, request.path_params["token"], path_id):
         raise ApiError("Invalid or expired file link", status=403)
-    att = state.store.one("SELECT * FROM attachments WHERE path_id = ?", [path_id])
+    att = await run_in_threadpool(
+        state.store.one, "SELECT * FROM attachments WHERE path_id = ?", [path_id]
+    )
     if att is None:
         raise ApiError("File not found", status=404)
     return _file_response(state, att)
@@ -139,7 +142,7 @@ def tus_view(handler: TusHandler) -> Callable[[Request], Awaitable[Response]]:
         try:
             if state.feature_level < TUS_FEATURE_LEVEL:
                 raise ApiError("Not found", status=404)
-            user = users.authenticate_basic(state.store, request.headers.get("authorization"))
+            user = await authenticate(request)
             if request.headers.get("tus-resumable") != tus.TUS_VERSION:
                 raise ApiError("Unsupported tus version", status=412)
             return await handler(request, state, user)
@@ -180,12 +183,14 @@ async def tus_create(request: Request, state: SandboxState, user: Row) -> Respon
     if length is None:
         raise ApiError("Missing or invalid Upload-Length", status=400)
     metadata = tus.parse_metadata(request.headers.get("upload-metadata"))
-    upload_id = tus.create(state.store, user, state.upload_dir, length, metadata)
+    upload_id = await run_in_threadpool(
+        tus.create, state.store, user, state.upload_dir, length, metadata
+    )
     location = f"{str(request.base_url).rstrip('/')}{API}/tus/{upload_id}"
     headers = _tus_headers(Location=location, **{"Upload-Offset": "0"})
     if length == 0:
-        upload = tus.get(state.store, user, upload_id)
-        result = tus.finish(state.store, user, upload, state.upload_dir)
+        upload = await run_in_threadpool(tus.get, state.store, user, upload_id)
+        result = await run_in_threadpool(tus.finish, state.store, user, upload, state.upload_dir)
         return json_response({"result": "success", "msg": "", **result}, 201, headers)
     return Response(status_code=201, headers=headers)
 
@@ -193,7 +198,7 @@ async def tus_create(request: Request, state: SandboxState, user: Row) -> Respon
 @tus_view
 async def tus_head(request: Request, state: SandboxState, user: Row) -> Response:
     """``HEAD /tus/{id}``: the offset to resume from."""
-    upload = tus.get(state.store, user, request.path_params["upload_id"])
+    upload = await run_in_threadpool(tus.get, state.store, user, request.path_params["upload_id"])
     return Response(
         status_code=200,
         headers=_tus_headers(
@@ -209,7 +214,7 @@ async def tus_head(request: Request, state: SandboxState, user: Row) -> Response
 async def tus_patch(request: Request, state: SandboxState, user: Row) -> Response:
     """``PATCH /tus/{id}``: append the body at ``Upload-Offset``; the last byte finishes it."""
     store = state.store
-    upload = tus.get(store, user, request.path_params["upload_id"])
+    upload = await run_in_threadpool(tus.get, store, user, request.path_params["upload_id"])
     if request.headers.get("content-type", "").split(";")[0].strip() != (
         "application/offset+octet-stream"
     ):
@@ -235,13 +240,13 @@ async def tus_patch(request: Request, state: SandboxState, user: Row) -> Respons
         except ClientDisconnect:
             pass  # keep what arrived: the client resumes from the recorded offset
         finally:
-            tus.record_offset(store, upload["id"], offset)
+            await run_in_threadpool(tus.record_offset, store, upload["id"], offset)
         if too_long:
             raise ApiError("The body goes past Upload-Length", status=413)
     headers = _tus_headers(**{"Upload-Offset": str(offset)})
     if offset == length:
-        upload = tus.get(store, user, upload["id"])
-        result = tus.finish(store, user, upload, state.upload_dir)
+        upload = await run_in_threadpool(tus.get, store, user, upload["id"])
+        result = await run_in_threadpool(tus.finish, store, user, upload, state.upload_dir)
         return json_response({"result": "success", "msg": "", **result}, 200, headers)
     return Response(status_code=204, headers=headers)
 
