@@ -6,20 +6,24 @@ import hashlib
 import json
 from typing import Any
 
-from . import channels, events, linkifiers, users
+from . import channels, linkifiers, users
 from . import realm as realm_mod
+from .bus import Event, EventQueue, event_bus
 from .errors import ApiError
 from .messages import (
+    FLAG_NAMES,
     access_message,
     check_topic_allowed,
     check_wildcards,
+    link_uploads,
     mentions_in,
+    message_audience,
     normalise_topic,
     now,
     send_message,
 )
-from .params import MISSING
 from .rendering import render, upload_path_ids
+from .sentinel import MISSING
 from .store import Row, Store
 
 PREFIX = realm_mod.RESOLVED_TOPIC_PREFIX
@@ -190,7 +194,7 @@ def edit_message(
                 skip_history_for=message["id"] if new_content is not None else None,
             )
         moved_ids = [r["id"] for r in moved]
-        events.publish_update_message(
+        publish_update_message(
             store, user, message, moved_ids, propagate_mode=propagate_mode, timestamp=ts
         )
         if moving:
@@ -314,7 +318,6 @@ def _apply_content(
         still = store.one("SELECT 1 FROM attachment_messages WHERE attachment_id = ?", [att["id"]])
         if still is None and att["owner_id"] == message["sender_id"]:
             detached.append(attachment_record(att, []))
-    from .messages import link_uploads
 
     sender = users.get_user(store, message["sender_id"])
     assert sender is not None
@@ -424,3 +427,55 @@ def _notify(
             client="Internal",
             host=host,
         )
+
+
+# -- events ---------------------------------------------------------------------------------------
+def publish_update_message(
+    store: Store,
+    editor: Row,
+    before: Row,
+    message_ids: list[int],
+    *,
+    propagate_mode: str | None,
+    timestamp: int,
+) -> None:
+    """An ``update_message`` event for an edit of ``before`` and/or a move of ``message_ids``."""
+    after = store.one("SELECT * FROM messages WHERE id = ?", [before["id"]])
+    if after is None:
+        return
+    ids = sorted(set(message_ids) | {before["id"]})
+    audience = message_audience(store, ids)
+    event: Event = {
+        "type": "update_message",
+        "user_id": editor["id"],
+        "edit_timestamp": timestamp,
+        "message_id": before["id"],
+        "message_ids": ids,
+        "rendering_only": False,
+        "is_me_message": bool(after["is_me_message"]),
+    }
+    if before["content"] != after["content"]:
+        event.update(
+            orig_content=before["content"],
+            orig_rendered_content=before["rendered_content"],
+            content=after["content"],
+            rendered_content=after["rendered_content"],
+        )
+    if before["stream_id"] is not None:
+        name = store.scalar("SELECT name FROM streams WHERE id = ?", [before["stream_id"]])
+        event.update(stream_id=before["stream_id"], stream_name=name)
+        moved = before["topic"] != after["topic"] or before["stream_id"] != after["stream_id"]
+        if moved:
+            event["propagate_mode"] = propagate_mode or "change_one"
+            event["orig_subject"] = before["topic"]
+            event["topic_links"] = []
+            if before["topic"] != after["topic"]:
+                event["subject"] = after["topic"]
+            if before["stream_id"] != after["stream_id"]:
+                event["new_stream_id"] = after["stream_id"]
+
+    def make(queue: EventQueue) -> Event:
+        bits = audience.get(queue.user_id, 0)
+        return {**event, "flags": [n for b, n in FLAG_NAMES if bits & b]}
+
+    event_bus(store).publish_each(audience, "update_message", make)

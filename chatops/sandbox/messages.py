@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import channels, linkifiers, users
 from . import realm as realm_mod
+from .bus import Event, EventQueue, event_bus
 from .emoji_data import EXTRA
 from .errors import ApiError
 from .rendering import Mentions, find_mentions, render, upload_path_ids
 from .store import Row, Store
+
+#: called inside the sending transaction with each new message: ``(store, sender, message_id,
+#: mentioned_ids, direct_recipient_ids, host)``. The bots area adds its trigger here, so that
+#: this module need not import the one that posts the bots' replies through it.
+SendHook = Callable[[Store, Row, int, set[int], "set[int] | None", str], None]
+AFTER_SEND: list[SendHook] = []
 
 READ, STARRED, MENTIONED, STREAM_WILDCARD, TOPIC_WILDCARD, HISTORICAL = 1, 2, 8, 16, 32, 64
 FLAG_NAMES = [
@@ -267,11 +274,10 @@ def send_message(
             rows,
         )
         link_uploads(store, sender, message_id, content)
-        from . import events, outgoing_webhooks  # announced when the message commits
-
-        events.publish_message(store, message_id, host)
+        publish_message(store, message_id, host)
         dm_ids = receivers if stream is None else None
-        outgoing_webhooks.trigger(store, sender, message_id, found.user_ids, dm_ids, host)
+        for hook in AFTER_SEND:
+            hook(store, sender, message_id, found.user_ids, dm_ids, host)
     return message_id
 
 
@@ -753,3 +759,52 @@ def delete_message(store: Store, user: Row, message_id: int) -> None:
 
 
 __all__ = ["EXTRA", "Formatter", "send_message", "fetch_messages", "get_message", "delete_message"]
+
+
+# -- events ---------------------------------------------------------------------------------------
+def publish_message(store: Store, message_id: int, host: str) -> None:
+    """A ``message`` event for everyone who received message ``message_id``, with their flags."""
+    bus = event_bus(store)
+    receivers = {
+        r["user_id"]: r["flags"]
+        for r in store.query(
+            "SELECT user_id, flags FROM message_flags WHERE message_id = ?", [message_id]
+        )
+    }
+    with bus.changed:
+        wanted = any(q.user_id in receivers and q.wants("message") for q in bus.queues.values())
+    if not wanted:
+        return
+    row = store.one("SELECT * FROM messages WHERE id = ?", [message_id])
+    if row is None:
+        return
+
+    def make(queue: EventQueue) -> Event | None:
+        viewer = users.get_user(store, queue.user_id)
+        if viewer is None:
+            return None
+        fmt = Formatter(
+            store,
+            viewer,
+            host=host,
+            apply_markdown=queue.apply_markdown,
+            client_gravatar=queue.client_gravatar,
+            allow_empty_topic_name=bool(queue.client_capabilities.get("empty_topic_name")),
+        )
+        bits = receivers.get(queue.user_id, 0)
+        record = fmt.format([row])[0]
+        flags = [name for bit, name in FLAG_NAMES if bits & bit]
+        return {"type": "message", "message": record, "flags": flags}
+
+    bus.publish_each(receivers, "message", make)
+
+
+def message_audience(store: Store, message_ids: Iterable[int]) -> dict[int, int]:
+    """Who has each of the messages: ``{user_id: flags of the first one they have}``."""
+    out: dict[int, int] = {}
+    for mid in message_ids:
+        for r in store.query(
+            "SELECT user_id, flags FROM message_flags WHERE message_id = ?", [mid]
+        ):
+            out.setdefault(r["user_id"], r["flags"])
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 
@@ -64,7 +65,7 @@ def create(store: Store, user: Row, *, fragment: str, is_pinned: bool, name: str
             },
         )
         view = {"fragment": fragment, "is_pinned": is_pinned, "name": name}
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "navigation_view", "op": "add", "navigation_view": view}, [user["id"]]
         )
 
@@ -96,7 +97,7 @@ def update(store: Store, user: Row, fragment: str, *, is_pinned: bool | None, na
             [*data.values(), user["id"], row["fragment"]],
         )
         changes = {k: bool(v) if k == "is_pinned" else v for k, v in data.items()}
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "navigation_view", "op": "update", "fragment": fragment, "data": changes},
             [user["id"]],
         )
@@ -109,7 +110,7 @@ def delete(store: Store, user: Row, fragment: str) -> None:
             "DELETE FROM navigation_views WHERE user_id = ? AND fragment = ?",
             [user["id"], row["fragment"]],
         )
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "navigation_view", "op": "remove", "fragment": fragment}, [user["id"]]
         )
 

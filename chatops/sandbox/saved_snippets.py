@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError, not_found
 from .store import Row, Store
 
@@ -54,7 +55,7 @@ def create(store: Store, user: Row, *, title: str, content: str) -> int:
         )
         row = store.one("SELECT * FROM saved_snippets WHERE id = ?", [new_id])
         assert row is not None
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "saved_snippets", "op": "add", "saved_snippet": record(row)}, [user["id"]]
         )
     return new_id
@@ -84,7 +85,7 @@ def update(
         )
         fresh = store.one("SELECT * FROM saved_snippets WHERE id = ?", [row["id"]])
         assert fresh is not None
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "saved_snippets", "op": "update", "saved_snippet": record(fresh)},
             [user["id"]],
         )
@@ -94,7 +95,7 @@ def delete(store: Store, user: Row, snippet_id: int) -> None:
     with store.atomic():
         row = _own(store, user, snippet_id)
         store.execute("DELETE FROM saved_snippets WHERE id = ?", [row["id"]])
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "saved_snippets", "op": "remove", "saved_snippet_id": row["id"]},
             [user["id"]],
         )

@@ -12,8 +12,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from . import channels, group_settings, users
+from . import channels, group_settings, messages, users
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .rendering import render
 from .store import Row, Store
@@ -356,7 +357,9 @@ def subscribe(
                 for u in store.query("SELECT * FROM users WHERE is_active = 1")
                 if can_see_metadata(store, u, fresh)
             ]
-            store.events.publish({"type": "stream", "op": "create", "streams": [record]}, viewers)
+            event_bus(store).publish(
+                {"type": "stream", "op": "create", "streams": [record]}, viewers
+            )
             if announce:
                 _announce_new_channel(store, user, fresh)
     result: dict[str, Any] = {"subscribed": subscribed, "already_subscribed": already}
@@ -440,11 +443,11 @@ def _announce_subscription(store: Store, target: Row, stream: Row) -> None:
     if sub is None:
         return
     record = subscription_record(store, sub, stream)
-    store.events.publish(
+    event_bus(store).publish(
         {"type": "subscription", "op": "add", "subscriptions": [record]}, [target["id"]]
     )
     peers = [u for u in channels.subscriber_ids(store, stream["id"]) if u != target["id"]]
-    store.events.publish(
+    event_bus(store).publish(
         {
             "type": "subscription",
             "op": "peer_add",
@@ -457,8 +460,6 @@ def _announce_subscription(store: Store, target: Row, stream: Row) -> None:
 
 def _announce_new_channel(store: Store, creator: Row, stream: Row) -> None:
     """The notification bot's message in the new-channel announcements channel."""
-    from . import messages
-
     settings = realm_mod.settings(store)
     target_id = settings.get("new_stream_announcements_stream_id")
     target = channels.get_stream(store, target_id) if isinstance(target_id, int) else None
@@ -526,7 +527,7 @@ def unsubscribe(
                     [target["id"], stream["id"]],
                 )
                 removed.append(stream["name"])
-                store.events.publish(
+                event_bus(store).publish(
                     {
                         "type": "subscription",
                         "op": "remove",
@@ -534,7 +535,7 @@ def unsubscribe(
                     },
                     [target["id"]],
                 )
-                store.events.publish(
+                event_bus(store).publish(
                     {
                         "type": "subscription",
                         "op": "peer_remove",
@@ -667,7 +668,7 @@ def _publish_update(store: Store, stream: Row, prop: str, value: Any) -> None:
         for u in store.query("SELECT * FROM users WHERE is_active = 1")
         if can_see_metadata(store, u, stream)
     ]
-    store.events.publish(
+    event_bus(store).publish(
         {
             "type": "stream",
             "op": "update",

@@ -1,6 +1,6 @@
 """Typing notifications (facts 3.10) and typing while editing a message (spec 4.11, facts 2.12).
 
-Both are validated and permission-checked here and announced with ``store.events.publish``;
+Both are validated and permission-checked here and announced with ``event_bus(store).publish``;
 event queues deliver them.
 """
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from . import channels, messages, users
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 
@@ -78,7 +79,7 @@ def send_typing(
             "sender": _person(store, user, host),
             "recipients": [_person(store, r, host) for r in rows],
         }
-        store.events.publish(event, _active(store, ids))
+        event_bus(store).publish(event, _active(store, ids))
         return
     if message_type not in ("stream", "channel"):
         raise ApiError("Invalid type", var_name="type")
@@ -102,7 +103,7 @@ def send_typing(
         "stream_id": stream["id"],
         "topic": messages.normalise_topic(topic),
     }
-    store.events.publish(event, subscribers)
+    event_bus(store).publish(event, subscribers)
 
 
 def send_edit_typing(store: Store, user: Row, message_id: int, *, op: str) -> None:
@@ -139,4 +140,4 @@ def send_edit_typing(store: Store, user: Row, message_id: int, *, op: str) -> No
         ids = [int(x) for x in str(key or "").split(",") if x]
         event["recipient"] = {"type": "direct", "user_ids": ids}
         targets = _active(store, ids)
-    store.events.publish(event, targets)
+    event_bus(store).publish(event, targets)

@@ -7,6 +7,8 @@ from typing import Any
 
 from . import realm as realm_mod
 from . import users
+from .bots import register_outgoing_webhook
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 from .user_groups import active_user_ids
@@ -46,7 +48,7 @@ def _person(row: Row) -> dict[str, Any]:
 
 
 def _announce(store: Store, event: dict[str, Any]) -> None:
-    store.events.publish(event, active_user_ids(store))
+    event_bus(store).publish(event, active_user_ids(store))
 
 
 def create_user(store: Store, actor: Row, *, email: str, password: str, full_name: str) -> int:
@@ -216,8 +218,6 @@ def create_bot(
         )
         services: list[dict[str, Any]] = []
         if bot_type == 3:
-            from .outgoing_webhooks import register_outgoing_webhook
-
             assert payload_url is not None
             token = register_outgoing_webhook(store, user_id, payload_url, interface=interface_type)
             services.append({"base_url": payload_url, "interface": interface_type, "token": token})

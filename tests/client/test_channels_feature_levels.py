@@ -9,6 +9,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.sandbox import messages as messages_mod
+from chatops.sandbox.bus import event_bus
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +56,17 @@ def test_edit_typing_uses_the_old_path_before_361(
         store, admin, message_type="stream", to="general", topic="typing", content="draft"
     )
     queue_events: list[dict[str, object]] = []
-    original = store.events.publish
+    original = event_bus(store).publish
 
     def spy(event: dict[str, object], user_ids: object) -> None:
         queue_events.append(event)
         original(event, user_ids)  # type: ignore[arg-type]
 
-    store.events.publish = spy  # type: ignore[method-assign]
+    event_bus(store).publish = spy  # type: ignore[method-assign]
     try:
         old_admin.typing.editing(mid, "start")
     finally:
-        store.events.publish = original  # type: ignore[method-assign]
+        event_bus(store).publish = original  # type: ignore[method-assign]
     assert [e["type"] for e in queue_events] == ["typing_edit_message"]
 
 

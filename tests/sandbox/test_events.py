@@ -17,6 +17,7 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
+from chatops.sandbox.bus import event_bus
 
 from ..conftest import unchanged
 from .helpers import api_error, stream_id
@@ -209,7 +210,7 @@ def test_long_poll_waits_without_blocking_the_server(
 
 
 def test_heartbeat_after_the_wait(sandbox: Sandbox, queue: Queue) -> None:
-    bus = sandbox.store.events
+    bus = event_bus(sandbox.store)
     old = bus.heartbeat_seconds
     bus.heartbeat_seconds = 0.2
     try:
@@ -257,7 +258,7 @@ def test_delete_wakes_a_waiting_poll(queue: Queue, member: chatops.Client) -> No
 
 
 def test_unused_queue_expires(sandbox: Sandbox, member: chatops.Client) -> None:
-    bus = sandbox.store.events
+    bus = event_bus(sandbox.store)
     old = bus.queue_timeout
     bus.queue_timeout = 0.2
     try:

@@ -19,7 +19,7 @@ import uvicorn
 
 import chatops
 from chatops.sandbox import Sandbox, users
-from chatops.sandbox import outgoing_webhooks as ow
+from chatops.sandbox import bots as ow
 from chatops.sandbox.server import bind_socket
 from chatops.webhooks import (
     ASGIApp,

@@ -11,6 +11,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.sandbox import user_topics as user_topics_mod
+from chatops.sandbox.bus import event_bus
 from tests.conftest import unchanged
 
 from .helpers import api_error, assert_error, post, raw, stream_id
@@ -146,19 +147,19 @@ def test_channel_folders(admin: chatops.Client, member: chatops.Client, sandbox:
 def test_edit_typing_publishes_event(member: chatops.Client, sandbox: Sandbox) -> None:
     mid = post(sandbox, "member", "general", "edit typing", "to edit")
     seen: list[tuple[dict[str, object], set[int]]] = []
-    original = sandbox.store.events.publish
+    original = event_bus(sandbox.store).publish
 
     def spy(event: dict[str, object], user_ids: object) -> None:
         seen.append((event, set(user_ids)))  # type: ignore[call-overload]
         original(event, user_ids)  # type: ignore[arg-type]
 
-    sandbox.store.events.publish = spy  # type: ignore[method-assign]
+    event_bus(sandbox.store).publish = spy  # type: ignore[method-assign]
     try:
         member.typing.editing(mid, "start")
         member.typing.set("start", stream_id=stream_id(sandbox, "general"), topic="edit typing")
         member.typing.set("stop", to=[sandbox.accounts["admin"].user_id])
     finally:
-        sandbox.store.events.publish = original  # type: ignore[method-assign]
+        event_bus(sandbox.store).publish = original  # type: ignore[method-assign]
     edit, channel, direct = (e for e, _ in seen)
     assert edit == {
         "type": "typing_edit_message",

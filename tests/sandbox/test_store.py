@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from chatops.sandbox import Store
+from chatops.sandbox.bus import event_bus
 
 
 def _failing_commit(store: Store) -> None:
@@ -17,24 +18,24 @@ def _failing_commit(store: Store) -> None:
 
 def test_a_failing_commit_rolls_back_and_drops_the_held_events() -> None:
     store = Store()
-    queue = store.events.register(1, None)
+    queue = event_bus(store).register(1, None)
     with pytest.raises(sqlite3.IntegrityError), store.atomic():
         store.execute("INSERT INTO realm_emoji (name, author_id) VALUES ('x', 1)")
-        store.events.publish({"type": "custom", "n": 1}, [1])
+        event_bus(store).publish({"type": "custom", "n": 1}, [1])
         _failing_commit(store)
     assert store.counts()["group_members"] == 0
     assert store.counts()["realm_emoji"] == 0
     assert queue.pending == []
     with store.atomic():  # the connection is usable again: no transaction was left open
-        store.events.publish({"type": "custom", "n": 2}, [1])
+        event_bus(store).publish({"type": "custom", "n": 2}, [1])
     assert [e["n"] for e in queue.pending] == [2]
 
 
 def test_a_refused_block_rolls_back_and_announces_nothing() -> None:
     store = Store()
-    queue = store.events.register(1, None)
+    queue = event_bus(store).register(1, None)
     with pytest.raises(RuntimeError), store.atomic():
-        store.events.publish({"type": "custom"}, [1])
+        event_bus(store).publish({"type": "custom"}, [1])
         with store.atomic():
             store.execute("PRAGMA user_version")
         raise RuntimeError("refused")

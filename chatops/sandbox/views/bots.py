@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
-    outgoing_webhooks,
+    bots,
     user_admin,
 )
 from ..params import (
@@ -48,9 +48,7 @@ def create_bot(
 
 async def deliver_outgoing_webhooks(state: SandboxState) -> None:
     """Background job: POST outgoing-webhook payloads and post the bots' replies."""
-    await outgoing_webhooks.run_deliveries(
-        state.store, host_of(state), feature_level=state.feature_level
-    )
+    await bots.run_deliveries(state.store, host_of(state), feature_level=state.feature_level)
 
 
 ROUTES: list[Route] = [

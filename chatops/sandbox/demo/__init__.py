@@ -18,11 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import channels, users
-from . import realm as realm_mod
-from .messages import READ, recipient_for_users
-from .rendering import render
-from .store import Store
+from .. import channels, users
+from .. import realm as realm_mod
+from ..messages import READ, recipient_for_users
+from ..rendering import render
+from ..store import Store
+from .admin import add_admin_demo
+from .bots import add_bots_demo
+from .personal import add_personal_demo
+from .uploads import add_uploads
 
 SIZES: dict[str, dict[str, int]] = {
     "small": {"messages": 2_000, "people": 40, "channels": 12, "days": 120},
@@ -440,14 +444,8 @@ def generate(
                 )
         store.execute("UPDATE streams SET is_archived = 1 WHERE id = ?", [channel_ids[-1]])
     _history(store, rng, plan, accounts, people, channel_ids[:-1], start, now)
-    from .outgoing_webhooks import add_demo_services  # bots and events area (issue 5)
-
-    add_demo_services(store, rng)
-    from .scheduled_messages import add_demo  # channels area (issue 3)
-
-    add_demo(store, rng)
-    from .admin_demo import add_admin_demo  # administration area (issue 4)
-
+    add_bots_demo(store, rng)
+    add_personal_demo(store, rng, accounts)
     add_admin_demo(store, rng, accounts, now)
     if upload_dir is not None:
         add_uploads(store, upload_dir, seed=seed)
@@ -679,60 +677,6 @@ def _resolve_and_edit(store: Store, rng: random.Random, start: int, now: int) ->
                         "topic": prefix + t["topic"],
                     },
                 )
-
-
-def add_uploads(store: Store, upload_dir: Path, *, seed: int = 1) -> None:
-    """Files in the upload store: most linked from the message that shared them, some orphaned."""
-    from .uploads import sanitize_name
-
-    rng = random.Random(seed + 1)
-    candidates = store.query(
-        "SELECT m.id, m.sender_id, m.content, m.timestamp FROM messages m "
-        "JOIN users u ON u.id = m.sender_id WHERE m.stream_id IS NOT NULL AND u.is_bot = 0 "
-        "AND m.id % 53 = 0 ORDER BY m.id"
-    )
-    kinds = [
-        ("notes", "txt", "text/plain"),
-        ("metrics", "csv", "text/csv"),
-        ("agenda", "md", "text/markdown"),
-    ]
-    with store.atomic():
-        for n, m in enumerate(candidates[:40]):
-            stem, ext, ctype = kinds[n % len(kinds)]
-            name = sanitize_name(f"{stem} {n + 1}.{ext}")
-            data = f"{stem} {n + 1}\n" + "\n".join(
-                f"line {i}, value {rng.randrange(1000)}" for i in range(rng.randrange(3, 40))
-            )
-            token = "".join(
-                rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-                for _ in range(24)
-            )
-            path_id = f"1/{rng.randrange(256):x}/{token}/{name}"
-            target = upload_dir / path_id
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(data)
-            att = store.insert(
-                "attachments",
-                {
-                    "owner_id": m["sender_id"],
-                    "path_id": path_id,
-                    "name": name,
-                    "size": len(data.encode()),
-                    "content_type": ctype,
-                    "create_time": m["timestamp"] * 1000,
-                },
-            )
-            if n % 8 == 7:
-                continue  # uploaded, never shared
-            content = f"{m['content']} [{name}](/user_uploads/{path_id})"
-            store.execute(
-                "UPDATE messages SET content = ?, rendered_content = ? WHERE id = ?",
-                [content, render(content), m["id"]],
-            )
-            store.execute(
-                "INSERT INTO attachment_messages (attachment_id, message_id) VALUES (?, ?)",
-                [att, m["id"]],
-            )
 
 
 def write_credentials(accounts: dict[str, Account], site: str, directory: Path) -> None:

@@ -1,4 +1,4 @@
-"""Outgoing-webhook bots (spec 4.22, 6.1; facts 2.20): triggering, delivery and replies.
+"""Bots: outgoing-webhook services (spec 4.22, 6.1; facts 2.20), triggering, delivery, replies.
 
 An outgoing-webhook bot (bot type 3) has a service: the URL its payloads go to and a fixed
 token. A message that mentions the bot, or a direct message to it, queues a delivery once the
@@ -18,10 +18,8 @@ import asyncio
 import functools
 import json
 import logging
-import random
 import re
 import secrets
-import string
 import weakref
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -29,8 +27,9 @@ from typing import Any
 
 import httpx
 
-from . import users
+from . import messages, users
 from .errors import ApiError
+from .messages import Formatter, send_message
 from .store import Row, Store
 
 log = logging.getLogger("chatops.sandbox")
@@ -147,8 +146,6 @@ def trigger(
     )
     if not bots:
         return
-    from .messages import Formatter
-
     row = store.one("SELECT * FROM messages WHERE id = ?", [message_id])
     assert row is not None
     rt = runtime(store)
@@ -173,7 +170,7 @@ def trigger(
             "message": record,
         }
         delivery = Delivery(bot["id"], message_id, bot["base_url"], payload)
-        store.events.after_commit(functools.partial(rt.outbox.append, delivery))
+        store.after_commit(functools.partial(rt.outbox.append, delivery))
 
 
 # -- delivery ------------------------------------------------------------------------------------
@@ -227,8 +224,6 @@ def handle_reply(store: Store, delivery: Delivery, body: Any, host: str) -> None
 
 
 def _post_as_bot(store: Store, delivery: Delivery, content: str, host: str) -> int | None:
-    from .messages import send_message
-
     bot = users.get_user(store, delivery.bot_id)
     message = store.one("SELECT * FROM messages WHERE id = ?", [delivery.message_id])
     if bot is None or message is None or not bot["is_active"]:
@@ -261,8 +256,6 @@ def _post_as_bot(store: Store, delivery: Delivery, content: str, host: str) -> i
 
 def notify_owner(store: Store, delivery: Delivery, reason: str, host: str) -> None:
     """A direct message from the notification bot telling the bot's owner what failed."""
-    from .messages import send_message
-
     bot = users.get_user(store, delivery.bot_id)
     if bot is None or bot["bot_owner_id"] is None:
         return
@@ -339,15 +332,5 @@ async def run_deliveries(
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def add_demo_services(
-    store: Store, rng: random.Random, *, url: str = "http://127.0.0.1:9/webhook"
-) -> None:
-    """Give the demo's outgoing-webhook bots a service (tokens drawn from ``rng``)."""
-    alphabet = string.ascii_letters + string.digits
-    for bot in store.query(
-        "SELECT id FROM users WHERE is_bot = 1 AND bot_type = ? ORDER BY id",
-        [BOT_TYPE_OUTGOING_WEBHOOK],
-    ):
-        if service(store, bot["id"]) is None:
-            token = "".join(rng.choice(alphabet) for _ in range(32))
-            register_outgoing_webhook(store, bot["id"], url, token=token)
+# a message that mentions a bot, or a direct message to one, queues a delivery
+messages.AFTER_SEND.append(trigger)

@@ -7,8 +7,8 @@ import json
 import random
 from typing import Any
 
-from . import realm as realm_mod
-from .store import Store
+from .. import realm as realm_mod
+from ..store import Store
 
 
 def add_admin_demo(store: Store, rng: random.Random, accounts: dict[str, Any], now: int) -> None:
