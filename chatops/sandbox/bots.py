@@ -126,7 +126,6 @@ def trigger(
     message_id: int,
     mentioned_ids: set[int],
     direct_recipient_ids: set[int] | None,
-    host: str,
 ) -> None:
     """Queue a delivery to each outgoing-webhook bot the message mentions or is sent to.
 
@@ -155,14 +154,13 @@ def trigger(
         record = Formatter(
             store,
             bot,
-            host=host,
             apply_markdown=False,
             client_gravatar=False,
             allow_empty_topic_name=True,
         ).format([row])[0]
         record["rendered_content"] = row["rendered_content"]
         payload = {
-            "bot_email": users.api_email(store, bot, host),
+            "bot_email": users.api_email(store, bot),
             "bot_full_name": bot["full_name"],
             "data": row["content"] if is_direct else _strip_mention(row["content"], bot),
             "trigger": trigger_name,
@@ -210,7 +208,7 @@ async def post_payload(client: httpx.AsyncClient, delivery: Delivery, rt: Runtim
     return body
 
 
-def handle_reply(store: Store, delivery: Delivery, body: Any, host: str) -> None:
+def handle_reply(store: Store, delivery: Delivery, body: Any) -> None:
     """Post the bot's ``content`` reply in the triggering conversation, if it has one."""
     if not isinstance(body, dict) or body.get("response_not_required"):
         return
@@ -218,12 +216,12 @@ def handle_reply(store: Store, delivery: Delivery, body: Any, host: str) -> None
     if not isinstance(content, str) or not content.strip():
         return
     try:
-        _post_as_bot(store, delivery, content, host)
+        _post_as_bot(store, delivery, content)
     except ApiError as exc:
-        notify_owner(store, delivery, f"The bot's reply could not be posted: {exc.msg}", host)
+        notify_owner(store, delivery, f"The bot's reply could not be posted: {exc.msg}")
 
 
-def _post_as_bot(store: Store, delivery: Delivery, content: str, host: str) -> int | None:
+def _post_as_bot(store: Store, delivery: Delivery, content: str) -> int | None:
     bot = users.get_user(store, delivery.bot_id)
     message = store.one("SELECT * FROM messages WHERE id = ?", [delivery.message_id])
     if bot is None or message is None or not bot["is_active"]:
@@ -237,7 +235,6 @@ def _post_as_bot(store: Store, delivery: Delivery, content: str, host: str) -> i
             topic=message["topic"],
             content=content,
             client="OutgoingWebhookResponse",
-            host=host,
         )
     key = str(
         store.scalar("SELECT user_set FROM recipients WHERE id = ?", [message["recipient_id"]])
@@ -250,11 +247,10 @@ def _post_as_bot(store: Store, delivery: Delivery, content: str, host: str) -> i
         to=json.dumps(others or [bot["id"]]),
         content=content,
         client="OutgoingWebhookResponse",
-        host=host,
     )
 
 
-def notify_owner(store: Store, delivery: Delivery, reason: str, host: str) -> None:
+def notify_owner(store: Store, delivery: Delivery, reason: str) -> None:
     """A direct message from the notification bot telling the bot's owner what failed."""
     bot = users.get_user(store, delivery.bot_id)
     if bot is None or bot["bot_owner_id"] is None:
@@ -274,11 +270,10 @@ def notify_owner(store: Store, delivery: Delivery, reason: str, host: str) -> No
         to=json.dumps([owner["id"]]),
         content=text,
         client="Internal",
-        host=host,
     )
 
 
-async def deliver(store: Store, client: httpx.AsyncClient, delivery: Delivery, host: str) -> None:
+async def deliver(store: Store, client: httpx.AsyncClient, delivery: Delivery) -> None:
     """Send one payload and act on the outcome; never raises."""
     rt = runtime(store)
     try:
@@ -287,11 +282,11 @@ async def deliver(store: Store, client: httpx.AsyncClient, delivery: Delivery, h
         reason = str(exc)
         log.info("outgoing webhook of bot %d failed: %s", delivery.bot_id, reason)
         try:
-            _post_as_bot(store, delivery, reason, host)
+            _post_as_bot(store, delivery, reason)
         except ApiError:
             pass
         try:
-            notify_owner(store, delivery, reason, host)
+            notify_owner(store, delivery, reason)
         except ApiError:
             log.exception("could not notify the owner of bot %d", delivery.bot_id)
         return
@@ -299,7 +294,7 @@ async def deliver(store: Store, client: httpx.AsyncClient, delivery: Delivery, h
         log.exception("outgoing webhook of bot %d crashed", delivery.bot_id)
         return
     try:
-        handle_reply(store, delivery, body, host)
+        handle_reply(store, delivery, body)
     except Exception:
         log.exception("reply of bot %d could not be handled", delivery.bot_id)
 
@@ -312,7 +307,7 @@ def as_of_level(delivery: Delivery, feature_level: int) -> Delivery:
 
 
 async def run_deliveries(
-    store: Store, host: str, *, poll_seconds: float = 0.02, feature_level: int = 10_000
+    store: Store, *, poll_seconds: float = 0.02, feature_level: int = 10_000
 ) -> None:
     """The background job: drain the outbox, one task per delivery, until cancelled."""
     rt = runtime(store)
@@ -322,7 +317,7 @@ async def run_deliveries(
             while True:
                 while rt.outbox:
                     delivery = as_of_level(rt.outbox.popleft(), feature_level)
-                    task = asyncio.create_task(deliver(store, client, delivery, host))
+                    task = asyncio.create_task(deliver(store, client, delivery))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
                 await asyncio.sleep(poll_seconds)

@@ -22,7 +22,6 @@ from . import (
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
-from .realm import REALM_HOST
 from .store import Row, Store
 
 
@@ -77,7 +76,6 @@ def initial_state(
     settings = realm_mod.settings(store)
     realm = realm_mod.realm_row(store)
     base = realm_url
-    host = REALM_HOST
     body: dict[str, Any] = {
         "zulip_version": realm_mod.ZULIP_VERSION,
         "zulip_merge_base": realm_mod.ZULIP_VERSION,
@@ -87,7 +85,7 @@ def initial_state(
         "realm_url": base,
         "realm_uri": base,
         "user_id": user["id"],
-        "email": users.api_email(store, user, host),
+        "email": users.api_email(store, user),
         "delivery_email": user["delivery_email"],
         "full_name": user["full_name"],
         "is_admin": realm_mod.is_admin(user),
@@ -98,7 +96,7 @@ def initial_state(
         "server_typing_started_expiry_period_milliseconds": 45000,
         "server_typing_stopped_wait_period_milliseconds": 12000,
         "server_typing_started_wait_period_milliseconds": 30000,
-        "realm_users": users.list_users(store, user, host=host, client_gravatar=client_gravatar),
+        "realm_users": users.list_users(store, user, client_gravatar=client_gravatar),
         "streams": [
             subscriptions.channel_record(store, s)
             for s in store.query("SELECT * FROM streams ORDER BY id")

@@ -454,7 +454,6 @@ def _welcome(store: Store, new_user: Row, invite: Row) -> None:
             message_type="direct",
             to=json.dumps([new_user["id"]]),
             content=content,
-            host="",
         )
     except ApiError:
         pass  # a greeting that cannot be sent never blocks joining

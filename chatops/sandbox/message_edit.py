@@ -54,7 +54,6 @@ def edit_message(
     user: Row,
     message_id: int,
     *,
-    host: str,
     topic: Any = MISSING,
     content: Any = MISSING,
     stream_id: Any = MISSING,
@@ -202,7 +201,6 @@ def edit_message(
             _notify(
                 store,
                 user,
-                host,
                 source,
                 target,
                 old_topic,
@@ -371,7 +369,6 @@ def _apply_move(
 def _notify(
     store: Store,
     user: Row,
-    host: str,
     source: Row,
     target: Row | None,
     old_topic: str,
@@ -395,7 +392,6 @@ def _notify(
             topic=final_topic,
             content=f"{who} has marked this topic as {resolving}.",
             client="Internal",
-            host=host,
         )
         return
     what = (
@@ -414,7 +410,6 @@ def _notify(
             topic=final_topic,
             content=f"{what} moved here from {old_link} by {who}.",
             client="Internal",
-            host=host,
         )
     if to_old:
         send_message(
@@ -425,7 +420,6 @@ def _notify(
             topic=old_topic,
             content=f"{what} moved to {new_link} by {who}.",
             client="Internal",
-            host=host,
         )
 
 

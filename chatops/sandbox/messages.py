@@ -21,9 +21,9 @@ from .rendering import Mentions, find_mentions, render, upload_path_ids
 from .store import Row, Store
 
 #: called inside the sending transaction with each new message: ``(store, sender, message_id,
-#: mentioned_ids, direct_recipient_ids, host)``. The bots area adds its trigger here, so that
+#: mentioned_ids, direct_recipient_ids)``. The bots area adds its trigger here, so that
 #: this module need not import the one that posts the bots' replies through it.
-SendHook = Callable[[Store, Row, int, set[int], "set[int] | None", str], None]
+SendHook = Callable[[Store, Row, int, set[int], "set[int] | None"], None]
 AFTER_SEND: list[SendHook] = []
 
 READ, STARRED, MENTIONED, STREAM_WILDCARD, TOPIC_WILDCARD, HISTORICAL = 1, 2, 8, 16, 32, 64
@@ -85,13 +85,13 @@ def dm_recipient_ids(store: Store, user_id: int) -> list[int]:
     return [r["id"] for r in rows]
 
 
-def _resolve_user(store: Store, ref: Any, host: str) -> Row:
+def _resolve_user(store: Store, ref: Any) -> Row:
     if isinstance(ref, int) and not isinstance(ref, bool):
         row = users.get_user(store, ref)
         if row is None:
             raise ApiError(f"Invalid user ID {ref}")
     elif isinstance(ref, str):
-        row = users.user_by_email(store, ref.strip(), host)
+        row = users.user_by_email(store, ref.strip())
         if row is None:
             raise ApiError(f"Invalid email '{ref}'")
     else:
@@ -101,7 +101,7 @@ def _resolve_user(store: Store, ref: Any, host: str) -> Row:
     return row
 
 
-def parse_direct_recipients(store: Store, to: str, host: str) -> list[Row]:
+def parse_direct_recipients(store: Store, to: str) -> list[Row]:
     try:
         value = json.loads(to)
     except ValueError:
@@ -110,7 +110,7 @@ def parse_direct_recipients(store: Store, to: str, host: str) -> list[Row]:
         value = [value]
     if not isinstance(value, list) or not value:
         raise ApiError("Message must have recipients")
-    return [_resolve_user(store, ref, host) for ref in value]
+    return [_resolve_user(store, ref) for ref in value]
 
 
 def resolve_channel(store: Store, to: str) -> Row:
@@ -201,7 +201,6 @@ def send_message(
     content: str,
     topic: str | None = None,
     client: str = "API",
-    host: str = "localhost",
     timestamp: int | None = None,
     read_by_sender: bool = True,
 ) -> int:
@@ -236,7 +235,7 @@ def send_message(
         recipient_id = channels.recipient_for_stream(store, stream["id"])
         receivers = set(channels.subscriber_ids(store, stream["id"]))
     elif message_type in ("direct", "private"):
-        people = parse_direct_recipients(store, to, host)
+        people = parse_direct_recipients(store, to)
         ids = {p["id"] for p in people} | {sender["id"]}
         recipient_id = recipient_for_users(store, ids)
         receivers = ids
@@ -274,10 +273,10 @@ def send_message(
             rows,
         )
         link_uploads(store, sender, message_id, content)
-        publish_message(store, message_id, host)
+        publish_message(store, message_id)
         dm_ids = receivers if stream is None else None
         for hook in AFTER_SEND:
-            hook(store, sender, message_id, found.user_ids, dm_ids, host)
+            hook(store, sender, message_id, found.user_ids, dm_ids)
     return message_id
 
 
@@ -326,14 +325,12 @@ class Formatter:
         store: Store,
         viewer: Row,
         *,
-        host: str,
         apply_markdown: bool = True,
         client_gravatar: bool = True,
         allow_empty_topic_name: bool = False,
     ) -> None:
         self.store = store
         self.viewer = viewer
-        self.host = host
         self.apply_markdown = apply_markdown
         self.client_gravatar = client_gravatar
         self.allow_empty_topic_name = allow_empty_topic_name
@@ -351,10 +348,10 @@ class Formatter:
             visible = users.can_see_email(self.store, self.viewer, row)
             p = {
                 "id": user_id,
-                "email": users.api_email(self.store, row, self.host),
+                "email": users.api_email(self.store, row),
                 "full_name": row["full_name"],
                 "avatar_url": users.avatar_url(
-                    row, client_gravatar=self.client_gravatar, email_visible=visible, host=self.host
+                    row, client_gravatar=self.client_gravatar, email_visible=visible
                 ),
                 "is_mirror_dummy": False,
             }
@@ -459,10 +456,9 @@ class Formatter:
 class Narrow:
     """SQL conditions for a narrow, checked term by term."""
 
-    def __init__(self, store: Store, viewer: Row, host: str) -> None:
+    def __init__(self, store: Store, viewer: Row) -> None:
         self.store = store
         self.viewer = viewer
-        self.host = host
         self.where: list[str] = []
         self.params: list[Any] = []
         self.flag_join = False
@@ -548,7 +544,7 @@ class Narrow:
         if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
             row = users.get_user(self.store, int(operand))
         else:
-            row = users.user_by_email(self.store, str(operand), self.host)
+            row = users.user_by_email(self.store, str(operand))
         if row is None:
             raise ApiError("Invalid narrow operator: unknown user", code="BAD_NARROW")
         return row
@@ -596,7 +592,6 @@ def fetch_messages(
     store: Store,
     viewer: Row,
     *,
-    host: str,
     anchor: str | int = "newest",
     num_before: int = 0,
     num_after: int = 0,
@@ -613,7 +608,7 @@ def fetch_messages(
     if num_before + num_after > MAX_FETCH:
         raise ApiError(f"Too many messages requested (maximum {MAX_FETCH}).")
     cond, params = access_condition(store, viewer)
-    nar = Narrow(store, viewer, host)
+    nar = Narrow(store, viewer)
     for operator, operand, negated in parse_narrow(narrow):
         nar.add(operator, operand, negated)
     where = " AND ".join([cond, *nar.where])
@@ -621,7 +616,6 @@ def fetch_messages(
     fmt = Formatter(
         store,
         viewer,
-        host=host,
         apply_markdown=apply_markdown,
         client_gravatar=client_gravatar,
         allow_empty_topic_name=allow_empty_topic_name,
@@ -716,7 +710,6 @@ def get_message(
     viewer: Row,
     message_id: int,
     *,
-    host: str,
     apply_markdown: bool = True,
     allow_empty_topic_name: bool = False,
 ) -> dict[str, Any]:
@@ -724,7 +717,6 @@ def get_message(
     fmt = Formatter(
         store,
         viewer,
-        host=host,
         apply_markdown=apply_markdown,
         allow_empty_topic_name=allow_empty_topic_name,
     )
@@ -762,7 +754,7 @@ __all__ = ["EXTRA", "Formatter", "send_message", "fetch_messages", "get_message"
 
 
 # -- events ---------------------------------------------------------------------------------------
-def publish_message(store: Store, message_id: int, host: str) -> None:
+def publish_message(store: Store, message_id: int) -> None:
     """A ``message`` event for everyone who received message ``message_id``, with their flags."""
     bus = event_bus(store)
     receivers = {
@@ -786,7 +778,6 @@ def publish_message(store: Store, message_id: int, host: str) -> None:
         fmt = Formatter(
             store,
             viewer,
-            host=host,
             apply_markdown=queue.apply_markdown,
             client_gravatar=queue.client_gravatar,
             allow_empty_topic_name=bool(queue.client_capabilities.get("empty_topic_name")),

@@ -6,7 +6,6 @@ from . import emoji_data, users
 from .bus import Event, event_bus
 from .errors import ApiError
 from .messages import access_message, message_audience
-from .realm import REALM_HOST
 from .store import Row, Store
 
 
@@ -131,7 +130,7 @@ def publish_reaction(
         "user_id": user["id"],
         "user": {
             "user_id": user["id"],
-            "email": users.api_email(store, user, REALM_HOST),
+            "email": users.api_email(store, user),
             "full_name": user["full_name"],
         },
         "message_id": message_id,

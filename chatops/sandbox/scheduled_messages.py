@@ -362,9 +362,7 @@ def due(store: Store, now: int | None = None) -> list[Row]:
     )
 
 
-def deliver(
-    store: Store, row: Row, *, host: str = "localhost", now: int | None = None
-) -> int | None:
+def deliver(store: Store, row: Row, now: int | None = None) -> int | None:
     """Send one due row; returns the message id, or None when it was marked failed."""
     now = now if now is not None else _now()
     sender = users.get_user(store, row["sender_id"])
@@ -382,7 +380,6 @@ def deliver(
                     to=json.dumps([sender["id"]]),
                     content=row["content"],
                     client="Internal",
-                    host=host,
                     read_by_sender=True,
                 )
             elif row["type"] == "stream":
@@ -394,7 +391,6 @@ def deliver(
                     topic=row["topic"],
                     content=row["content"],
                     client="Scheduled",
-                    host=host,
                 )
             else:
                 message_id = messages.send_message(
@@ -404,7 +400,6 @@ def deliver(
                     to=row["user_ids"],
                     content=row["content"],
                     client="Scheduled",
-                    host=host,
                 )
             store.execute(
                 "UPDATE scheduled_messages SET delivered = 1, delivered_message_id = ? WHERE id = ?",
@@ -436,11 +431,11 @@ def deliver(
     return message_id
 
 
-def deliver_due(store: Store, *, host: str = "localhost", now: int | None = None) -> list[int]:
+def deliver_due(store: Store, now: int | None = None) -> list[int]:
     """Deliver every due row; returns the ids of the messages sent."""
     sent: list[int] = []
     for row in due(store, now):
-        message_id = deliver(store, row, host=host, now=now)
+        message_id = deliver(store, row, now=now)
         if message_id is not None:
             sent.append(message_id)
     return sent

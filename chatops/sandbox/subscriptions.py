@@ -159,7 +159,7 @@ def _may_remove_others(store: Store, user: Row, stream: Row) -> bool:
 
 # -- principals ---------------------------------------------------------------------------------
 def resolve_principals(
-    store: Store, principals: Sequence[Any] | None, user: Row, host: str, feature_level: int
+    store: Store, principals: Sequence[Any] | None, user: Row, feature_level: int
 ) -> list[Row]:
     """The users named by ids or API emails; a missing or deactivated one is refused."""
     if principals is None:
@@ -172,7 +172,7 @@ def resolve_principals(
                 raise ApiError("principals is not a list of emails", var_name="principals")
             target = users.get_user(store, ref)
         elif isinstance(ref, str):
-            target = users.user_by_email(store, ref.strip(), host)
+            target = users.user_by_email(store, ref.strip())
         else:
             raise ApiError("principals is not a list of user ids or emails", var_name="principals")
         if target is None or not target["is_active"]:
@@ -278,7 +278,6 @@ def subscribe(
     topics_policy: str | None = None,
     folder_id: int | None = None,
     group_values: dict[str, Any] | None = None,
-    host: str = "localhost",
     feature_level: int = realm_mod.FEATURE_LEVEL,
 ) -> dict[str, Any]:
     """Spec 4.2: create the channels that do not exist, then subscribe the principals."""
@@ -292,7 +291,7 @@ def subscribe(
         description = _check_description(item.get("description", ""))
         if name.lower() not in {n.lower() for n, _ in wanted}:
             wanted.append((name, description))
-    targets = resolve_principals(store, principals, user, host, feature_level)
+    targets = resolve_principals(store, principals, user, feature_level)
     others = [t for t in targets if t["id"] != user["id"]]
     group_values = dict(group_values or {})
 
@@ -339,9 +338,7 @@ def subscribe(
         subscribed: dict[str, list[str]] = {}
         already: dict[str, list[str]] = {}
         for target in targets:
-            key = (
-                str(target["id"]) if feature_level >= 289 else users.api_email(store, target, host)
-            )
+            key = str(target["id"]) if feature_level >= 289 else users.api_email(store, target)
             for stream in chosen:
                 if channels.subscribe(store, target["id"], stream["id"]):
                     subscribed.setdefault(key, []).append(stream["name"])
@@ -491,13 +488,12 @@ def unsubscribe(
     *,
     subscriptions: Any,
     principals: Sequence[Any] | None = None,
-    host: str = "localhost",
     feature_level: int = realm_mod.FEATURE_LEVEL,
 ) -> dict[str, Any]:
     """``DELETE /users/me/subscriptions``: removed and not-removed channel names."""
     if not isinstance(subscriptions, list) or not all(isinstance(s, str) for s in subscriptions):
         raise ApiError("subscriptions is not a list of channel names", var_name="subscriptions")
-    targets = resolve_principals(store, principals, user, host, feature_level)
+    targets = resolve_principals(store, principals, user, feature_level)
     with store.atomic():
         streams: list[Row] = []
         for name in subscriptions:

@@ -25,8 +25,8 @@ def _check_op(op: str) -> None:
         raise ApiError("Invalid op", var_name="op")
 
 
-def _person(store: Store, user: Row, host: str) -> dict[str, Any]:
-    return {"user_id": user["id"], "email": users.api_email(store, user, host)}
+def _person(store: Store, user: Row) -> dict[str, Any]:
+    return {"user_id": user["id"], "email": users.api_email(store, user)}
 
 
 def _active(store: Store, user_ids: list[int]) -> list[int]:
@@ -46,7 +46,6 @@ def send_typing(
     to: Any = None,
     stream_id: int | None = None,
     topic: str | None = None,
-    host: str = "localhost",
 ) -> None:
     """``POST /typing``: announce that the user started or stopped composing."""
     _check_op(op)
@@ -65,7 +64,7 @@ def send_typing(
             row = (
                 users.get_user(store, ref)
                 if isinstance(ref, int) and not isinstance(ref, bool)
-                else users.user_by_email(store, str(ref), host)
+                else users.user_by_email(store, str(ref))
             )
             if row is None or not row["is_active"]:
                 raise ApiError(f"Invalid user ID {ref}")
@@ -76,8 +75,8 @@ def send_typing(
             "type": "typing",
             "op": op,
             "message_type": "direct",
-            "sender": _person(store, user, host),
-            "recipients": [_person(store, r, host) for r in rows],
+            "sender": _person(store, user),
+            "recipients": [_person(store, r) for r in rows],
         }
         event_bus(store).publish(event, _active(store, ids))
         return
@@ -99,7 +98,7 @@ def send_typing(
         "type": "typing",
         "op": op,
         "message_type": "stream",
-        "sender": _person(store, user, host),
+        "sender": _person(store, user),
         "stream_id": stream["id"],
         "topic": messages.normalise_topic(topic),
     }

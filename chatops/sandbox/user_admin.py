@@ -179,7 +179,6 @@ def create_bot(
     full_name: str,
     short_name: str,
     bot_type: int = 1,
-    host: str,
     payload_url: str | None = None,
     interface_type: int = 1,
 ) -> dict[str, Any]:
@@ -204,7 +203,7 @@ def create_bot(
     short_name = short_name.strip().lower()
     if not short_name or not re.match(r"^[a-z0-9_.\-]+$", short_name):
         raise ApiError("Bad name or username")
-    email = f"{short_name}-bot@{host}"
+    email = f"{short_name}-bot@{realm_mod.REALM_HOST}"
     with store.atomic():
         if store.one("SELECT 1 FROM users WHERE lower(delivery_email) = lower(?)", [email]):
             raise ApiError("Username already in use")

@@ -18,7 +18,6 @@ from starlette.responses import Response
 from .. import users
 from ..errors import ApiError
 from ..params import Param, Params, parse
-from ..realm import REALM_HOST
 from ..state import SandboxState
 from ..store import Row
 
@@ -108,11 +107,6 @@ def endpoint(
         return view
 
     return wrap
-
-
-def host_of(state: SandboxState) -> str:
-    """The host placed in API placeholder emails."""
-    return REALM_HOST
 
 
 #: a background job of a view module, run while the app serves

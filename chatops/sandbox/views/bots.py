@@ -18,7 +18,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, Background, endpoint, host_of
+from ._http import API, Background, endpoint
 from ._http import me as _me
 
 
@@ -40,7 +40,6 @@ def create_bot(
         full_name=p["full_name"],
         short_name=p["short_name"],
         bot_type=p["bot_type"],
-        host=host_of(state),
         payload_url=p.optional("payload_url"),
         interface_type=p.optional("interface_type", 1),
     )
@@ -48,7 +47,7 @@ def create_bot(
 
 async def deliver_outgoing_webhooks(state: SandboxState) -> None:
     """Background job: POST outgoing-webhook payloads and post the bots' replies."""
-    await bots.run_deliveries(state.store, host_of(state), feature_level=state.feature_level)
+    await bots.run_deliveries(state.store, feature_level=state.feature_level)
 
 
 ROUTES: list[Route] = [

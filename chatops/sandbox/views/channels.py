@@ -31,7 +31,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint, host_of
+from ._http import API, endpoint
 from ._http import me as _me
 from ._http import path_int as _path_int
 from ._http import since as _since
@@ -86,7 +86,6 @@ def subscribe(request: Request, state: SandboxState, user: Row | None, p: Params
         topics_policy=p["topics_policy"],
         folder_id=p["folder_id"],
         group_values=groups,
-        host=host_of(state),
         feature_level=state.feature_level,
     )
 
@@ -100,7 +99,6 @@ def unsubscribe(request: Request, state: SandboxState, user: Row | None, p: Para
         _me(user),
         subscriptions=p["subscriptions"],
         principals=p["principals"],
-        host=host_of(state),
         feature_level=state.feature_level,
     )
 

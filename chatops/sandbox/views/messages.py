@@ -26,7 +26,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint, host_of, json_response
+from ._http import API, endpoint, json_response
 
 SEND_SPEC = {
     "type": P(choice("direct", "private", "stream", "channel"), required=True),
@@ -53,7 +53,6 @@ def send_message(
         content=p["content"],
         topic=p["topic"],
         client=client[:30],
-        host=host_of(state),
         read_by_sender=p["read_by_sender"],
     )
     return {"id": message_id}
@@ -99,7 +98,6 @@ def get_messages(
     result = messages.fetch_messages(
         state.store,
         user,
-        host=host_of(state),
         anchor=anchor,
         num_before=p["num_before"],
         num_after=p["num_after"],
@@ -139,7 +137,6 @@ def get_single_message(
         state.store,
         user,
         request.path_params["message_id"],
-        host=host_of(state),
         apply_markdown=p["apply_markdown"],
         allow_empty_topic_name=p["allow_empty_topic_name"],
     )
@@ -174,7 +171,6 @@ def edit_message(
         state.store,
         user,
         request.path_params["message_id"],
-        host=host_of(state),
         topic=p["topic"],
         content=p["content"],
         stream_id=p["stream_id"],

@@ -22,7 +22,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint, host_of
+from ._http import API, endpoint
 from ._http import me as _me
 from ._http import path_int as _path_int
 from ._http import since as _since
@@ -127,7 +127,6 @@ def set_typing(request: Request, state: SandboxState, user: Row | None, p: Param
         to=to,
         stream_id=stream_id,
         topic=p["topic"],
-        host=host_of(state),
     )
     return {}
 

@@ -22,7 +22,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, Background, endpoint, host_of
+from ._http import API, Background, endpoint
 from ._http import me as _me
 from ._http import path_int as _path_int
 
@@ -130,9 +130,7 @@ async def deliver_scheduled(state: SandboxState) -> None:
     """Deliver scheduled messages and reminders at their time, every half second."""
     while True:
         try:
-            await asyncio.to_thread(
-                scheduled_messages.deliver_due, state.store, host=host_of(state)
-            )
+            await asyncio.to_thread(scheduled_messages.deliver_due, state.store)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -24,7 +24,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint, host_of
+from ._http import API, endpoint
 from ._http import me as _me
 
 
@@ -47,7 +47,7 @@ def fetch_api_key(
 @endpoint()
 def users_me(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
     assert user is not None
-    return users.own_user(state.store, user, host=host_of(state))
+    return users.own_user(state.store, user)
 
 
 USER_SPEC = {
@@ -63,7 +63,6 @@ def get_user(request: Request, state: SandboxState, user: Row | None, p: Params)
         state.store,
         user,
         request.path_params["user_id"],
-        host=host_of(state),
         client_gravatar=p["client_gravatar"],
         include_custom_profile_fields=p["include_custom_profile_fields"],
     )
@@ -79,7 +78,6 @@ def list_users(
         "members": users.list_users(
             state.store,
             user,
-            host=host_of(state),
             client_gravatar=p["client_gravatar"],
             include_custom_profile_fields=p["include_custom_profile_fields"],
             user_ids=p["user_ids"],
