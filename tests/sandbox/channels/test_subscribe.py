@@ -42,10 +42,9 @@ def test_subscribe_creates_channel_with_initial_settings(
     assert channel.can_add_subscribers_group == leads
     # an anonymous group with only one subgroup is normalised to that group
     assert channel.can_remove_subscribers_group == leads
-    assert channel.can_administer_channel_group == {
-        "direct_members": [owner_id],
-        "direct_subgroups": [],
-    }
+    assert channel.can_administer_channel_group == chatops.AnonymousGroup(
+        direct_members=[owner_id], direct_subgroups=[]
+    )
     assert channel.creator_id == owner_id
 
 

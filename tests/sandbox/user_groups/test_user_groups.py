@@ -155,7 +155,7 @@ def test_create_update_and_members(
     gid = owner.user_groups.create("writers", members=[oid], description="Docs")
     group = owner.user_groups.get(gid)
     assert group.members == [oid] and group.creator_id == oid
-    assert group.can_manage_group == {"direct_members": [oid], "direct_subgroups": []}
+    assert group.can_manage_group == chatops.AnonymousGroup(direct_members=[oid])
 
     for bad in ("writers", "role:x", "@x", "", "x" * 101):
         with unchanged(sb.store), api_error("BAD_REQUEST"):
