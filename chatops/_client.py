@@ -25,7 +25,7 @@ from .types import ApiKeyResult, Capabilities, ServerSettings
 if TYPE_CHECKING:
     from .resources.channels import AsyncChannels, Channels
     from .resources.events import AsyncEvents, Events
-    from .resources.invites import AsyncInvites, Invites
+    from .resources.invitations import AsyncInvites, Invites
     from .resources.messages import AsyncMessages, Messages
     from .resources.personal import (
         AsyncNavigationViews,
@@ -204,7 +204,7 @@ class Client(_BaseClient):
     @cached_property
     def invites(self) -> Invites:
         """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invites import Invites
+        from .resources.invitations import Invites
 
         return Invites(self)
 
@@ -468,7 +468,7 @@ class AsyncClient(_BaseClient):
     @cached_property
     def invites(self) -> AsyncInvites:
         """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invites import AsyncInvites
+        from .resources.invitations import AsyncInvites
 
         return AsyncInvites(self)
 

@@ -8,9 +8,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
-    navigation_views,
-    saved_snippets,
-    typing,
+    personal,
 )
 from ..params import (
     P,
@@ -32,7 +30,7 @@ from ._http import since as _since
 def create_navigation_view(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:
-    navigation_views.create(
+    personal.create_view(
         state.store,
         _me(user),
         fragment=p["fragment"],
@@ -46,14 +44,14 @@ def create_navigation_view(
 def list_navigation_views(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:
-    return {"navigation_views": navigation_views.list_views(state.store, _me(user))}
+    return {"navigation_views": personal.list_views(state.store, _me(user))}
 
 
 @endpoint({"is_pinned": P(boolean), "name": P()})
 def update_navigation_view(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:
-    navigation_views.update(
+    personal.update_view(
         state.store,
         _me(user),
         request.path_params["fragment"],
@@ -67,13 +65,13 @@ def update_navigation_view(
 def delete_navigation_view(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:
-    navigation_views.delete(state.store, _me(user), request.path_params["fragment"])
+    personal.delete_view(state.store, _me(user), request.path_params["fragment"])
     return {}
 
 
 @endpoint({"title": P(required=True), "content": P(required=True)})
 def create_snippet(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    snippet_id = saved_snippets.create(
+    snippet_id = personal.create_snippet(
         state.store, _me(user), title=p["title"], content=p["content"]
     )
     return {"saved_snippet_id": snippet_id}
@@ -81,12 +79,12 @@ def create_snippet(request: Request, state: SandboxState, user: Row | None, p: P
 
 @endpoint()
 def list_snippets(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    return {"saved_snippets": saved_snippets.list_snippets(state.store, _me(user))}
+    return {"saved_snippets": personal.list_snippets(state.store, _me(user))}
 
 
 @endpoint({"title": P(), "content": P()})
 def update_snippet(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    saved_snippets.update(
+    personal.update_snippet(
         state.store,
         _me(user),
         _path_int(request, "snippet_id"),
@@ -98,7 +96,7 @@ def update_snippet(request: Request, state: SandboxState, user: Row | None, p: P
 
 @endpoint()
 def delete_snippet(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    saved_snippets.delete(state.store, _me(user), _path_int(request, "snippet_id"))
+    personal.delete_snippet(state.store, _me(user), _path_int(request, "snippet_id"))
     return {}
 
 
@@ -119,7 +117,7 @@ def set_typing(request: Request, state: SandboxState, user: Row | None, p: Param
         to_list = to if isinstance(to, list) else [to]
         if len(to_list) == 1 and isinstance(to_list[0], int):
             stream_id = to_list[0]
-    typing.send_typing(
+    personal.send_typing(
         state.store,
         _me(user),
         op=p["op"],
@@ -134,7 +132,7 @@ def set_typing(request: Request, state: SandboxState, user: Row | None, p: Param
 @endpoint({"op": P(required=True)})
 def set_edit_typing(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     _since(state, 361)
-    typing.send_edit_typing(state.store, _me(user), _path_int(request, "message_id"), op=p["op"])
+    personal.send_edit_typing(state.store, _me(user), _path_int(request, "message_id"), op=p["op"])
     return {}
 
 
@@ -143,7 +141,7 @@ def set_edit_typing_legacy(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:
     """The path before feature level 361, ``message_id`` in the body."""
-    typing.send_edit_typing(state.store, _me(user), p["message_id"], op=p["op"])
+    personal.send_edit_typing(state.store, _me(user), p["message_id"], op=p["op"])
     return {}
 
 

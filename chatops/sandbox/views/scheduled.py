@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
-    scheduled_messages,
+    scheduled,
 )
 from ..params import (
     P,
@@ -47,7 +47,7 @@ MESSAGE_TYPES = ("direct", "private", "stream", "channel")
     aliases={"subject": "topic"},
 )
 def create_scheduled(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    new_id = scheduled_messages.create(
+    new_id = scheduled.create(
         state.store,
         _me(user),
         message_type=p["type"],
@@ -61,7 +61,7 @@ def create_scheduled(request: Request, state: SandboxState, user: Row | None, p:
 
 @endpoint()
 def list_scheduled(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    return {"scheduled_messages": scheduled_messages.list_scheduled(state.store, _me(user))}
+    return {"scheduled_messages": scheduled.list_scheduled(state.store, _me(user))}
 
 
 @endpoint(
@@ -75,7 +75,7 @@ def list_scheduled(request: Request, state: SandboxState, user: Row | None, p: P
     aliases={"subject": "topic"},
 )
 def update_scheduled(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    scheduled_messages.update(
+    scheduled.update(
         state.store,
         _me(user),
         _path_int(request, "scheduled_id"),
@@ -90,7 +90,7 @@ def update_scheduled(request: Request, state: SandboxState, user: Row | None, p:
 
 @endpoint()
 def delete_scheduled(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    scheduled_messages.delete(state.store, _me(user), _path_int(request, "scheduled_id"))
+    scheduled.delete(state.store, _me(user), _path_int(request, "scheduled_id"))
     return {}
 
 
@@ -102,7 +102,7 @@ def delete_scheduled(request: Request, state: SandboxState, user: Row | None, p:
     }
 )
 def create_reminder(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    new_id = scheduled_messages.create_reminder(
+    new_id = scheduled.create_reminder(
         state.store,
         _me(user),
         message_id=p["message_id"],
@@ -115,14 +115,12 @@ def create_reminder(request: Request, state: SandboxState, user: Row | None, p: 
 
 @endpoint()
 def list_reminders(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    return {"reminders": scheduled_messages.list_reminders(state.store, _me(user))}
+    return {"reminders": scheduled.list_reminders(state.store, _me(user))}
 
 
 @endpoint()
 def delete_reminder(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    scheduled_messages.delete(
-        state.store, _me(user), _path_int(request, "reminder_id"), scheduled_messages.REMIND
-    )
+    scheduled.delete(state.store, _me(user), _path_int(request, "reminder_id"), scheduled.REMIND)
     return {}
 
 
@@ -130,7 +128,7 @@ async def deliver_scheduled(state: SandboxState) -> None:
     """Deliver scheduled messages and reminders at their time, every half second."""
     while True:
         try:
-            await asyncio.to_thread(scheduled_messages.deliver_due, state.store)
+            await asyncio.to_thread(scheduled.deliver_due, state.store)
         except asyncio.CancelledError:
             raise
         except Exception:
