@@ -223,28 +223,25 @@ def _check_move_permission(
     resolving: str | None,
 ) -> None:
     chan = channels.channel_settings(store, source)
+
+    def allowed(realm_setting: str, channel_setting: str) -> bool:
+        """The organization's setting or the channel's own lets the user do it."""
+        return realm_mod.realm_permits(store, user, realm_setting) or realm_mod.user_has_setting(
+            store, user, chan[channel_setting]
+        )
+
     if resolving is not None:
-        if realm_mod.realm_permits(store, user, "can_resolve_topics_group"):
-            return
-        if realm_mod.user_has_setting(store, user, chan["can_resolve_topics_group"]):
+        if allowed("can_resolve_topics_group", "can_resolve_topics_group"):
             return
         raise ApiError("You don't have permission to resolve topics in this channel.")
-    if target is not None:
-        if not (
-            realm_mod.realm_permits(store, user, "can_move_messages_between_channels_group")
-            or realm_mod.user_has_setting(
-                store, user, chan["can_move_messages_out_of_channel_group"]
-            )
-        ):
-            raise ApiError("You don't have permission to move this message")
-    if new_topic is not None:
-        if not (
-            realm_mod.realm_permits(store, user, "can_move_messages_between_topics_group")
-            or realm_mod.user_has_setting(
-                store, user, chan["can_move_messages_within_channel_group"]
-            )
-        ):
-            raise ApiError("You don't have permission to edit this message")
+    if target is not None and not allowed(
+        "can_move_messages_between_channels_group", "can_move_messages_out_of_channel_group"
+    ):
+        raise ApiError("You don't have permission to move this message")
+    if new_topic is not None and not allowed(
+        "can_move_messages_between_topics_group", "can_move_messages_within_channel_group"
+    ):
+        raise ApiError("You don't have permission to edit this message")
 
 
 def _check_move_time_limit(

@@ -9,6 +9,7 @@ from starlette.routing import Route
 
 from .. import (
     message_edit,
+    message_fetch,
     messages,
     reactions,
     topics,
@@ -95,7 +96,7 @@ def get_messages(
         )
     if anchor is MISSING:
         anchor = "first_unread" if p["use_first_unread_anchor"] else "newest"
-    result = messages.fetch_messages(
+    result = message_fetch.fetch_messages(
         state.store,
         user,
         anchor=anchor,
@@ -133,7 +134,7 @@ def get_single_message(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     assert user is not None
-    return messages.get_message(
+    return message_fetch.get_message(
         state.store,
         user,
         request.path_params["message_id"],
