@@ -106,6 +106,43 @@ def can_see_metadata(store: Store, user: Row, stream: Row) -> bool:
     return channels.can_read(store, user, stream) or can_administer(store, user, stream)
 
 
+def list_channels(
+    store: Store,
+    user: Row,
+    *,
+    include_public: bool,
+    include_web_public: bool,
+    include_subscribed: bool,
+    include_all: bool,
+    include_default: bool,
+    include_archived: bool,
+) -> list[dict[str, Any]]:
+    """``GET /streams``: the records of the channels asked for that the user may see."""
+    out = []
+    for s in store.query("SELECT * FROM streams ORDER BY id"):
+        if s["is_archived"] and not include_archived:
+            continue
+        subscribed = channels.subscription(store, user["id"], s["id"]) is not None
+        wanted = (
+            (include_subscribed and subscribed)
+            or (include_public and not s["invite_only"])
+            or (include_web_public and s["is_web_public"])
+            or (include_default and s["is_default"])
+            or include_all
+        )
+        if wanted and can_see_metadata(store, user, s):
+            out.append(channel_record(store, s))
+    return out
+
+
+def is_subscribed(store: Store, user: Row, stream_id: int, target_id: int) -> bool:
+    """Whether user ``target_id`` is subscribed to a channel ``user`` may see."""
+    stream = access_for_metadata(store, user, stream_id)
+    if store.one("SELECT 1 FROM users WHERE id = ?", [target_id]) is None:
+        raise ApiError("No such user")
+    return channels.subscription(store, target_id, stream["id"]) is not None
+
+
 def access_for_metadata(store: Store, user: Row, stream_id: int) -> Row:
     stream = channels.get_stream(store, stream_id)
     if stream is None or not can_see_metadata(store, user, stream):

@@ -131,24 +131,17 @@ STREAMS_SPEC = {
 
 @endpoint(STREAMS_SPEC)
 def list_streams(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    store, me = state.store, _me(user)
-    show_archived = p["include_archived"] or not p["exclude_archived"]
-    out = []
-    for s in store.query("SELECT * FROM streams ORDER BY id"):
-        if s["is_archived"] and not show_archived:
-            continue
-        subscribed = channels.subscription(store, me["id"], s["id"]) is not None
-        wanted = (
-            (p["include_subscribed"] and subscribed)
-            or (p["include_public"] and not s["invite_only"])
-            or (p["include_web_public"] and s["is_web_public"])
-            or (p["include_default"] and s["is_default"])
-            or p["include_all"]
-            or p["include_all_active"]
-        )
-        if wanted and subscriptions.can_see_metadata(store, me, s):
-            out.append(subscriptions.channel_record(store, s))
-    return {"streams": out}
+    streams = subscriptions.list_channels(
+        state.store,
+        _me(user),
+        include_public=p["include_public"],
+        include_web_public=p["include_web_public"],
+        include_subscribed=p["include_subscribed"],
+        include_all=p["include_all"] or p["include_all_active"],
+        include_default=p["include_default"],
+        include_archived=p["include_archived"] or not p["exclude_archived"],
+    )
+    return {"streams": streams}
 
 
 @endpoint()
@@ -170,12 +163,10 @@ def stream_members(request: Request, state: SandboxState, user: Row | None, p: P
 
 @endpoint()
 def subscription_status(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    store = state.store
-    stream = subscriptions.access_for_metadata(store, _me(user), _path_int(request, "stream_id"))
-    target = _path_int(request, "user_id")
-    if store.one("SELECT 1 FROM users WHERE id = ?", [target]) is None:
-        raise ApiError("No such user")
-    return {"is_subscribed": channels.subscription(store, target, stream["id"]) is not None}
+    subscribed = subscriptions.is_subscribed(
+        state.store, _me(user), _path_int(request, "stream_id"), _path_int(request, "user_id")
+    )
+    return {"is_subscribed": subscribed}
 
 
 UPDATE_STREAM_SPEC = {

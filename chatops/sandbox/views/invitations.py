@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from .. import (
     invitations,
+    users,
 )
 from .. import realm as realm_mod
 from ..errors import ApiError
@@ -195,7 +196,7 @@ def _join(state: SandboxState, key: str, values: dict[str, str] | None) -> HTMLR
         if exc.status == 404:
             return _page("Invitation link not valid", f"<p>{html.escape(exc.msg)}</p>", 404)
         return _join_form(state, invite, exc.msg, 400)
-    row = state.store.one("SELECT delivery_email, full_name FROM users WHERE id = ?", [user_id])
+    row = users.get_user(state.store, user_id)
     assert row is not None
     return _page(
         "Account created",

@@ -123,19 +123,7 @@ def list_realm_emoji(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     _me(user)
-    rows = state.store.query("SELECT * FROM realm_emoji ORDER BY id")
-    return {
-        "emoji": {
-            str(r["id"]): {
-                "id": str(r["id"]),
-                "name": r["name"],
-                "source_url": f"/user_avatars/1/emoji/images/{r['file_name'] or r['id']}",
-                "deactivated": bool(r["deactivated"]),
-                "author_id": r["author_id"],
-            }
-            for r in rows
-        }
-    }
+    return {"emoji": realm_mod.custom_emoji(state.store)}
 
 
 def _json_or_text(name: str, raw: str) -> Any:

@@ -87,14 +87,13 @@ def serve_file(request: Request, state: SandboxState, user: Row | None, p: Param
 
 async def serve_temporary_file(request: Request) -> Response:
     state: SandboxState = request.app.state.sandbox
-    path_id = request.path_params["path_id"]
-    if not uploads.check_temporary(state.secret, request.path_params["token"], path_id):
-        raise ApiError("Invalid or expired file link", status=403)
     att = await run_in_threadpool(
-        state.store.one, "SELECT * FROM attachments WHERE path_id = ?", [path_id]
+        uploads.temporary_file,
+        state.store,
+        state.secret,
+        request.path_params["token"],
+        request.path_params["path_id"],
     )
-    if att is None:
-        raise ApiError("File not found", status=404)
     return _file_response(state, att)
 
 
