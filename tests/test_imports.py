@@ -120,3 +120,35 @@ def test_sandbox_imports_inside_functions_say_why() -> None:
 
 def test_the_cycle_check_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+#: the sandbox's HTTP side; everything else in the package is rules, store, bus or demo
+HTTP_SIDE = ("app", "server", "params", "views")
+HTTP_PACKAGES = ("starlette", "uvicorn", "httpx")
+
+
+def test_sandbox_rules_import_nothing_of_http() -> None:
+    """Rules know nothing of HTTP: no web framework, no view, no request parser.
+
+    The bots area's rules are the one exception for httpx: they POST to the bots' servers.
+    """
+    offenders = []
+    for name, path in MODULES.items():
+        parts = name.split(".")
+        if parts[:2] != ["chatops", "sandbox"] or len(parts) < 3 or parts[2] in HTTP_SIDE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported = [node.module]
+            else:
+                imported = []
+            for module in imported:
+                top = module.split(".")[0]
+                if top in HTTP_PACKAGES and not (top == "httpx" and parts[2] == "bots"):
+                    offenders.append(f"{name} imports {module}")
+        for target, _node, _inner in _imports(name, path):
+            if target.split(".")[2:3] and target.split(".")[2] in HTTP_SIDE:
+                offenders.append(f"{name} imports {target}")
+    assert offenders == []

@@ -97,7 +97,7 @@ def initial_state(
         "server_typing_started_wait_period_milliseconds": 30000,
         "realm_users": users.list_users(store, user, client_gravatar=client_gravatar),
         "streams": [
-            subscriptions.channel_record(store, s)
+            channels.channel_record(store, s)
             for s in store.query("SELECT * FROM streams ORDER BY id")
             if channels.can_read(store, user, s)
         ],

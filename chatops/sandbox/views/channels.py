@@ -10,6 +10,7 @@ from starlette.routing import Route
 
 from .. import (
     channel_folders,
+    channel_settings,
     channels,
     group_settings,
     subscriptions,
@@ -60,7 +61,7 @@ SUBSCRIBE_SPEC = {
     "is_default_stream": P(boolean, default=False),
     "history_public_to_subscribers": P(boolean, default=None),
     "message_retention_days": P(_retention),
-    "topics_policy": P(choice(*subscriptions.TOPICS_POLICIES), default=None),
+    "topics_policy": P(choice(*channel_settings.TOPICS_POLICIES), default=None),
     "folder_id": P(optional_integer, default=None),
     **{name: P(gs.parse_value) for name in group_settings.CHANNEL_GROUP_SETTINGS},
 }
@@ -131,7 +132,7 @@ STREAMS_SPEC = {
 
 @endpoint(STREAMS_SPEC)
 def list_streams(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    streams = subscriptions.list_channels(
+    streams = channels.list_channels(
         state.store,
         _me(user),
         include_public=p["include_public"],
@@ -146,10 +147,8 @@ def list_streams(request: Request, state: SandboxState, user: Row | None, p: Par
 
 @endpoint()
 def get_stream(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    stream = subscriptions.access_for_metadata(
-        state.store, _me(user), _path_int(request, "stream_id")
-    )
-    return {"stream": subscriptions.channel_record(state.store, stream)}
+    stream = channels.access_for_metadata(state.store, _me(user), _path_int(request, "stream_id"))
+    return {"stream": channels.channel_record(state.store, stream)}
 
 
 @endpoint()
@@ -163,7 +162,7 @@ def stream_members(request: Request, state: SandboxState, user: Row | None, p: P
 
 @endpoint()
 def subscription_status(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    subscribed = subscriptions.is_subscribed(
+    subscribed = channels.is_subscribed(
         state.store, _me(user), _path_int(request, "stream_id"), _path_int(request, "user_id")
     )
     return {"is_subscribed": subscribed}
@@ -177,7 +176,7 @@ UPDATE_STREAM_SPEC = {
     "history_public_to_subscribers": P(boolean),
     "is_default_stream": P(boolean),
     "message_retention_days": P(_retention),
-    "topics_policy": P(choice(*subscriptions.TOPICS_POLICIES)),
+    "topics_policy": P(choice(*channel_settings.TOPICS_POLICIES)),
     "folder_id": P(optional_integer),
     "is_archived": P(boolean),
     **{name: P(gs.parse_update) for name in group_settings.CHANNEL_GROUP_SETTINGS},
@@ -189,7 +188,7 @@ def update_stream(request: Request, state: SandboxState, user: Row | None, p: Pa
     groups = group_settings.CHANNEL_GROUP_SETTINGS
     changes = {k: v for k, v in p.items() if v is not MISSING and k not in groups}
     updates = {k: v for k, v in p.items() if v is not MISSING and k in groups}
-    subscriptions.update_channel(
+    channel_settings.update_channel(
         state.store,
         _me(user),
         _path_int(request, "stream_id"),
@@ -201,14 +200,14 @@ def update_stream(request: Request, state: SandboxState, user: Row | None, p: Pa
 
 @endpoint()
 def delete_stream(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    subscriptions.archive(state.store, _me(user), _path_int(request, "stream_id"))
+    channel_settings.archive(state.store, _me(user), _path_int(request, "stream_id"))
     return {}
 
 
 @endpoint({"stream": P(required=True)})
 def get_stream_id(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     stream = channels.stream_by_name(state.store, p["stream"])
-    if stream is None or not subscriptions.can_see_metadata(state.store, _me(user), stream):
+    if stream is None or not channels.can_see_metadata(state.store, _me(user), stream):
         raise ApiError(
             f"Channel '{p['stream']}' does not exist",
             code="STREAM_DOES_NOT_EXIST",
