@@ -380,16 +380,21 @@ def _notify(
     who = f"@_**{user['full_name']}|{user['id']}**"
     dest = target or source
     final_topic = new_topic if new_topic is not None else old_topic
-    if resolving is not None:
+
+    def post(channel: Row, topic: str, content: str) -> None:
+        """The notification bot's message in ``topic`` of ``channel``."""
         send_message(
             store,
             bot,
             message_type="stream",
-            to=str(dest["id"]),
-            topic=final_topic,
-            content=f"{who} has marked this topic as {resolving}.",
+            to=str(channel["id"]),
+            topic=topic,
+            content=content,
             client="Internal",
         )
+
+    if resolving is not None:
+        post(dest, final_topic, f"{who} has marked this topic as {resolving}.")
         return
     what = (
         "This topic was"
@@ -399,25 +404,9 @@ def _notify(
     old_link = f"#**{source['name']}>{old_topic}**"
     new_link = f"#**{dest['name']}>{final_topic}**"
     if to_new:
-        send_message(
-            store,
-            bot,
-            message_type="stream",
-            to=str(dest["id"]),
-            topic=final_topic,
-            content=f"{what} moved here from {old_link} by {who}.",
-            client="Internal",
-        )
+        post(dest, final_topic, f"{what} moved here from {old_link} by {who}.")
     if to_old:
-        send_message(
-            store,
-            bot,
-            message_type="stream",
-            to=str(source["id"]),
-            topic=old_topic,
-            content=f"{what} moved to {new_link} by {who}.",
-            client="Internal",
-        )
+        post(source, old_topic, f"{what} moved to {new_link} by {who}.")
 
 
 # -- events ---------------------------------------------------------------------------------------
