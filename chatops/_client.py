@@ -23,6 +23,7 @@ from ._exceptions import ApiError, AuthenticationError, RateLimited
 from .types import ApiKeyResult, Capabilities, ServerSettings
 
 if TYPE_CHECKING:
+    from .resources.bots import AsyncBots, Bots
     from .resources.channels import AsyncChannels, Channels
     from .resources.events import AsyncEvents, Events
     from .resources.invitations import AsyncInvites, Invites
@@ -116,6 +117,8 @@ class Client(_BaseClient):
         return cls(config_file=path, **kwargs)
 
     # -- resources ------------------------------------------------------------------------------
+    # Each resource module is imported on first use of its attribute, so that ``import
+    # chatops`` and a client that touches two areas do not load all twelve.
 
     @cached_property
     def messages(self) -> Messages:
@@ -221,6 +224,13 @@ class Client(_BaseClient):
         from .resources.push import Push
 
         return Push(self)
+
+    @cached_property
+    def bots(self) -> Bots:
+        """Bots owned by the requester: create, deactivate."""
+        from .resources.bots import Bots
+
+        return Bots(self)
 
     # -- capabilities ---------------------------------------------------------------------------
 
@@ -485,6 +495,13 @@ class AsyncClient(_BaseClient):
         from .resources.push import AsyncPush
 
         return AsyncPush(self)
+
+    @cached_property
+    def bots(self) -> AsyncBots:
+        """Bots owned by the requester: create, deactivate."""
+        from .resources.bots import AsyncBots
+
+        return AsyncBots(self)
 
     @property
     def capabilities(self) -> Capabilities | None:
