@@ -47,12 +47,14 @@ from ._exceptions import (
     UploadInterrupted,
 )
 from .types import (
+    AnonymousGroup,
     ApiKeyResult,
     Attachment,
     Capabilities,
     Channel,
     ChannelFolder,
     EditResult,
+    GroupSettingValue,
     Invite,
     Linkifier,
     Message,
@@ -74,6 +76,7 @@ from .types import (
 )
 
 __all__ = [
+    "AnonymousGroup",
     "ApiError",
     "ApiKeyResult",
     "AsyncClient",
@@ -96,6 +99,7 @@ __all__ = [
     "Credentials",
     "EditResult",
     "ExpectationMismatch",
+    "GroupSettingValue",
     "IgnoredParametersWarning",
     "InvalidPushDeviceToken",
     "InvalidRemotePushDeviceToken",

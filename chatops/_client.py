@@ -23,9 +23,10 @@ from ._exceptions import ApiError, AuthenticationError, RateLimited
 from .types import ApiKeyResult, Capabilities, ServerSettings
 
 if TYPE_CHECKING:
+    from .resources.bots import AsyncBots, Bots
     from .resources.channels import AsyncChannels, Channels
     from .resources.events import AsyncEvents, Events
-    from .resources.invites import AsyncInvites, Invites
+    from .resources.invitations import AsyncInvites, Invites
     from .resources.messages import AsyncMessages, Messages
     from .resources.personal import (
         AsyncNavigationViews,
@@ -116,6 +117,8 @@ class Client(_BaseClient):
         return cls(config_file=path, **kwargs)
 
     # -- resources ------------------------------------------------------------------------------
+    # Each resource module is imported on first use of its attribute, so that ``import
+    # chatops`` and a client that touches two areas do not load all twelve.
 
     @cached_property
     def messages(self) -> Messages:
@@ -204,7 +207,7 @@ class Client(_BaseClient):
     @cached_property
     def invites(self) -> Invites:
         """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invites import Invites
+        from .resources.invitations import Invites
 
         return Invites(self)
 
@@ -221,6 +224,13 @@ class Client(_BaseClient):
         from .resources.push import Push
 
         return Push(self)
+
+    @cached_property
+    def bots(self) -> Bots:
+        """Bots owned by the requester: create, deactivate."""
+        from .resources.bots import Bots
+
+        return Bots(self)
 
     # -- capabilities ---------------------------------------------------------------------------
 
@@ -468,7 +478,7 @@ class AsyncClient(_BaseClient):
     @cached_property
     def invites(self) -> AsyncInvites:
         """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invites import AsyncInvites
+        from .resources.invitations import AsyncInvites
 
         return AsyncInvites(self)
 
@@ -485,6 +495,13 @@ class AsyncClient(_BaseClient):
         from .resources.push import AsyncPush
 
         return AsyncPush(self)
+
+    @cached_property
+    def bots(self) -> AsyncBots:
+        """Bots owned by the requester: create, deactivate."""
+        from .resources.bots import AsyncBots
+
+        return AsyncBots(self)
 
     @property
     def capabilities(self) -> Capabilities | None:

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 __all__ = [
+    "AnonymousGroup",
     "ApiKeyResult",
     "Attachment",
     "AttachmentMessage",
@@ -22,12 +23,18 @@ __all__ = [
     "BotResult",
     "Capabilities",
     "Channel",
+    "ChannelFolder",
+    "ChannelFolderIdResult",
+    "ChannelFoldersResult",
+    "ChannelIdResult",
+    "ChannelResult",
     "ChannelsResult",
     "DisplayRecipient",
     "EditHistoryEntry",
     "EditResult",
     "EventsResult",
     "GroupIdResult",
+    "GroupSettingValue",
     "IdResult",
     "Invite",
     "InviteLinkResult",
@@ -36,19 +43,35 @@ __all__ = [
     "LinkifiersResult",
     "Message",
     "MessagesPage",
+    "NavigationView",
+    "NavigationViewsResult",
     "ProfileFieldValue",
     "QueueRegistration",
     "Reaction",
     "RealmEmoji",
     "RealmEmojiResult",
     "Record",
+    "Reminder",
+    "ReminderIdResult",
+    "RemindersResult",
+    "SavedSnippet",
+    "SavedSnippetIdResult",
+    "SavedSnippetsResult",
+    "ScheduledMessage",
+    "ScheduledMessageIdResult",
+    "ScheduledMessagesResult",
     "SendResult",
     "ServerSettings",
     "SingleMessageResult",
     "Submessage",
+    "SubscribeResult",
+    "SubscribersResult",
+    "Subscription",
+    "SubscriptionsResult",
     "Topic",
     "TopicLink",
     "TopicsResult",
+    "UnsubscribeResult",
     "UploadResult",
     "User",
     "UserGroup",
@@ -76,7 +99,30 @@ class Record(
         return result
 
 
-# -- messages ----------------------------------------------------------------------------------
+# -- shared: every area ----------------------------------------------------------------------------
+
+
+class IdResult(Record):
+    """A response carrying the new object's ``id``."""
+
+    id: int
+
+
+# -- permission settings: channels, user groups and the organization -------------------------------
+
+
+class AnonymousGroup(Record):
+    """A permission setting given as people rather than a named group."""
+
+    direct_members: list[int] = []
+    direct_subgroups: list[int] = []
+
+
+#: a permission setting: a user-group ID, or an anonymous group of members and subgroups
+GroupSettingValue = int | AnonymousGroup
+
+
+# -- messages: messages, reactions, edits, topics --------------------------------------------------
 
 
 class DisplayRecipient(Record):
@@ -174,26 +220,173 @@ class Message(Record):
         return self.display_recipient if isinstance(self.display_recipient, str) else None
 
 
-class AttachmentMessage(Record):
-    """A message linking an attachment; ``date_sent`` in milliseconds."""
+class MessagesPage(Record):
+    """``GET /messages``: one page of history around an anchor."""
+
+    messages: list[Message] = []
+    anchor: int | None = None
+    found_anchor: bool = False
+    found_oldest: bool = False
+    found_newest: bool = False
+    history_limited: bool = False
+
+
+class SingleMessageResult(Record):
+    """``GET /messages/{id}``."""
+
+    message: Message
+    raw_content: str | None = None
+
+
+class SendResult(Record):
+    """``POST /messages``."""
 
     id: int
-    date_sent: int = 0
+    automatic_new_visibility_policy: int | None = None
 
 
-class Attachment(Record):
-    """An uploaded file; ``create_time`` is in milliseconds (seconds from feature level 443)."""
+class EditResult(Record):
+    """``PATCH /messages/{id}``: files whose only references the edit removed."""
+
+    detached_uploads: list[Attachment] = []
+
+
+class Topic(Record):
+    """A topic of a channel and its newest message ID."""
+
+    name: str
+    max_id: int
+
+
+class TopicsResult(Record):
+    """``GET /users/me/{stream_id}/topics``."""
+
+    topics: list[Topic] = []
+
+
+# -- channels: channels, subscriptions, channel folders --------------------------------------------
+
+
+class Channel(Record):
+    """A channel record as listed by ``GET /streams``."""
+
+    stream_id: int
+    name: str
+    description: str = ""
+    rendered_description: str = ""
+    date_created: int | None = None
+    creator_id: int | None = None
+    invite_only: bool = False
+    is_web_public: bool = False
+    is_archived: bool = False
+    history_public_to_subscribers: bool = True
+    first_message_id: int | None = None
+    message_retention_days: int | None = None
+    stream_weekly_traffic: int | None = None
+    subscriber_count: int | None = None
+    folder_id: int | None = None
+    topics_policy: str | None = None
+    is_default: bool | None = None
+    is_recently_active: bool | None = None
+    can_add_subscribers_group: GroupSettingValue | None = None
+    can_administer_channel_group: GroupSettingValue | None = None
+    can_remove_subscribers_group: GroupSettingValue | None = None
+    can_send_message_group: GroupSettingValue | None = None
+    can_subscribe_group: GroupSettingValue | None = None
+
+
+class ChannelsResult(Record):
+    """``GET /streams``."""
+
+    streams: list[Channel] = []
+
+
+class ChannelResult(Record):
+    """``GET /streams/{stream_id}``."""
+
+    stream: Channel
+
+
+class ChannelIdResult(Record):
+    """``GET /get_stream_id``."""
+
+    stream_id: int
+
+
+class Subscription(Channel):
+    """A channel the user is subscribed to, with the user's own settings for it."""
+
+    color: str = ""
+    is_muted: bool = False
+    in_home_view: bool | None = None
+    pin_to_top: bool = False
+    desktop_notifications: bool | None = None
+    audible_notifications: bool | None = None
+    push_notifications: bool | None = None
+    email_notifications: bool | None = None
+    wildcard_mentions_notify: bool | None = None
+    subscribers: list[int] | None = None
+    can_delete_any_message_group: GroupSettingValue | None = None
+    can_delete_own_message_group: GroupSettingValue | None = None
+    can_move_messages_out_of_channel_group: GroupSettingValue | None = None
+    can_move_messages_within_channel_group: GroupSettingValue | None = None
+    can_resolve_topics_group: GroupSettingValue | None = None
+
+
+class SubscribeResult(Record):
+    """``POST /users/me/subscriptions``: channel names by user (ids as strings; emails before 10.0)."""
+
+    subscribed: dict[str, list[str]] = {}
+    already_subscribed: dict[str, list[str]] = {}
+    unauthorized: list[str] | None = None
+    new_subscription_messages_sent: bool | None = None
+
+
+class UnsubscribeResult(Record):
+    """``DELETE /users/me/subscriptions``."""
+
+    removed: list[str] = []
+    not_removed: list[str] = []
+
+
+class SubscriptionsResult(Record):
+    """``GET /users/me/subscriptions``."""
+
+    subscriptions: list[Subscription] = []
+
+
+class SubscribersResult(Record):
+    """``GET /streams/{stream_id}/members``."""
+
+    subscribers: list[int] = []
+
+
+class ChannelFolder(Record):
+    """A channel folder (spec 4.6); ``order`` from feature level 414."""
 
     id: int
     name: str
-    path_id: str
-    size: int
-    create_time: int = 0
-    messages: list[AttachmentMessage] = []
-    message_ids: list[int] | None = None
+    description: str = ""
+    rendered_description: str = ""
+    creator_id: int | None = None
+    date_created: int | None = None
+    is_archived: bool = False
+    order: int | None = None
 
 
-# -- users -------------------------------------------------------------------------------------
+class ChannelFoldersResult(Record):
+    """``GET /channel_folders``."""
+
+    channel_folders: list[ChannelFolder] = []
+
+
+class ChannelFolderIdResult(Record):
+    """``POST /channel_folders/create``."""
+
+    channel_folder_id: int
+
+
+# -- users: users, API keys, status ----------------------------------------------------------------
 
 
 class ProfileFieldValue(Record):
@@ -227,45 +420,116 @@ class User(Record):
     is_system_bot: bool | None = None
 
 
-class Topic(Record):
-    """A topic of a channel and its newest message ID."""
+class UserResult(Record):
+    """``GET /users/{user_id}``."""
 
-    name: str
-    max_id: int
-
-
-# -- channels ----------------------------------------------------------------------------------
+    user: User
 
 
-class Channel(Record):
-    """A channel record as listed by ``GET /streams``."""
+class UsersResult(Record):
+    """``GET /users``."""
 
-    stream_id: int
+    members: list[User] = []
+
+
+class UserIdResult(Record):
+    """``POST /users``."""
+
+    user_id: int
+
+
+class ApiKeyResult(Record):
+    """``POST /fetch_api_key``. ``user_id`` is sent from feature level 171."""
+
+    api_key: str
+    email: str
+    user_id: int | None = None
+
+    def __repr__(self) -> str:
+        return f"ApiKeyResult(email={self.email!r}, user_id={self.user_id!r})"
+
+
+class UserStatus(Record):
+    """A user's status; fields not set are absent (``GET /users/{id}/status``)."""
+
+    status_text: str | None = None
+    emoji_name: str | None = None
+    emoji_code: str | None = None
+    reaction_type: str | None = None
+    away: bool | None = None
+
+
+class UserStatusResult(Record):
+    """``GET /users/{user_id}/status``."""
+
+    status: UserStatus = msgspec.field(default_factory=UserStatus)
+
+
+# -- user_groups: user groups ----------------------------------------------------------------------
+
+
+class UserGroup(Record):
+    """A user group; permission settings are group-setting values (an id or an object)."""
+
+    id: int
     name: str
     description: str = ""
-    rendered_description: str = ""
-    date_created: int | None = None
+    members: list[int] = []
+    direct_subgroup_ids: list[int] = []
     creator_id: int | None = None
-    invite_only: bool = False
-    is_web_public: bool = False
-    is_archived: bool = False
-    history_public_to_subscribers: bool = True
-    first_message_id: int | None = None
-    message_retention_days: int | None = None
-    stream_weekly_traffic: int | None = None
-    subscriber_count: int | None = None
-    folder_id: int | None = None
-    topics_policy: str | None = None
-    is_default: bool | None = None
-    is_recently_active: bool | None = None
-    can_add_subscribers_group: Any = None
-    can_administer_channel_group: Any = None
-    can_remove_subscribers_group: Any = None
-    can_send_message_group: Any = None
-    can_subscribe_group: Any = None
+    date_created: int | None = None
+    is_system_group: bool = False
+    deactivated: bool = False
+    can_add_members_group: GroupSettingValue | None = None
+    can_join_group: GroupSettingValue | None = None
+    can_leave_group: GroupSettingValue | None = None
+    can_manage_group: GroupSettingValue | None = None
+    can_mention_group: GroupSettingValue | None = None
+    can_remove_members_group: GroupSettingValue | None = None
 
 
-# -- server ------------------------------------------------------------------------------------
+class UserGroupsResult(Record):
+    """``GET /user_groups``."""
+
+    user_groups: list[UserGroup] = []
+
+
+class GroupIdResult(Record):
+    """``POST /user_groups/create``."""
+
+    group_id: int
+
+
+# -- invitations: invitations and invitation links -------------------------------------------------
+
+
+class Invite(Record):
+    """An active invitation: an email invitation or a reusable link (``is_multiuse``)."""
+
+    id: int
+    invited_by_user_id: int
+    invited: int
+    expiry_date: int | None = None
+    invited_as: int = 400
+    is_multiuse: bool = False
+    email: str | None = None
+    link_url: str | None = None
+    notify_referrer_on_join: bool | None = None
+
+
+class InvitesResult(Record):
+    """``GET /invites``."""
+
+    invites: list[Invite] = []
+
+
+class InviteLinkResult(Record):
+    """``POST /invites/multiuse``."""
+
+    invite_link: str
+
+
+# -- realm: the server and the organization: settings, capabilities, linkifiers, custom emoji ------
 
 
 class ServerSettings(Record):
@@ -317,38 +581,39 @@ class Capabilities(Record):
         return self.feature_level >= feature_level
 
 
-# -- responses ---------------------------------------------------------------------------------
-
-
-class MessagesPage(Record):
-    """``GET /messages``: one page of history around an anchor."""
-
-    messages: list[Message] = []
-    anchor: int | None = None
-    found_anchor: bool = False
-    found_oldest: bool = False
-    found_newest: bool = False
-    history_limited: bool = False
-
-
-class SingleMessageResult(Record):
-    """``GET /messages/{id}``."""
-
-    message: Message
-    raw_content: str | None = None
-
-
-class SendResult(Record):
-    """``POST /messages``."""
+class Linkifier(Record):
+    """A linkifier: a pattern with named groups and the URL template they fill."""
 
     id: int
-    automatic_new_visibility_policy: int | None = None
+    pattern: str
+    url_template: str = ""
+    url_format_string: str | None = None
 
 
-class EditResult(Record):
-    """``PATCH /messages/{id}``: files whose only references the edit removed."""
+class LinkifiersResult(Record):
+    """``GET /realm/linkifiers``."""
 
-    detached_uploads: list[Attachment] = []
+    linkifiers: list[Linkifier] = []
+
+
+class RealmEmoji(Record):
+    """A custom emoji of the organization."""
+
+    id: str
+    name: str
+    source_url: str = ""
+    still_url: str | None = None
+    deactivated: bool = False
+    author_id: int | None = None
+
+
+class RealmEmojiResult(Record):
+    """``GET /realm/emoji``."""
+
+    emoji: dict[str, RealmEmoji] = {}
+
+
+# -- uploads: files and attachments ----------------------------------------------------------------
 
 
 class UploadResult(Record):
@@ -371,39 +636,23 @@ class UploadResult(Record):
         return f"[{name}]({self.url})"
 
 
-class ApiKeyResult(Record):
-    """``POST /fetch_api_key``. ``user_id`` is sent from feature level 171."""
+class AttachmentMessage(Record):
+    """A message linking an attachment; ``date_sent`` in milliseconds."""
 
-    api_key: str
-    email: str
-    user_id: int | None = None
-
-    def __repr__(self) -> str:
-        return f"ApiKeyResult(email={self.email!r}, user_id={self.user_id!r})"
+    id: int
+    date_sent: int = 0
 
 
-class TopicsResult(Record):
-    """``GET /users/me/{stream_id}/topics``."""
+class Attachment(Record):
+    """An uploaded file; ``create_time`` is in milliseconds (seconds from feature level 443)."""
 
-    topics: list[Topic] = []
-
-
-class UserResult(Record):
-    """``GET /users/{user_id}``."""
-
-    user: User
-
-
-class UsersResult(Record):
-    """``GET /users``."""
-
-    members: list[User] = []
-
-
-class ChannelsResult(Record):
-    """``GET /streams``."""
-
-    streams: list[Channel] = []
+    id: int
+    name: str
+    path_id: str
+    size: int
+    create_time: int = 0
+    messages: list[AttachmentMessage] = []
+    message_ids: list[int] | None = None
 
 
 class AttachmentsResult(Record):
@@ -413,7 +662,7 @@ class AttachmentsResult(Record):
     upload_space_used: int | None = None
 
 
-# -- events (bots and events area) -------------------------------------------------------------
+# -- events: event queues --------------------------------------------------------------------------
 
 
 class QueueRegistration(Record):
@@ -433,271 +682,7 @@ class EventsResult(Record):
     queue_id: str | None = None
 
 
-# -- administration: status, invitations, linkifiers, user groups, users ----------------------
-
-
-class UserStatus(Record):
-    """A user's status; fields not set are absent (``GET /users/{id}/status``)."""
-
-    status_text: str | None = None
-    emoji_name: str | None = None
-    emoji_code: str | None = None
-    reaction_type: str | None = None
-    away: bool | None = None
-
-
-class UserStatusResult(Record):
-    """``GET /users/{user_id}/status``."""
-
-    status: UserStatus = msgspec.field(default_factory=UserStatus)
-
-
-class Invite(Record):
-    """An active invitation: an email invitation or a reusable link (``is_multiuse``)."""
-
-    id: int
-    invited_by_user_id: int
-    invited: int
-    expiry_date: int | None = None
-    invited_as: int = 400
-    is_multiuse: bool = False
-    email: str | None = None
-    link_url: str | None = None
-    notify_referrer_on_join: bool | None = None
-
-
-class InvitesResult(Record):
-    """``GET /invites``."""
-
-    invites: list[Invite] = []
-
-
-class InviteLinkResult(Record):
-    """``POST /invites/multiuse``."""
-
-    invite_link: str
-
-
-class Linkifier(Record):
-    """A linkifier: a pattern with named groups and the URL template they fill."""
-
-    id: int
-    pattern: str
-    url_template: str = ""
-    url_format_string: str | None = None
-
-
-class LinkifiersResult(Record):
-    """``GET /realm/linkifiers``."""
-
-    linkifiers: list[Linkifier] = []
-
-
-class IdResult(Record):
-    """A response carrying the new object's ``id``."""
-
-    id: int
-
-
-class UserGroup(Record):
-    """A user group; permission settings are group-setting values (an id or an object)."""
-
-    id: int
-    name: str
-    description: str = ""
-    members: list[int] = []
-    direct_subgroup_ids: list[int] = []
-    creator_id: int | None = None
-    date_created: int | None = None
-    is_system_group: bool = False
-    deactivated: bool = False
-    can_add_members_group: Any = None
-    can_join_group: Any = None
-    can_leave_group: Any = None
-    can_manage_group: Any = None
-    can_mention_group: Any = None
-    can_remove_members_group: Any = None
-
-
-class UserGroupsResult(Record):
-    """``GET /user_groups``."""
-
-    user_groups: list[UserGroup] = []
-
-
-class GroupIdResult(Record):
-    """``POST /user_groups/create``."""
-
-    group_id: int
-
-
-class RealmEmoji(Record):
-    """A custom emoji of the organization."""
-
-    id: str
-    name: str
-    source_url: str = ""
-    still_url: str | None = None
-    deactivated: bool = False
-    author_id: int | None = None
-
-
-class RealmEmojiResult(Record):
-    """``GET /realm/emoji``."""
-
-    emoji: dict[str, RealmEmoji] = {}
-
-
-class UserIdResult(Record):
-    """``POST /users``."""
-
-    user_id: int
-
-
-class BotService(Record):
-    """An outgoing-webhook bot's receiving URL and its fixed token (kept out of the repr)."""
-
-    base_url: str
-    interface: int = 1
-    token: str = ""
-
-    def __repr__(self) -> str:
-        return f"BotService(base_url={self.base_url!r}, interface={self.interface!r})"
-
-
-class BotResult(Record):
-    """``POST /bots``: the new bot; ``api_key`` is kept out of the repr."""
-
-    user_id: int
-    api_key: str = ""
-    email: str = ""
-    services: list[BotService] = []
-
-    def __repr__(self) -> str:
-        return f"BotResult(user_id={self.user_id!r}, email={self.email!r})"
-
-
-# -- channels, subscriptions and personal tools (channels area) --------------------------------
-
-
-class Subscription(Channel):
-    """A channel the user is subscribed to, with the user's own settings for it."""
-
-    color: str = ""
-    is_muted: bool = False
-    in_home_view: bool | None = None
-    pin_to_top: bool = False
-    desktop_notifications: bool | None = None
-    audible_notifications: bool | None = None
-    push_notifications: bool | None = None
-    email_notifications: bool | None = None
-    wildcard_mentions_notify: bool | None = None
-    subscribers: list[int] | None = None
-    can_delete_any_message_group: Any = None
-    can_delete_own_message_group: Any = None
-    can_move_messages_out_of_channel_group: Any = None
-    can_move_messages_within_channel_group: Any = None
-    can_resolve_topics_group: Any = None
-
-
-class SubscribeResult(Record):
-    """``POST /users/me/subscriptions``: channel names by user (ids as strings; emails before 10.0)."""
-
-    subscribed: dict[str, list[str]] = {}
-    already_subscribed: dict[str, list[str]] = {}
-    unauthorized: list[str] | None = None
-    new_subscription_messages_sent: bool | None = None
-
-
-class UnsubscribeResult(Record):
-    """``DELETE /users/me/subscriptions``."""
-
-    removed: list[str] = []
-    not_removed: list[str] = []
-
-
-class SubscriptionsResult(Record):
-    """``GET /users/me/subscriptions``."""
-
-    subscriptions: list[Subscription] = []
-
-
-class ChannelResult(Record):
-    """``GET /streams/{stream_id}``."""
-
-    stream: Channel
-
-
-class SubscribersResult(Record):
-    """``GET /streams/{stream_id}/members``."""
-
-    subscribers: list[int] = []
-
-
-class ChannelIdResult(Record):
-    """``GET /get_stream_id``."""
-
-    stream_id: int
-
-
-class ChannelFolder(Record):
-    """A channel folder (spec 4.6); ``order`` from feature level 414."""
-
-    id: int
-    name: str
-    description: str = ""
-    rendered_description: str = ""
-    creator_id: int | None = None
-    date_created: int | None = None
-    is_archived: bool = False
-    order: int | None = None
-
-
-class ChannelFoldersResult(Record):
-    """``GET /channel_folders``."""
-
-    channel_folders: list[ChannelFolder] = []
-
-
-class ChannelFolderIdResult(Record):
-    """``POST /channel_folders/create``."""
-
-    channel_folder_id: int
-
-
-class NavigationView(Record):
-    """A navigation view: a built-in fragment, or a custom one with a name."""
-
-    fragment: str
-    is_pinned: bool
-    name: str | None = None
-
-
-class NavigationViewsResult(Record):
-    """``GET /navigation_views``."""
-
-    navigation_views: list[NavigationView] = []
-
-
-class SavedSnippet(Record):
-    """A saved snippet: a title and Markdown content."""
-
-    id: int
-    title: str
-    content: str
-    date_created: int | None = None
-
-
-class SavedSnippetsResult(Record):
-    """``GET /saved_snippets``."""
-
-    saved_snippets: list[SavedSnippet] = []
-
-
-class SavedSnippetIdResult(Record):
-    """``POST /saved_snippets``."""
-
-    saved_snippet_id: int
+# -- scheduled: scheduled messages and reminders ---------------------------------------------------
 
 
 class ScheduledMessage(Record):
@@ -750,26 +735,65 @@ class ReminderIdResult(Record):
     reminder_id: int
 
 
-__all__ += [
-    "ChannelFolder",
-    "ChannelFolderIdResult",
-    "ChannelFoldersResult",
-    "ChannelIdResult",
-    "ChannelResult",
-    "NavigationView",
-    "NavigationViewsResult",
-    "Reminder",
-    "ReminderIdResult",
-    "RemindersResult",
-    "SavedSnippet",
-    "SavedSnippetIdResult",
-    "SavedSnippetsResult",
-    "ScheduledMessage",
-    "ScheduledMessageIdResult",
-    "ScheduledMessagesResult",
-    "SubscribeResult",
-    "SubscribersResult",
-    "Subscription",
-    "SubscriptionsResult",
-    "UnsubscribeResult",
-]
+# -- personal: navigation views and saved snippets -------------------------------------------------
+
+
+class NavigationView(Record):
+    """A navigation view: a built-in fragment, or a custom one with a name."""
+
+    fragment: str
+    is_pinned: bool
+    name: str | None = None
+
+
+class NavigationViewsResult(Record):
+    """``GET /navigation_views``."""
+
+    navigation_views: list[NavigationView] = []
+
+
+class SavedSnippet(Record):
+    """A saved snippet: a title and Markdown content."""
+
+    id: int
+    title: str
+    content: str
+    date_created: int | None = None
+
+
+class SavedSnippetsResult(Record):
+    """``GET /saved_snippets``."""
+
+    saved_snippets: list[SavedSnippet] = []
+
+
+class SavedSnippetIdResult(Record):
+    """``POST /saved_snippets``."""
+
+    saved_snippet_id: int
+
+
+# -- bots: bots ------------------------------------------------------------------------------------
+
+
+class BotService(Record):
+    """An outgoing-webhook bot's receiving URL and its fixed token (kept out of the repr)."""
+
+    base_url: str
+    interface: int = 1
+    token: str = ""
+
+    def __repr__(self) -> str:
+        return f"BotService(base_url={self.base_url!r}, interface={self.interface!r})"
+
+
+class BotResult(Record):
+    """``POST /bots``: the new bot; ``api_key`` is kept out of the repr."""
+
+    user_id: int
+    api_key: str = ""
+    email: str = ""
+    services: list[BotService] = []
+
+    def __repr__(self) -> str:
+        return f"BotResult(user_id={self.user_id!r}, email={self.email!r})"

@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pandas as pd
 
 from .. import frames, metrics
 from .._exceptions import IgnoredParametersWarning
-from ..types import Channel, ChannelsResult, Message, User
+from ..types import Channel, Message, User
 from ._result import AuditResult, findings_frame
 
 if TYPE_CHECKING:
@@ -244,13 +245,11 @@ def _list_channels(client: Client) -> list[Channel]:
     # silence the warning about the one ignored.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IgnoredParametersWarning)
-        result = client._request(
-            "GET",
+        result = client.get(
             "/streams",
             params={"include_all": True, "exclude_archived": False, "include_archived": True},
-            cast_to=ChannelsResult,
         )
-    return result.streams
+    return msgspec.convert(result["streams"], list[Channel])
 
 
 def _recent_messages(

@@ -251,8 +251,8 @@ def user_groups(
 
 
 def _raw(client: Client, path: str, key: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Records as raw JSON: the typed records drop settings they do not know."""
-    result = client._request("GET", path, params=params, cast_to=dict[str, Any])
+    """Records as plain JSON objects, as :func:`group_usages` reads them (every setting)."""
+    result = client.get(path, params=params)
     return [dict(r) for r in result.get(key, [])]
 
 

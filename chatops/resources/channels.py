@@ -23,7 +23,13 @@ from ..types import (
     UnsubscribeResult,
     UsersResult,
 )
-from ._base import AsyncResource, SyncResource, drop_not_given
+from ._base import (
+    AsyncResource,
+    GroupSettingValue,
+    SyncResource,
+    drop_not_given,
+)
+from ._base import group_setting_param as _group_value
 from .messages import _topic_in
 
 __all__ = [
@@ -35,8 +41,6 @@ __all__ = [
     "VisibilityPolicy",
 ]
 
-#: a user-group ID, or ``{"direct_members": [...], "direct_subgroups": [...]}``
-GroupSettingValue = int | Mapping[str, Sequence[int]]
 #: a new value, or ``{"new": value, "old": value}``
 GroupSettingUpdate = GroupSettingValue | Mapping[str, Any]
 TopicsPolicy = Literal["inherit", "allow_empty_topic", "disable_empty_topic", "empty_topic_only"]
@@ -67,10 +71,6 @@ def _subscriptions_param(
             check_length("description", entry["description"], caps.max_stream_description_length)
         subs.append(entry)
     return subs
-
-
-def _group_value(value: Any) -> Any:
-    return value if isinstance(value, int) else {k: builtins.list(v) for k, v in value.items()}
 
 
 def _subscribe_params(
@@ -137,9 +137,10 @@ def _update_params(
     )
     for name, value in (group_settings or {}).items():
         if isinstance(value, Mapping) and "new" in value:
-            update = {"new": _group_value(value["new"])}
-            if "old" in value:
-                update["old"] = _group_value(value["old"])
+            change: Mapping[str, Any] = value
+            update = {"new": _group_value(change["new"])}
+            if "old" in change:
+                update["old"] = _group_value(change["old"])
             params[name] = update
         else:
             params[name] = {"new": _group_value(value)}

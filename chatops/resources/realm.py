@@ -15,8 +15,8 @@ from ..types import (
     RealmEmoji,
     RealmEmojiResult,
 )
-from ._base import AsyncResource, SyncResource
-from .user_groups import GroupSettingValue
+from ._base import AsyncResource, GroupSettingValue, SyncResource
+from ._base import group_setting_param as _setting_value
 
 __all__ = ["AsyncRealm", "Realm", "format_string_from_template"]
 
@@ -60,10 +60,6 @@ def _linkifier_params(caps: Capabilities, pattern: str, url_template: str) -> di
     if caps.at_least(176):
         return {"pattern": pattern, "url_template": url_template}
     return {"pattern": pattern, "url_format_string": format_string_from_template(url_template)}
-
-
-def _setting_value(value: Any) -> Any:
-    return value if isinstance(value, int) else dict(value)
 
 
 def _realm_params(settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,20 +8,15 @@ from typing import Any
 
 from .._base_client import NOT_GIVEN, NotGiven
 from ..types import GroupIdResult, UserGroup, UserGroupsResult
-from ._base import AsyncResource, SyncResource, drop_not_given
+from ._base import AsyncResource, GroupSettingValue, SyncResource, drop_not_given
+from ._base import group_setting_param as _setting_value
 
 __all__ = ["AsyncUserGroups", "GroupSettingValue", "UserGroups"]
 
-#: a group id, or an anonymous group ``{"direct_members": [...], "direct_subgroups": [...]}``
-GroupSettingValue = int | Mapping[str, builtins.list[int]]
 #: setting name -> new value, or ``(new, old)`` to have the server check the current value
 GroupSettingChanges = Mapping[
     str, "GroupSettingValue | tuple[GroupSettingValue, GroupSettingValue]"
 ]
-
-
-def _setting_value(value: Any) -> Any:
-    return value if isinstance(value, int) else dict(value)
 
 
 def _setting_updates(settings: GroupSettingChanges | None) -> dict[str, Any]:

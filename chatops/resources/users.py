@@ -191,19 +191,14 @@ class Users(SyncResource):
         payload_url: str | NotGiven = NOT_GIVEN,
         interface_type: int | NotGiven = NOT_GIVEN,
     ) -> BotResult:
-        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded).
-
-        An outgoing-webhook bot (``bot_type=3``) needs ``payload_url``; the result's
-        ``services`` carry its fixed token for the receiver (``chatops.webhooks``).
-        """
-        params = drop_not_given(
+        """``POST /bots``: the same as :meth:`chatops.resources.bots.Bots.create`."""
+        return self._client.bots.create(
             full_name=full_name,
             short_name=short_name,
             bot_type=bot_type,
             payload_url=payload_url,
             interface_type=interface_type,
         )
-        return self._client._request("POST", "/bots", params=params, cast_to=BotResult)
 
     def set_status_many(self, updates: Iterable[StatusUpdate]) -> BulkReport[StatusUpdate]:
         """Set many statuses one after another; one result per update, failures included.
@@ -340,19 +335,14 @@ class AsyncUsers(AsyncResource):
         payload_url: str | NotGiven = NOT_GIVEN,
         interface_type: int | NotGiven = NOT_GIVEN,
     ) -> BotResult:
-        """``POST /bots``: a bot owned by the requester (1 generic, 2 incoming, 3 outgoing, 4 embedded).
-
-        An outgoing-webhook bot (``bot_type=3``) needs ``payload_url``; the result's
-        ``services`` carry its fixed token for the receiver (``chatops.webhooks``).
-        """
-        params = drop_not_given(
+        """``POST /bots``: the same as :meth:`chatops.resources.bots.AsyncBots.create`."""
+        return await self._client.bots.create(
             full_name=full_name,
             short_name=short_name,
             bot_type=bot_type,
             payload_url=payload_url,
             interface_type=interface_type,
         )
-        return await self._client._request("POST", "/bots", params=params, cast_to=BotResult)
 
     async def set_status_many(
         self, updates: Iterable[StatusUpdate], *, concurrency: int = DEFAULT_CONCURRENCY

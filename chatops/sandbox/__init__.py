@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .app import RateLimit, SandboxState, create_app
+from .app import create_app
 from .demo import DEMO_ACCOUNTS, SIZES, Account
 from .server import Sandbox, open_data_dir, serve
+from .state import RateLimit, SandboxState
 from .store import Store
 
 __all__ = [

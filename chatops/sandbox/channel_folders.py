@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .rendering import render
 from .store import Row, Store
@@ -73,7 +74,7 @@ def create(store: Store, user: Row, *, name: str, description: str) -> int:
         )
         row = store.one("SELECT * FROM channel_folders WHERE id = ?", [new_id])
         assert row is not None
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "channel_folder", "op": "add", "channel_folder": record(row)},
             _everyone(store),
         )
@@ -122,7 +123,7 @@ def update(
             f"UPDATE channel_folders SET {sets} WHERE id = ?", [*data.values(), folder_id]
         )
         changes = {k: bool(v) if k == "is_archived" else v for k, v in data.items()}
-        store.events.publish(
+        event_bus(store).publish(
             {
                 "type": "channel_folder",
                 "op": "update",
@@ -143,6 +144,6 @@ def reorder(store: Store, user: Row, order: list[int]) -> None:
             store.execute(
                 "UPDATE channel_folders SET folder_order = ? WHERE id = ?", [position, folder_id]
             )
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "channel_folder", "op": "reorder", "order": list(order)}, _everyone(store)
         )

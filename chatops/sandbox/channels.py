@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from . import realm as realm_mod
@@ -165,3 +166,107 @@ def effective_topics_policy(store: Store, stream: Row) -> str:
     if policy == "inherit":
         return str(realm_mod.settings(store)["topics_policy"])
     return policy
+
+
+# -- records and access -----------------------------------------------------------------------------
+def channel_record(store: Store, stream: Row) -> dict[str, Any]:
+    """The channel record of ``GET /streams`` and ``GET /streams/{id}`` (facts 3.7)."""
+    retention = stream["message_retention_days"]
+    record: dict[str, Any] = {
+        "stream_id": stream["id"],
+        "name": stream["name"],
+        "description": stream["description"],
+        "rendered_description": stream["rendered_description"],
+        "date_created": stream["date_created"],
+        "creator_id": stream["creator_id"],
+        "invite_only": bool(stream["invite_only"]),
+        "is_web_public": bool(stream["is_web_public"]),
+        "history_public_to_subscribers": bool(stream["history_public_to_subscribers"]),
+        "is_archived": bool(stream["is_archived"]),
+        "is_default": bool(stream["is_default"]),
+        "message_retention_days": retention,
+        "topics_policy": stream["topics_policy"],
+        "folder_id": stream["folder_id"],
+        "first_message_id": store.scalar(
+            "SELECT min(id) FROM messages WHERE stream_id = ?", [stream["id"]]
+        ),
+        "is_recently_active": bool(
+            store.scalar(
+                "SELECT 1 FROM messages WHERE stream_id = ? AND timestamp > ? LIMIT 1",
+                [stream["id"], int(time.time()) - 7 * 86400],
+            )
+        ),
+        "stream_weekly_traffic": None,
+        "stream_post_policy": 1,
+        "is_announcement_only": False,
+        "subscriber_count": len(subscriber_ids(store, stream["id"])),
+    }
+    record.update(channel_settings(store, stream))
+    return record
+
+
+def can_administer(store: Store, user: Row, stream: Row) -> bool:
+    if realm_mod.is_admin(user):
+        return True
+    return realm_mod.user_has_setting(
+        store, user, channel_settings(store, stream)["can_administer_channel_group"]
+    )
+
+
+def can_see_metadata(store: Store, user: Row, stream: Row) -> bool:
+    """Whether the user may see the channel exists (its record, its subscribers)."""
+    return can_read(store, user, stream) or can_administer(store, user, stream)
+
+
+def list_channels(
+    store: Store,
+    user: Row,
+    *,
+    include_public: bool,
+    include_web_public: bool,
+    include_subscribed: bool,
+    include_all: bool,
+    include_default: bool,
+    include_archived: bool,
+) -> list[dict[str, Any]]:
+    """``GET /streams``: the records of the channels asked for that the user may see."""
+    out = []
+    for s in store.query("SELECT * FROM streams ORDER BY id"):
+        if s["is_archived"] and not include_archived:
+            continue
+        subscribed = subscription(store, user["id"], s["id"]) is not None
+        wanted = (
+            (include_subscribed and subscribed)
+            or (include_public and not s["invite_only"])
+            or (include_web_public and s["is_web_public"])
+            or (include_default and s["is_default"])
+            or include_all
+        )
+        if wanted and can_see_metadata(store, user, s):
+            out.append(channel_record(store, s))
+    return out
+
+
+def is_subscribed(store: Store, user: Row, stream_id: int, target_id: int) -> bool:
+    """Whether user ``target_id`` is subscribed to a channel ``user`` may see."""
+    stream = access_for_metadata(store, user, stream_id)
+    if store.one("SELECT 1 FROM users WHERE id = ?", [target_id]) is None:
+        raise ApiError("No such user")
+    return subscription(store, target_id, stream["id"]) is not None
+
+
+def access_for_metadata(store: Store, user: Row, stream_id: int) -> Row:
+    stream = get_stream(store, stream_id)
+    if stream is None or not can_see_metadata(store, user, stream):
+        raise ApiError("Invalid channel ID")
+    return stream
+
+
+def access_for_administration(store: Store, user: Row, stream_id: int) -> Row:
+    stream = access_for_metadata(store, user, stream_id)
+    if not can_administer(store, user, stream):
+        raise ApiError(
+            "You do not have permission to administer this channel.",
+            code="CANNOT_ADMINISTER_CHANNEL",
+        )
+    return stream

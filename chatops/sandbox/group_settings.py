@@ -15,7 +15,7 @@ from typing import Any
 
 from . import realm as realm_mod
 from .errors import ApiError
-from .params import MISSING
+from .sentinel import MISSING
 from .store import Store
 
 __all__ = [

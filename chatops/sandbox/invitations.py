@@ -17,7 +17,9 @@ from typing import Any
 from . import channels, users
 from . import realm as realm_mod
 from . import user_groups as groups_mod
+from .bus import event_bus
 from .errors import ApiError
+from .messages import send_message
 from .store import Row, Store
 
 DEFAULT_EXPIRY_MINUTES = 14400  # server setting INVITATION_LINK_VALIDITY_MINUTES
@@ -359,7 +361,7 @@ def _announce(store: Store, invite_id: int) -> None:
     row = store.one("SELECT referrer_id FROM invites WHERE id = ?", [invite_id])
     admins = store.query("SELECT id FROM users WHERE is_active = 1 AND role <= ?", [200])
     ids = {int(r["id"]) for r in admins} | ({int(row["referrer_id"])} if row else set())
-    store.events.publish({"type": "invites_changed"}, ids)
+    event_bus(store).publish({"type": "invites_changed"}, ids)
 
 
 # -- joining -------------------------------------------------------------------------------------
@@ -419,7 +421,7 @@ def join(store: Store, key: str, *, email: str | None, full_name: str, password:
     new_user = users.get_user(store, user_id)
     assert new_user is not None
     _welcome(store, new_user, invite)
-    store.events.publish(
+    event_bus(store).publish(
         {
             "type": "realm_user",
             "op": "add",
@@ -439,8 +441,6 @@ def join(store: Store, key: str, *, email: str | None, full_name: str, password:
 
 def _welcome(store: Store, new_user: Row, invite: Row) -> None:
     """The notification bot greets the new user (with the invitation's custom text, if any)."""
-    from .messages import send_message
-
     text = invite["welcome_message_custom_text"]
     if text == "":
         return
@@ -454,7 +454,6 @@ def _welcome(store: Store, new_user: Row, invite: Row) -> None:
             message_type="direct",
             to=json.dumps([new_user["id"]]),
             content=content,
-            host="",
         )
     except ApiError:
         pass  # a greeting that cannot be sent never blocks joining

@@ -15,6 +15,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 
@@ -82,7 +83,7 @@ def list_linkifiers(store: Store) -> list[dict[str, Any]]:
 
 def _announce(store: Store) -> None:
     ids = [int(r["id"]) for r in store.query("SELECT id FROM users WHERE is_active = 1")]
-    store.events.publish(
+    event_bus(store).publish(
         {"type": "realm_linkifiers", "realm_linkifiers": list_linkifiers(store)}, ids
     )
 

@@ -6,20 +6,24 @@ import hashlib
 import json
 from typing import Any
 
-from . import channels, events, linkifiers, users
+from . import channels, linkifiers, users
 from . import realm as realm_mod
+from .bus import Event, EventQueue, event_bus
 from .errors import ApiError
 from .messages import (
+    FLAG_NAMES,
     access_message,
     check_topic_allowed,
     check_wildcards,
+    link_uploads,
     mentions_in,
+    message_audience,
     normalise_topic,
     now,
     send_message,
 )
-from .params import MISSING
 from .rendering import render, upload_path_ids
+from .sentinel import MISSING
 from .store import Row, Store
 
 PREFIX = realm_mod.RESOLVED_TOPIC_PREFIX
@@ -50,7 +54,6 @@ def edit_message(
     user: Row,
     message_id: int,
     *,
-    host: str,
     topic: Any = MISSING,
     content: Any = MISSING,
     stream_id: Any = MISSING,
@@ -190,7 +193,7 @@ def edit_message(
                 skip_history_for=message["id"] if new_content is not None else None,
             )
         moved_ids = [r["id"] for r in moved]
-        events.publish_update_message(
+        publish_update_message(
             store, user, message, moved_ids, propagate_mode=propagate_mode, timestamp=ts
         )
         if moving:
@@ -198,7 +201,6 @@ def edit_message(
             _notify(
                 store,
                 user,
-                host,
                 source,
                 target,
                 old_topic,
@@ -221,28 +223,25 @@ def _check_move_permission(
     resolving: str | None,
 ) -> None:
     chan = channels.channel_settings(store, source)
+
+    def allowed(realm_setting: str, channel_setting: str) -> bool:
+        """The organization's setting or the channel's own lets the user do it."""
+        return realm_mod.realm_permits(store, user, realm_setting) or realm_mod.user_has_setting(
+            store, user, chan[channel_setting]
+        )
+
     if resolving is not None:
-        if realm_mod.realm_permits(store, user, "can_resolve_topics_group"):
-            return
-        if realm_mod.user_has_setting(store, user, chan["can_resolve_topics_group"]):
+        if allowed("can_resolve_topics_group", "can_resolve_topics_group"):
             return
         raise ApiError("You don't have permission to resolve topics in this channel.")
-    if target is not None:
-        if not (
-            realm_mod.realm_permits(store, user, "can_move_messages_between_channels_group")
-            or realm_mod.user_has_setting(
-                store, user, chan["can_move_messages_out_of_channel_group"]
-            )
-        ):
-            raise ApiError("You don't have permission to move this message")
-    if new_topic is not None:
-        if not (
-            realm_mod.realm_permits(store, user, "can_move_messages_between_topics_group")
-            or realm_mod.user_has_setting(
-                store, user, chan["can_move_messages_within_channel_group"]
-            )
-        ):
-            raise ApiError("You don't have permission to edit this message")
+    if target is not None and not allowed(
+        "can_move_messages_between_channels_group", "can_move_messages_out_of_channel_group"
+    ):
+        raise ApiError("You don't have permission to move this message")
+    if new_topic is not None and not allowed(
+        "can_move_messages_between_topics_group", "can_move_messages_within_channel_group"
+    ):
+        raise ApiError("You don't have permission to edit this message")
 
 
 def _check_move_time_limit(
@@ -314,7 +313,6 @@ def _apply_content(
         still = store.one("SELECT 1 FROM attachment_messages WHERE attachment_id = ?", [att["id"]])
         if still is None and att["owner_id"] == message["sender_id"]:
             detached.append(attachment_record(att, []))
-    from .messages import link_uploads
 
     sender = users.get_user(store, message["sender_id"])
     assert sender is not None
@@ -368,7 +366,6 @@ def _apply_move(
 def _notify(
     store: Store,
     user: Row,
-    host: str,
     source: Row,
     target: Row | None,
     old_topic: str,
@@ -383,17 +380,21 @@ def _notify(
     who = f"@_**{user['full_name']}|{user['id']}**"
     dest = target or source
     final_topic = new_topic if new_topic is not None else old_topic
-    if resolving is not None:
+
+    def post(channel: Row, topic: str, content: str) -> None:
+        """The notification bot's message in ``topic`` of ``channel``."""
         send_message(
             store,
             bot,
             message_type="stream",
-            to=str(dest["id"]),
-            topic=final_topic,
-            content=f"{who} has marked this topic as {resolving}.",
+            to=str(channel["id"]),
+            topic=topic,
+            content=content,
             client="Internal",
-            host=host,
         )
+
+    if resolving is not None:
+        post(dest, final_topic, f"{who} has marked this topic as {resolving}.")
         return
     what = (
         "This topic was"
@@ -403,24 +404,58 @@ def _notify(
     old_link = f"#**{source['name']}>{old_topic}**"
     new_link = f"#**{dest['name']}>{final_topic}**"
     if to_new:
-        send_message(
-            store,
-            bot,
-            message_type="stream",
-            to=str(dest["id"]),
-            topic=final_topic,
-            content=f"{what} moved here from {old_link} by {who}.",
-            client="Internal",
-            host=host,
-        )
+        post(dest, final_topic, f"{what} moved here from {old_link} by {who}.")
     if to_old:
-        send_message(
-            store,
-            bot,
-            message_type="stream",
-            to=str(source["id"]),
-            topic=old_topic,
-            content=f"{what} moved to {new_link} by {who}.",
-            client="Internal",
-            host=host,
+        post(source, old_topic, f"{what} moved to {new_link} by {who}.")
+
+
+# -- events ---------------------------------------------------------------------------------------
+def publish_update_message(
+    store: Store,
+    editor: Row,
+    before: Row,
+    message_ids: list[int],
+    *,
+    propagate_mode: str | None,
+    timestamp: int,
+) -> None:
+    """An ``update_message`` event for an edit of ``before`` and/or a move of ``message_ids``."""
+    after = store.one("SELECT * FROM messages WHERE id = ?", [before["id"]])
+    if after is None:
+        return
+    ids = sorted(set(message_ids) | {before["id"]})
+    audience = message_audience(store, ids)
+    event: Event = {
+        "type": "update_message",
+        "user_id": editor["id"],
+        "edit_timestamp": timestamp,
+        "message_id": before["id"],
+        "message_ids": ids,
+        "rendering_only": False,
+        "is_me_message": bool(after["is_me_message"]),
+    }
+    if before["content"] != after["content"]:
+        event.update(
+            orig_content=before["content"],
+            orig_rendered_content=before["rendered_content"],
+            content=after["content"],
+            rendered_content=after["rendered_content"],
         )
+    if before["stream_id"] is not None:
+        name = store.scalar("SELECT name FROM streams WHERE id = ?", [before["stream_id"]])
+        event.update(stream_id=before["stream_id"], stream_name=name)
+        moved = before["topic"] != after["topic"] or before["stream_id"] != after["stream_id"]
+        if moved:
+            event["propagate_mode"] = propagate_mode or "change_one"
+            event["orig_subject"] = before["topic"]
+            event["topic_links"] = []
+            if before["topic"] != after["topic"]:
+                event["subject"] = after["topic"]
+            if before["stream_id"] != after["stream_id"]:
+                event["new_stream_id"] = after["stream_id"]
+
+    def make(queue: EventQueue) -> Event:
+        bits = audience.get(queue.user_id, 0)
+        return {**event, "flags": [n for b, n in FLAG_NAMES if bits & b]}
+
+    event_bus(store).publish_each(audience, "update_message", make)

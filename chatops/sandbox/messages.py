@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import channels, linkifiers, users
 from . import realm as realm_mod
+from .bus import Event, EventQueue, event_bus
 from .emoji_data import EXTRA
 from .errors import ApiError
 from .rendering import Mentions, find_mentions, render, upload_path_ids
 from .store import Row, Store
+
+#: called inside the sending transaction with each new message: ``(store, sender, message_id,
+#: mentioned_ids, direct_recipient_ids)``. The bots area adds its trigger here, so that
+#: this module need not import the one that posts the bots' replies through it.
+SendHook = Callable[[Store, Row, int, set[int], "set[int] | None"], None]
+AFTER_SEND: list[SendHook] = []
 
 READ, STARRED, MENTIONED, STREAM_WILDCARD, TOPIC_WILDCARD, HISTORICAL = 1, 2, 8, 16, 32, 64
 FLAG_NAMES = [
@@ -78,13 +85,13 @@ def dm_recipient_ids(store: Store, user_id: int) -> list[int]:
     return [r["id"] for r in rows]
 
 
-def _resolve_user(store: Store, ref: Any, host: str) -> Row:
+def _resolve_user(store: Store, ref: Any) -> Row:
     if isinstance(ref, int) and not isinstance(ref, bool):
         row = users.get_user(store, ref)
         if row is None:
             raise ApiError(f"Invalid user ID {ref}")
     elif isinstance(ref, str):
-        row = users.user_by_email(store, ref.strip(), host)
+        row = users.user_by_email(store, ref.strip())
         if row is None:
             raise ApiError(f"Invalid email '{ref}'")
     else:
@@ -94,7 +101,7 @@ def _resolve_user(store: Store, ref: Any, host: str) -> Row:
     return row
 
 
-def parse_direct_recipients(store: Store, to: str, host: str) -> list[Row]:
+def parse_direct_recipients(store: Store, to: str) -> list[Row]:
     try:
         value = json.loads(to)
     except ValueError:
@@ -103,7 +110,7 @@ def parse_direct_recipients(store: Store, to: str, host: str) -> list[Row]:
         value = [value]
     if not isinstance(value, list) or not value:
         raise ApiError("Message must have recipients")
-    return [_resolve_user(store, ref, host) for ref in value]
+    return [_resolve_user(store, ref) for ref in value]
 
 
 def resolve_channel(store: Store, to: str) -> Row:
@@ -194,7 +201,6 @@ def send_message(
     content: str,
     topic: str | None = None,
     client: str = "API",
-    host: str = "localhost",
     timestamp: int | None = None,
     read_by_sender: bool = True,
 ) -> int:
@@ -229,7 +235,7 @@ def send_message(
         recipient_id = channels.recipient_for_stream(store, stream["id"])
         receivers = set(channels.subscriber_ids(store, stream["id"]))
     elif message_type in ("direct", "private"):
-        people = parse_direct_recipients(store, to, host)
+        people = parse_direct_recipients(store, to)
         ids = {p["id"] for p in people} | {sender["id"]}
         recipient_id = recipient_for_users(store, ids)
         receivers = ids
@@ -267,11 +273,10 @@ def send_message(
             rows,
         )
         link_uploads(store, sender, message_id, content)
-        from . import events, outgoing_webhooks  # announced when the message commits
-
-        events.publish_message(store, message_id, host)
+        publish_message(store, message_id)
         dm_ids = receivers if stream is None else None
-        outgoing_webhooks.trigger(store, sender, message_id, found.user_ids, dm_ids, host)
+        for hook in AFTER_SEND:
+            hook(store, sender, message_id, found.user_ids, dm_ids)
     return message_id
 
 
@@ -320,14 +325,12 @@ class Formatter:
         store: Store,
         viewer: Row,
         *,
-        host: str,
         apply_markdown: bool = True,
         client_gravatar: bool = True,
         allow_empty_topic_name: bool = False,
     ) -> None:
         self.store = store
         self.viewer = viewer
-        self.host = host
         self.apply_markdown = apply_markdown
         self.client_gravatar = client_gravatar
         self.allow_empty_topic_name = allow_empty_topic_name
@@ -345,10 +348,10 @@ class Formatter:
             visible = users.can_see_email(self.store, self.viewer, row)
             p = {
                 "id": user_id,
-                "email": users.api_email(self.store, row, self.host),
+                "email": users.api_email(self.store, row),
                 "full_name": row["full_name"],
                 "avatar_url": users.avatar_url(
-                    row, client_gravatar=self.client_gravatar, email_visible=visible, host=self.host
+                    row, client_gravatar=self.client_gravatar, email_visible=visible
                 ),
                 "is_mirror_dummy": False,
             }
@@ -449,283 +452,7 @@ class Formatter:
         return record
 
 
-# -- fetching ----------------------------------------------------------------------------
-class Narrow:
-    """SQL conditions for a narrow, checked term by term."""
-
-    def __init__(self, store: Store, viewer: Row, host: str) -> None:
-        self.store = store
-        self.viewer = viewer
-        self.host = host
-        self.where: list[str] = []
-        self.params: list[Any] = []
-        self.flag_join = False
-
-    def add(self, operator: str, operand: Any, negated: bool) -> None:
-        op = operator.lower()
-        neg = "NOT " if negated else ""
-        if op in ("channel", "stream"):
-            stream = self._stream(operand)
-            self.where.append(f"{neg}(m.stream_id = ?)")
-            self.params.append(stream["id"])
-        elif op == "topic":
-            topic = normalise_topic(str(operand))
-            self.where.append(f"{neg}(m.stream_id IS NOT NULL AND m.topic = ? COLLATE NOCASE)")
-            self.params.append(topic)
-        elif op == "sender":
-            who = self._user(operand)
-            self.where.append(f"{neg}(m.sender_id = ?)")
-            self.params.append(who["id"])
-        elif op in ("dm", "pm-with"):
-            refs = (
-                operand if isinstance(operand, list) else [e for e in str(operand).split(",") if e]
-            )
-            ids = {self._user(r)["id"] for r in refs} | {self.viewer["id"]}
-            row = self.store.one(
-                "SELECT id FROM recipients WHERE user_set = ?", [user_set_key(ids)]
-            )
-            self.where.append(f"{neg}(m.recipient_id = ?)")
-            self.params.append(row["id"] if row else -1)
-        elif op == "search":
-            for word in str(operand).split():
-                self.where.append(f"{neg}(m.content LIKE ? OR m.topic LIKE ?)")
-                self.params += [f"%{word}%", f"%{word}%"]
-        elif op == "id":
-            self.where.append(f"{neg}(m.id = ?)")
-            self.params.append(int(operand))
-        elif op == "is":
-            self._is(str(operand), neg)
-        elif op == "has":
-            if operand == "attachment":
-                self.where.append(
-                    f"{neg}EXISTS (SELECT 1 FROM attachment_messages am WHERE am.message_id = m.id)"
-                )
-            elif operand == "link":
-                self.where.append(f"{neg}(m.content LIKE '%http%')")
-            elif operand == "reaction":
-                self.where.append(
-                    f"{neg}EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)"
-                )
-            else:
-                raise ApiError(f"Invalid narrow operand: {operand}", code="BAD_NARROW")
-        else:
-            raise ApiError(f"Invalid narrow operator: {operator}", code="BAD_NARROW")
-
-    def _is(self, what: str, neg: str) -> None:
-        uid = self.viewer["id"]
-        if what in ("dm", "private"):
-            self.where.append(f"{neg}(m.stream_id IS NULL)")
-        elif what in ("unread", "starred", "mentioned"):
-            bit = {"unread": READ, "starred": STARRED, "mentioned": MENTIONED}[what]
-            test = "(f.flags & ?) = 0" if what == "unread" else "(f.flags & ?) != 0"
-            self.where.append(
-                f"{neg}EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = ? "
-                f"AND f.message_id = m.id AND {test})"
-            )
-            self.params += [uid, bit]
-        elif what == "resolved":
-            self.where.append(f"{neg}(m.topic LIKE ?)")
-            self.params.append(realm_mod.RESOLVED_TOPIC_PREFIX + "%")
-        else:
-            raise ApiError(f"Invalid narrow operand: {what}", code="BAD_NARROW")
-
-    def _stream(self, operand: Any) -> Row:
-        if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
-            stream = channels.get_stream(self.store, int(operand))
-        else:
-            stream = channels.stream_by_name(self.store, str(operand))
-        if stream is None:
-            raise ApiError("Invalid narrow operator: unknown channel", code="BAD_NARROW")
-        return stream
-
-    def _user(self, operand: Any) -> Row:
-        if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
-            row = users.get_user(self.store, int(operand))
-        else:
-            row = users.user_by_email(self.store, str(operand), self.host)
-        if row is None:
-            raise ApiError("Invalid narrow operator: unknown user", code="BAD_NARROW")
-        return row
-
-
-def parse_narrow(raw: Any) -> list[tuple[str, Any, bool]]:
-    if raw in (None, ""):
-        return []
-    if not isinstance(raw, list):
-        raise ApiError("Invalid narrow", code="BAD_NARROW")
-    terms = []
-    for term in raw:
-        if isinstance(term, dict) and "operator" in term and "operand" in term:
-            terms.append((str(term["operator"]), term["operand"], bool(term.get("negated", False))))
-        elif isinstance(term, list) and len(term) == 2:
-            terms.append((str(term[0]), term[1], False))
-        else:
-            raise ApiError("Invalid narrow element", code="BAD_NARROW")
-    return terms
-
-
-def access_condition(store: Store, viewer: Row) -> tuple[str, list[Any]]:
-    """SQL for 'the viewer may read message m'."""
-    readable = channels.readable_streams(store, viewer)
-    parts: list[str] = []
-    params: list[Any] = []
-    whole = [sid for sid, first in readable.items() if first == 0]
-    if whole:
-        parts.append(f"+m.stream_id IN ({','.join(str(s) for s in whole)})")
-    for sid, first in readable.items():
-        if first:
-            parts.append("(+m.stream_id = ? AND m.id >= ?)")
-            params += [sid, first]
-    dms = dm_recipient_ids(store, viewer["id"])
-    if dms:
-        parts.append(
-            f"(+m.stream_id IS NULL AND +m.recipient_id IN ({','.join(str(d) for d in dms)}))"
-        )
-    if not parts:
-        return "0", []
-    return "(" + " OR ".join(parts) + ")", params
-
-
-def fetch_messages(
-    store: Store,
-    viewer: Row,
-    *,
-    host: str,
-    anchor: str | int = "newest",
-    num_before: int = 0,
-    num_after: int = 0,
-    include_anchor: bool = True,
-    narrow: Any = None,
-    message_ids: list[int] | None = None,
-    apply_markdown: bool = True,
-    client_gravatar: bool = True,
-    allow_empty_topic_name: bool = False,
-) -> dict[str, Any]:
-    """``GET /messages``: a window of messages around an anchor, oldest first."""
-    if num_before < 0 or num_after < 0:
-        raise ApiError("num_before and num_after must be non-negative")
-    if num_before + num_after > MAX_FETCH:
-        raise ApiError(f"Too many messages requested (maximum {MAX_FETCH}).")
-    cond, params = access_condition(store, viewer)
-    nar = Narrow(store, viewer, host)
-    for operator, operand, negated in parse_narrow(narrow):
-        nar.add(operator, operand, negated)
-    where = " AND ".join([cond, *nar.where])
-    all_params = params + nar.params
-    fmt = Formatter(
-        store,
-        viewer,
-        host=host,
-        apply_markdown=apply_markdown,
-        client_gravatar=client_gravatar,
-        allow_empty_topic_name=allow_empty_topic_name,
-    )
-    if message_ids is not None:
-        marks = ",".join("?" * len(message_ids)) or "NULL"
-        rows = store.query(
-            f"SELECT m.* FROM messages m WHERE {where} AND m.id IN ({marks}) ORDER BY m.id",
-            all_params + list(message_ids),
-        )
-        return {"messages": fmt.format(rows, _flags(store, viewer, rows)), "history_limited": False}
-
-    found_oldest = found_newest = False
-    if anchor == "newest":
-        anchor_id, found_newest = 1 << 62, True
-    elif anchor == "oldest":
-        anchor_id, found_oldest = 0, True
-    elif anchor == "first_unread":
-        first = store.scalar(
-            f"SELECT min(m.id) FROM messages m JOIN message_flags f ON f.message_id = m.id "
-            f"AND f.user_id = ? AND (f.flags & 1) = 0 WHERE {where}",
-            [viewer["id"], *all_params],
-        )
-        if first is None:
-            anchor_id, found_newest = 1 << 62, True
-        else:
-            anchor_id = int(first)
-    else:
-        anchor_id = int(anchor)
-    if not include_anchor and num_before and num_after:
-        raise ApiError("The anchor can only be excluded at an end of the range")
-
-    before: list[Row] = []
-    if num_before:
-        op = "<=" if (anchor == "newest" or (anchor == "first_unread" and found_newest)) else "<"
-        before = store.query(
-            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id DESC LIMIT ?",
-            [*all_params, anchor_id, num_before + 1],
-        )
-        if len(before) <= num_before:
-            found_oldest = True
-        before = before[:num_before][::-1]
-    elif anchor == "newest":
-        found_oldest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
-    at: list[Row] = []
-    found_anchor = False
-    if anchor_id not in (0, 1 << 62):
-        at = store.query(
-            f"SELECT m.* FROM messages m WHERE {where} AND m.id = ?", [*all_params, anchor_id]
-        )
-        found_anchor = bool(at)
-        if not include_anchor:
-            at = []
-    after: list[Row] = []
-    if num_after:
-        op = ">=" if anchor == "oldest" else ">"
-        after = store.query(
-            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id ASC LIMIT ?",
-            [*all_params, anchor_id, num_after + 1],
-        )
-        if len(after) <= num_after:
-            found_newest = True
-        after = after[:num_after]
-    elif anchor_id == 0:
-        found_newest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
-    rows = before + at + after
-    return {
-        "messages": fmt.format(rows, _flags(store, viewer, rows)),
-        "anchor": anchor_id if anchor_id != 1 << 62 else 10_000_000_000_000_000,
-        "found_anchor": found_anchor,
-        "found_oldest": found_oldest,
-        "found_newest": found_newest,
-        "history_limited": False,
-    }
-
-
-def _flags(store: Store, viewer: Row, rows: list[Row]) -> dict[int, int]:
-    if not rows:
-        return {}
-    lo, hi = rows[0]["id"], rows[-1]["id"]
-    return {
-        r["message_id"]: r["flags"]
-        for r in store.query(
-            "SELECT message_id, flags FROM message_flags WHERE user_id = ? AND message_id BETWEEN ? AND ?",
-            [viewer["id"], min(lo, hi), max(lo, hi)],
-        )
-    }
-
-
-def get_message(
-    store: Store,
-    viewer: Row,
-    message_id: int,
-    *,
-    host: str,
-    apply_markdown: bool = True,
-    allow_empty_topic_name: bool = False,
-) -> dict[str, Any]:
-    row = access_message(store, viewer, message_id)
-    fmt = Formatter(
-        store,
-        viewer,
-        host=host,
-        apply_markdown=apply_markdown,
-        allow_empty_topic_name=allow_empty_topic_name,
-    )
-    record = fmt.format([row], _flags(store, viewer, [row]))[0]
-    return {"message": record, "raw_content": row["content"]}
-
-
+# -- deleting ---------------------------------------------------------------------------------------
 def delete_message(store: Store, user: Row, message_id: int) -> None:
     """``DELETE /messages/{id}``: any-message deleters, or the sender within the limit."""
     message = access_message(store, user, message_id)
@@ -752,4 +479,52 @@ def delete_message(store: Store, user: Row, message_id: int) -> None:
         store.execute("DELETE FROM messages WHERE id = ?", [message_id])
 
 
-__all__ = ["EXTRA", "Formatter", "send_message", "fetch_messages", "get_message", "delete_message"]
+__all__ = ["EXTRA", "Formatter", "delete_message", "send_message"]
+
+
+# -- events ---------------------------------------------------------------------------------------
+def publish_message(store: Store, message_id: int) -> None:
+    """A ``message`` event for everyone who received message ``message_id``, with their flags."""
+    bus = event_bus(store)
+    receivers = {
+        r["user_id"]: r["flags"]
+        for r in store.query(
+            "SELECT user_id, flags FROM message_flags WHERE message_id = ?", [message_id]
+        )
+    }
+    with bus.changed:
+        wanted = any(q.user_id in receivers and q.wants("message") for q in bus.queues.values())
+    if not wanted:
+        return
+    row = store.one("SELECT * FROM messages WHERE id = ?", [message_id])
+    if row is None:
+        return
+
+    def make(queue: EventQueue) -> Event | None:
+        viewer = users.get_user(store, queue.user_id)
+        if viewer is None:
+            return None
+        fmt = Formatter(
+            store,
+            viewer,
+            apply_markdown=queue.apply_markdown,
+            client_gravatar=queue.client_gravatar,
+            allow_empty_topic_name=bool(queue.client_capabilities.get("empty_topic_name")),
+        )
+        bits = receivers.get(queue.user_id, 0)
+        record = fmt.format([row])[0]
+        flags = [name for bit, name in FLAG_NAMES if bits & bit]
+        return {"type": "message", "message": record, "flags": flags}
+
+    bus.publish_each(receivers, "message", make)
+
+
+def message_audience(store: Store, message_ids: Iterable[int]) -> dict[int, int]:
+    """Who has each of the messages: ``{user_id: flags of the first one they have}``."""
+    out: dict[int, int] = {}
+    for mid in message_ids:
+        for r in store.query(
+            "SELECT user_id, flags FROM message_flags WHERE message_id = ?", [mid]
+        ):
+            out.setdefault(r["user_id"], r["flags"])
+    return out

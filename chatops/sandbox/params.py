@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ApiError, invalid_argument, missing_argument
+from .sentinel import MISSING
 
-MISSING: Any = object()
+__all__ = ["MISSING"]
 
 
 @dataclass(frozen=True)

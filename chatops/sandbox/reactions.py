@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import emoji_data
+from . import emoji_data, users
+from .bus import Event, event_bus
 from .errors import ApiError
-from .events import publish_reaction
-from .messages import access_message
+from .messages import access_message, message_audience
 from .store import Row, Store
 
 
@@ -111,3 +111,31 @@ def remove_reaction(
             emoji_code=emoji_code,
             reaction_type=reaction_type,
         )
+
+
+def publish_reaction(
+    store: Store,
+    op: str,
+    user: Row,
+    message_id: int,
+    *,
+    emoji_name: str,
+    emoji_code: str,
+    reaction_type: str,
+) -> None:
+    """A ``reaction`` event (``op`` add or remove) for everyone who has the message."""
+    event: Event = {
+        "type": "reaction",
+        "op": op,
+        "user_id": user["id"],
+        "user": {
+            "user_id": user["id"],
+            "email": users.api_email(store, user),
+            "full_name": user["full_name"],
+        },
+        "message_id": message_id,
+        "emoji_name": emoji_name,
+        "emoji_code": emoji_code,
+        "reaction_type": reaction_type,
+    }
+    event_bus(store).publish(event, message_audience(store, [message_id]))

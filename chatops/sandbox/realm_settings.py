@@ -12,6 +12,7 @@ from typing import Any
 
 from . import group_settings as gs
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 
@@ -110,7 +111,7 @@ def update_realm(
     announced = {**changes, **row_changes}
     if announced:
         ids = [int(r["id"]) for r in store.query("SELECT id FROM users WHERE is_active = 1")]
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "realm", "op": "update_dict", "property": "default", "data": announced}, ids
         )
     return announced

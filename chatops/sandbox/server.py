@@ -10,17 +10,16 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import uvicorn
 
+from .._config import Credentials
 from . import demo
-from .app import RateLimit, SandboxState, create_app
+from .app import create_app
 from .realm import FEATURE_LEVEL
+from .state import RateLimit, SandboxState
 from .store import Store
-
-if TYPE_CHECKING:
-    from .._config import Credentials
 
 log = logging.getLogger("chatops.sandbox")
 DB_NAME = "sandbox.sqlite3"
@@ -160,8 +159,6 @@ class Sandbox:
         return self.data_dir / "zuliprc" / f"{account}.zuliprc"
 
     def credentials(self, account: str) -> Credentials:
-        from .._config import Credentials
-
         acc = self.accounts[account]
         return Credentials(site=self.site, email=acc.email, api_key=acc.api_key)
 

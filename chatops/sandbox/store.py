@@ -2,19 +2,19 @@
 
 The sandbox keeps all of its state in one SQLite file (WAL mode). Every domain function runs
 inside :meth:`Store.atomic`, which opens a transaction or, when nested, a savepoint, so that a
-refused request leaves nothing behind.
+refused request leaves nothing behind; :meth:`Store.after_commit` holds side effects (events)
+until the transaction commits.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .events import EventBus
 from .schema import MIGRATIONS
 
 Row = dict[str, Any]
@@ -41,7 +41,8 @@ class Store:
         self._conn.execute("PRAGMA cache_size=-65536")
         self._lock = threading.RLock()
         self._depth = 0
-        self.events = EventBus()
+        # actions held by the thread whose transaction is open, run when it commits
+        self._held: dict[int, list[Callable[[], None]]] = {}
         self.migrate()
 
     # -- transactions -----------------------------------------------------------------
@@ -53,7 +54,7 @@ class Store:
             name = f"sp{depth}"
             if depth == 0:
                 self._conn.execute("BEGIN IMMEDIATE")
-                self.events.begin()  # events wait for the commit
+                self._held[threading.get_ident()] = []
             else:
                 self._conn.execute(f"SAVEPOINT {name}")
             self._depth += 1
@@ -63,7 +64,7 @@ class Store:
                 self._depth -= 1
                 if depth == 0:
                     self._conn.execute("ROLLBACK")
-                    self.events.rollback()
+                    self._held.pop(threading.get_ident(), None)
                 else:
                     self._conn.execute(f"ROLLBACK TO {name}")
                     self._conn.execute(f"RELEASE {name}")
@@ -71,10 +72,37 @@ class Store:
             else:
                 self._depth -= 1
                 if depth == 0:
-                    self._conn.execute("COMMIT")
-                    self.events.commit()
+                    self._commit()
                 else:
                     self._conn.execute(f"RELEASE {name}")
+
+    def _commit(self) -> None:
+        """COMMIT, or roll back and drop the held actions when COMMIT itself fails.
+
+        A failed COMMIT (a deferred constraint, a full disk, a busy database) leaves SQLite's
+        transaction open; without the rollback the next ``BEGIN`` would fail and the held
+        events would be announced with the next transaction's.
+        """
+        try:
+            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            self._held.pop(threading.get_ident(), None)
+            raise
+        for action in self._held.pop(threading.get_ident(), []):
+            action()
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the calling thread's open transaction commits (now, outside one).
+
+        A transaction that rolls back drops its actions: a refused request announces nothing.
+        """
+        held = self._held.get(threading.get_ident())
+        if held is None:
+            action()
+        else:
+            held.append(action)
 
     # -- queries ----------------------------------------------------------------------
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:

@@ -1,27 +1,23 @@
-"""Subscribing, unsubscribing and the channel records and settings around them (spec 4.2).
+"""Subscribing and unsubscribing (spec 4.2): who may subscribe whom, and the new channels.
 
 ``subscribe`` creates the named channels that do not exist yet with the initial settings of
-spec 4.2, then subscribes every principal; ``update_channel`` changes settings, archives and
-unarchives. Group-valued settings go through :mod:`group_settings`.
+spec 4.2 (checked by :mod:`channel_settings`), then subscribes every principal. The channel
+records and who may see a channel are in :mod:`channels`.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from . import channels, group_settings, users
+from . import channel_settings, channels, messages, users
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
-from .rendering import render
+from .sentinel import MISSING
 from .store import Row, Store
 
-MISSING: Any = group_settings.MISSING
-TOPICS_POLICIES = ("inherit", "allow_empty_topic", "disable_empty_topic", "empty_topic_only")
-#: the server setting WEB_PUBLIC_STREAMS_ENABLED
-WEB_PUBLIC_STREAMS_ENABLED = True
 NEW_CHANNELS_TOPIC = "new channels"
 SUBSCRIPTION_DEFAULTS: dict[str, Any] = {
     "pin_to_top": False,
@@ -34,46 +30,12 @@ SUBSCRIPTION_DEFAULTS: dict[str, Any] = {
 
 
 # -- records ------------------------------------------------------------------------------------
-def channel_record(store: Store, stream: Row) -> dict[str, Any]:
-    """The channel record of ``GET /streams`` and ``GET /streams/{id}`` (facts 3.7)."""
-    retention = stream["message_retention_days"]
-    record: dict[str, Any] = {
-        "stream_id": stream["id"],
-        "name": stream["name"],
-        "description": stream["description"],
-        "rendered_description": stream["rendered_description"],
-        "date_created": stream["date_created"],
-        "creator_id": stream["creator_id"],
-        "invite_only": bool(stream["invite_only"]),
-        "is_web_public": bool(stream["is_web_public"]),
-        "history_public_to_subscribers": bool(stream["history_public_to_subscribers"]),
-        "is_archived": bool(stream["is_archived"]),
-        "is_default": bool(stream["is_default"]),
-        "message_retention_days": retention,
-        "topics_policy": stream["topics_policy"],
-        "folder_id": stream["folder_id"],
-        "first_message_id": store.scalar(
-            "SELECT min(id) FROM messages WHERE stream_id = ?", [stream["id"]]
-        ),
-        "is_recently_active": bool(
-            store.scalar(
-                "SELECT 1 FROM messages WHERE stream_id = ? AND timestamp > ? LIMIT 1",
-                [stream["id"], int(time.time()) - 7 * 86400],
-            )
-        ),
-        "stream_weekly_traffic": None,
-        "stream_post_policy": 1,
-        "is_announcement_only": False,
-        "subscriber_count": len(channels.subscriber_ids(store, stream["id"])),
-    }
-    record.update(channels.channel_settings(store, stream))
-    return record
 
 
 def subscription_record(
     store: Store, sub: Row, stream: Row, *, include_subscribers: bool = False
 ) -> dict[str, Any]:
-    record = channel_record(store, stream)
+    record = channels.channel_record(store, stream)
     record.update(SUBSCRIPTION_DEFAULTS)
     record.update(
         {
@@ -88,38 +50,6 @@ def subscription_record(
 
 
 # -- access -------------------------------------------------------------------------------------
-def _settings(store: Store, stream: Row) -> dict[str, Any]:
-    return channels.channel_settings(store, stream)
-
-
-def can_administer(store: Store, user: Row, stream: Row) -> bool:
-    if realm_mod.is_admin(user):
-        return True
-    return realm_mod.user_has_setting(
-        store, user, _settings(store, stream)["can_administer_channel_group"]
-    )
-
-
-def can_see_metadata(store: Store, user: Row, stream: Row) -> bool:
-    """Whether the user may see the channel exists (its record, its subscribers)."""
-    return channels.can_read(store, user, stream) or can_administer(store, user, stream)
-
-
-def access_for_metadata(store: Store, user: Row, stream_id: int) -> Row:
-    stream = channels.get_stream(store, stream_id)
-    if stream is None or not can_see_metadata(store, user, stream):
-        raise ApiError("Invalid channel ID")
-    return stream
-
-
-def access_for_administration(store: Store, user: Row, stream_id: int) -> Row:
-    stream = access_for_metadata(store, user, stream_id)
-    if not can_administer(store, user, stream):
-        raise ApiError(
-            "You do not have permission to administer this channel.",
-            code="CANNOT_ADMINISTER_CHANNEL",
-        )
-    return stream
 
 
 def _may_subscribe_self(store: Store, user: Row, stream: Row) -> bool:
@@ -129,18 +59,18 @@ def _may_subscribe_self(store: Store, user: Row, stream: Row) -> bool:
         return True
     if stream["is_web_public"] and not stream["invite_only"]:
         return int(user["role"]) != realm_mod.ROLE_GUEST
-    settings = _settings(store, stream)
-    return can_administer(store, user, stream) or any(
+    settings = channels.channel_settings(store, stream)
+    return channels.can_administer(store, user, stream) or any(
         realm_mod.user_has_setting(store, user, settings[name])
         for name in ("can_subscribe_group", "can_add_subscribers_group")
     )
 
 
 def _may_add_others(store: Store, user: Row, stream: Row) -> bool:
-    if can_administer(store, user, stream):
+    if channels.can_administer(store, user, stream):
         return True
     if realm_mod.user_has_setting(
-        store, user, _settings(store, stream)["can_add_subscribers_group"]
+        store, user, channels.channel_settings(store, stream)["can_add_subscribers_group"]
     ):
         return True
     if stream["invite_only"] and channels.subscription(store, user["id"], stream["id"]) is None:
@@ -149,16 +79,16 @@ def _may_add_others(store: Store, user: Row, stream: Row) -> bool:
 
 
 def _may_remove_others(store: Store, user: Row, stream: Row) -> bool:
-    if can_administer(store, user, stream):
+    if channels.can_administer(store, user, stream):
         return True
     return realm_mod.user_has_setting(
-        store, user, _settings(store, stream)["can_remove_subscribers_group"]
+        store, user, channels.channel_settings(store, stream)["can_remove_subscribers_group"]
     )
 
 
 # -- principals ---------------------------------------------------------------------------------
 def resolve_principals(
-    store: Store, principals: Sequence[Any] | None, user: Row, host: str, feature_level: int
+    store: Store, principals: Sequence[Any] | None, user: Row, feature_level: int
 ) -> list[Row]:
     """The users named by ids or API emails; a missing or deactivated one is refused."""
     if principals is None:
@@ -171,7 +101,7 @@ def resolve_principals(
                 raise ApiError("principals is not a list of emails", var_name="principals")
             target = users.get_user(store, ref)
         elif isinstance(ref, str):
-            target = users.user_by_email(store, ref.strip(), host)
+            target = users.user_by_email(store, ref.strip())
         else:
             raise ApiError("principals is not a list of user ids or emails", var_name="principals")
         if target is None or not target["is_active"]:
@@ -181,83 +111,6 @@ def resolve_principals(
         if target["id"] not in {u["id"] for u in out}:
             out.append(target)
     return out
-
-
-# -- channel settings ---------------------------------------------------------------------------
-def _check_name(raw: Any) -> str:
-    if not isinstance(raw, str):
-        raise ApiError("Channel name must be a string", var_name="subscriptions")
-    name: str = raw.strip()
-    if not name:
-        raise ApiError("Channel name can't be empty.")
-    limit = realm_mod.LIMITS["max_stream_name_length"]
-    if len(name) > limit:
-        raise ApiError(f"Channel name too long (limit: {limit} characters).")
-    for i, ch in enumerate(name):
-        if not ch.isprintable():
-            raise ApiError(f"Invalid character in channel name, at position {i + 1}.")
-    return name
-
-
-def _check_description(raw: Any) -> str:
-    if not isinstance(raw, str):
-        raise ApiError("Channel description must be a string")
-    description: str = raw.replace("\r\n", " ").replace("\n", " ")
-    limit = realm_mod.LIMITS["max_stream_description_length"]
-    if len(description) > limit:
-        raise ApiError(f"Channel description too long (limit: {limit} characters).")
-    return description
-
-
-def parse_retention(value: Any) -> int | None:
-    """``realm_default`` is None, ``unlimited`` is -1, else a positive number of days."""
-    if value == "realm_default":
-        return None
-    if value == "unlimited":
-        return -1
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    raise ApiError(f"Bad value for 'message_retention_days': {value}")
-
-
-def _check_retention_permission(user: Row) -> None:
-    if int(user["role"]) != realm_mod.ROLE_OWNER:
-        raise ApiError("Must be an organization owner", code="UNAUTHORIZED_PRINCIPAL")
-
-
-def _check_topics_policy(store: Store, policy: str, stream: Row | None) -> None:
-    if policy not in TOPICS_POLICIES:
-        raise ApiError(f"Invalid topics_policy: {policy}", var_name="topics_policy")
-    if policy == "empty_topic_only" and stream is not None:
-        other = store.one(
-            "SELECT 1 FROM messages WHERE stream_id = ? AND topic != '' LIMIT 1", [stream["id"]]
-        )
-        if other is not None:
-            raise ApiError(
-                "To enable this configuration, all messages in this channel must be in the "
-                "general chat topic. Consider renaming or deleting other topics."
-            )
-
-
-def _check_folder(store: Store, folder_id: int | None) -> None:
-    if folder_id is None:
-        return
-    row = store.one("SELECT is_archived FROM channel_folders WHERE id = ?", [folder_id])
-    if row is None:
-        raise ApiError("Invalid channel folder ID")
-
-
-def _check_web_public(store: Store, user: Row) -> None:
-    if not WEB_PUBLIC_STREAMS_ENABLED or not realm_mod.settings(store)["enable_spectator_access"]:
-        raise ApiError("Web-public channels are not enabled.")
-    if not realm_mod.realm_permits(store, user, "can_create_web_public_channel_group"):
-        raise ApiError("Insufficient permission")
-
-
-def _group_value(store: Store, name: str, value: Any) -> Any:
-    return group_settings.validate(store, name, value, group_settings.CHANNEL_GROUP_SETTINGS[name])
 
 
 # -- subscribe ----------------------------------------------------------------------------------
@@ -277,7 +130,6 @@ def subscribe(
     topics_policy: str | None = None,
     folder_id: int | None = None,
     group_values: dict[str, Any] | None = None,
-    host: str = "localhost",
     feature_level: int = realm_mod.FEATURE_LEVEL,
 ) -> dict[str, Any]:
     """Spec 4.2: create the channels that do not exist, then subscribe the principals."""
@@ -287,11 +139,11 @@ def subscribe(
     for item in subscriptions:
         if not isinstance(item, dict) or "name" not in item:
             raise ApiError("subscriptions[] is missing a name", var_name="subscriptions")
-        name = _check_name(item["name"])
-        description = _check_description(item.get("description", ""))
+        name = channel_settings.check_name(item["name"])
+        description = channel_settings.check_description(item.get("description", ""))
         if name.lower() not in {n.lower() for n, _ in wanted}:
             wanted.append((name, description))
-    targets = resolve_principals(store, principals, user, host, feature_level)
+    targets = resolve_principals(store, principals, user, feature_level)
     others = [t for t in targets if t["id"] != user["id"]]
     group_values = dict(group_values or {})
 
@@ -338,9 +190,7 @@ def subscribe(
         subscribed: dict[str, list[str]] = {}
         already: dict[str, list[str]] = {}
         for target in targets:
-            key = (
-                str(target["id"]) if feature_level >= 289 else users.api_email(store, target, host)
-            )
+            key = str(target["id"]) if feature_level >= 289 else users.api_email(store, target)
             for stream in chosen:
                 if channels.subscribe(store, target["id"], stream["id"]):
                     subscribed.setdefault(key, []).append(stream["name"])
@@ -350,13 +200,15 @@ def subscribe(
         for stream in created:
             fresh = channels.get_stream(store, stream["id"])
             assert fresh is not None
-            record = channel_record(store, fresh)
+            record = channels.channel_record(store, fresh)
             viewers = [
                 u["id"]
                 for u in store.query("SELECT * FROM users WHERE is_active = 1")
-                if can_see_metadata(store, u, fresh)
+                if channels.can_see_metadata(store, u, fresh)
             ]
-            store.events.publish({"type": "stream", "op": "create", "streams": [record]}, viewers)
+            event_bus(store).publish(
+                {"type": "stream", "op": "create", "streams": [record]}, viewers
+            )
             if announce:
                 _announce_new_channel(store, user, fresh)
     result: dict[str, Any] = {"subscribed": subscribed, "already_subscribed": already}
@@ -381,7 +233,7 @@ def _create(
     group_values: dict[str, Any],
 ) -> Row:
     if is_web_public:
-        _check_web_public(store, user)
+        channel_settings.check_web_public(store, user)
     elif invite_only:
         if not realm_mod.realm_permits(store, user, "can_create_private_channel_group"):
             raise ApiError("Insufficient permission")
@@ -394,16 +246,16 @@ def _create(
             raise ApiError("A default channel cannot be private.")
     retention: int | None = None
     if message_retention_days is not MISSING:
-        _check_retention_permission(user)
-        retention = parse_retention(message_retention_days)
+        channel_settings.check_retention_permission(user)
+        retention = channel_settings.parse_retention(message_retention_days)
     if topics_policy is not None:
-        _check_topics_policy(store, topics_policy, None)
-    _check_folder(store, folder_id)
+        channel_settings.check_topics_policy(store, topics_policy, None)
+    channel_settings.check_folder(store, folder_id)
     settings: dict[str, Any] = {
         "can_administer_channel_group": {"direct_members": [user["id"]], "direct_subgroups": []}
     }
     for setting, value in group_values.items():
-        settings[setting] = _group_value(store, setting, value)
+        settings[setting] = channel_settings.group_value(store, setting, value)
     history = history_public_to_subscribers
     if is_web_public or not invite_only:
         history = True
@@ -440,11 +292,11 @@ def _announce_subscription(store: Store, target: Row, stream: Row) -> None:
     if sub is None:
         return
     record = subscription_record(store, sub, stream)
-    store.events.publish(
+    event_bus(store).publish(
         {"type": "subscription", "op": "add", "subscriptions": [record]}, [target["id"]]
     )
     peers = [u for u in channels.subscriber_ids(store, stream["id"]) if u != target["id"]]
-    store.events.publish(
+    event_bus(store).publish(
         {
             "type": "subscription",
             "op": "peer_add",
@@ -457,8 +309,6 @@ def _announce_subscription(store: Store, target: Row, stream: Row) -> None:
 
 def _announce_new_channel(store: Store, creator: Row, stream: Row) -> None:
     """The notification bot's message in the new-channel announcements channel."""
-    from . import messages
-
     settings = realm_mod.settings(store)
     target_id = settings.get("new_stream_announcements_stream_id")
     target = channels.get_stream(store, target_id) if isinstance(target_id, int) else None
@@ -490,18 +340,17 @@ def unsubscribe(
     *,
     subscriptions: Any,
     principals: Sequence[Any] | None = None,
-    host: str = "localhost",
     feature_level: int = realm_mod.FEATURE_LEVEL,
 ) -> dict[str, Any]:
     """``DELETE /users/me/subscriptions``: removed and not-removed channel names."""
     if not isinstance(subscriptions, list) or not all(isinstance(s, str) for s in subscriptions):
         raise ApiError("subscriptions is not a list of channel names", var_name="subscriptions")
-    targets = resolve_principals(store, principals, user, host, feature_level)
+    targets = resolve_principals(store, principals, user, feature_level)
     with store.atomic():
         streams: list[Row] = []
         for name in subscriptions:
             stream = channels.stream_by_name(store, name)
-            if stream is None or not can_see_metadata(store, user, stream):
+            if stream is None or not channels.can_see_metadata(store, user, stream):
                 raise ApiError(
                     f"Channel(s) ({name.strip()}) do not exist",
                     code="STREAM_DOES_NOT_EXIST",
@@ -526,7 +375,7 @@ def unsubscribe(
                     [target["id"], stream["id"]],
                 )
                 removed.append(stream["name"])
-                store.events.publish(
+                event_bus(store).publish(
                     {
                         "type": "subscription",
                         "op": "remove",
@@ -534,7 +383,7 @@ def unsubscribe(
                     },
                     [target["id"]],
                 )
-                store.events.publish(
+                event_bus(store).publish(
                     {
                         "type": "subscription",
                         "op": "peer_remove",
@@ -563,134 +412,5 @@ def list_subscriptions(
 
 
 def members(store: Store, user: Row, stream_id: int) -> list[int]:
-    stream = access_for_metadata(store, user, stream_id)
+    stream = channels.access_for_metadata(store, user, stream_id)
     return channels.subscriber_ids(store, stream["id"])
-
-
-# -- channel settings, archive, unarchive --------------------------------------------------------
-def update_channel(
-    store: Store,
-    user: Row,
-    stream_id: int,
-    *,
-    changes: dict[str, Any],
-    group_updates: dict[str, tuple[Any, Any]],
-) -> None:
-    """``PATCH /streams/{stream_id}``: plain settings, group settings, archive and unarchive."""
-    with store.atomic():
-        stream = access_for_administration(store, user, stream_id)
-        if not changes and not group_updates:
-            raise ApiError("Nothing to change")
-        update: dict[str, Any] = {}
-        if "is_archived" in changes:
-            if changes.pop("is_archived"):
-                if not stream["is_archived"]:
-                    archive(store, user, stream_id)
-            elif stream["is_archived"]:
-                update["is_archived"] = 0
-            stream = channels.get_stream(store, stream_id) or stream
-        elif stream["is_archived"]:
-            raise ApiError("Invalid channel ID")
-        if "new_name" in changes:
-            name = _check_name(changes["new_name"])
-            other = channels.stream_by_name(store, name)
-            if other is not None and other["id"] != stream["id"]:
-                raise ApiError(f"Channel '{name}' already exists")
-            update["name"] = name
-        if "description" in changes:
-            description = _check_description(changes["description"])
-            update["description"] = description
-            update["rendered_description"] = render(description) if description else ""
-        invite_only = bool(stream["invite_only"])
-        is_web_public = bool(stream["is_web_public"])
-        if "is_private" in changes:
-            invite_only = bool(changes["is_private"])
-            if invite_only:
-                is_web_public = False
-        if "is_web_public" in changes:
-            is_web_public = bool(changes["is_web_public"])
-            if is_web_public:
-                _check_web_public(store, user)
-                invite_only = False
-        if invite_only and (stream["is_default"] or changes.get("is_default_stream")):
-            raise ApiError("A default channel cannot be private.")
-        update["invite_only"] = int(invite_only)
-        update["is_web_public"] = int(is_web_public)
-        history = changes.get(
-            "history_public_to_subscribers", stream["history_public_to_subscribers"]
-        )
-        if not invite_only:
-            history = True
-        update["history_public_to_subscribers"] = int(bool(history))
-        if "is_default_stream" in changes:
-            if not realm_mod.is_admin(user):
-                raise ApiError(
-                    "Must be an organization administrator", code="UNAUTHORIZED_PRINCIPAL"
-                )
-            update["is_default"] = int(bool(changes["is_default_stream"]))
-        if "message_retention_days" in changes:
-            _check_retention_permission(user)
-            update["message_retention_days"] = parse_retention(changes["message_retention_days"])
-        if "topics_policy" in changes:
-            _check_topics_policy(store, changes["topics_policy"], stream)
-            update["topics_policy"] = changes["topics_policy"]
-        if "folder_id" in changes:
-            _check_folder(store, changes["folder_id"])
-            update["folder_id"] = changes["folder_id"]
-        settings = json.loads(stream["settings"])
-        current = _settings(store, stream)
-        for name, (new, old) in group_updates.items():
-            settings[name] = group_settings.apply_update(
-                store, name, current[name], new, old, group_settings.CHANNEL_GROUP_SETTINGS[name]
-            )
-        update["settings"] = json.dumps(settings)
-        assignments = ", ".join(f"{k} = ?" for k in update)
-        store.execute(
-            f"UPDATE streams SET {assignments} WHERE id = ?", [*update.values(), stream["id"]]
-        )
-        fresh = channels.get_stream(store, stream["id"])
-        assert fresh is not None
-        for prop, value in update.items():
-            if prop == "settings":
-                continue
-            if value == stream[prop]:
-                continue
-            _publish_update(store, fresh, prop, value)
-        for name in group_updates:
-            _publish_update(store, fresh, name, settings[name])
-
-
-def _publish_update(store: Store, stream: Row, prop: str, value: Any) -> None:
-    names = {"invite_only": "invite_only", "is_default": "is_default"}
-    viewers = [
-        u["id"]
-        for u in store.query("SELECT * FROM users WHERE is_active = 1")
-        if can_see_metadata(store, u, stream)
-    ]
-    store.events.publish(
-        {
-            "type": "stream",
-            "op": "update",
-            "stream_id": stream["id"],
-            "name": stream["name"],
-            "property": names.get(prop, prop),
-            "value": bool(value)
-            if prop in ("invite_only", "is_web_public", "is_archived")
-            else value,
-        },
-        viewers,
-    )
-
-
-def archive(store: Store, user: Row, stream_id: int) -> None:
-    """``DELETE /streams/{stream_id}``: archive the channel (its history stays)."""
-    with store.atomic():
-        stream = access_for_administration(store, user, stream_id)
-        if stream["is_archived"]:
-            raise ApiError("Channel is already deactivated")
-        store.execute(
-            "UPDATE streams SET is_archived = 1, is_default = 0 WHERE id = ?", [stream["id"]]
-        )
-        fresh = channels.get_stream(store, stream["id"])
-        assert fresh is not None
-        _publish_update(store, fresh, "is_archived", True)

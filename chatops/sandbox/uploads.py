@@ -119,6 +119,16 @@ def check_temporary(secret: bytes, token: str, path_id: str) -> bool:
     return hmac.compare_digest(digest, sign(secret, path_id, int(expires_s)))
 
 
+def temporary_file(store: Store, secret: bytes, token: str, path_id: str) -> Row:
+    """The attachment a temporary link (``token``) opens, while the link is valid."""
+    if not check_temporary(secret, token, path_id):
+        raise ApiError("Invalid or expired file link", status=403)
+    att = store.one("SELECT * FROM attachments WHERE path_id = ?", [path_id])
+    if att is None:
+        raise ApiError("File not found", status=404)
+    return att
+
+
 def attachment_records(store: Store, user: Row) -> dict[str, Any]:
     atts = store.query("SELECT * FROM attachments WHERE owner_id = ? ORDER BY id", [user["id"]])
     out = []

@@ -7,6 +7,8 @@ from typing import Any
 
 from . import realm as realm_mod
 from . import users
+from .bots import register_outgoing_webhook
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 from .user_groups import active_user_ids
@@ -46,7 +48,7 @@ def _person(row: Row) -> dict[str, Any]:
 
 
 def _announce(store: Store, event: dict[str, Any]) -> None:
-    store.events.publish(event, active_user_ids(store))
+    event_bus(store).publish(event, active_user_ids(store))
 
 
 def create_user(store: Store, actor: Row, *, email: str, password: str, full_name: str) -> int:
@@ -177,7 +179,6 @@ def create_bot(
     full_name: str,
     short_name: str,
     bot_type: int = 1,
-    host: str,
     payload_url: str | None = None,
     interface_type: int = 1,
 ) -> dict[str, Any]:
@@ -202,7 +203,7 @@ def create_bot(
     short_name = short_name.strip().lower()
     if not short_name or not re.match(r"^[a-z0-9_.\-]+$", short_name):
         raise ApiError("Bad name or username")
-    email = f"{short_name}-bot@{host}"
+    email = f"{short_name}-bot@{realm_mod.REALM_HOST}"
     with store.atomic():
         if store.one("SELECT 1 FROM users WHERE lower(delivery_email) = lower(?)", [email]):
             raise ApiError("Username already in use")
@@ -216,8 +217,6 @@ def create_bot(
         )
         services: list[dict[str, Any]] = []
         if bot_type == 3:
-            from .outgoing_webhooks import register_outgoing_webhook
-
             assert payload_url is not None
             token = register_outgoing_webhook(store, user_id, payload_url, interface=interface_type)
             services.append({"base_url": payload_url, "interface": interface_type, "token": token})

@@ -15,6 +15,7 @@ from typing import Any
 
 from . import group_settings as gs
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 
@@ -212,7 +213,7 @@ def create_group(
             [(group_id, sid) for sid in subgroups or []],
         )
         record = group_record(store, get_group(store, group_id))
-    store.events.publish(
+    event_bus(store).publish(
         {"type": "user_group", "op": "add", "group": record}, active_user_ids(store)
     )
     return group_id
@@ -265,7 +266,7 @@ def update_group(
             ],
         )
     if data:
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "user_group", "op": "update", "group_id": group_id, "data": data},
             active_user_ids(store),
         )
@@ -328,12 +329,12 @@ def update_members(
         if add_subgroups or delete_subgroups:
             _update_subgroups(store, user, group, add_subgroups or [], delete_subgroups or [])
     if add:
-        store.events.publish(
+        event_bus(store).publish(
             {"type": "user_group", "op": "add_members", "group_id": group_id, "user_ids": add},
             active_user_ids(store),
         )
     if delete:
-        store.events.publish(
+        event_bus(store).publish(
             {
                 "type": "user_group",
                 "op": "remove_members",
@@ -380,7 +381,7 @@ def _update_subgroups(
         )
     for op, ids in (("add_subgroups", add), ("remove_subgroups", delete)):
         if ids:
-            store.events.publish(
+            event_bus(store).publish(
                 {"type": "user_group", "op": op, "group_id": group_id, "direct_subgroup_ids": ids},
                 active_user_ids(store),
             )
@@ -398,7 +399,7 @@ def deactivate_group(store: Store, user: Row, group_id: int) -> None:
     _check_not_in_use(store, group_id)
     with store.atomic():
         store.execute("UPDATE user_groups SET deactivated = 1 WHERE id = ?", [group_id])
-    store.events.publish(
+    event_bus(store).publish(
         {"type": "user_group", "op": "update", "group_id": group_id, "data": {"deactivated": True}},
         active_user_ids(store),
     )

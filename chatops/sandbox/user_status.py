@@ -11,6 +11,7 @@ from typing import Any
 
 from . import emoji_data
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 from .users import get_user
@@ -109,4 +110,4 @@ def update_status(
             {"emoji_name": emoji_name, "emoji_code": emoji_code, "reaction_type": reaction_type}
         )
     ids = [int(r["id"]) for r in store.query("SELECT id FROM users WHERE is_active = 1")]
-    store.events.publish(event, ids)
+    event_bus(store).publish(event, ids)

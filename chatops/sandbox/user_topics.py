@@ -7,6 +7,7 @@ from typing import Any
 
 from . import channels, messages
 from . import realm as realm_mod
+from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
 
@@ -47,7 +48,7 @@ def set_policy(
                     "last_updated": now,
                 },
             )
-        store.events.publish(
+        event_bus(store).publish(
             {
                 "type": "user_topic",
                 "stream_id": stream_id,

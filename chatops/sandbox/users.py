@@ -91,7 +91,7 @@ def get_user(store: Store, user_id: int) -> Row | None:
     return store.one("SELECT * FROM users WHERE id = ?", [user_id])
 
 
-def user_by_email(store: Store, email: str, viewer_host: str = "") -> Row | None:
+def user_by_email(store: Store, email: str) -> Row | None:
     """Find a user by real email or by the API placeholder address ``user<ID>@host``."""
     row = store.one("SELECT * FROM users WHERE lower(delivery_email) = lower(?)", [email])
     if row is not None:
@@ -166,14 +166,14 @@ def can_see_email(store: Store, viewer: Row, target: Row) -> bool:
     return False
 
 
-def api_email(store: Store, target: Row, host: str) -> str:
+def api_email(store: Store, target: Row) -> str:
     """The address a client sees: real when visible to everyone, else a placeholder."""
     if target["is_bot"] or int(target["email_address_visibility"]) == EMAIL_VISIBLE_EVERYONE:
         return str(target["delivery_email"])
-    return f"user{target['id']}@{host}"
+    return f"user{target['id']}@{realm_mod.REALM_HOST}"
 
 
-def avatar_url(target: Row, *, client_gravatar: bool, email_visible: bool, host: str) -> str | None:
+def avatar_url(target: Row, *, client_gravatar: bool, email_visible: bool) -> str | None:
     if target["is_system_bot"]:
         name = "notification-bot"
         return f"/static/images/static_avatars/{name}.png"
@@ -182,7 +182,9 @@ def avatar_url(target: Row, *, client_gravatar: bool, email_visible: bool, host:
         return f"/user_avatars/1/{avatar_hash.hexdigest()[:40]}.png"
     if client_gravatar and email_visible:
         return None
-    email = target["delivery_email"] if email_visible else f"user{target['id']}@{host}"
+    email = (
+        target["delivery_email"] if email_visible else f"user{target['id']}@{realm_mod.REALM_HOST}"
+    )
     digest = hashlib.md5(email.lower().encode(), usedforsecurity=False).hexdigest()
     return f"https://secure.gravatar.com/avatar/{digest}?d=identicon&version={target['avatar_version']}"
 
@@ -211,7 +213,6 @@ def user_record(
     viewer: Row,
     target: Row,
     *,
-    host: str,
     client_gravatar: bool = True,
     include_custom_profile_fields: bool = False,
 ) -> dict[str, Any]:
@@ -220,7 +221,7 @@ def user_record(
     role = int(target["role"])
     record: dict[str, Any] = {
         "user_id": target["id"],
-        "email": api_email(store, target, host),
+        "email": api_email(store, target),
         "delivery_email": target["delivery_email"] if visible else None,
         "full_name": target["full_name"],
         "date_joined": date_joined_iso(target["date_joined"]),
@@ -233,9 +234,7 @@ def user_record(
         "bot_owner_id": target["bot_owner_id"] if target["is_bot"] else None,
         "role": role,
         "timezone": target["timezone"],
-        "avatar_url": avatar_url(
-            target, client_gravatar=client_gravatar, email_visible=visible, host=host
-        ),
+        "avatar_url": avatar_url(target, client_gravatar=client_gravatar, email_visible=visible),
         "avatar_version": target["avatar_version"],
         "is_system_bot": bool(target["is_system_bot"]),
     }
@@ -244,9 +243,9 @@ def user_record(
     return record
 
 
-def own_user(store: Store, user: Row, *, host: str) -> dict[str, Any]:
+def own_user(store: Store, user: Row) -> dict[str, Any]:
     """Spec 4.17: the requester's own record, flattened into the response."""
-    record = user_record(store, user, user, host=host, client_gravatar=False)
+    record = user_record(store, user, user, client_gravatar=False)
     record["profile_data"] = {} if user["is_bot"] else profile_data(store, user["id"])
     record["delivery_email"] = user["delivery_email"]
     record["max_message_id"] = int(store.scalar("SELECT coalesce(max(id), -1) FROM messages"))
@@ -258,7 +257,6 @@ def get_user_record(
     viewer: Row,
     user_id: int,
     *,
-    host: str,
     client_gravatar: bool = True,
     include_custom_profile_fields: bool = False,
 ) -> dict[str, Any]:
@@ -270,7 +268,6 @@ def get_user_record(
         store,
         viewer,
         target,
-        host=host,
         client_gravatar=client_gravatar,
         include_custom_profile_fields=include_custom_profile_fields,
     )
@@ -280,7 +277,6 @@ def list_users(
     store: Store,
     viewer: Row,
     *,
-    host: str,
     client_gravatar: bool = True,
     include_custom_profile_fields: bool = False,
     user_ids: list[int] | None = None,
@@ -294,7 +290,6 @@ def list_users(
             store,
             viewer,
             r,
-            host=host,
             client_gravatar=client_gravatar,
             include_custom_profile_fields=include_custom_profile_fields,
         )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from urllib.parse import parse_qs
 
+import httpx
 import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.sandbox import messages as messages_mod
+from chatops.sandbox.bus import event_bus
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +59,17 @@ def test_edit_typing_uses_the_old_path_before_361(
         store, admin, message_type="stream", to="general", topic="typing", content="draft"
     )
     queue_events: list[dict[str, object]] = []
-    original = store.events.publish
+    original = event_bus(store).publish
 
     def spy(event: dict[str, object], user_ids: object) -> None:
         queue_events.append(event)
         original(event, user_ids)  # type: ignore[arg-type]
 
-    store.events.publish = spy  # type: ignore[method-assign]
+    event_bus(store).publish = spy  # type: ignore[method-assign]
     try:
         old_admin.typing.editing(mid, "start")
     finally:
-        store.events.publish = original  # type: ignore[method-assign]
+        event_bus(store).publish = original  # type: ignore[method-assign]
     assert [e["type"] for e in queue_events] == ["typing_edit_message"]
 
 
@@ -83,13 +87,21 @@ def test_topic_muting_uses_the_old_path_before_170(
         old_admin.channels.set_topic_visibility(channel, "quiet", 3)
 
 
-def test_scheduled_message_type_is_stream_before_248(
-    old_admin: chatops.Client, old_sandbox: Sandbox
-) -> None:
-    import time
+def test_scheduled_message_type_is_stream_before_248(old_sandbox: Sandbox) -> None:
+    """The client asks for ``channel`` and sends ``stream``, the only name an old server knows."""
+    sent: list[dict[str, list[str]]] = []
 
-    channel = old_admin.channels.get_id("general")
-    sid = old_admin.scheduled_messages.create(
-        "channel", channel, "old", topic="t", scheduled_delivery_timestamp=int(time.time()) + 3600
-    )
-    old_admin.scheduled_messages.delete(sid)
+    def remember(request: httpx.Request) -> None:
+        if request.method == "POST" and request.url.path.endswith("/scheduled_messages"):
+            sent.append(parse_qs(request.content.decode()))
+
+    http = httpx.Client(event_hooks={"request": [remember]})
+    with chatops.Client.from_zuliprc(old_sandbox.zuliprc("admin"), http_client=http) as client:
+        channel = client.channels.get_id("general")
+        later = int(time.time()) + 3600
+        sid = client.scheduled_messages.create(
+            "channel", channel, "old", topic="t", scheduled_delivery_timestamp=later
+        )
+        client.scheduled_messages.delete(sid)
+    http.close()
+    assert [params["type"] for params in sent] == [["stream"]]

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import json
 import logging
+import types
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -76,12 +77,14 @@ def _form(request: httpx.Request) -> dict[str, str]:
 @pytest.fixture(autouse=True)
 def _no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     slept: list[float] = []
-    monkeypatch.setattr("chatops._client.time.sleep", slept.append)
+    # Replace the client's own view of the two modules: patching time.sleep or asyncio.sleep
+    # themselves would reach every thread and event loop of the session, sandbox included.
+    monkeypatch.setattr("chatops._client.time", types.SimpleNamespace(sleep=slept.append))
 
     async def fake_async_sleep(delay: float) -> None:
         slept.append(delay)
 
-    monkeypatch.setattr("chatops._client.asyncio.sleep", fake_async_sleep)
+    monkeypatch.setattr("chatops._client.asyncio", types.SimpleNamespace(sleep=fake_async_sleep))
     return slept
 
 

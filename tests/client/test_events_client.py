@@ -12,11 +12,12 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
+from chatops.sandbox.bus import event_bus
 
 
 @pytest.fixture
 def short_queues(sandbox: Sandbox) -> Iterator[None]:
-    bus = sandbox.store.events
+    bus = event_bus(sandbox.store)
     old = bus.queue_timeout
     bus.queue_timeout = 0.3
     yield
@@ -71,7 +72,7 @@ def test_expired_queue_is_reregistered_without_missing_a_message(
         # the consumer is busy: the queue expires, and a message arrives meanwhile
         missed = admin.messages.send_to_channel("general", "expiry", "while away").id
         deadline = time.monotonic() + 5  # the expiry job wakes at its own pace
-        while old_queue in sandbox.store.events.queues:
+        while old_queue in event_bus(sandbox.store).queues:
             assert time.monotonic() < deadline, "the idle queue did not expire"
             time.sleep(0.05)
         after = next(events)
@@ -99,7 +100,7 @@ def test_async_iterator(sandbox: Sandbox, admin: chatops.Client, short_queues: N
                         )
                         # the queue expires meanwhile (the expiry job wakes at its own pace)
                         deadline = time.monotonic() + 5
-                        while stream.queue_id in sandbox.store.events.queues:
+                        while stream.queue_id in event_bus(sandbox.store).queues:
                             assert time.monotonic() < deadline, "the idle queue did not expire"
                             await asyncio.sleep(0.05)
                     else:

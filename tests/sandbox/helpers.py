@@ -54,7 +54,6 @@ def post(
         to=channel,
         topic=topic,
         content=content,
-        host="demo.chatops.test",
     )
 
 

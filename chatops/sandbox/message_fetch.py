@@ -1,0 +1,296 @@
+"""Fetching messages (spec 4.10, facts 2.x): narrows, anchors, pages, and single messages.
+
+What a user may read is decided by :func:`access_condition` in SQL, so that a page of a large
+history is one query; the records are built by :class:`messages.Formatter`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import channels, users
+from . import realm as realm_mod
+from .errors import ApiError
+from .messages import (
+    MAX_FETCH,
+    MENTIONED,
+    READ,
+    STARRED,
+    Formatter,
+    access_message,
+    dm_recipient_ids,
+    normalise_topic,
+    user_set_key,
+)
+from .store import Row, Store
+
+
+class Narrow:
+    """SQL conditions for a narrow, checked term by term."""
+
+    def __init__(self, store: Store, viewer: Row) -> None:
+        self.store = store
+        self.viewer = viewer
+        self.where: list[str] = []
+        self.params: list[Any] = []
+        self.flag_join = False
+
+    def add(self, operator: str, operand: Any, negated: bool) -> None:
+        op = operator.lower()
+        neg = "NOT " if negated else ""
+        if op in ("channel", "stream"):
+            stream = self._stream(operand)
+            self.where.append(f"{neg}(m.stream_id = ?)")
+            self.params.append(stream["id"])
+        elif op == "topic":
+            topic = normalise_topic(str(operand))
+            self.where.append(f"{neg}(m.stream_id IS NOT NULL AND m.topic = ? COLLATE NOCASE)")
+            self.params.append(topic)
+        elif op == "sender":
+            who = self._user(operand)
+            self.where.append(f"{neg}(m.sender_id = ?)")
+            self.params.append(who["id"])
+        elif op in ("dm", "pm-with"):
+            refs = (
+                operand if isinstance(operand, list) else [e for e in str(operand).split(",") if e]
+            )
+            ids = {self._user(r)["id"] for r in refs} | {self.viewer["id"]}
+            row = self.store.one(
+                "SELECT id FROM recipients WHERE user_set = ?", [user_set_key(ids)]
+            )
+            self.where.append(f"{neg}(m.recipient_id = ?)")
+            self.params.append(row["id"] if row else -1)
+        elif op == "search":
+            for word in str(operand).split():
+                self.where.append(f"{neg}(m.content LIKE ? OR m.topic LIKE ?)")
+                self.params += [f"%{word}%", f"%{word}%"]
+        elif op == "id":
+            self.where.append(f"{neg}(m.id = ?)")
+            self.params.append(int(operand))
+        elif op == "is":
+            self._is(str(operand), neg)
+        elif op == "has":
+            if operand == "attachment":
+                self.where.append(
+                    f"{neg}EXISTS (SELECT 1 FROM attachment_messages am WHERE am.message_id = m.id)"
+                )
+            elif operand == "link":
+                self.where.append(f"{neg}(m.content LIKE '%http%')")
+            elif operand == "reaction":
+                self.where.append(
+                    f"{neg}EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)"
+                )
+            else:
+                raise ApiError(f"Invalid narrow operand: {operand}", code="BAD_NARROW")
+        else:
+            raise ApiError(f"Invalid narrow operator: {operator}", code="BAD_NARROW")
+
+    def _is(self, what: str, neg: str) -> None:
+        uid = self.viewer["id"]
+        if what in ("dm", "private"):
+            self.where.append(f"{neg}(m.stream_id IS NULL)")
+        elif what in ("unread", "starred", "mentioned"):
+            bit = {"unread": READ, "starred": STARRED, "mentioned": MENTIONED}[what]
+            test = "(f.flags & ?) = 0" if what == "unread" else "(f.flags & ?) != 0"
+            self.where.append(
+                f"{neg}EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = ? "
+                f"AND f.message_id = m.id AND {test})"
+            )
+            self.params += [uid, bit]
+        elif what == "resolved":
+            self.where.append(f"{neg}(m.topic LIKE ?)")
+            self.params.append(realm_mod.RESOLVED_TOPIC_PREFIX + "%")
+        else:
+            raise ApiError(f"Invalid narrow operand: {what}", code="BAD_NARROW")
+
+    def _stream(self, operand: Any) -> Row:
+        if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
+            stream = channels.get_stream(self.store, int(operand))
+        else:
+            stream = channels.stream_by_name(self.store, str(operand))
+        if stream is None:
+            raise ApiError("Invalid narrow operator: unknown channel", code="BAD_NARROW")
+        return stream
+
+    def _user(self, operand: Any) -> Row:
+        if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
+            row = users.get_user(self.store, int(operand))
+        else:
+            row = users.user_by_email(self.store, str(operand))
+        if row is None:
+            raise ApiError("Invalid narrow operator: unknown user", code="BAD_NARROW")
+        return row
+
+
+def parse_narrow(raw: Any) -> list[tuple[str, Any, bool]]:
+    if raw in (None, ""):
+        return []
+    if not isinstance(raw, list):
+        raise ApiError("Invalid narrow", code="BAD_NARROW")
+    terms = []
+    for term in raw:
+        if isinstance(term, dict) and "operator" in term and "operand" in term:
+            terms.append((str(term["operator"]), term["operand"], bool(term.get("negated", False))))
+        elif isinstance(term, list) and len(term) == 2:
+            terms.append((str(term[0]), term[1], False))
+        else:
+            raise ApiError("Invalid narrow element", code="BAD_NARROW")
+    return terms
+
+
+def access_condition(store: Store, viewer: Row) -> tuple[str, list[Any]]:
+    """SQL for 'the viewer may read message m'."""
+    readable = channels.readable_streams(store, viewer)
+    parts: list[str] = []
+    params: list[Any] = []
+    whole = [sid for sid, first in readable.items() if first == 0]
+    if whole:
+        parts.append(f"+m.stream_id IN ({','.join(str(s) for s in whole)})")
+    for sid, first in readable.items():
+        if first:
+            parts.append("(+m.stream_id = ? AND m.id >= ?)")
+            params += [sid, first]
+    dms = dm_recipient_ids(store, viewer["id"])
+    if dms:
+        parts.append(
+            f"(+m.stream_id IS NULL AND +m.recipient_id IN ({','.join(str(d) for d in dms)}))"
+        )
+    if not parts:
+        return "0", []
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def fetch_messages(
+    store: Store,
+    viewer: Row,
+    *,
+    anchor: str | int = "newest",
+    num_before: int = 0,
+    num_after: int = 0,
+    include_anchor: bool = True,
+    narrow: Any = None,
+    message_ids: list[int] | None = None,
+    apply_markdown: bool = True,
+    client_gravatar: bool = True,
+    allow_empty_topic_name: bool = False,
+) -> dict[str, Any]:
+    """``GET /messages``: a window of messages around an anchor, oldest first."""
+    if num_before < 0 or num_after < 0:
+        raise ApiError("num_before and num_after must be non-negative")
+    if num_before + num_after > MAX_FETCH:
+        raise ApiError(f"Too many messages requested (maximum {MAX_FETCH}).")
+    cond, params = access_condition(store, viewer)
+    nar = Narrow(store, viewer)
+    for operator, operand, negated in parse_narrow(narrow):
+        nar.add(operator, operand, negated)
+    where = " AND ".join([cond, *nar.where])
+    all_params = params + nar.params
+    fmt = Formatter(
+        store,
+        viewer,
+        apply_markdown=apply_markdown,
+        client_gravatar=client_gravatar,
+        allow_empty_topic_name=allow_empty_topic_name,
+    )
+    if message_ids is not None:
+        marks = ",".join("?" * len(message_ids)) or "NULL"
+        rows = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id IN ({marks}) ORDER BY m.id",
+            all_params + list(message_ids),
+        )
+        return {"messages": fmt.format(rows, _flags(store, viewer, rows)), "history_limited": False}
+
+    found_oldest = found_newest = False
+    if anchor == "newest":
+        anchor_id, found_newest = 1 << 62, True
+    elif anchor == "oldest":
+        anchor_id, found_oldest = 0, True
+    elif anchor == "first_unread":
+        first = store.scalar(
+            f"SELECT min(m.id) FROM messages m JOIN message_flags f ON f.message_id = m.id "
+            f"AND f.user_id = ? AND (f.flags & 1) = 0 WHERE {where}",
+            [viewer["id"], *all_params],
+        )
+        if first is None:
+            anchor_id, found_newest = 1 << 62, True
+        else:
+            anchor_id = int(first)
+    else:
+        anchor_id = int(anchor)
+    if not include_anchor and num_before and num_after:
+        raise ApiError("The anchor can only be excluded at an end of the range")
+
+    before: list[Row] = []
+    if num_before:
+        op = "<=" if (anchor == "newest" or (anchor == "first_unread" and found_newest)) else "<"
+        before = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id DESC LIMIT ?",
+            [*all_params, anchor_id, num_before + 1],
+        )
+        if len(before) <= num_before:
+            found_oldest = True
+        before = before[:num_before][::-1]
+    elif anchor == "newest":
+        found_oldest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
+    at: list[Row] = []
+    found_anchor = False
+    if anchor_id not in (0, 1 << 62):
+        at = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id = ?", [*all_params, anchor_id]
+        )
+        found_anchor = bool(at)
+        if not include_anchor:
+            at = []
+    after: list[Row] = []
+    if num_after:
+        op = ">=" if anchor == "oldest" else ">"
+        after = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id ASC LIMIT ?",
+            [*all_params, anchor_id, num_after + 1],
+        )
+        if len(after) <= num_after:
+            found_newest = True
+        after = after[:num_after]
+    elif anchor_id == 0:
+        found_newest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
+    rows = before + at + after
+    return {
+        "messages": fmt.format(rows, _flags(store, viewer, rows)),
+        "anchor": anchor_id if anchor_id != 1 << 62 else 10_000_000_000_000_000,
+        "found_anchor": found_anchor,
+        "found_oldest": found_oldest,
+        "found_newest": found_newest,
+        "history_limited": False,
+    }
+
+
+def _flags(store: Store, viewer: Row, rows: list[Row]) -> dict[int, int]:
+    if not rows:
+        return {}
+    lo, hi = rows[0]["id"], rows[-1]["id"]
+    return {
+        r["message_id"]: r["flags"]
+        for r in store.query(
+            "SELECT message_id, flags FROM message_flags WHERE user_id = ? AND message_id BETWEEN ? AND ?",
+            [viewer["id"], min(lo, hi), max(lo, hi)],
+        )
+    }
+
+
+def get_message(
+    store: Store,
+    viewer: Row,
+    message_id: int,
+    *,
+    apply_markdown: bool = True,
+    allow_empty_topic_name: bool = False,
+) -> dict[str, Any]:
+    row = access_message(store, viewer, message_id)
+    fmt = Formatter(
+        store,
+        viewer,
+        apply_markdown=apply_markdown,
+        allow_empty_topic_name=allow_empty_topic_name,
+    )
+    record = fmt.format([row], _flags(store, viewer, [row]))[0]
+    return {"message": record, "raw_content": row["content"]}

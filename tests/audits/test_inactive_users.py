@@ -1,0 +1,122 @@
+"""The inactive_users audit against a real sandbox: accounts made inactive on purpose."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+import chatops
+from chatops.audits import FINDING_COLUMNS, inactive_users
+from chatops.sandbox import Sandbox
+from tests.conftest import unchanged
+
+DAY = 86400
+
+
+@pytest.fixture(scope="module")
+def sb(fresh_sandbox: Sandbox) -> Sandbox:
+    """The demo org plus Idle Ivy (joined 200 days ago, never posted, owns a bot) and New Ned
+    (joined today, never posted)."""
+    with chatops.Client.from_zuliprc(fresh_sandbox.zuliprc("admin")) as admin:
+        ivy = admin.users.create(
+            email="ivy@demo.chatops.test", password="pw-ivy-123456", full_name="Idle Ivy"
+        )
+        admin.users.create(
+            email="ned@demo.chatops.test", password="pw-ned-123456", full_name="New Ned"
+        )
+        bot = admin.users.create_bot(full_name="Ivy Bot", short_name="ivybot")
+    store = fresh_sandbox.store
+    store.execute("UPDATE users SET date_joined = date_joined - ? WHERE id = ?", [200 * DAY, ivy])
+    store.execute("UPDATE users SET bot_owner_id = ? WHERE id = ?", [ivy, bot.user_id])
+    return fresh_sandbox
+
+
+@pytest.fixture
+def admin_client(sb: Sandbox) -> Iterator[chatops.Client]:
+    with chatops.Client.from_zuliprc(sb.zuliprc("admin")) as client:
+        yield client
+
+
+def _demo_inactive(sb: Sandbox, roles: tuple[int, ...] = (400, 600)) -> list[int]:
+    """The demo's own inactive accounts, straight from the store (the audit's second opinion)."""
+    cut = int(time.time()) - 90 * DAY
+    rows = sb.store.query(
+        f"SELECT id FROM users WHERE is_active = 1 AND is_bot = 0 AND role IN ({','.join(map(str, roles))}) "
+        "AND delivery_email NOT IN ('admin@demo.chatops.test', 'ivy@demo.chatops.test') "
+        "AND date_joined < ? AND id NOT IN (SELECT sender_id FROM messages WHERE timestamp >= ?) "
+        "ORDER BY id",
+        [cut, cut],
+    )
+    return [int(r["id"]) for r in rows]
+
+
+def _uid(sb: Sandbox, email: str) -> int:
+    return int(sb.store.scalar("SELECT id FROM users WHERE delivery_email = ?", [email]))
+
+
+def test_finds_exactly_the_inactive_accounts(sb: Sandbox, admin_client: chatops.Client) -> None:
+    ivy = _uid(sb, "ivy@demo.chatops.test")
+    ned = _uid(sb, "ned@demo.chatops.test")
+    with unchanged(sb.store):
+        result = inactive_users(admin_client)
+    demo = _demo_inactive(sb)
+    assert len(demo) == 3  # the seed-11 demo has three idle accounts of its own
+    assert result.passed
+    assert list(result.findings.columns) == list(FINDING_COLUMNS)
+    assert sorted(result.summary["inactive_user_ids"]) == sorted([*demo, ivy])
+    assert sorted(result.findings["api_call"]) == sorted(
+        f"DELETE /api/v1/users/{u}" for u in [*demo, ivy]
+    )
+    ivy_rows = result.findings[result.findings["subject"].str.startswith("Idle Ivy")]
+    assert ivy_rows.astype(str).to_dict("records") == [
+        {
+            "severity": "warning",
+            "subject": "Idle Ivy <ivy@demo.chatops.test>",
+            "finding": "member with no message in the last 90 days; deactivating also "
+            "deactivates 1 bots it owns",
+            "recommended_action": "Deactivate the account if it is no longer needed",
+            "api_call": f"DELETE /api/v1/users/{ivy}",
+        }
+    ]
+    users = result.tables["users"]
+    assert users.loc[ivy, "status"] == "inactive" and users.loc[ned, "status"] == "new"
+    assert users.loc[_uid(sb, "member@demo.chatops.test"), "status"] == "active"
+    assert _uid(sb, "admin@demo.chatops.test") not in users.index  # never judges itself
+    by_role = result.tables["by_role"]
+    assert int(by_role["inactive"].sum()) == len(demo) + 1
+    assert result.summary["counts"]["new"] == 1
+
+
+def test_roles_and_window_options(sb: Sandbox, admin_client: chatops.Client) -> None:
+    guests_only = inactive_users(admin_client, roles=[600])
+    assert guests_only.summary["inactive_user_ids"] == _demo_inactive(sb, (600,))
+    assert "member" not in guests_only.tables["by_role"].index
+    with pytest.raises(ValueError):
+        inactive_users(admin_client, inactive_days=0)
+
+
+def test_threshold_fails_when_tight(admin_client: chatops.Client) -> None:
+    result = inactive_users(admin_client, max_inactive_share=0)
+    assert not result.passed
+    assert result.summary["failed_checks"] == ["max_inactive_share"]
+    assert result.findings["severity"].iloc[0] == "critical"
+    assert inactive_users(admin_client, max_inactive_share=-1).passed
+
+
+def test_dry_run_false_deactivates_them(sb: Sandbox, admin_client: chatops.Client) -> None:
+    ivy = _uid(sb, "ivy@demo.chatops.test")
+    demo = _demo_inactive(sb)
+    result = inactive_users(admin_client, dry_run=False)
+    assert sorted(result.summary["deactivated_user_ids"]) == sorted([*demo, ivy])
+    for uid in demo:
+        assert sb.store.scalar("SELECT is_active FROM users WHERE id = ?", [uid]) == 0
+    assert sb.store.scalar("SELECT is_active FROM users WHERE id = ?", [ivy]) == 0
+    assert (
+        sb.store.scalar(
+            "SELECT is_active FROM users WHERE delivery_email = ?", ["ned@demo.chatops.test"]
+        )
+        == 1
+    )
+    assert inactive_users(admin_client).summary["inactive_user_ids"] == []

@@ -1,0 +1,89 @@
+"""The invitations audit against a real sandbox over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import chatops
+from chatops.audits import FINDING_COLUMNS, invitations
+from chatops.sandbox import Sandbox
+from tests.conftest import unchanged
+
+REVOKE = "Revoke the invitation (send a new one with a short expiry if still wanted)"
+
+
+def test_invitations_on_the_demo_org_passes(sandbox: Sandbox) -> None:
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
+        result = invitations(client)
+        risky = result.summary["counts"]["risky"]
+        assert result.passed
+        assert list(result.findings.columns) == list(FINDING_COLUMNS)
+        assert len(result.findings) == risky
+        assert len(result.tables["invitations"]) == result.summary["counts"]["invitations"]
+        tight = invitations(client, max_risky_invitations=risky - 1)
+    assert not tight.passed
+    assert tight.summary["failed_checks"] == ["max_risky_invitations"]
+    assert tight.findings.iloc[0]["subject"] == "invitations"
+
+
+def test_invitations_findings_and_revocation(
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+) -> None:
+    admin = client_for("admin", fresh_sandbox)
+    member = client_for("member", fresh_sandbox)
+    store = fresh_sandbox.store
+    before = {i.id for i in admin.invites.list()}
+    admin.invites.create_link(expires_in_minutes=None, invite_as=200)
+    admin.invites.send("long@example.org", expires_in_minutes=60 * 24 * 60, invite_as=400)
+    admin.invites.send("short@example.org", expires_in_minutes=60 * 24, invite_as=400)
+    member.invites.send("bymember@example.org", expires_in_minutes=60 * 24, invite_as=400)
+    # the member leaves; set up directly so that the invitation outlives them
+    member_id = fresh_sandbox.accounts["member"].user_id
+    store.execute("UPDATE users SET is_active = 0 WHERE id = ?", [member_id])
+    new = {i.id: i for i in admin.invites.list() if i.id not in before}
+    link = next(i.id for i in new.values() if i.is_multiuse)
+    by_email = {i.email: i.id for i in new.values() if not i.is_multiuse}
+    full_name = fresh_sandbox.accounts["member"].full_name
+
+    with unchanged(store):
+        result = invitations(admin, now=datetime.now(UTC), max_risky_invitations=3)
+    assert result.passed
+    assert result.findings.values.tolist() == [
+        [
+            "warning",
+            f"invite {by_email['bymember@example.org']} (bymember@example.org)",
+            f"created by deactivated user {full_name}",
+            REVOKE,
+            f"DELETE /api/v1/invites/{by_email['bymember@example.org']}",
+        ],
+        [
+            "warning",
+            f"invite {by_email['long@example.org']} (long@example.org)",
+            "expires in 60 days (more than 30)",
+            REVOKE,
+            f"DELETE /api/v1/invites/{by_email['long@example.org']}",
+        ],
+        [
+            "warning",
+            f"link {link}",
+            "never expires; grants the administrator role",
+            REVOKE,
+            f"DELETE /api/v1/invites/multiuse/{link}",
+        ],
+    ]
+    assert result.summary["counts"]["risky"] == 3
+
+    with unchanged(store):
+        tight = invitations(admin, max_risky_invitations=2, flag_roles="100, 200")
+        wide = invitations(admin, max_expiry_days=90, flag_roles="", max_risky_invitations=2)
+    assert tight.summary["failed_checks"] == ["max_risky_invitations"]
+    assert wide.passed and wide.summary["counts"]["risky"] == 2
+
+    done = invitations(admin, max_risky_invitations=3, dry_run=False)
+    assert sorted(done.summary["revoked_invite_ids"]) == sorted(
+        [link, by_email["bymember@example.org"], by_email["long@example.org"]]
+    )
+    left = {i.id for i in admin.invites.list()}
+    assert left == before | {by_email["short@example.org"]}
+    assert invitations(admin, max_risky_invitations=0).passed

@@ -1,0 +1,98 @@
+"""The stale_channels audit against a real sandbox: channels made stale on purpose."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import chatops
+from chatops.audits import FINDING_COLUMNS, stale_channels
+from chatops.sandbox import Sandbox
+from tests.conftest import unchanged
+
+DAY = 86400
+
+
+@pytest.fixture(scope="module")
+def sb(fresh_sandbox: Sandbox) -> Sandbox:
+    """The demo org plus: #quiet-corner (last message 200 days ago), #empty-corner (no message,
+    created 300 days ago), #new-corner (no message, created today)."""
+    with chatops.Client.from_zuliprc(fresh_sandbox.zuliprc("admin")) as client:
+        client.channels.subscribe(["quiet-corner", "empty-corner", "new-corner"])
+        client.messages.send_to_channel("quiet-corner", "hello", "anyone here?")
+    store = fresh_sandbox.store
+    for name in ("quiet-corner", "empty-corner"):
+        sid = store.scalar("SELECT id FROM streams WHERE name = ?", [name])
+        store.execute(
+            "UPDATE streams SET date_created = date_created - ? WHERE id = ?", [300 * DAY, sid]
+        )
+        store.execute(
+            "UPDATE messages SET timestamp = timestamp - ? WHERE stream_id = ?", [200 * DAY, sid]
+        )
+    return fresh_sandbox
+
+
+@pytest.fixture
+def admin_client(sb: Sandbox) -> Iterator[chatops.Client]:
+    with chatops.Client.from_zuliprc(sb.zuliprc("admin")) as client:
+        yield client
+
+
+def _sid(sb: Sandbox, name: str) -> int:
+    return int(sb.store.scalar("SELECT id FROM streams WHERE name = ?", [name]))
+
+
+def test_finds_exactly_the_stale_channels_and_changes_nothing(
+    sb: Sandbox, admin_client: chatops.Client
+) -> None:
+    with unchanged(sb.store):
+        result = stale_channels(admin_client)
+    assert result.passed
+    assert result.summary["stale"] == ["empty-corner", "quiet-corner"]
+    assert list(result.findings.columns) == list(FINDING_COLUMNS)
+    rows = result.findings.astype(str).to_dict("records")
+    assert [(r["severity"], r["subject"], r["api_call"]) for r in rows] == [
+        ("warning", "#empty-corner", f"DELETE /api/v1/streams/{_sid(sb, 'empty-corner')}"),
+        ("warning", "#quiet-corner", f"DELETE /api/v1/streams/{_sid(sb, 'quiet-corner')}"),
+    ]
+    assert "no messages since it was created" in rows[0]["finding"]
+    assert "200 days since the last message" in rows[1]["finding"]
+    table = result.tables["channels"]
+    assert bool(table.loc["quiet-corner", "stale"]) and not bool(table.loc["new-corner", "stale"])
+    assert table.loc["quiet-corner", "last_sender"] == "Adam Admin"
+    assert result.summary["counts"]["stale_channels"] == 2
+    assert result.summary["counts"]["archived"] == 0
+
+
+def test_options_exclude_and_private(admin_client: chatops.Client) -> None:
+    result = stale_channels(admin_client, exclude=["quiet-corner"])
+    assert result.summary["stale"] == ["empty-corner"]
+    public_only = stale_channels(admin_client, include_private=False)
+    assert "marketing" not in public_only.tables["channels"].index
+    assert "marketing" in stale_channels(admin_client).tables["channels"].index
+
+
+def test_threshold_fails_when_tight(admin_client: chatops.Client) -> None:
+    result = stale_channels(admin_client, max_stale_channels=1)
+    assert not result.passed
+    assert result.summary["failed_checks"] == ["max_stale_channels"]
+    assert result.findings["severity"].iloc[0] == "critical"
+    assert result.findings["subject"].iloc[0] == "channels"
+    assert stale_channels(admin_client, max_stale_channels=-1).passed
+    with pytest.raises(ValueError):
+        stale_channels(admin_client, inactive_days=0)
+
+
+def test_dry_run_false_archives_the_stale_channels(
+    sb: Sandbox, admin_client: chatops.Client
+) -> None:
+    result = stale_channels(admin_client, dry_run=False)
+    ids = sorted([_sid(sb, "empty-corner"), _sid(sb, "quiet-corner")])
+    assert sorted(result.summary["archived_stream_ids"]) == ids
+    archived = sb.store.query(
+        "SELECT name FROM streams WHERE is_archived = 1 AND id IN (?, ?)", ids
+    )
+    assert sorted(r["name"] for r in archived) == ["empty-corner", "quiet-corner"]
+    again = stale_channels(admin_client)
+    assert again.summary["stale"] == [] and again.passed

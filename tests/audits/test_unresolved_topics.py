@@ -1,0 +1,108 @@
+"""The unresolved_topics audit against a real sandbox: a help desk channel set up on purpose."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import chatops
+from chatops.audits import FINDING_COLUMNS, unresolved_topics
+from chatops.sandbox import Sandbox
+from tests.conftest import unchanged
+
+DAY = 86400
+
+
+@pytest.fixture(scope="module")
+def sb(fresh_sandbox: Sandbox) -> Sandbox:
+    """#helpdesk: "old question" (30 days idle), "new question" (today), "✔ old answered"
+    (resolved, 30 days idle) and "bot noise" (only a bot posted, 30 days idle)."""
+    with chatops.Client.from_zuliprc(fresh_sandbox.zuliprc("admin")) as admin:
+        admin.channels.subscribe(["helpdesk"])
+        with chatops.Client.from_zuliprc(fresh_sandbox.zuliprc("member")) as member:
+            member.channels.subscribe(["helpdesk"])
+            member.messages.send_to_channel("helpdesk", "old question", "how do I log in?")
+            admin.messages.send_to_channel("helpdesk", "old question", "try resetting it")
+            member.messages.send_to_channel("helpdesk", "new question", "printer?")
+            member.messages.send_to_channel("helpdesk", "✔ old answered", "done, thanks")
+        bot = admin.users.create_bot(full_name="Noise Bot", short_name="noise")
+        with chatops.Client(site=fresh_sandbox.site, email=bot.email, api_key=bot.api_key) as b:
+            b.messages.send_to_channel("helpdesk", "bot noise", "build passed")
+    store = fresh_sandbox.store
+    store.execute(
+        "UPDATE messages SET timestamp = timestamp - ? WHERE topic != 'new question' "
+        "AND stream_id = (SELECT id FROM streams WHERE name = 'helpdesk')",
+        [30 * DAY],
+    )
+    return fresh_sandbox
+
+
+@pytest.fixture
+def admin_client(sb: Sandbox) -> Iterator[chatops.Client]:
+    with chatops.Client.from_zuliprc(sb.zuliprc("admin")) as client:
+        yield client
+
+
+def _last_id(sb: Sandbox, topic: str) -> int:
+    return int(sb.store.scalar("SELECT max(id) FROM messages WHERE topic = ?", [topic]))
+
+
+def test_finds_exactly_the_old_unresolved_topics(sb: Sandbox, admin_client: chatops.Client) -> None:
+    with unchanged(sb.store):
+        result = unresolved_topics(admin_client, channels=["helpdesk"])
+    assert result.passed
+    assert list(result.findings.columns) == list(FINDING_COLUMNS)
+    rows = result.findings.astype(str).to_dict("records")
+    assert rows == [
+        {
+            "severity": "warning",
+            "subject": "#helpdesk > old question",
+            "finding": "unresolved, last message 30 days ago (2 messages, 2 participants)",
+            "recommended_action": "Resolve the topic if it is answered; otherwise answer it",
+            "api_call": f"PATCH /api/v1/messages/{_last_id(sb, 'old question')} "
+            "topic='✔ old question' propagate_mode=change_all",
+        }
+    ]
+    topics = result.tables["topics"]
+    assert list(topics["topic"]) == ["old question", "new question"]
+    assert list(topics["old"]) == [True, False]
+    assert topics.loc[0, "last_sender"] == "Adam Admin"
+    backlog = result.tables["backlog"].loc["helpdesk"].to_dict()
+    assert backlog == {"old_unresolved": 1, "unresolved": 2, "resolved": 1}
+
+
+def test_options_bot_topics_and_age(admin_client: chatops.Client) -> None:
+    with_bots = unresolved_topics(admin_client, channels=["helpdesk"], ignore_bot_only=False)
+    assert list(with_bots.findings["subject"]) == [
+        "#helpdesk > bot noise",
+        "#helpdesk > old question",
+    ]
+    fresh = unresolved_topics(admin_client, channels=["helpdesk"], older_than_days=60)
+    assert fresh.findings.empty
+    with pytest.raises(ValueError, match="nowhere"):
+        unresolved_topics(admin_client, channels=["nowhere"])
+
+
+def test_threshold_fails_when_tight(admin_client: chatops.Client) -> None:
+    result = unresolved_topics(admin_client, channels=["helpdesk"], max_unresolved_topics=0)
+    assert not result.passed
+    assert result.summary["failed_checks"] == ["max_unresolved_topics"]
+    assert list(result.findings["severity"]) == ["critical", "warning"]
+    assert unresolved_topics(admin_client, channels=["helpdesk"], max_unresolved_topics=1).passed
+
+
+def test_dry_run_false_resolves_the_topics(sb: Sandbox, admin_client: chatops.Client) -> None:
+    result = unresolved_topics(admin_client, channels=["helpdesk"], dry_run=False)
+    assert result.summary["counts"]["resolved_now"] == 1
+    topics = {
+        r["topic"]
+        for r in sb.store.query(
+            "SELECT DISTINCT topic FROM messages WHERE stream_id = "
+            "(SELECT id FROM streams WHERE name = 'helpdesk')"
+        )
+    }
+    assert "✔ old question" in topics and "old question" not in topics
+    assert "new question" in topics
+    again = unresolved_topics(admin_client, channels=["helpdesk"])
+    assert again.findings.empty and again.tables["backlog"].loc["helpdesk", "resolved"] == 2
