@@ -25,7 +25,7 @@ import ipywidgets as w
 import pandas as pd
 
 from chatops import ApiError, ChatopsError, Client, LimitError, TransportError, User
-from chatops.types import Capabilities, UserGroup
+from chatops.types import AnonymousGroup, Capabilities, UserGroup
 
 __all__ = [
     "ROLE_NAMES",
@@ -192,7 +192,10 @@ class Session:
             return members
         if isinstance(value, int):
             stack.append(value)
-        elif isinstance(value, Mapping):
+        elif isinstance(value, AnonymousGroup):  # typed records
+            members.update(value.direct_members)
+            stack.extend(value.direct_subgroups)
+        elif isinstance(value, Mapping):  # raw JSON (POST /register)
             members.update(int(u) for u in value.get("direct_members", []) or [])
             stack.extend(int(g) for g in value.get("direct_subgroups", []) or [])
         seen: set[int] = set()

@@ -13,6 +13,7 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
+from chatops.types import AnonymousGroup
 from tests.conftest import group_id, realm_settings
 from widgets._base import Confirm, FieldError, Panel, Session, describe_error, frame
 
@@ -189,6 +190,8 @@ def test_session_resolves_group_settings(connect: Callable[[str], chatops.Client
     assert session.group_members(admins.id) >= set(admins.members)
     assert session.me.user_id in session.group_members(admins.id)
     assert session.group_members({"direct_members": [5], "direct_subgroups": []}) == {5}
+    typed = AnonymousGroup(direct_members=[5], direct_subgroups=[admins.id])
+    assert session.group_members(typed) == {5} | session.group_members(admins.id)
     assert session.group_members(groups["role:nobody"].id) == set()
 
 
