@@ -6,14 +6,16 @@
     chatops sandbox demo --data DIR [--size small] [--seed 1]
     chatops audit list
     chatops audit run [NAMES... | --all] [-p NAME VALUE]... [--site URL | --zuliprc PATH]
-                      [--report-dir ./reports]
+                      [--report-dir ./reports] [--jobs N] [--post-to WHERE] [--report-url URL]
+    chatops audit plan [RUN_DIR] [-o PLAN]
+    chatops audit apply PLAN [--yes] [--site URL | --zuliprc PATH]
     chatops lab [--dir chatops-notebooks] [--port 8888] [--no-browser] [--site URL | --zuliprc PATH]
                 [-- JUPYTERLAB OPTIONS...]
     chatops whoami [--zuliprc PATH]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
 ``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
-failed to run.
+failed to run. ``audit apply`` exits 0 when every call is done, 1 when one failed.
 """
 
 from __future__ import annotations
@@ -94,6 +96,43 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--report-dir", default="reports", type=Path, help="report folder (default ./reports)"
     )
+    run.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="audits executed at once, each in its own kernel (default: the machine's cores)",
+    )
+    run.add_argument(
+        "--post-to",
+        metavar="WHERE",
+        help="post a short summary to 'channel:topic' or 'dm:alice@x.org,bob@y.org'",
+    )
+    run.add_argument(
+        "--report-url",
+        default="",
+        metavar="URL",
+        help="where the report folder is served, for links in the posted summary",
+    )
+
+    plan = audit_cmds.add_parser("plan", help="write the API calls of a run's findings to a plan")
+    plan.add_argument(
+        "run_dir",
+        nargs="?",
+        type=Path,
+        default=Path("reports") / "latest",
+        metavar="RUN_DIR",
+        help="a run's report folder (default ./reports/latest)",
+    )
+    plan.add_argument(
+        "-o", "--output", type=Path, metavar="PLAN", help="plan file (default RUN_DIR/plan.jsonl)"
+    )
+    apply = audit_cmds.add_parser("apply", help="carry out a plan, after confirmation")
+    apply.add_argument("plan", type=Path, metavar="PLAN", help="a plan file (JSON lines)")
+    apply.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    apply_target = apply.add_mutually_exclusive_group()
+    apply_target.add_argument("--site", help="server URL (key from ZULIP_* or ~/.zuliprc)")
+    apply_target.add_argument("--zuliprc", help="zuliprc file of the account to act with")
 
     lab = commands.add_parser(
         "lab", help="JupyterLab on the chatops notebooks, opening the admin console"
@@ -129,6 +168,16 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
     return port
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number of jobs {text!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be at least 1, not {jobs}")
+    return jobs
 
 
 def _sandbox(args: argparse.Namespace) -> int:
@@ -172,6 +221,10 @@ def _audit(args: argparse.Namespace) -> int:
                 kind = spec.get("inferred_type_name") or "?"
                 print(f"  {pname} ({kind}, default {spec.get('default')}): {spec.get('help', '')}")
         return 0
+    if args.audit_command == "plan":
+        return _plan(args)
+    if args.audit_command == "apply":
+        return _apply(args)
 
     if args.all and args.names:
         return _fail("give audit names or --all, not both")
@@ -188,10 +241,43 @@ def _audit(args: argparse.Namespace) -> int:
         parameters=parameters,
         site=args.site,
         zuliprc=args.zuliprc,
+        jobs=args.jobs,
+        post_to=args.post_to,
+        report_url=args.report_url,
         echo=lambda line: print(line, file=sys.stderr),
     )
     print(result.summary_path)
     return result.exit_code
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from .plan import write_plan
+
+    path, calls = write_plan(args.run_dir, args.output)
+    waiting = sum(c.needs_input for c in calls)
+    print(
+        f"{len(calls)} calls ({waiting} need input and will not run) written to {path}",
+        file=sys.stderr,
+    )
+    print(path)
+    return 0
+
+
+def _apply(args: argparse.Namespace) -> int:
+    from .plan import apply_plan
+
+    def ask(question: str) -> bool:
+        return input(question).strip().lower() in ("y", "yes")
+
+    return apply_plan(
+        args.plan,
+        site=args.site,
+        zuliprc=args.zuliprc,
+        yes=args.yes,
+        ask=ask if sys.stdin.isatty() else None,
+        say=print,
+        progress=True,
+    )
 
 
 def _lab(args: argparse.Namespace) -> int:

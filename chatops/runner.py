@@ -6,8 +6,11 @@
     per_audit   = validate_parameters(notebooks, params)   # checked against each parameters cell
     run_dir     = new_run_dir(report_dir)                  # report_dir/<UTC timestamp>/
     with connection(site, zuliprc) as conn:                # a sandbox when neither is given
-        for each audit: execute_audit(...)                 # .ipynb + .html + <name>/summary.json
-    write_run_summary(...); point_latest(...)              # summary.json, report_dir/latest
+        runs = execute_audits(...)                         # in parallel, `jobs` kernels at once:
+                                                           # .ipynb, reader's .html, <name>/ data
+        summary = write_report(run_dir, runs, ...)         # summary.json, index.html, trends
+        post_summary(conn, post_to, summary)               # --post-to; a failure is one line
+    point_latest(run_dir)                                  # report_dir/latest
 
 Exit status (``RunResult.exit_code``): 0 every audit passed, 1 a threshold was crossed, 2 an audit
 failed to run. Bad input (unknown audit or parameter, bad value, missing zuliprc) raises
@@ -32,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ChatopsError, ConfigError
+from .report import AuditOutcome, Finding, PostTarget, parse_post_target, read_findings
 
 __all__ = [
     "EXIT_FAILED",
@@ -75,6 +79,8 @@ class AuditRun:
     counts: dict[str, Any] = field(default_factory=dict)
     failed_checks: list[str] = field(default_factory=list)
     error: str | None = None
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -91,6 +97,7 @@ class RunResult:
     run_dir: Path
     summary_path: Path
     audits: list[AuditRun]
+    posted: bool | None = None
 
     @property
     def exit_code(self) -> int:
@@ -235,7 +242,7 @@ def connection(site: str | None, zuliprc: str | None, echo: Echo) -> Iterator[Co
         path = Path(zuliprc).expanduser().resolve()
         if not path.is_file():
             raise AuditInputError(f"zuliprc {zuliprc} does not exist")
-        yield Connection(str(path), site or "", _secrets_of(path, site), site or str(path))
+        yield Connection(str(path), site or "", _secrets_of(path, site), site or _site_of(path))
         return
     if site:
         yield Connection("", site, _secrets_of(None, site), site)
@@ -251,6 +258,16 @@ def connection(site: str | None, zuliprc: str | None, echo: Echo) -> Iterator[Co
         yield Connection(str(rc), "", secrets, f"sandbox {sandbox.site}")
     finally:
         sandbox.stop()
+
+
+def _site_of(path: Path) -> str:
+    """The server a zuliprc names (reports show it rather than the file's path)."""
+    from ._config import resolve_credentials
+
+    try:
+        return resolve_credentials(config_file=path).site
+    except ChatopsError:
+        return "the server of the zuliprc given"
 
 
 def _secrets_of(path: Path | None, site: str | None) -> tuple[str, ...]:
@@ -312,9 +329,12 @@ def execute_audit(
     parameters: Mapping[str, Any],
     conn: Connection,
 ) -> AuditRun:
-    """Execute one notebook; write ``<name>.ipynb``, ``<name>.html`` and ``<name>/summary.json``."""
+    """Execute one notebook; write ``<name>.ipynb``, the reader's ``<name>.html`` and
+    ``<name>/`` (summary.json, findings.csv, tables/*.csv)."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
+
+    from .report import render_audit_page
 
     executed = run_dir / f"{name}.ipynb"
     audit_dir = run_dir / name
@@ -340,16 +360,26 @@ def execute_audit(
         error = f"cell {exc.exec_count}: {exc.ename}: {_first_line(exc.evalue)}"
     except Exception as exc:  # the kernel died or could not start; report, keep going
         error = f"{type(exc).__name__}: {_first_line(str(exc))}"
-    html = _export_html(executed) if executed.exists() else None
-    for path in (executed, html):
-        if path is not None:
-            _redact(path, conn.secrets)
     summary = _read_summary(audit_dir / "summary.json")
     if error is None and summary is None:
         error = "the notebook wrote no summary.json"
-    if summary is not None:
-        _redact(audit_dir / "summary.json", conn.secrets)
-    error = _scrub(error, conn.secrets) if error else None
+    scrub = _scrubber(conn, run_dir)
+    error = scrub(error) if error else None
+    if executed.exists():
+        _redact(executed, conn.secrets)
+    for path in sorted(audit_dir.rglob("*")) if audit_dir.is_dir() else []:
+        if path.is_file():
+            _redact(path, conn.secrets)
+    findings = read_findings(name, audit_dir) if error is None else []
+    html = render_audit_page(
+        name,
+        executed if executed.exists() else None,
+        summary,
+        error,
+        findings,
+        run_dir / f"{name}.html",
+        scrub,
+    )
     return AuditRun(
         name=name,
         notebook=executed if executed.exists() else None,
@@ -358,36 +388,90 @@ def execute_audit(
         counts=dict(summary.get("counts", {})) if summary else {},
         failed_checks=list(summary.get("failed_checks", [])) if summary else [],
         error=error,
+        thresholds=dict(summary.get("thresholds") or {}) if summary else {},
+        findings=findings,
     )
 
 
-def write_run_summary(run_dir: Path, runs: Sequence[AuditRun], label: str) -> Path:
-    """``run_dir/summary.json``: overall status and, per audit, passed, counts and any error."""
-    worst = max((r.exit_code for r in runs), default=EXIT_OK)
+def execute_audits(
+    notebooks: Mapping[str, Path],
+    per_audit: Mapping[str, Mapping[str, Any]],
+    run_dir: Path,
+    conn: Connection,
+    jobs: int,
+    say: Echo,
+) -> list[AuditRun]:
+    """Execute the notebooks, ``jobs`` at a time (each in its own kernel), in the given order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(name: str) -> AuditRun:
+        run = execute_audit(name, notebooks[name], run_dir, per_audit[name], conn)
+        say(f"  {name}: {_status(run)}")
+        return run
+
+    say(f"Running {len(notebooks)} audits against {conn.label}, {jobs} at a time...")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, notebooks))
+
+
+def write_report(run_dir: Path, runs: Sequence[AuditRun], conn: Connection) -> dict[str, Any]:
+    """``run_dir/summary.json`` and ``index.html``, compared with the previous run."""
+    from . import report
 
     def rel(path: Path | None) -> str | None:
         return None if path is None else str(path.relative_to(run_dir))
 
-    payload = {
-        "generated_at": datetime.now(UTC).isoformat(),
-        "target": label,
-        "passed": worst == EXIT_OK,
-        "exit_code": worst,
-        "audits": {
-            r.name: {
-                "passed": r.passed,
-                "counts": r.counts,
-                "failed_checks": r.failed_checks,
-                "error": r.error,
-                "notebook": rel(r.notebook),
-                "html": rel(r.html),
-            }
-            for r in runs
-        },
-    }
-    target = run_dir / "summary.json"
-    target.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    return target
+    outcomes = [
+        AuditOutcome(
+            name=r.name,
+            status={EXIT_OK: "passed", EXIT_THRESHOLD: "threshold_crossed"}.get(
+                r.exit_code, "error"
+            ),
+            exit_code=r.exit_code,
+            counts=r.counts,
+            failed_checks=r.failed_checks,
+            thresholds=r.thresholds,
+            error=r.error,
+            notebook=rel(r.notebook),
+            html=rel(r.html),
+            findings=r.findings,
+        )
+        for r in runs
+    ]
+    return report.write_report(run_dir, outcomes, conn.label, _scrubber(conn, run_dir))
+
+
+def post_summary(
+    conn: Connection,
+    target: PostTarget,
+    payload: Mapping[str, Any],
+    run_dir: Path,
+    report_url: str,
+    say: Echo,
+) -> bool:
+    """Post the run's summary; a failure is said in one line and never fails the run."""
+    from ._client import Client
+    from .report import post_message
+
+    text = _scrub(post_message(payload, run_dir, report_url), conn.secrets)
+    where = (
+        f"#{target.channel} > {target.topic}" if target.channel else ", ".join(target.recipients)
+    )
+    try:
+        if conn.zuliprc:
+            client = Client(site=conn.site or None, config_file=conn.zuliprc)
+        else:
+            client = Client(site=conn.site or None)
+        with client:
+            if target.channel:
+                client.messages.send_to_channel(target.channel, target.topic, text)
+            else:
+                client.messages.send_direct(list(target.recipients), text)
+    except Exception as exc:  # posting is a courtesy: the report and exit status stand
+        say(_scrub(f"Could not post the summary to {where}: {_first_line(str(exc))}", conn.secrets))
+        return False
+    say(f"Posted the summary to {where}")
+    return True
 
 
 def point_latest(run_dir: Path) -> Path:
@@ -419,41 +503,69 @@ def run_audits(
     parameters: Mapping[str, Any] | None = None,
     site: str | None = None,
     zuliprc: str | None = None,
+    jobs: int | None = None,
+    post_to: str | None = None,
+    report_url: str = "",
     echo: Echo | None = None,
 ) -> RunResult:
     """Run audit notebooks and write a report folder.
 
     Args:
         names: audit names (``org_overview``); empty runs them all.
-        report_dir: where ``<timestamp>/`` and ``latest`` go.
+        report_dir: where ``<timestamp>/`` and ``latest`` go; each run is compared with the
+            previous report there.
         parameters: notebook parameters; strings are converted to each parameter's type.
         site: server URL; with no zuliprc the credentials come from ``ZULIP_*`` or ``~/.zuliprc``.
         zuliprc: path of a zuliprc file.
+        jobs: notebooks executed at once, each in its own kernel; default ``os.cpu_count()``.
+        post_to: ``channel:topic`` or ``dm:alice@x.org,bob@y.org``: post a short summary there.
+        report_url: where the report folder is served, for links in the posted summary.
         echo: called with one line per step (progress); default silent.
 
     With neither ``site`` nor ``zuliprc`` one demo sandbox serves all the notebooks.
     Raises :class:`AuditInputError` for bad input, before running anything.
     """
     say: Echo = echo or (lambda _line: None)
+    workers = check_jobs(jobs)
+    target = check_post_target(post_to)
     notebooks = resolve_notebooks(names)
     per_audit = validate_parameters(notebooks, dict(parameters or {}))
     if zuliprc and not Path(zuliprc).expanduser().is_file():
         raise AuditInputError(f"zuliprc {zuliprc} does not exist")
     run_dir = new_run_dir(report_dir)
-    runs: list[AuditRun] = []
+    posted: bool | None = None
     try:
         with kernel_environment(), connection(site, zuliprc, say) as conn:
-            for name, notebook in notebooks.items():
-                say(f"Running {name} against {conn.label}...")
-                run = execute_audit(name, notebook, run_dir, per_audit[name], conn)
-                say(f"  {name}: {_status(run)}")
-                runs.append(run)
+            runs = execute_audits(notebooks, per_audit, run_dir, conn, workers, say)
+            summary = write_report(run_dir, runs, conn)
+            if target is not None:
+                posted = post_summary(conn, target, summary, run_dir, report_url, say)
     except ConfigError as exc:
         raise AuditInputError(str(exc)) from None
-    summary_path = write_run_summary(run_dir, runs, conn.label)
     point_latest(run_dir)
-    say(f"Report: {run_dir}")
-    return RunResult(run_dir=run_dir, summary_path=summary_path, audits=runs)
+    say(f"Report: {run_dir / 'index.html'}")
+    return RunResult(
+        run_dir=run_dir, summary_path=run_dir / "summary.json", audits=runs, posted=posted
+    )
+
+
+def check_jobs(jobs: int | None) -> int:
+    """The number of kernels at once: ``jobs``, or the machine's cores."""
+    if jobs is None:
+        return os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise AuditInputError(f"--jobs must be a whole number of at least 1, not {jobs!r}")
+    return jobs
+
+
+def check_post_target(text: str | None) -> PostTarget | None:
+    """The parsed ``--post-to``, or None when not given."""
+    if text is None:
+        return None
+    try:
+        return parse_post_target(text)
+    except ValueError as exc:
+        raise AuditInputError(str(exc)) from None
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -480,13 +592,18 @@ def _read_summary(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _export_html(executed: Path) -> Path:
-    from nbconvert import HTMLExporter
+def _scrubber(conn: Connection, run_dir: Path) -> Callable[[str], str]:
+    """Text for the reader: no secrets, no paths of this machine's run folder or zuliprc."""
+    paths = [p for p in (str(run_dir) + os.sep, str(run_dir), conn.zuliprc) if p]
+    replacements = {str(run_dir) + os.sep: "", str(run_dir): ".", conn.zuliprc: "zuliprc"}
 
-    body, _ = HTMLExporter().from_filename(str(executed))  # type: ignore[no-untyped-call]
-    html = executed.with_suffix(".html")
-    html.write_text(body, encoding="utf-8")
-    return html
+    def scrub(text: str) -> str:
+        text = _scrub(text, conn.secrets)
+        for path in paths:
+            text = text.replace(path, replacements[path])
+        return text
+
+    return scrub
 
 
 def _scrub(text: str, secrets: Sequence[str]) -> str:

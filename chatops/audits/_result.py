@@ -80,6 +80,9 @@ def _jsonable(value: Any) -> Any:
 def write_summary(result: AuditResult, report_dir: str | os.PathLike[str] | None) -> Path | None:
     """Write ``result.summary`` as ``report_dir/summary.json``; nothing when report_dir is empty.
 
+    Beside it go the findings as ``findings.csv`` (columns FINDING_COLUMNS) and each table as
+    ``tables/<name>.csv``: the report links them and ``chatops audit plan`` reads the findings.
+
     Args:
         result: the audit's result.
         report_dir: the folder (created when missing); ``""`` or None writes nothing.
@@ -93,4 +96,16 @@ def write_summary(result: AuditResult, report_dir: str | os.PathLike[str] | None
     payload = _jsonable(result.summary)
     payload.setdefault("written_at", datetime.now(UTC).isoformat())
     target.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    _write_csvs(result, target.parent)
     return target
+
+
+def _write_csvs(result: AuditResult, folder: Path) -> None:
+    """``folder/findings.csv`` and ``folder/tables/<name>.csv`` for every table of the result."""
+    findings = result.findings.reindex(columns=list(FINDING_COLUMNS))
+    findings.to_csv(folder / "findings.csv", index=False)
+    if result.tables:
+        (folder / "tables").mkdir(exist_ok=True)
+    for name, table in result.tables.items():
+        named_index = any(n is not None for n in table.index.names)
+        table.to_csv(folder / "tables" / f"{name}.csv", index=named_index)

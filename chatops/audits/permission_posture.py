@@ -249,6 +249,7 @@ def permission_posture(
         )
 
     settings = pd.DataFrame(table_rows, columns=SETTING_COLUMNS)
+    settings["stream_id"] = settings["stream_id"].astype("Int64")  # none for the organization
     changes = _changes(previous, settings, users)
 
     changed: list[str] = []

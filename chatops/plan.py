@@ -1,0 +1,382 @@
+"""Fix plans: the API calls of a run's findings, written to a file, then applied with care.
+
+``chatops audit plan [RUN_DIR] [-o PLAN]`` calls :func:`write_plan`; ``chatops audit apply PLAN``
+calls :func:`read_plan`, :func:`pending` and :func:`apply_calls`. A plan is JSON lines, one call
+each::
+
+    {"id": "3f2a...", "method": "DELETE", "path": "/invites/multiuse/17", "params": {},
+     "needs_input": false, "reason": null,
+     "finding": {"audit": "invitations", "subject": "...", "finding": "...", ...}}
+
+``path`` is relative to the API root (``/api/v1``), as ``client.delete(path)`` takes it. A call
+whose text holds a placeholder (``{folder_id}``, ``<topic>``, ``...``) or a choice (``A | B``) is
+written with ``"needs_input": true`` and is never executed.
+
+Applying records each finished call as one line of ``PLAN.results.jsonl`` beside the plan (written
+and flushed as the call finishes), and skips the calls recorded there as done: applying twice does
+nothing the second time. A server's answer that the thing is already gone, archived or deactivated
+counts as done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._exceptions import ApiError, ChatopsError
+from .report import Finding, read_findings
+
+if TYPE_CHECKING:
+    from ._client import Client
+
+__all__ = [
+    "PlanError",
+    "PlannedCall",
+    "apply_calls",
+    "apply_plan",
+    "parse_api_call",
+    "pending",
+    "read_plan",
+    "results_path",
+    "write_plan",
+]
+
+METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE")
+API_ROOT = "/api/v1"
+_CALL = re.compile(r"^\s*([A-Z]+)\s+(/\S*)\s*(.*?)\s*$", re.S)
+_NEXT_PARAM = re.compile(r"\s+(?=[A-Za-z_][A-Za-z0-9_]*=)")
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][^{}\"':]*\}|<[^<>]+>|\.\.\.|…")
+_ALREADY = re.compile(
+    r"already|no such|not found|does not exist|invalid (channel|stream|attachment|user group|"
+    r"user|invitation|linkifier|reminder|scheduled message)",
+    re.I,
+)
+
+
+class PlanError(ChatopsError):
+    """A plan file is missing or malformed, or a run folder has no findings to plan."""
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One line of a plan: the call, whether it can run as written, and the finding it fixes."""
+
+    method: str
+    path: str
+    params: dict[str, Any] = field(default_factory=dict)
+    needs_input: bool = False
+    reason: str | None = None
+    finding: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """Stable for the same call: a digest of method, path and parameters."""
+        text = json.dumps([self.method, self.path, self.params], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def text(self) -> str:
+        """``DELETE /invites/17 key=value``, for people."""
+        params = " ".join(
+            f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in self.params.items()
+        )
+        return f"{self.method} {self.path}" + (f" {params}" if params else "")
+
+    def record(self) -> dict[str, Any]:
+        """The JSON line of the plan."""
+        return {
+            "id": self.id,
+            "method": self.method,
+            "path": self.path,
+            "params": self.params,
+            "needs_input": self.needs_input,
+            "reason": self.reason,
+            "finding": self.finding,
+        }
+
+
+def parse_api_call(text: str) -> PlannedCall:
+    """``PATCH /api/v1/streams/4 folder_id={folder_id}`` -> a PlannedCall (needing input here).
+
+    Parameters are ``name=value`` pairs; a value runs until the next ``name=``, may be quoted, and
+    is read as JSON when it is a number, list, object, ``true``, ``false`` or ``null``.
+    """
+    if "|" in text:
+        first = parse_api_call(text.split("|", 1)[0])
+        return _needs(
+            first, f"a choice between calls: {' | '.join(p.strip() for p in text.split('|'))}"
+        )
+    match = _CALL.match(text)
+    if not match or match.group(1) not in METHODS:
+        return PlannedCall("", "", needs_input=True, reason=f"not an API call: {text.strip()!r}")
+    method, path, rest = match.groups()
+    if path.startswith(API_ROOT + "/"):
+        path = path[len(API_ROOT) :]
+    params: dict[str, Any] = {}
+    loose: list[str] = []
+    for chunk in filter(None, _NEXT_PARAM.split(rest)) if rest else []:
+        name, sep, value = chunk.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            loose.append(chunk)
+            continue
+        params[name] = _value(value.strip())
+    call = PlannedCall(method, path, params)
+    holes = [h for h in _PLACEHOLDER.findall(" ".join([path, rest]))]
+    if holes:
+        return _needs(call, f"fill in {', '.join(dict.fromkeys(holes))}")
+    if loose:
+        return _needs(call, f"cannot read {' '.join(loose)!r} as name=value")
+    return call
+
+
+def _needs(call: PlannedCall, reason: str) -> PlannedCall:
+    return PlannedCall(call.method, call.path, call.params, True, reason, call.finding)
+
+
+def _value(text: str) -> Any:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    if re.fullmatch(r"-?\d+(\.\d+)?|true|false|null|\[.*\]|\{.*\}", text, re.S):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+# -- writing a plan ---------------------------------------------------------------------------
+
+
+def write_plan(run_dir: Path, target: Path | None = None) -> tuple[Path, list[PlannedCall]]:
+    """Write the calls of a run's findings to ``target`` (default ``<run>/plan.jsonl``).
+
+    Findings without a call, and reads (``GET``), are left out: they fix nothing.
+    """
+    run = run_dir.resolve()
+    summary_path = run / "summary.json"
+    if not summary_path.is_file():
+        raise PlanError(f"{run_dir} is not a report folder (no summary.json)")
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        audits = list(summary["audits"])
+    except (ValueError, KeyError, TypeError):
+        raise PlanError(f"{summary_path} is not a chatops run summary") from None
+    calls = [c for f in _findings(run, audits) for c in _calls_of(f)]
+    out = (target or run / "plan.jsonl").expanduser()
+    if out.exists() and out.is_dir():
+        raise PlanError(f"-o {out} is a folder")
+    if not out.parent.is_dir():
+        raise PlanError(f"folder {out.parent} does not exist")
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text("".join(json.dumps(c.record(), ensure_ascii=False) + "\n" for c in calls))
+    os.replace(tmp, out)
+    return out, calls
+
+
+def _findings(run: Path, audits: Iterable[str]) -> list[Finding]:
+    return [f for audit in audits for f in read_findings(audit, run / audit)]
+
+
+def _calls_of(finding: Finding) -> list[PlannedCall]:
+    if not finding.api_call.strip():
+        return []
+    call = parse_api_call(finding.api_call)
+    if call.method == "GET":
+        return []
+    about = {
+        "audit": finding.audit,
+        "subject": finding.subject,
+        "finding": finding.finding,
+        "severity": finding.severity,
+        "recommended_action": finding.recommended_action,
+        "api_call": finding.api_call,
+        "finding_id": finding.id,
+    }
+    return [PlannedCall(call.method, call.path, call.params, call.needs_input, call.reason, about)]
+
+
+# -- applying a plan --------------------------------------------------------------------------
+
+
+def results_path(plan: Path) -> Path:
+    """``fixes.jsonl`` -> ``fixes.results.jsonl`` (beside the plan)."""
+    return plan.with_name(plan.name.removesuffix(".jsonl") + ".results.jsonl")
+
+
+def read_plan(plan: Path) -> list[PlannedCall]:
+    """The calls of a plan file; :class:`PlanError` naming the line when one is malformed."""
+    if not plan.is_file():
+        raise PlanError(f"plan {plan} does not exist")
+    calls: list[PlannedCall] = []
+    for number, line in enumerate(plan.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            method, path = str(data["method"]), str(data["path"])
+            params = data.get("params") or {}
+            if not isinstance(params, dict) or not isinstance(data.get("finding", {}), dict):
+                raise TypeError
+            needs = bool(data.get("needs_input", False))
+        except (ValueError, KeyError, TypeError):
+            raise PlanError(
+                f"plan {plan} line {number}: not a plan call (a JSON object with method, path, "
+                "params, finding)"
+            ) from None
+        if not needs and (method not in METHODS or not path.startswith("/")):
+            raise PlanError(f"plan {plan} line {number}: bad method or path {method} {path}")
+        calls.append(
+            PlannedCall(method, path, params, needs, data.get("reason"), data.get("finding") or {})
+        )
+    return calls
+
+
+def done_ids(plan: Path) -> set[str]:
+    """Ids of the calls ``PLAN.results.jsonl`` records as done (a torn last line is ignored)."""
+    path = results_path(plan)
+    if not path.is_file():
+        return set()
+    done: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("status") in ("done", "already_done"):
+            done.add(str(record.get("id")))
+    return done
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What applying a plan would do: calls to run, already done, and needing a person."""
+
+    to_run: list[PlannedCall]
+    done: list[PlannedCall]
+    needs_input: list[PlannedCall]
+
+
+def pending(plan: Path, calls: Sequence[PlannedCall]) -> Pending:
+    """Sort a plan's calls into to run, done before (skipped) and needing input (never run)."""
+    done = done_ids(plan)
+    to_run: list[PlannedCall] = []
+    seen: set[str] = set()
+    skipped: list[PlannedCall] = []
+    for call in calls:
+        if call.needs_input:
+            continue
+        if call.id in done or call.id in seen:
+            skipped.append(call)
+        else:
+            seen.add(call.id)
+            to_run.append(call)
+    return Pending(to_run, skipped, [c for c in calls if c.needs_input])
+
+
+def apply_calls(
+    plan: Path,
+    calls: Sequence[PlannedCall],
+    client: Client,
+    report: Callable[[str], None],
+    progress: bool = True,
+) -> dict[str, int]:
+    """Execute ``calls`` in order with a progress bar; one line of results per finished call.
+
+    Returns the number of calls by status: ``done``, ``already_done``, ``failed``.
+    """
+    from tqdm import tqdm  # type: ignore[import-untyped]
+
+    tally = {"done": 0, "already_done": 0, "failed": 0}
+    with results_path(plan).open("a", encoding="utf-8") as results:
+        for call in tqdm(calls, desc="Applying", unit="call", disable=not progress, leave=False):
+            status, message = _execute(client, call)
+            tally[status] += 1
+            record = {
+                **call.record(),
+                "status": status,
+                "message": message,
+                "at": datetime.now(UTC).isoformat(),
+            }
+            results.write(json.dumps(record, ensure_ascii=False) + "\n")
+            results.flush()
+            os.fsync(results.fileno())
+            about = call.finding.get("subject", "")
+            report(f"{status.replace('_', ' '):>12}  {call.text}  ({about}){_tail(message)}")
+    return tally
+
+
+def _tail(message: str) -> str:
+    return f": {message}" if message else ""
+
+
+def _execute(client: Client, call: PlannedCall) -> tuple[str, str]:
+    if call.method not in ("GET", "POST", "PATCH", "DELETE"):
+        return "failed", f"{call.method} is not a method the client sends"
+    send: Callable[..., dict[str, Any]] = getattr(client, call.method.lower())
+    try:
+        send(call.path, params=call.params or None)
+    except ApiError as exc:
+        removal = call.method == "DELETE" or call.path.rstrip("/").endswith("/deactivate")
+        if removal and _ALREADY.search(str(exc.msg if hasattr(exc, "msg") else exc)):
+            return "already_done", str(getattr(exc, "msg", exc))
+        return "failed", str(getattr(exc, "msg", exc))
+    except ChatopsError as exc:
+        return "failed", str(exc) or type(exc).__name__
+    return "done", ""
+
+
+def apply_plan(
+    plan: Path,
+    *,
+    site: str | None,
+    zuliprc: str | None,
+    yes: bool,
+    ask: Callable[[str], bool] | None,
+    say: Callable[[str], None],
+    progress: bool = True,
+) -> int:
+    """Show what a plan will do, confirm, execute, record; returns the exit status.
+
+    ``ask`` asks a person (None when there is no terminal: then only ``yes`` lets it run).
+    Exit status: 0 every call done (or nothing to do), 1 a call failed or the person declined.
+    """
+    from ._client import Client
+
+    calls = read_plan(plan)
+    if not yes and ask is None:
+        raise PlanError("not applying without confirmation: no terminal to ask; give --yes")
+    if zuliprc and not Path(zuliprc).expanduser().is_file():
+        raise PlanError(f"zuliprc {zuliprc} does not exist")
+    client = Client(site=site or None, config_file=zuliprc or None)
+    with client:
+        todo = pending(plan, calls)
+        say(
+            f"Plan {plan.name} against {client.site}: {len(todo.to_run)} to run, "
+            f"{len(todo.done)} done before (skipped), {len(todo.needs_input)} need input (not run)"
+        )
+        for call in todo.to_run:
+            say(
+                f"  will run  {call.text}  ({call.finding.get('audit', '')}: "
+                f"{call.finding.get('subject', '')})"
+            )
+        for call in todo.needs_input:
+            say(f"  needs input  {call.finding.get('api_call') or call.text}  ({call.reason})")
+        if not todo.to_run:
+            say("Nothing to do.")
+            return 0
+        if not yes and ask is not None and not ask(f"Apply {len(todo.to_run)} calls? [y/N] "):
+            say("Nothing applied.")
+            return 1
+        tally = apply_calls(plan, todo.to_run, client, say, progress=progress)
+    say(
+        f"{tally['done']} done, {tally['already_done']} already done, {tally['failed']} failed; "
+        f"results in {results_path(plan)}"
+    )
+    return 1 if tally["failed"] else 0

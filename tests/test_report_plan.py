@@ -1,0 +1,237 @@
+"""Fix plans: written from a run, applied to a sandbox, applied again, and the findings gone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chatops
+from chatops.plan import (
+    PlannedCall,
+    apply_calls,
+    parse_api_call,
+    pending,
+    read_plan,
+    results_path,
+)
+from chatops.sandbox import Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+AUDITS = ("bots", "invitations", "stale_channels")
+
+
+def chatops_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "chatops.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "method", "path", "params"),
+    [
+        ("DELETE /api/v1/invites/multiuse/17", "DELETE", "/invites/multiuse/17", {}),
+        ("DELETE /api/v1/users/7", "DELETE", "/users/7", {}),
+        ("POST /api/v1/user_groups/12/deactivate", "POST", "/user_groups/12/deactivate", {}),
+        (
+            "PATCH /api/v1/realm/linkifiers ordered_linkifier_ids=[3, 1, 2]",
+            "PATCH",
+            "/realm/linkifiers",
+            {"ordered_linkifier_ids": [3, 1, 2]},
+        ),
+        (
+            "PATCH /api/v1/users/9 role=400 full_name='Ada Lovelace'",
+            "PATCH",
+            "/users/9",
+            {"role": 400, "full_name": "Ada Lovelace"},
+        ),
+        ("PATCH /api/v1/streams/4 is_private=true", "PATCH", "/streams/4", {"is_private": True}),
+    ],
+)
+def test_parse_executable_calls(text: str, method: str, path: str, params: dict[str, Any]) -> None:
+    call = parse_api_call(text)
+    assert (call.method, call.path, call.params, call.needs_input) == (method, path, params, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("PATCH /api/v1/streams/4 folder_id={folder_id}", "{folder_id}"),
+        ("DELETE /api/v1/users/{user_id}", "{user_id}"),
+        ("PATCH /api/v1/messages/5 topic='✔ <topic>' propagate_mode=change_all", "<topic>"),
+        ("POST /api/v1/user_groups/3/members add=[user_id, ...]", "..."),
+        ("PATCH /api/v1/streams/4 | DELETE /api/v1/streams/4", "a choice between calls"),
+        ("archive it by hand", "not an API call"),
+    ],
+)
+def test_calls_with_placeholders_need_input(text: str, reason: str) -> None:
+    call = parse_api_call(text)
+    assert call.needs_input and reason in (call.reason or "")
+
+
+def test_placeholder_calls_are_never_pending(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.jsonl"
+    calls = [parse_api_call("DELETE /api/v1/users/{user_id}"), PlannedCall("DELETE", "/users/3")]
+    todo = pending(plan, [*calls, PlannedCall("DELETE", "/users/3")])
+    assert [c.path for c in todo.to_run] == ["/users/3"]  # the duplicate runs once
+    assert [c.needs_input for c in todo.needs_input] == [True]
+    assert results_path(tmp_path / "fixes.jsonl") == tmp_path / "fixes.results.jsonl"
+
+
+@pytest.fixture(scope="module")
+def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    with Sandbox.start(tmp_path_factory.mktemp("plan-org"), size="small", seed=23) as sb:
+        yield sb
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.slow
+def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
+    rc = str(org.zuliprc("admin"))
+    reports = tmp_path / "reports"
+    with chatops.Client.from_zuliprc(rc) as admin:  # two risky links to revoke
+        admin.invites.create_link(expires_in_minutes=None)
+        admin.invites.create_link(invite_as=200)
+    # a threshold of 0 makes invitations fail: its critical finding's call has placeholders
+    strict = ("-p", "max_risky_invitations", "0", "--zuliprc", rc, "--report-dir", str(reports))
+    first = chatops_cli("audit", "run", *AUDITS, *strict)
+    assert first.returncode == 1, first.stderr
+    run_dir = Path(first.stdout.strip()).parent
+    summary = json.loads((run_dir / "summary.json").read_text())
+    fixable = {
+        (f["audit"], f["subject"])
+        for f in summary["findings"]
+        if f["api_call"].startswith("DELETE") and "{" not in f["api_call"]
+    }
+    assert {a for a, _ in fixable} >= {"bots", "invitations"}
+
+    plan = tmp_path / "fixes.jsonl"
+    made = chatops_cli("audit", "plan", str(reports / "latest"), "-o", str(plan))
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.strip() == str(plan)
+    lines = _lines(plan)
+    assert lines and all(
+        set(line) >= {"id", "method", "path", "params", "needs_input", "finding"} for line in lines
+    )
+    assert all(set(line["finding"]) >= {"audit", "subject", "finding"} for line in lines)
+    runnable = [line for line in lines if not line["needs_input"]]
+    assert {(line["finding"]["audit"], line["finding"]["subject"]) for line in runnable} == fixable
+    assert all(not line["path"].startswith("/api/v1") for line in runnable)
+    assert all("{" not in line["path"] for line in runnable)
+    waiting = [line for line in lines if line["needs_input"]]
+    assert [w["finding"]["severity"] for w in waiting] == ["critical"]
+    assert "{invite_id}" in waiting[0]["reason"]
+
+    # no terminal and no --yes: refuse in one line, nothing written
+    _one_line_error(chatops_cli("audit", "apply", str(plan), "--zuliprc", rc), "--yes")
+    assert not results_path(plan).exists()
+
+    applied = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    assert applied.returncode == 0, applied.stderr + applied.stdout
+    assert f"{len(runnable)} to run" in applied.stdout
+    results = _lines(results_path(plan))
+    assert len(results) == len({line["id"] for line in runnable})
+    assert {r["status"] for r in results} == {"done"}
+    assert f"{len(results)} done, 0 already done, 0 failed" in applied.stdout
+
+    with chatops.Client.from_zuliprc(rc) as admin:
+        users = {u.user_id: u for u in admin.users.list()}
+        invites = admin.invites.list()
+    for line in runnable:
+        kind, _, ident = line["path"].strip("/").rpartition("/")
+        if kind == "users":
+            assert not users[int(ident)].is_active
+    assert not {i.id for i in invites} & {
+        int(line["path"].rsplit("/", 1)[1])
+        for line in runnable
+        if line["path"].startswith("/invites/")
+    }
+
+    # applying again changes nothing and fails nothing
+    again = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    assert again.returncode == 0, again.stderr
+    assert "0 to run" in again.stdout and "Nothing to do." in again.stdout
+    assert _lines(results_path(plan)) == results
+
+    # with the record lost, the server's "already gone" answers count as done
+    results_path(plan).unlink()
+    lost = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    assert lost.returncode == 0, lost.stdout + lost.stderr
+    assert {r["status"] for r in _lines(results_path(plan))} == {"already_done"}
+
+    # the fixed findings are gone from the next run, and the index says they were resolved
+    rerun = chatops_cli("audit", "run", *AUDITS, *strict)
+    assert rerun.returncode == 0, rerun.stderr  # nothing risky is left: the threshold holds
+    after = json.loads(Path(rerun.stdout.strip()).read_text())
+    left = {(f["audit"], f["subject"]) for f in after["findings"]}
+    assert not left & fixable
+    assert {(f["audit"], f["subject"]) for f in after["resolved"]} >= fixable
+    assert after["audits"]["invitations"]["trend"]["previous_status"] == "threshold_crossed"
+
+
+def test_bad_plan_input(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    _one_line_error(chatops_cli("audit", "apply", str(missing), "--yes"), "does not exist")
+    bad = tmp_path / "bad.jsonl"
+    good = {"method": "DELETE", "path": "/users/3", "params": {}, "finding": {}}
+    bad.write_text(json.dumps(good) + "\n{not json\n")
+    _one_line_error(chatops_cli("audit", "apply", str(bad), "--yes"), "line 2")
+    bad.write_text(json.dumps({**good, "method": "FETCH"}) + "\n")
+    _one_line_error(chatops_cli("audit", "apply", str(bad), "--yes"), "line 1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+    _one_line_error(chatops_cli("audit", "plan", str(tmp_path / "no-run")), "not a report folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+
+
+class _InterruptedClient:
+    """Stands in for a client whose user presses Ctrl-C during the third call."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def delete(self, path: str, *, params: Any = None) -> dict[str, Any]:
+        self.calls.append(path)
+        if len(self.calls) == 3:
+            raise KeyboardInterrupt
+        return {"result": "success"}
+
+
+def test_interrupt_leaves_the_results_consistent(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.jsonl"
+    calls = [PlannedCall("DELETE", f"/users/{n}") for n in range(5)]
+    plan.write_text("".join(json.dumps(c.record()) + "\n" for c in calls))
+    client = _InterruptedClient()
+    with pytest.raises(KeyboardInterrupt):
+        apply_calls(plan, calls, client, lambda _line: None, progress=False)  # type: ignore[arg-type]
+    recorded = _lines(results_path(plan))
+    assert [r["path"] for r in recorded] == ["/users/0", "/users/1"]
+    assert {r["status"] for r in recorded} == {"done"}
+    todo = pending(plan, read_plan(plan))
+    assert [c.path for c in todo.to_run] == ["/users/2", "/users/3", "/users/4"]
