@@ -1,0 +1,89 @@
+"""Analytics: the frames the views take, the ten views (V1-V10) and their plots.
+
+Views are pure functions over frames (:mod:`.schema`); each returns a result with a tidy
+``frame``, ``to_csv`` and ``plot``::
+
+    >>> from chatops import analytics
+    >>> f = analytics.AnalyticsFrames.from_records(msgs, users=users, channels=channels)
+    >>> r = analytics.messages_over_time(f.messages, users=f.users, freq="W")
+    >>> r.plot().savefig("messages.png"); r.to_csv("out/")
+"""
+
+from __future__ import annotations
+
+from ._common import ViewResult, gini, hash_user_id
+from .records import (
+    AnalyticsFrames,
+    dm_recipients_frame,
+    edit_kind,
+    edits_frame,
+    messages_frame,
+    reactions_frame,
+    subscriptions_frame,
+)
+from .schema import COLUMNS, EDIT_KINDS, REQUIRED, RESOLVED_PREFIX, empty, validate
+from .views import (
+    CLIENT_LABELS,
+    ActiveUsers,
+    ActivityHeatmap,
+    ChannelScorecard,
+    ClientAndDmMix,
+    InteractionGraph,
+    MessagesOverTime,
+    NewcomerCohorts,
+    ParticipationDistribution,
+    ReactionsAndEngagement,
+    TopicLifecycle,
+    active_users,
+    activity_heatmap,
+    channel_scorecard,
+    client_and_dm_mix,
+    client_label,
+    interaction_graph,
+    messages_over_time,
+    newcomer_cohorts,
+    participation_distribution,
+    reactions_and_engagement,
+    topic_lifecycle,
+)
+
+__all__ = [
+    "CLIENT_LABELS",
+    "COLUMNS",
+    "EDIT_KINDS",
+    "REQUIRED",
+    "RESOLVED_PREFIX",
+    "ActiveUsers",
+    "ActivityHeatmap",
+    "AnalyticsFrames",
+    "ChannelScorecard",
+    "ClientAndDmMix",
+    "InteractionGraph",
+    "MessagesOverTime",
+    "NewcomerCohorts",
+    "ParticipationDistribution",
+    "ReactionsAndEngagement",
+    "TopicLifecycle",
+    "ViewResult",
+    "active_users",
+    "activity_heatmap",
+    "channel_scorecard",
+    "client_and_dm_mix",
+    "client_label",
+    "dm_recipients_frame",
+    "edit_kind",
+    "edits_frame",
+    "empty",
+    "gini",
+    "hash_user_id",
+    "interaction_graph",
+    "messages_frame",
+    "messages_over_time",
+    "newcomer_cohorts",
+    "participation_distribution",
+    "reactions_and_engagement",
+    "reactions_frame",
+    "subscriptions_frame",
+    "topic_lifecycle",
+    "validate",
+]

@@ -1,0 +1,271 @@
+"""Shared pieces of the views: options, anonymization, time buckets, the result base class."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pandas as pd
+
+from .schema import RESOLVED_PREFIX, validate
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+TimeLike = datetime | pd.Timestamp | str
+DEFAULT_SALT = "chatops"
+
+#: Bucket frequencies of the time-series views: hour, day, week (Monday to Sunday), month.
+FREQS: dict[str, str] = {"h": "h", "D": "D", "W": "W-SUN", "M": "M"}
+#: Columns holding user ids, hashed by ``anonymize``; columns holding names, dropped by it.
+USER_ID_COLUMNS = (
+    "user_id",
+    "sender_id",
+    "starter_id",
+    "reactor_id",
+    "author_id",
+    "source",
+    "target",
+)
+NAME_COLUMNS = ("sender", "sender_email", "full_name", "name", "email", "author", "reactor")
+
+
+def hash_user_id(user_id: int, salt: str = DEFAULT_SALT) -> str:
+    """A stable pseudonym of a user id: ``u-`` and 10 hex digits of a salted BLAKE2b hash.
+
+    Args:
+        user_id: the user id.
+        salt: the salt; the same salt gives the same pseudonym in every view and run.
+    """
+    digest = hashlib.blake2b(f"{salt}:{int(user_id)}".encode(), digest_size=5).hexdigest()
+    return f"u-{digest}"
+
+
+def anonymize_frame(df: pd.DataFrame, salt: str) -> pd.DataFrame:
+    """Hash the user-id columns and drop the name columns of a result frame."""
+    out = df.drop(columns=[c for c in NAME_COLUMNS if c in df.columns])
+    for col in USER_ID_COLUMNS:
+        if col in out.columns:
+            out[col] = pd.Series(
+                [None if pd.isna(v) else hash_user_id(int(v), salt) for v in out[col]],
+                index=out.index,
+                dtype="string",
+            )
+    return out
+
+
+def utc(value: TimeLike) -> pd.Timestamp:
+    """A timestamp in UTC (naive ones are read as UTC)."""
+    ts = pd.Timestamp(value)
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def check_freq(freq: str) -> str:
+    """The pandas period code of a view frequency; ValueError naming an unknown one."""
+    if freq not in FREQS:
+        raise ValueError(f"unknown freq {freq!r}; choose one of {', '.join(FREQS)}")
+    return FREQS[freq]
+
+
+def check_tz(tz: str) -> str:
+    """``tz`` if it names a time zone; ValueError otherwise."""
+    try:
+        pd.Timestamp(0, tz="UTC").tz_convert(tz)
+    except Exception as exc:
+        raise ValueError(f"unknown tz {tz!r}: {exc}") from exc
+    return tz
+
+
+def parse_period(
+    period: str | timedelta | pd.Timedelta | None, name: str = "period"
+) -> pd.Timedelta | None:
+    """A positive duration (``"30D"``, ``timedelta(days=7)``) or None; ValueError otherwise."""
+    if period is None:
+        return None
+    try:
+        td = pd.Timedelta(period)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} {period!r} is not a duration such as '30D'") from exc
+    if pd.isna(td) or td <= pd.Timedelta(0):
+        raise ValueError(f"{name} must be a positive duration, got {period!r}")
+    return td
+
+
+def local_periods(ts: pd.Series, freq: str, tz: str) -> pd.Series:
+    """The period (``freq``, in time zone ``tz``) of each UTC timestamp."""
+    code = check_freq(freq)
+    periods: pd.Series = ts.dt.tz_convert(tz).dt.tz_localize(None).dt.to_period(code)
+    return periods
+
+
+def period_bounds(periods: pd.PeriodIndex, tz: str) -> tuple[pd.DatetimeIndex, pd.DatetimeIndex]:
+    """Start and end (exclusive) of each period as aware datetimes in ``tz``."""
+    start = periods.start_time.tz_localize(tz, ambiguous="NaT", nonexistent="shift_forward")
+    end = (periods + 1).start_time.tz_localize(tz, ambiguous="NaT", nonexistent="shift_forward")
+    return pd.DatetimeIndex(start), pd.DatetimeIndex(end)
+
+
+def strip_resolved(topic: str) -> str:
+    """A topic's name without the resolved prefix."""
+    return topic[len(RESOLVED_PREFIX) :] if topic.startswith(RESOLVED_PREFIX) else topic
+
+
+def bot_ids(users: pd.DataFrame | None) -> set[int]:
+    """Ids of the bots in a users frame (empty when None)."""
+    if users is None:
+        return set()
+    u = validate(users, "users")
+    return {int(x) for x in u.loc[u["is_bot"].fillna(False).astype(bool), "user_id"].dropna()}
+
+
+def user_names(messages: pd.DataFrame, users: pd.DataFrame | None) -> dict[int, str]:
+    """user id -> full name, from ``users`` when given, else the messages' sender names."""
+    names: dict[int, str] = {}
+    if "sender" in messages.columns:
+        pairs = messages[["sender_id", "sender"]].dropna().drop_duplicates("sender_id", keep="last")
+        names.update(
+            {int(i): str(n) for i, n in zip(pairs["sender_id"], pairs["sender"], strict=True)}
+        )
+    if users is not None and "full_name" in users.columns:
+        u = users[["user_id", "full_name"]].dropna()
+        names.update({int(i): str(n) for i, n in zip(u["user_id"], u["full_name"], strict=True)})
+    return names
+
+
+def prepare_messages(
+    messages: pd.DataFrame,
+    *,
+    users: pd.DataFrame | None,
+    since: TimeLike | None,
+    until: TimeLike | None,
+    exclude_bots: bool,
+    require: Iterable[str] = (),
+) -> pd.DataFrame:
+    """Validate ``messages``, keep ``[since, until)`` and drop bots' messages when asked."""
+    df = validate(messages, "messages", require=require)
+    if users is not None:
+        validate(users, "users")
+    if exclude_bots and users is None:
+        raise ValueError("exclude_bots=True needs the users frame (users=...)")
+    mask = pd.Series(True, index=df.index)
+    if since is not None:
+        mask &= df["timestamp"] >= utc(since)
+    if until is not None:
+        mask &= df["timestamp"] < utc(until)
+    if since is not None and until is not None and utc(since) >= utc(until):
+        raise ValueError(f"since ({since}) must be before until ({until})")
+    if exclude_bots:
+        bots = bot_ids(users)
+        mask &= ~df["sender_id"].isin(list(bots)).fillna(False).astype(bool)
+    out = df[mask].reset_index(drop=True)
+    out.attrs.update(df.attrs)
+    return out
+
+
+def default_as_of(df: pd.DataFrame, until: TimeLike | None, as_of: TimeLike | None) -> pd.Timestamp:
+    """The end of a period window: ``as_of``, else ``until``, else the last message's time."""
+    if as_of is not None:
+        return utc(as_of)
+    if until is not None:
+        return utc(until)
+    if len(df) and df["timestamp"].notna().any():
+        return pd.Timestamp(df["timestamp"].max())
+    return pd.Timestamp.now(tz="UTC")
+
+
+def coverage_of(coverage: str | None, messages: pd.DataFrame) -> str | None:
+    """The coverage note: the argument, else the one the dataset put in ``messages.attrs``."""
+    if coverage is not None:
+        return coverage
+    note = messages.attrs.get("coverage")
+    return None if note is None else str(note)
+
+
+def gini(values: Iterable[float]) -> float:
+    """The Gini coefficient of non-negative values (0 equal, towards 1 concentrated; NaN if none)."""
+    xs = sorted(float(v) for v in values)
+    n = len(xs)
+    total = sum(xs)
+    if n == 0 or total == 0:
+        return math.nan
+    weighted = sum((i + 1) * x for i, x in enumerate(xs))
+    return 2.0 * weighted / (n * total) - (n + 1.0) / n
+
+
+@dataclasses.dataclass
+class ViewResult:
+    """What a view returns: its tidy ``frame``, extra frames and numbers, and the coverage note.
+
+    Example::
+
+        >>> r = messages_over_time(messages, users=users, freq="W")
+        >>> r.frame.head()
+        >>> r.to_csv("out/")          # one CSV per frame plus <view>_summary.csv
+        >>> r.plot().savefig("v1.png")
+    """
+
+    view: ClassVar[str] = "view"
+
+    frame: pd.DataFrame
+    coverage: str | None
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Every frame of the result by name (``frame`` first)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if isinstance(getattr(self, f.name), pd.DataFrame)
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """The result's numbers (every field that is not a frame), coverage included."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if not isinstance(getattr(self, f.name), pd.DataFrame)
+        }
+
+    def to_csv(self, path_or_dir: str | Path) -> list[Path]:
+        """Write every frame as CSV; returns the paths written.
+
+        Args:
+            path_or_dir: a ``.csv`` path for the main frame (the others go next to it as
+                ``<stem>_<name>.csv``), or a directory (created) that receives ``<view>.csv``,
+                ``<view>_<name>.csv`` and ``<view>_summary.csv``.
+        """
+        target = Path(path_or_dir)
+        if target.suffix.lower() == ".csv":
+            folder, stem = target.parent, target.stem
+        else:
+            folder, stem = target, self.view
+        folder.mkdir(parents=True, exist_ok=True)
+        written: list[Path] = []
+        for name, df in self.frames().items():
+            path = folder / (f"{stem}.csv" if name == "frame" else f"{stem}_{name}.csv")
+            df.to_csv(path, index=False)
+            written.append(path)
+        summary = pd.DataFrame(
+            {"name": list(self.summary()), "value": [str(v) for v in self.summary().values()]}
+        )
+        path = folder / f"{stem}_summary.csv"
+        summary.to_csv(path, index=False)
+        written.append(path)
+        return written
+
+    def plot(self, ax: Axes | None = None) -> Figure:
+        """The view's figure (a new one when ``ax`` is None, else the main panel drawn on ``ax``).
+
+        Args:
+            ax: matplotlib axes to draw the main panel into.
+        """
+        from . import plots
+
+        func = getattr(plots, f"plot_{self.view}")
+        fig: Figure = func(self, ax=ax)
+        return fig

@@ -1,0 +1,739 @@
+"""One matplotlib figure per analytics view (V1-V10).
+
+Figures are built with ``matplotlib.figure.Figure`` (no pyplot state), so they work under the
+Agg backend, in threads and in notebooks alike. Each function takes a view's result and an
+optional ``ax``: with ``ax`` it draws the view's main panel there; without, it makes a figure with
+the main panel and, where the view has one, a second panel::
+
+    >>> fig = plot_messages_over_time(messages_over_time(messages, users=users, freq="W"))
+    >>> fig.savefig("v1.png")
+
+The result objects call these from their ``plot(ax=None)`` method.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import matplotlib.dates as mdates
+import networkx as nx
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+if TYPE_CHECKING:
+    from .views import (
+        ActiveUsers,
+        ActivityHeatmap,
+        ChannelScorecard,
+        ClientAndDmMix,
+        InteractionGraph,
+        MessagesOverTime,
+        NewcomerCohorts,
+        ParticipationDistribution,
+        ReactionsAndEngagement,
+        TopicLifecycle,
+    )
+
+__all__ = [
+    "plot_active_users",
+    "plot_activity_heatmap",
+    "plot_channel_scorecard",
+    "plot_client_and_dm_mix",
+    "plot_interaction_graph",
+    "plot_messages_over_time",
+    "plot_newcomer_cohorts",
+    "plot_participation_distribution",
+    "plot_reactions_and_engagement",
+    "plot_topic_lifecycle",
+]
+
+PALETTE = (
+    "#4c72b0",
+    "#dd8452",
+    "#55a868",
+    "#c44e52",
+    "#8172b3",
+    "#937860",
+    "#da8bc3",
+    "#8c8c8c",
+    "#ccb974",
+    "#64b5cd",
+)
+_FREQ_WORD = {"h": "hour", "D": "day", "W": "week", "M": "month"}
+_SPLIT_WORDS = {
+    "is_bot": "humans and bots",
+    "recipient_type": "by recipient type",
+    "channel": "by channel",
+    "client": "by client",
+}
+
+
+def _figure_of(ax: Axes) -> Figure:
+    fig: Any = ax.get_figure(root=True)
+    assert isinstance(fig, Figure)
+    return fig
+
+
+def _axes(
+    ax: Axes | None,
+    panels: int = 1,
+    size: tuple[float, float] = (8.0, 4.2),
+    ratios: tuple[float, ...] | None = None,
+) -> tuple[Figure, list[Axes]]:
+    """The figure and axes to draw on: ``ax`` alone, or a new figure with ``panels`` axes."""
+    if ax is not None:
+        return _figure_of(ax), [ax]
+    fig = Figure(figsize=size, layout="constrained")
+    axes = fig.subplots(1, panels, width_ratios=ratios) if panels > 1 else [fig.add_subplot()]
+    return fig, list(np.asarray(axes, dtype=object).ravel())
+
+
+def _tidy(ax: Axes) -> None:
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def _empty(ax: Axes, what: str = "no messages") -> None:
+    ax.text(0.5, 0.5, what, ha="center", va="center", transform=ax.transAxes, color="#666666")
+
+
+def _coverage(fig: Figure, note: str | None) -> None:
+    if note:
+        fig.text(
+            0.01, 0.005, f"coverage: {note}", fontsize=7, color="#666666", ha="left", va="bottom"
+        )
+
+
+def _date_axis(ax: Axes) -> None:
+    locator = mdates.AutoDateLocator(minticks=3, maxticks=8)  # type: ignore[no-untyped-call]
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+
+
+def _naive(ts: Any) -> Any:
+    """Local wall-clock datetimes for matplotlib (it would draw aware ones in UTC)."""
+    idx = pd.DatetimeIndex(ts)
+    return idx.tz_localize(None) if idx.tz is not None else idx
+
+
+# -- V1 ----------------------------------------------------------------------------------------
+
+
+def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) -> Figure:
+    """V1: stacked bars per bucket and split, cumulative total on a second axis, partial bucket hatched.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.messages_over_time` result.
+        ax: axes to draw into; default a new figure.
+    """
+    fig, (ax,) = _axes(ax)
+    df = result.frame
+    word = _FREQ_WORD.get(result.freq, result.freq)
+    split = _SPLIT_WORDS.get(result.split or "", f"by {result.split}") if result.split else ""
+    ax.set_title(f"Messages sent per {word}" + (f", {split}" if split else ""))
+    ax.set_xlabel(f"{word} ({result.tz})")
+    ax.set_ylabel(f"messages per {word}")
+    _tidy(ax)
+    if df.empty:
+        _empty(ax)
+        return fig
+    splits = list(df["split"].cat.categories)
+    starts = _naive(df.loc[df["split"] == splits[0], "bucket_start"])
+    ends = _naive(df.loc[df["split"] == splits[0], "bucket_end"])
+    width = (ends - starts) * 0.85
+    partial = df.loc[df["split"] == splits[0], "partial"].to_numpy()
+    bottom = np.zeros(len(starts))
+    for i, name in enumerate(splits):
+        values = df.loc[df["split"] == name, "messages"].to_numpy(dtype=float)
+        bars = ax.bar(
+            starts,
+            values,
+            width=width,
+            bottom=bottom,
+            align="edge",
+            color=PALETTE[i % len(PALETTE)],
+            label=str(name),
+        )
+        for bar, part in zip(bars, partial, strict=True):
+            if part:
+                bar.set_hatch("///")
+                bar.set_alpha(0.55)
+        bottom += values
+    total = df.groupby("bucket_end", observed=True)["messages"].sum().cumsum()
+    twin = ax.twinx()
+    twin.plot(
+        _naive(total.index), total.to_numpy(), color="#222222", linewidth=1.5, label="cumulative"
+    )
+    twin.set_ylabel("cumulative messages")
+    # headroom above the tallest bar and the line so the legend never covers them
+    ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.35)
+    twin.set_ylim(0, max(float(total.max()), 1.0) * 1.35)
+    twin.spines[["top"]].set_visible(False)
+    handles, labels = ax.get_legend_handles_labels()
+    h2, l2 = twin.get_legend_handles_labels()
+    handles, labels = handles + h2, labels + l2
+    if partial.any():
+        handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///"))
+        labels.append("partial (still counting)")
+    ax.legend(handles, labels, loc="upper left", fontsize=8, frameon=False, ncols=2)
+    _date_axis(ax)
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V2 ----------------------------------------------------------------------------------------
+
+
+def plot_active_users(result: ActiveUsers, ax: Axes | None = None) -> Figure:
+    """V2: one line per trailing window; below it, stickiness (DAU/MAU).
+
+    Args:
+        result: an :func:`~chatops.analytics.views.active_users` result.
+        ax: axes for the active-user lines alone; default a new figure with both panels.
+    """
+    stick_ax: Axes | None = None
+    if ax is None:
+        fig = Figure(figsize=(8.0, 5.2), layout="constrained")
+        ax, stick_ax = fig.subplots(2, 1, sharex=True, height_ratios=(3, 1))
+    else:
+        fig = _figure_of(ax)
+    what = "sent a message" if result.definition == "sent" else "sent a message or were seen"
+    ax.set_title(f"Active users (people who {what} in the trailing window)")
+    ax.set_ylabel("active users")
+    _tidy(ax)
+    df = result.frame
+    if df.empty:
+        _empty(ax)
+        return fig
+    for i, (w, part) in enumerate(df.groupby("window", sort=True)):
+        label = str(part["label"].iloc[0])
+        ax.plot(
+            _naive(part["date"]),
+            part["active_users"],
+            color=PALETTE[i % len(PALETTE)],
+            label=f"{label} ({w}-day window)" if label != f"{w}-day" else label,
+            linewidth=1.4,
+        )
+    ax.set_ylim(0, max(float(df["active_users"].max()), 1.0) * 1.3)
+    ax.legend(loc="upper left", fontsize=8, frameon=False, ncols=len(result.windows))
+    if stick_ax is None:
+        ax.set_xlabel("day")
+    else:
+        st = result.stickiness
+        stick_ax.plot(
+            _naive(st["date"]),
+            st["stickiness"] * 100,
+            color="#444444",
+            linewidth=1.0,
+            label="DAU/MAU",
+        )
+        mean = "" if np.isnan(result.mean_stickiness) else f" (mean {result.mean_stickiness:.0%})"
+        stick_ax.set_title(f"Stickiness: daily / 28-day active users{mean}", fontsize=9)
+        stick_ax.set_ylabel("DAU/MAU (%)")
+        stick_ax.set_ylim(0, 100)
+        stick_ax.set_xlabel("day")
+        _tidy(stick_ax)
+    _date_axis(ax)
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V3 ----------------------------------------------------------------------------------------
+
+
+def plot_channel_scorecard(result: ChannelScorecard, ax: Axes | None = None) -> Figure:
+    """V3: leaderboard of the ``top_n`` busiest channels, this period against the one before.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.channel_scorecard` result.
+        ax: axes to draw into; default a new figure sized to the number of channels.
+    """
+    data = result.frame.head(result.top_n).iloc[::-1]
+    fig, (ax,) = _axes(ax, size=(8.0, max(2.6, 0.42 * len(data) + 1.4)))
+    days = None
+    if result.as_of is not None and result.period_start is not None:
+        days = (result.as_of - result.period_start) / pd.Timedelta(days=1)
+    span = f"last {days:g} days" if days is not None else "period"
+    hhi = "" if np.isnan(result.hhi) else f" (HHI {result.hhi:.2f})"
+    ax.set_title(f"Top {len(data)} channels by messages, {span}{hhi}")
+    ax.set_xlabel("messages")
+    _tidy(ax)
+    if data.empty:
+        _empty(ax, "no channels")
+        return fig
+    y = np.arange(len(data))
+    has_prev = data["previous_messages"].notna().any()
+    h = 0.4 if has_prev else 0.7
+    bars = ax.barh(
+        y + (h / 2 if has_prev else 0),
+        data["messages"].to_numpy(dtype=float),
+        height=h,
+        color=PALETTE[0],
+        label=span,
+    )
+    if has_prev:
+        ax.barh(
+            y - h / 2,
+            data["previous_messages"].fillna(0).to_numpy(dtype=float),
+            height=h,
+            color="#b8c7e0",
+            label="period before",
+        )
+        ax.legend(loc="lower right", fontsize=8, frameon=False)
+    labels = []
+    for n, ch in zip(data["change_pct"], data["messages"], strict=True):
+        labels.append(f"{ch}" + ("" if pd.isna(n) else f"  ({n:+.0f}%)"))
+    ax.bar_label(bars, labels=labels, padding=3, fontsize=8)
+    ax.set_yticks(y, [str(c) for c in data["channel"]])
+    ax.margins(x=0.18)
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V4 ----------------------------------------------------------------------------------------
+
+
+def plot_topic_lifecycle(result: TopicLifecycle, ax: Axes | None = None) -> Figure:
+    """V4: survival curve of unresolved topics; beside it, time to first reply against the SLA.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.topic_lifecycle` result.
+        ax: axes for the survival curve alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.0))
+    surv = axes[0]
+    surv.set_title(f"Topics still unresolved ({result.topics} topics)")
+    surv.set_xlabel("hours since the topic started")
+    surv.set_ylabel("share unresolved (%)")
+    _tidy(surv)
+    s = result.survival
+    if len(s):
+        surv.step(
+            s["hours"],
+            s["unresolved_share"] * 100,
+            where="post",
+            color=PALETTE[0],
+            label="Kaplan-Meier estimate",
+        )
+        surv.set_ylim(0, 102)
+        surv.legend(loc="upper right", fontsize=8, frameon=False)
+    else:
+        _empty(surv, "no topics")
+    if len(axes) > 1:
+        hist = axes[1]
+        sla = result.first_reply_sla_hours
+        hist.set_title("Time to first reply")
+        hist.set_xlabel("hours to first reply")
+        hist.set_ylabel("topics")
+        _tidy(hist)
+        hours = result.frame["hours_to_first_reply"].dropna().to_numpy(dtype=float)
+        if len(hours):
+            top = max(float(hours.max()), sla) * 1.02
+            hist.hist(
+                hours, bins=list(np.linspace(0, top, 25)), color=PALETTE[1], label="replied topics"
+            )
+            hist.axvline(sla, color="#c44e52", linestyle="--", label=f"SLA {sla:g} h")
+            met = "" if np.isnan(result.sla_met_pct) else f"; {result.sla_met_pct:.0f}% within SLA"
+            hist.legend(
+                loc="upper right",
+                fontsize=8,
+                frameon=False,
+                title=f"{len(hours)} replied{met}",
+                title_fontsize=8,
+            )
+        else:
+            _empty(hist, "no replies")
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V5 ----------------------------------------------------------------------------------------
+
+
+def plot_participation_distribution(
+    result: ParticipationDistribution, ax: Axes | None = None
+) -> Figure:
+    """V5: Lorenz curve with the line of equality; beside it, the top senders.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.participation_distribution` result.
+        ax: axes for the Lorenz curve alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.2))
+    lor = axes[0]
+    g = "n/a" if np.isnan(result.gini) else f"{result.gini:.2f}"
+    lor.set_title(f"Participation: Lorenz curve (Gini {g})")
+    lor.set_xlabel("share of people, fewest messages first (%)")
+    lor.set_ylabel("share of messages (%)")
+    _tidy(lor)
+    lz = result.lorenz
+    lor.plot([0, 100], [0, 100], color="#999999", linestyle=":", label="everyone equal")
+    lor.plot(
+        lz["population_share"] * 100,
+        lz["message_share"] * 100,
+        color=PALETTE[0],
+        linewidth=1.8,
+        label="observed",
+    )
+    lor.fill_between(
+        lz["population_share"] * 100,
+        lz["message_share"] * 100,
+        lz["population_share"] * 100,
+        color=PALETTE[0],
+        alpha=0.12,
+    )
+    lor.set_xlim(0, 100)
+    lor.set_ylim(0, 100)
+    note = "" if np.isnan(result.lurker_share) else f"; lurkers {result.lurker_share:.0%}"
+    lor.legend(
+        loc="upper left",
+        fontsize=8,
+        frameon=False,
+        title=f"{result.posters} posters{note}",
+        title_fontsize=8,
+    )
+    if len(axes) > 1:
+        top = axes[1]
+        data = result.frame[result.frame["messages"] > 0].head(result.top_n).iloc[::-1]
+        top.set_title(f"Top {len(data)} senders")
+        top.set_xlabel("messages")
+        _tidy(top)
+        if "name" in data.columns:
+            who = [
+                str(n) if not pd.isna(n) else str(u)
+                for n, u in zip(data["name"], data["user_id"], strict=True)
+            ]
+        else:
+            who = [str(u) for u in data["user_id"]]
+        bars = top.barh(who, data["messages"].to_numpy(dtype=float), color=PALETTE[0])
+        top.bar_label(bars, labels=[f"{s:.0%}" for s in data["share"]], padding=3, fontsize=8)
+        top.margins(x=0.15)
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V6 ----------------------------------------------------------------------------------------
+
+
+def plot_activity_heatmap(result: ActivityHeatmap, ax: Axes | None = None) -> Figure:
+    """V6: weekday x hour heatmap of messages (all groups together), with a colour bar.
+
+    Args:
+        result: an :func:`~chatops.analytics.views.activity_heatmap` result.
+        ax: axes to draw into; default a new figure.
+    """
+    fig, (ax,) = _axes(ax, size=(10.0, 3.8))
+    grid = (
+        result.frame.groupby(["weekday", "hour"])["messages"]
+        .sum()
+        .unstack("hour")
+        .reindex(index=range(7), columns=range(24), fill_value=0)
+        .fillna(0)
+    )
+    image = ax.imshow(
+        grid.to_numpy(dtype=float), aspect="auto", cmap="Blues", interpolation="nearest"
+    )
+    busiest = ""
+    if result.busiest_weekday is not None:
+        busiest = f"; busiest {result.busiest_weekday} {result.busiest_hour:02d}:00"
+    ax.set_title(f"When messages are sent ({result.tz}){busiest}")
+    ax.set_xlabel(f"hour of day ({result.tz})")
+    ax.set_ylabel("weekday")
+    ax.set_xticks(range(0, 24, 2), [f"{h:02d}" for h in range(0, 24, 2)])
+    ax.set_yticks(range(7), ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+    bar = fig.colorbar(image, ax=ax, pad=0.01)
+    bar.set_label("messages")
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V7 ----------------------------------------------------------------------------------------
+
+
+def plot_newcomer_cohorts(result: NewcomerCohorts, ax: Axes | None = None) -> Figure:
+    """V7: retention matrix (cohort x periods since first post); beside it, messages by tenure.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.newcomer_cohorts` result.
+        ax: axes for the retention matrix alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(
+        ax, 2 if ax is None else 1, size=(12.0, 4.6), ratios=(1.25, 1.0) if ax is None else None
+    )
+    word = _FREQ_WORD.get(result.cohort_freq, result.cohort_freq)
+    ret = axes[0]
+    ret.set_title(f"Newcomer retention by {word} of first post")
+    ret.set_xlabel(f"{word}s since first post")
+    ret.set_ylabel(f"cohort ({word} of first post)")
+    df = result.frame
+    if df.empty:
+        _empty(ret)
+    else:
+        matrix = df.pivot(index="cohort", columns="offset", values="retention").reindex(
+            columns=range(result.horizon)
+        )
+        sizes = df.drop_duplicates("cohort").set_index("cohort")["cohort_size"]
+        image = ret.imshow(
+            matrix.to_numpy(dtype=float) * 100,
+            aspect="auto",
+            cmap="Greens",
+            vmin=0,
+            vmax=100,
+            interpolation="nearest",
+        )
+        small = len(matrix) * result.horizon <= 160
+        if small:
+            for (i, j), v in np.ndenumerate(matrix.to_numpy(dtype=float)):
+                if not np.isnan(v):
+                    ret.text(
+                        j,
+                        i,
+                        f"{v:.0%}",
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if v > 0.6 else "#222222",
+                    )
+        ret.set_xticks(range(result.horizon))
+        ret.set_yticks(range(len(matrix)), [f"{c} (n={sizes[c]})" for c in matrix.index])
+        bar = fig.colorbar(image, ax=ret, pad=0.01)
+        bar.set_label("still posting (%)")
+    if len(axes) > 1:
+        ten = axes[1]
+        t = result.tenure
+        ten.set_title(f"Messages by tenure ({word}s since first post)")
+        ten.set_xlabel(word)
+        ten.set_ylabel(f"messages per {word}")
+        _tidy(ten)
+        if len(t):
+            wide = t.pivot(index="period_start", columns="tenure", values="messages")
+            order = [c for c in ("0", "1-2", "3-5", "6-11", "12+") if c in wide.columns]
+            labels = [str(p) for p in t.drop_duplicates("period_start")["period"]]
+            x = np.arange(len(wide))
+            bottom = np.zeros(len(wide))
+            for i, c in enumerate(order):
+                values = wide[c].to_numpy(dtype=float)
+                ten.bar(
+                    x,
+                    values,
+                    bottom=bottom,
+                    width=0.8,
+                    color=PALETTE[i % len(PALETTE)],
+                    label=f"{c} {word}s" if c != "0" else f"first {word}",
+                )
+                bottom += values
+            step = max(1, len(x) // 8)
+            ten.set_xticks(x[::step], labels[::step], rotation=30 if len(x) > 6 else 0)
+            ten.set_ylim(0, max(float(bottom.max()), 1.0) * 1.3)
+            ten.legend(loc="upper left", fontsize=8, frameon=False, ncols=2)
+        else:
+            _empty(ten)
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V8 ----------------------------------------------------------------------------------------
+
+
+def plot_reactions_and_engagement(result: ReactionsAndEngagement, ax: Axes | None = None) -> Figure:
+    """V8: top emoji bars; beside them, reactions per message over time.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.reactions_and_engagement` result.
+        ax: axes for the top emoji alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.2))
+    top = axes[0]
+    data = result.frame.head(result.top_n).iloc[::-1]
+    top.set_title(f"Top {len(data)} emoji ({result.reactions} reactions)")
+    top.set_xlabel("reactions")
+    _tidy(top)
+    if len(data):
+        bars = top.barh(
+            [str(e) for e in data["emoji_name"]],
+            data["reactions"].to_numpy(dtype=float),
+            color=PALETTE[1],
+        )
+        top.bar_label(bars, padding=3, fontsize=8)
+        top.margins(x=0.12)
+    else:
+        _empty(top, "no reactions")
+    if len(axes) > 1:
+        line = axes[1]
+        o = result.over_time
+        line.set_title("Reactions per message")
+        line.set_xlabel("time")
+        line.set_ylabel("reactions per message")
+        _tidy(line)
+        if len(o):
+            line.plot(
+                _naive(o["bucket_start"]),
+                o["reactions_per_message"],
+                color=PALETTE[1],
+                marker="o",
+                markersize=3,
+                label="reactions / message",
+            )
+            if not np.isnan(result.reactions_per_message):
+                line.axhline(
+                    result.reactions_per_message,
+                    color="#999999",
+                    linestyle=":",
+                    label=f"overall {result.reactions_per_message:.2f}",
+                )
+            line.set_ylim(bottom=0)
+            line.legend(loc="upper left", fontsize=8, frameon=False)
+            _date_axis(line)
+        else:
+            _empty(line)
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V9 ----------------------------------------------------------------------------------------
+
+
+def plot_client_and_dm_mix(result: ClientAndDmMix, ax: Axes | None = None) -> Figure:
+    """V9: messages by client; beside it, the direct-message share over time.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.client_and_dm_mix` result.
+        ax: axes for the client mix alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.0))
+    mix = axes[0]
+    data = result.frame.iloc[::-1]
+    mix.set_title("Messages by client")
+    mix.set_xlabel("messages")
+    _tidy(mix)
+    if len(data):
+        bars = mix.barh(
+            [str(x) for x in data["label"]],
+            data["messages"].to_numpy(dtype=float),
+            color=PALETTE[2],
+        )
+        mix.bar_label(bars, labels=[f"{s:.0%}" for s in data["share"]], padding=3, fontsize=8)
+        mix.margins(x=0.15)
+    else:
+        _empty(mix)
+    if len(axes) > 1:
+        dm = axes[1]
+        o = result.over_time
+        share = "" if np.isnan(result.dm_share) else f" (overall {result.dm_share:.0%})"
+        dm.set_title(f"Direct-message share{share}")
+        dm.set_xlabel("time")
+        dm.set_ylabel("direct messages (% of all)")
+        _tidy(dm)
+        if len(o):
+            dm.plot(
+                _naive(o["bucket_start"]),
+                o["dm_share"] * 100,
+                color=PALETTE[3],
+                marker="o",
+                markersize=3,
+                label="direct messages",
+            )
+            dm.set_ylim(0, max(5.0, float(np.nanmax(o["dm_share"].to_numpy(dtype=float))) * 110))
+            dm.legend(loc="upper left", fontsize=8, frameon=False)
+            _date_axis(dm)
+        else:
+            _empty(dm)
+    _coverage(fig, result.coverage)
+    return fig
+
+
+# -- V10 ---------------------------------------------------------------------------------------
+
+
+def _draw_graph(
+    ax: Axes,
+    g: Any,
+    community: dict[Any, int],
+    size: dict[Any, float],
+    labels: dict[Any, str],
+    seed: int,
+) -> None:
+    pos = nx.spring_layout(g, weight="weight", seed=seed)
+    weights = np.array([d.get("weight", 1) for _, _, d in g.edges(data=True)], dtype=float)
+    widths = 0.4 + 2.6 * weights / weights.max() if len(weights) else []
+    nx.draw_networkx_edges(g, pos, ax=ax, width=widths, alpha=0.35, edge_color="#777777")
+    nodes = list(g.nodes)
+    nx.draw_networkx_nodes(
+        g,
+        pos,
+        ax=ax,
+        nodelist=nodes,
+        node_color=[PALETTE[community.get(n, 0) % len(PALETTE)] for n in nodes],
+        node_size=[size.get(n, 30.0) for n in nodes],
+        edgecolors="white",
+        linewidths=0.5,
+    )
+    if labels:
+        nx.draw_networkx_labels(g, pos, labels=labels, ax=ax, font_size=7)
+    ax.set_axis_off()
+
+
+def plot_interaction_graph(result: InteractionGraph, ax: Axes | None = None) -> Figure:
+    """V10: the reply graph coloured by community; beside it, channels linked by shared members.
+
+    Args:
+        result: an :func:`~chatops.analytics.views.interaction_graph` result.
+        ax: axes for the reply graph alone; default a new figure with both panels.
+    """
+    two = (
+        ax is None
+        and result.channel_graph is not None
+        and result.channel_graph.number_of_nodes() > 0
+    )
+    fig, axes = _axes(ax, 2 if two else 1, size=(12.0 if two else 7.0, 5.5))
+    rep = axes[0]
+    g = result.graph
+    rep.set_title(
+        f"Who replies to whom: {g.number_of_nodes()} people, {result.communities} communities"
+    )
+    nodes = result.nodes
+    if g.number_of_nodes():
+        key = nodes["user_id"].tolist()
+        community = dict(zip(key, nodes["community"], strict=True))
+        deg = dict(zip(key, nodes["weighted_degree"], strict=True))
+        top = max(deg.values()) or 1
+        size = {k: 30.0 + 270.0 * v / top for k, v in deg.items()}
+        labels: dict[Any, str] = {}
+        if "name" in nodes.columns:
+            best = nodes.sort_values("betweenness", ascending=False).head(8)
+            labels = {
+                u: str(n).split(" ")[0]
+                for u, n in zip(best["user_id"], best["name"], strict=True)
+                if not pd.isna(n)
+            }
+        _draw_graph(rep, g, community, size, labels, seed=0)
+        handles = [
+            Patch(color=PALETTE[i % len(PALETTE)], label=f"community {i + 1}")
+            for i in range(min(result.communities, len(PALETTE)))
+        ]
+        rep.legend(
+            handles=handles,
+            loc="lower left",
+            fontsize=7,
+            frameon=False,
+            title="node size: replies",
+            title_fontsize=7,
+        )
+    else:
+        rep.set_axis_off()
+        _empty(rep, "no replies")
+    if two:
+        cax = axes[1]
+        cg = result.channel_graph
+        cn = result.channel_nodes
+        cax.set_title(f"Channels linked by shared members ({cg.number_of_edges()} links)")
+        community = dict(zip(cn["channel"], cn["community"], strict=True))
+        top = max(cn["members"].max(), 1)
+        size = {
+            c: 60.0 + 400.0 * m / top for c, m in zip(cn["channel"], cn["members"], strict=True)
+        }
+        _draw_graph(cax, cg, community, size, {c: str(c) for c in cg.nodes}, seed=0)
+    _coverage(fig, result.coverage)
+    return fig
