@@ -11,8 +11,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, channel_hygiene
 from chatops.audits.channel_hygiene import normalise_channel_name
 from chatops.sandbox import Sandbox
-
-from .conftest import unchanged
+from tests.conftest import unchanged
 
 DESCRIBE = "Say what the channel is for"
 ARCHIVE = "Archive the channel (its history stays)"

@@ -10,8 +10,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, guest_access
 from chatops.sandbox import Sandbox
 from chatops.types import User
-
-from .conftest import group_id, realm_settings, unchanged
+from tests.conftest import group_id, realm_settings, unchanged
 
 UNSUB = "DELETE /api/v1/users/me/subscriptions"
 PRIVATE_ACTION = "Unsubscribe the guest from #{} unless they need it"

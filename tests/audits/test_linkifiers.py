@@ -12,8 +12,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, linkifiers
 from chatops.audits.linkifiers import adversarial_inputs, backtracking_ms
 from chatops.sandbox import Sandbox
-
-from .conftest import unchanged
+from tests.conftest import unchanged
 
 NOT_RE2 = r"(?P<key>[A-Z]+-[0-9]+)(?!-draft)"
 MISMATCH = r"PR(?P<num>[0-9]+)"

@@ -12,8 +12,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, moderation_activity
 from chatops.audits.moderation_activity import DELETIONS, HIDDEN
 from chatops.sandbox import Sandbox
-
-from .conftest import realm_settings, unchanged
+from tests.conftest import realm_settings, unchanged
 
 REVIEW = (
     "Review these moves in the actions table; if they were not wanted, narrow who may move "

@@ -13,8 +13,7 @@ from chatops.audits import FINDING_COLUMNS, permission_posture
 from chatops.audits.permission_posture import SNAPSHOT_NAME, write_snapshot
 from chatops.sandbox import Sandbox
 from chatops.sandbox import realm as realm_mod
-
-from .conftest import group_id, realm_settings, unchanged
+from tests.conftest import group_id, realm_settings, unchanged
 
 TO_MEMBERS = "Set the setting to role:members so guests lose it"
 SMALLER = "Set the setting to a smaller group, e.g. role:moderators"

@@ -13,8 +13,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, scheduled_and_reminders
 from chatops.audits.scheduled_and_reminders import NOT_VISIBLE
 from chatops.sandbox import Sandbox
-
-from .conftest import unchanged
+from tests.conftest import unchanged
 
 DELETE_OR_RETIME = (
     "Delete it, or give it a new time (PATCH /scheduled_messages/{id} scheduled_delivery_timestamp)"

@@ -12,8 +12,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, uploads
 from chatops.sandbox import Sandbox
 from chatops.types import Attachment
-
-from .conftest import unchanged
+from tests.conftest import unchanged
 
 MIB = 1024 * 1024
 DAY_MS = 86400 * 1000
