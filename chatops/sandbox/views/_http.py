@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from .. import users
 from ..errors import ApiError
-from ..params import Param, Params, parse
+from ..params import Param, Params, in_range, parse
 from ..state import SandboxState
 from ..store import Row
 
@@ -89,6 +89,9 @@ def endpoint(
                 user, headers = await run_in_threadpool(
                     _authenticate, state, request.headers.get("authorization")
                 )
+            for name, value in request.path_params.items():  # ``{id:int}`` has no bound
+                if isinstance(value, int):
+                    in_range(name, value)
             params = parse(await _raw_params(request), spec or {}, aliases)
             result: Any
             if blocking:  # off the event loop, so a slow request never stalls a long-poll
