@@ -19,6 +19,39 @@ from .store import Row, Store
 SIGNED_URL_SECONDS = 60
 
 
+#: Content types served inline, as the real server's list (zerver/lib/mime_types.py): media
+#: a browser shows without running anything. Everything else (HTML, SVG, XML, JavaScript...)
+#: is served as an attachment, so an upload can never run script on the server's origin.
+INLINE_CONTENT_TYPES = frozenset(
+    {
+        "application/pdf",
+        "audio/aac",
+        "audio/flac",
+        "audio/mp4",
+        "audio/mpeg",
+        "audio/ogg",
+        "audio/wav",
+        "audio/webm",
+        "image/apng",
+        "image/avif",
+        "image/gif",
+        "image/jpeg",
+        "image/png",
+        "image/webp",
+        "text/plain",
+        "video/mp4",
+        "video/ogg",
+        "video/quicktime",
+        "video/webm",
+    }
+)
+
+
+def served_inline(content_type: str) -> bool:
+    """Whether a file of ``content_type`` is shown in the browser rather than downloaded."""
+    return content_type.split(";", 1)[0].strip().lower() in INLINE_CONTENT_TYPES
+
+
 def sanitize_name(name: str) -> str:
     """A safe stored file name: no path parts, only word characters, dots and dashes."""
     name = unicodedata.normalize("NFKC", name.replace("\\", "/").rsplit("/", 1)[-1])
