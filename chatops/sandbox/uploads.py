@@ -14,6 +14,7 @@ from typing import Any
 from . import messages as messages_mod
 from . import realm as realm_mod
 from .errors import ApiError
+from .files import private_folder, write_private
 from .store import Row, Store
 
 SIGNED_URL_SECONDS = 60
@@ -90,11 +91,11 @@ def save_upload(
     name = sanitize_name(filename)
     path_id = f"1/{secrets.randbelow(256):x}/{secrets.token_urlsafe(18)}/{name}"
     target = upload_dir / path_id
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(target.parent)
     if isinstance(data, Path):
         data.replace(target)
     else:
-        target.write_bytes(data)
+        write_private(target, data)
     try:
         with store.atomic():
             store.insert(
