@@ -64,6 +64,19 @@ async def authenticate(request: Request) -> Row:
     )
 
 
+def _success(
+    result: Any, state: SandboxState, params: Params, headers: Mapping[str, str]
+) -> Response:
+    """The success envelope around a view's dict (a view may also return its own Response)."""
+    if isinstance(result, Response):
+        return result
+    body: dict[str, Any] = {"result": "success", "msg": ""}
+    body.update(result or {})
+    if params.ignored and state.feature_level >= 167:
+        body["ignored_parameters_unsupported"] = params.ignored
+    return json_response(body, headers=headers)
+
+
 def endpoint(
     spec: Mapping[str, Param] | None = None,
     *,
@@ -93,18 +106,13 @@ def endpoint(
                 if isinstance(value, int):
                     in_range(name, value)
             params = parse(await _raw_params(request), spec or {}, aliases)
-            result: Any
             if blocking:  # off the event loop, so a slow request never stalls a long-poll
-                result = await run_in_threadpool(handler, request, state, user, params)
-            else:
-                result = await handler(request, state, user, params)
-            if isinstance(result, Response):
-                return result
-            body: dict[str, Any] = {"result": "success", "msg": ""}
-            body.update(result or {})
-            if params.ignored and state.feature_level >= 167:
-                body["ignored_parameters_unsupported"] = params.ignored
-            return json_response(body, headers=headers)
+                # the answer is encoded there too: a page of 5,000 messages is megabytes
+                return await run_in_threadpool(
+                    lambda: _success(handler(request, state, user, params), state, params, headers)
+                )
+            result = await handler(request, state, user, params)
+            return _success(result, state, params, headers)
 
         view.__name__ = handler.__name__
         return view
