@@ -19,9 +19,11 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route, Router
+from starlette.routing import BaseRoute, Match, Route, Router
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import ApiError
 from .state import RateLimit, SandboxState
@@ -116,16 +118,64 @@ _CODE_SINCE = {
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     msg = "Not found" if exc.status_code == 404 else str(exc.detail)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = _allowed_methods(request)
     return json_response(
-        {"result": "error", "code": "BAD_REQUEST", "msg": msg}, status=exc.status_code
+        {"result": "error", "code": "BAD_REQUEST", "msg": msg},
+        status=exc.status_code,
+        headers=headers,
     )
 
 
-async def _server_error(request: Request, exc: Exception) -> Response:
-    log.exception("unhandled error in %s %s", request.method, request.url.path)
+def _allowed_methods(request: Request) -> str:
+    """Every method some route answers on this path (Starlette names only the first route's)."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, Route) and route.methods:
+            match, _ = route.matches({**request.scope, "method": "\0"})
+            if match is not Match.NONE:
+                methods |= route.methods
+    return ", ".join(sorted(methods))
+
+
+def _server_error_response() -> Response:
     return json_response(
         {"result": "error", "code": "BAD_REQUEST", "msg": "Internal server error"}, status=500
     )
+
+
+class CatchServerErrors:
+    """Answer an unhandled exception with the 500 envelope, and keep the connection.
+
+    Starlette's own handler for ``Exception`` runs in ``ServerErrorMiddleware``, which re-raises
+    after responding: uvicorn then drops the keep-alive connection without ``Connection:
+    close``, and the client's next request on it fails. Here the exception ends with the
+    response; it only propagates when the response had already started.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            log.exception("unhandled error in %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise
+            await _server_error_response()(scope, receive, send)
 
 
 def _lifespan(views: tuple[ModuleType, ...]) -> Any:
@@ -194,8 +244,8 @@ def create_app(state: SandboxState, views: Iterable[ModuleType] = VIEW_MODULES) 
         exception_handlers={
             ApiError: _api_error,
             HTTPException: _http_error,
-            Exception: _server_error,
         },
+        middleware=[Middleware(CatchServerErrors)],
     )
     app.router = IndexedRouter(routes(modules), lifespan=_lifespan(modules))
     app.state.sandbox = state

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import channels, users
+from . import bounds, channels, users
 from . import realm as realm_mod
 from .errors import ApiError
 from .messages import (
@@ -66,7 +66,7 @@ class Narrow:
                 self.params += [f"%{word}%", f"%{word}%"]
         elif op == "id":
             self.where.append(f"{neg}(m.id = ?)")
-            self.params.append(int(operand))
+            self.params.append(_int_operand(operand))
         elif op == "is":
             self._is(str(operand), neg)
         elif op == "has":
@@ -105,7 +105,7 @@ class Narrow:
 
     def _stream(self, operand: Any) -> Row:
         if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
-            stream = channels.get_stream(self.store, int(operand))
+            stream = channels.get_stream(self.store, _int_operand(operand))
         else:
             stream = channels.stream_by_name(self.store, str(operand))
         if stream is None:
@@ -114,12 +114,23 @@ class Narrow:
 
     def _user(self, operand: Any) -> Row:
         if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):
-            row = users.get_user(self.store, int(operand))
+            row = users.get_user(self.store, _int_operand(operand))
         else:
             row = users.user_by_email(self.store, str(operand))
         if row is None:
             raise ApiError("Invalid narrow operator: unknown user", code="BAD_NARROW")
         return row
+
+
+def _int_operand(operand: Any) -> int:
+    """An id operand as the API's integer, or BAD_NARROW (never a server error)."""
+    try:
+        value = int(operand)
+    except (TypeError, ValueError):
+        raise ApiError(f"Invalid narrow operand: {operand}", code="BAD_NARROW") from None
+    if isinstance(operand, bool) or not bounds.INT_MIN <= value <= bounds.INT_MAX:
+        raise ApiError(f"Invalid narrow operand: {operand}", code="BAD_NARROW")
+    return value
 
 
 def parse_narrow(raw: Any) -> list[tuple[str, Any, bool]]:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import channels, linkifiers, users
+from . import bounds, channels, linkifiers, users
 from . import realm as realm_mod
 from .bus import Event, EventQueue, event_bus
 from .emoji_data import EXTRA
@@ -103,7 +103,7 @@ def _resolve_user(store: Store, ref: Any) -> Row:
 
 def parse_direct_recipients(store: Store, to: str) -> list[Row]:
     try:
-        value = json.loads(to)
+        value = bounds.loads("to", to)
     except ValueError:
         value = [e for e in to.split(",") if e.strip()]
     if isinstance(value, int | str):
@@ -117,7 +117,7 @@ def resolve_channel(store: Store, to: str) -> Row:
     """A channel named by id (JSON int, or a one-element list) or by name."""
     ref: Any = to
     try:
-        ref = json.loads(to)
+        ref = bounds.loads("to", to)
     except ValueError:
         pass
     if isinstance(ref, list) and len(ref) == 1:

@@ -6,15 +6,15 @@ given plus the names the endpoint does not support (``ignored_parameters_unsuppo
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .bounds import INT_MAX, INT_MIN, MAX_JSON_DEPTH, in_range, loads
 from .errors import ApiError, invalid_argument, missing_argument
 from .sentinel import MISSING
 
-__all__ = ["MISSING"]
+__all__ = ["INT_MAX", "INT_MIN", "MAX_JSON_DEPTH", "MISSING", "in_range", "loads"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,9 @@ class Param:
 
 def _json(name: str, raw: str) -> Any:
     try:
-        return json.loads(raw)
+        return loads(name, raw)
+    except ApiError:
+        raise
     except ValueError:
         raise ApiError(f'Argument "{name}" is not valid JSON.', var_name=name) from None
 
@@ -38,6 +40,7 @@ def text(name: str, raw: str) -> str:
 
 
 def integer(name: str, raw: str) -> int:
+    """The one integer parser: every id, count and timestamp, within :data:`INT_MAX`."""
     value = _json(name, raw) if raw.strip().lstrip("-").isdigit() else None
     if not isinstance(value, int) or isinstance(value, bool):
         raise ApiError(f"{name} is not an integer", var_name=name)

@@ -6,11 +6,10 @@ composing or editing; the events of each go to the user's (or the conversation's
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
-from . import channels, messages, users
+from . import bounds, channels, messages, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError, not_found
@@ -277,7 +276,7 @@ def send_typing(
             raise ApiError("Missing 'to' argument", code="REQUEST_VARIABLE_MISSING", var_name="to")
         if isinstance(to, str):
             try:
-                to = json.loads(to)
+                to = bounds.loads("to", to)
             except ValueError:
                 raise ApiError("Invalid to", var_name="to") from None
         if not isinstance(to, list) or not to:

@@ -17,6 +17,7 @@ import uvicorn
 from .._config import Credentials
 from . import demo
 from .app import create_app
+from .files import private_folder
 from .realm import FEATURE_LEVEL
 from .state import RateLimit, SandboxState
 from .store import Store
@@ -29,7 +30,7 @@ def open_data_dir(
     data_dir: Path, *, size: str = "small", seed: int = 1
 ) -> tuple[Store, dict[str, demo.Account], bool]:
     """Open the organization in ``data_dir``, generating it first when the folder is new."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_folder(data_dir)
     db = data_dir / DB_NAME
     accounts_file = data_dir / "accounts.json"
     created = not db.exists() or not accounts_file.exists()
@@ -114,8 +115,7 @@ class Sandbox:
         )
         store, accounts, _ = open_data_dir(path, size=size, seed=seed)
         sock = bind_socket(host, port)
-        upload_dir = path / "uploads"
-        upload_dir.mkdir(exist_ok=True)
+        upload_dir = private_folder(path / "uploads")
         state = SandboxState(
             store=store, upload_dir=upload_dir, feature_level=feature_level, rate_limit=rate_limit
         )
@@ -211,8 +211,7 @@ def serve(
     sock = bind_socket(host, port)
     actual_port = sock.getsockname()[1]
     site = f"http://{host}:{actual_port}"
-    upload_dir = data_dir / "uploads"
-    upload_dir.mkdir(exist_ok=True)
+    upload_dir = private_folder(data_dir / "uploads")
     state = SandboxState(store=store, upload_dir=upload_dir, base_url=site)
     demo.write_credentials(accounts, site, data_dir / "zuliprc")
     echo(f"Credentials: {data_dir / 'zuliprc'}/<account>.zuliprc for {', '.join(accounts)}")

@@ -8,6 +8,7 @@ until the transaction commits.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .files import private_file
 from .schema import MIGRATIONS
 
 Row = dict[str, Any]
@@ -29,6 +31,10 @@ class Store:
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
+        if self.path != ":memory:":  # SQLite gives the -wal and -shm files the same mode
+            for name in (self.path, self.path + "-wal", self.path + "-shm"):
+                if name == self.path or os.path.exists(name):
+                    private_file(Path(name))
         self._conn = sqlite3.connect(
             self.path, check_same_thread=False, isolation_level=None, timeout=30
         )

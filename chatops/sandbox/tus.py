@@ -21,6 +21,7 @@ from typing import Any
 
 from . import uploads
 from .errors import ApiError
+from .files import private_folder, write_private
 from .store import Row, Store
 
 TUS_VERSION = "1.0.0"
@@ -68,8 +69,8 @@ def create(store: Store, user: Row, upload_dir: Path, length: int, metadata: dic
     )
     upload_id = secrets.token_hex(16)
     path = storage_path(upload_dir, upload_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"")
+    private_folder(path.parent)
+    write_private(path, b"")
     with store.atomic():
         store.insert(
             "tus_uploads",

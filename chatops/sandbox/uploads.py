@@ -14,9 +14,43 @@ from typing import Any
 from . import messages as messages_mod
 from . import realm as realm_mod
 from .errors import ApiError
+from .files import private_folder, write_private
 from .store import Row, Store
 
 SIGNED_URL_SECONDS = 60
+
+
+#: Content types served inline, as the real server's list (zerver/lib/mime_types.py): media
+#: a browser shows without running anything. Everything else (HTML, SVG, XML, JavaScript...)
+#: is served as an attachment, so an upload can never run script on the server's origin.
+INLINE_CONTENT_TYPES = frozenset(
+    {
+        "application/pdf",
+        "audio/aac",
+        "audio/flac",
+        "audio/mp4",
+        "audio/mpeg",
+        "audio/ogg",
+        "audio/wav",
+        "audio/webm",
+        "image/apng",
+        "image/avif",
+        "image/gif",
+        "image/jpeg",
+        "image/png",
+        "image/webp",
+        "text/plain",
+        "video/mp4",
+        "video/ogg",
+        "video/quicktime",
+        "video/webm",
+    }
+)
+
+
+def served_inline(content_type: str) -> bool:
+    """Whether a file of ``content_type`` is shown in the browser rather than downloaded."""
+    return content_type.split(";", 1)[0].strip().lower() in INLINE_CONTENT_TYPES
 
 
 def sanitize_name(name: str) -> str:
@@ -57,11 +91,11 @@ def save_upload(
     name = sanitize_name(filename)
     path_id = f"1/{secrets.randbelow(256):x}/{secrets.token_urlsafe(18)}/{name}"
     target = upload_dir / path_id
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(target.parent)
     if isinstance(data, Path):
         data.replace(target)
     else:
-        target.write_bytes(data)
+        write_private(target, data)
     try:
         with store.atomic():
             store.insert(

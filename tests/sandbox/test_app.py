@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import http.client
+import json
+import threading
+import time
 import types
 from collections import Counter
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
 from starlette.routing import Route
 
 import chatops
 from chatops.sandbox import Sandbox, app
 from chatops.sandbox.app import DuplicateRouteError, check_unique
+from chatops.sandbox.server import bind_socket
 
 
 def _ok(request: Any) -> Any:
@@ -79,3 +86,55 @@ def test_register_channel_records_equal_get_streams_records(client_for: Any, acc
     assert registered.keys() == listed.keys()
     for stream_id, record in registered.items():
         assert record == listed[stream_id]
+
+
+# -- errors keep the connection (issue 10, defect 3), 405 names its methods (defect 5) ----------
+def _boom(request: Any) -> Any:
+    raise RuntimeError("a bug in a view")
+
+
+def _serve(application: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(application, log_level="critical", lifespan="off"))
+    server.config.install_signal_handlers = False  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    return server, thread, int(sock.getsockname()[1])
+
+
+def test_a_server_error_answers_500_and_keeps_the_connection(sandbox: Sandbox) -> None:
+    boom = types.SimpleNamespace(ROUTES=[Route("/api/v1/boom", _boom, methods=["GET"])])
+    server, thread, port = _serve(app.create_app(sandbox.state, [boom]))  # type: ignore[list-item]
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        for _ in range(3):
+            conn.request("GET", "/api/v1/boom")
+            r = conn.getresponse()
+            body = json.loads(r.read())
+            assert r.status == 500
+            assert body == {
+                "result": "error",
+                "code": "BAD_REQUEST",
+                "msg": "Internal server error",
+            }
+            assert r.getheader("connection") != "close"
+            time.sleep(0.1)  # a dropped connection would be gone by now
+        sock = conn.sock
+        conn.request("GET", "/api/v1/boom")  # the same connection still answers
+        assert conn.getresponse().status == 500 and conn.sock is sock
+        conn.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_405_names_every_method_of_the_path(sandbox: Sandbox) -> None:
+    acc = sandbox.accounts["member"]
+    r = httpx.put(f"{sandbox.site}/api/v1/messages/1", auth=(acc.email, acc.api_key))
+    assert r.status_code == 405
+    assert r.json()["result"] == "error"
+    assert set(r.headers["allow"].split(", ")) >= {"GET", "PATCH", "DELETE"}
+    r = httpx.delete(f"{sandbox.site}/api/v1/server_settings")
+    assert r.status_code == 405 and "GET" in r.headers["allow"]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
+from pathlib import Path
 
+import httpx
 import pytest
 
-from chatops.sandbox import Store
+from chatops.sandbox import Sandbox, Store
 from chatops.sandbox.bus import event_bus
 
 
@@ -50,3 +54,34 @@ def test_a_nested_block_rolls_back_on_its_own() -> None:
             store.execute("INSERT INTO realm_emoji (name, author_id) VALUES ('b', 1)")
             raise RuntimeError("refused")
     assert [r["name"] for r in store.query("SELECT name FROM realm_emoji")] == ["a"]
+
+
+def test_the_data_folder_is_its_owners_alone(tmp_path: Path) -> None:
+    old = os.umask(0o022)  # the usual umask: new files world-readable unless made otherwise
+    try:
+        with Sandbox.start(tmp_path / "sb", size="small", seed=3) as sb:
+            acc = sb.accounts["member"]
+            httpx.post(
+                f"{sb.site}/api/v1/messages",
+                data={"type": "stream", "to": "general", "topic": "t", "content": "x"},
+                auth=(acc.email, acc.api_key),
+            ).raise_for_status()
+            httpx.post(
+                f"{sb.site}/api/v1/user_uploads",
+                files={"file": ("a.txt", b"secret", "text/plain")},
+                auth=(acc.email, acc.api_key),
+            ).raise_for_status()
+            data = sb.data_dir
+            assert (data / "sandbox.sqlite3-wal").exists()
+            found = [data, *data.rglob("*")]
+            assert len(found) > 10
+            loose = {
+                str(p.relative_to(tmp_path)): oct(p.stat().st_mode & 0o777)
+                for p in found
+                if p.stat().st_mode & 0o077
+            }
+            assert loose == {}
+            assert stat.S_IMODE(data.stat().st_mode) == 0o700
+            assert stat.S_IMODE((data / "sandbox.sqlite3").stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import channels, users
 from .. import realm as realm_mod
+from ..files import private_folder, write_private
 from ..messages import READ, recipient_for_users
 from ..rendering import render
 from ..store import Store
@@ -551,15 +552,12 @@ def _resolve_and_edit(store: Store, rng: random.Random, start: int, now: int) ->
 
 def write_credentials(accounts: dict[str, Account], site: str, directory: Path) -> None:
     """``DIR/<account>.zuliprc`` (standard ``[api]`` section) and ``<account>.password``."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory)
     for name, acc in accounts.items():
         rc = directory / f"{name}.zuliprc"
-        rc.write_text(f"[api]\nemail={acc.email}\nkey={acc.api_key}\nsite={site}\n")
-        rc.chmod(0o600)
+        write_private(rc, f"[api]\nemail={acc.email}\nkey={acc.api_key}\nsite={site}\n")
         if acc.password is not None:
-            pw = directory / f"{name}.password"
-            pw.write_text(acc.password + "\n")
-            pw.chmod(0o600)
+            write_private(directory / f"{name}.password", acc.password + "\n")
 
 
 def save_accounts(accounts: dict[str, Account], path: Path) -> None:
@@ -575,8 +573,7 @@ def save_accounts(accounts: dict[str, Account], path: Path) -> None:
         }
         for k, a in accounts.items()
     }
-    path.write_text(json.dumps(data, indent=1))
-    path.chmod(0o600)
+    write_private(path, json.dumps(data, indent=1))
 
 
 def load_accounts(path: Path) -> dict[str, Account]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from ..files import private_folder, write_private
 from ..rendering import render
 from ..store import Store
 from ..uploads import sanitize_name
@@ -36,8 +37,8 @@ def add_uploads(store: Store, upload_dir: Path, *, seed: int = 1) -> None:
             )
             path_id = f"1/{rng.randrange(256):x}/{token}/{name}"
             target = upload_dir / path_id
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(data)
+            private_folder(target.parent)
+            write_private(target, data)
             att = store.insert(
                 "attachments",
                 {

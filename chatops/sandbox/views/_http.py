@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from .. import users
 from ..errors import ApiError
-from ..params import Param, Params, parse
+from ..params import Param, Params, in_range, parse
 from ..state import SandboxState
 from ..store import Row
 
@@ -64,6 +64,19 @@ async def authenticate(request: Request) -> Row:
     )
 
 
+def _success(
+    result: Any, state: SandboxState, params: Params, headers: Mapping[str, str]
+) -> Response:
+    """The success envelope around a view's dict (a view may also return its own Response)."""
+    if isinstance(result, Response):
+        return result
+    body: dict[str, Any] = {"result": "success", "msg": ""}
+    body.update(result or {})
+    if params.ignored and state.feature_level >= 167:
+        body["ignored_parameters_unsupported"] = params.ignored
+    return json_response(body, headers=headers)
+
+
 def endpoint(
     spec: Mapping[str, Param] | None = None,
     *,
@@ -89,19 +102,17 @@ def endpoint(
                 user, headers = await run_in_threadpool(
                     _authenticate, state, request.headers.get("authorization")
                 )
+            for name, value in request.path_params.items():  # ``{id:int}`` has no bound
+                if isinstance(value, int):
+                    in_range(name, value)
             params = parse(await _raw_params(request), spec or {}, aliases)
-            result: Any
             if blocking:  # off the event loop, so a slow request never stalls a long-poll
-                result = await run_in_threadpool(handler, request, state, user, params)
-            else:
-                result = await handler(request, state, user, params)
-            if isinstance(result, Response):
-                return result
-            body: dict[str, Any] = {"result": "success", "msg": ""}
-            body.update(result or {})
-            if params.ignored and state.feature_level >= 167:
-                body["ignored_parameters_unsupported"] = params.ignored
-            return json_response(body, headers=headers)
+                # the answer is encoded there too: a page of 5,000 messages is megabytes
+                return await run_in_threadpool(
+                    lambda: _success(handler(request, state, user, params), state, params, headers)
+                )
+            result = await handler(request, state, user, params)
+            return _success(result, state, params, headers)
 
         view.__name__ = handler.__name__
         return view

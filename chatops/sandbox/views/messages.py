@@ -63,8 +63,8 @@ def _anchor(name: str, raw: str) -> str | int:
     if raw in ("newest", "oldest", "first_unread"):
         return raw
     try:
-        return int(raw)
-    except ValueError:
+        return integer(name, raw)
+    except ApiError:
         raise ApiError(f"Invalid anchor: {raw}", var_name=name) from None
 
 

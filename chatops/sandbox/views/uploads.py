@@ -58,13 +58,20 @@ async def upload_file(
     return result
 
 
+#: Even a file shown inline may load or run nothing: no script, no frame, no form.
+UPLOAD_CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
+
+
 def _file_response(state: SandboxState, att: Row) -> Response:
     path = state.upload_dir / att["path_id"]
+    content_type = att["content_type"] or "application/octet-stream"
+    inline = uploads.served_inline(content_type)
     return FileResponse(
         path,
-        media_type=att["content_type"],
+        media_type=content_type if inline else "application/octet-stream",
         filename=att["name"],
-        content_disposition_type="inline",
+        content_disposition_type="inline" if inline else "attachment",
+        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP},
     )
 
 

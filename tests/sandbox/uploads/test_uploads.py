@@ -101,3 +101,45 @@ def test_attachments_list_and_delete(
     member.uploads.delete_attachment(att.id)
     assert att.path_id not in {a.path_id for a in member.uploads.attachments()}
     assert raw_file(sandbox, "member", result.url).status_code == 403
+
+
+def _upload_raw(sandbox: Sandbox, name: str, data: bytes, content_type: str) -> str:
+    acc = sandbox.accounts["member"]
+    r = httpx.post(
+        f"{sandbox.site}/api/v1/user_uploads",
+        files={"file": (name, data, content_type)},
+        auth=(acc.email, acc.api_key),
+    )
+    assert r.status_code == 200, r.text
+    url: str = r.json()["url"]
+    return url
+
+
+def _temporary(sandbox: Sandbox, url: str) -> httpx.Response:
+    acc = sandbox.accounts["member"]
+    api = f"{sandbox.site}/api/v1{url}"
+    link = httpx.get(api, auth=(acc.email, acc.api_key)).json()["url"]
+    return httpx.get(sandbox.site + link)
+
+
+def test_uploaded_html_and_svg_are_downloads_never_pages(sandbox: Sandbox) -> None:
+    script = b"<script>alert(document.cookie)</script>"
+    for name, ctype in (("x.html", "text/html"), ("x.svg", "image/svg+xml"), ("x.js", "")):
+        url = _upload_raw(sandbox, name, script, ctype or "application/javascript")
+        for r in (raw_file(sandbox, "member", url), _temporary(sandbox, url)):
+            assert r.status_code == 200 and r.content == script
+            assert r.headers["content-type"] == "application/octet-stream"
+            assert r.headers["content-disposition"].startswith("attachment")
+            assert r.headers["x-content-type-options"] == "nosniff"
+            assert "default-src 'none'" in r.headers["content-security-policy"]
+
+
+def test_images_and_text_stay_inline_with_nosniff_and_csp(sandbox: Sandbox) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+    for name, data, ctype in (("a.png", png, "image/png"), ("a.txt", b"hi", "text/plain")):
+        url = _upload_raw(sandbox, name, data, ctype)
+        for r in (raw_file(sandbox, "member", url), _temporary(sandbox, url)):
+            assert r.headers["content-type"].startswith(ctype)
+            assert r.headers["content-disposition"].startswith("inline")
+            assert r.headers["x-content-type-options"] == "nosniff"
+            assert "script-src" not in r.headers["content-security-policy"]
