@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ChatopsError, ConfigError
+from .audits.precheck import PrecheckError, precheck
 from .report import AuditOutcome, Finding, PostTarget, parse_post_target, read_findings
 
 __all__ = [
@@ -530,8 +531,10 @@ def run_audits(
     target = check_post_target(post_to)
     notebooks = resolve_notebooks(names)
     per_audit = validate_parameters(notebooks, dict(parameters or {}))
-    if zuliprc and not Path(zuliprc).expanduser().is_file():
-        raise AuditInputError(f"zuliprc {zuliprc} does not exist")
+    try:  # once, before any kernel starts: parameter ranges, credentials, reachability
+        precheck(site, zuliprc, per_audit)
+    except PrecheckError as exc:
+        raise AuditInputError(str(exc)) from None
     run_dir = new_run_dir(report_dir)
     posted: bool | None = None
     try:

@@ -240,3 +240,23 @@ def test_sandbox_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert "Serving http://127.0.0.1:" in out
+
+
+def test_audit_run_checks_parameters_and_server_before_any_kernel(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    _one_line_error(
+        chatops("audit", "run", "bots", "-p", "stale_days", "-5", "--report-dir", str(reports)),
+        "stale_days",
+        "at least 1",
+    )
+    unreachable = tmp_path / "far.zuliprc"
+    unreachable.write_text(
+        "[api]\nemail=admin@example.org\nkey=abcdefghij\nsite=http://127.0.0.1:9\n"
+    )
+    _one_line_error(
+        chatops(
+            "audit", "run", "--all", "--zuliprc", str(unreachable), "--report-dir", str(reports)
+        ),
+        "unreachable",
+    )
+    assert not reports.exists()  # no report folder for a run that could not start
