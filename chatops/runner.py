@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import sys
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -631,8 +632,20 @@ def _current_python_kernel_manager() -> type[Any]:
     would run the audits without chatops (or with another version of it).
     """
     from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
 
     class CurrentPythonKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        def __init__(self, **kwargs: Any) -> None:
+            # A Unix socket of its own in the user's runtime folder instead of TCP ports on
+            # 127.0.0.1: no other local user can reach the kernel, and ipykernel has nothing
+            # to warn about.
+            if os.name == "posix" and "transport" not in kwargs:
+                runtime = Path(jupyter_runtime_dir())
+                runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
+                kwargs["transport"] = "ipc"
+                kwargs.setdefault("ip", str(runtime / f"chatops-kernel-{uuid.uuid4().hex}"))
+            super().__init__(**kwargs)
+
         def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
             cmd: list[str] = super().format_kernel_cmd(extra_arguments)
             if len(cmd) > 2 and cmd[1:3] == ["-m", "ipykernel_launcher"]:

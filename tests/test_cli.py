@@ -58,6 +58,7 @@ def _scan(folder: Path, secrets: list[str]) -> list[Path]:
 def test_audit_run_end_to_end_on_a_sandbox_of_its_own(tmp_path: Path) -> None:
     proc = chatops("audit", "run", "org_overview", "--report-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
+    assert "without encryption" not in proc.stderr  # kernels listen on Unix sockets, not TCP
     run_dir = Path(proc.stdout.strip()).parent
     assert run_dir.parent == tmp_path.resolve()
     for name in (

@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import nbformat
 import pytest
 
 import chatops
@@ -139,14 +140,26 @@ def test_run_audits_against_a_zuliprc(sandbox: Sandbox, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_run_audits_reports_a_notebook_failure(tmp_path: Path) -> None:
-    result = runner.run_audits(
-        ["org_overview"], report_dir=tmp_path, parameters={"max_messages": 0}
-    )
+def test_run_audits_reports_a_notebook_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    broken = nbformat.read(runner.notebooks_dir() / "org_overview.ipynb", as_version=4)
+    broken.cells.append(nbformat.v4.new_code_cell('raise RuntimeError("the notebook broke")'))
+    nbformat.write(broken, notebooks / "org_overview.ipynb")
+    monkeypatch.setattr(runner, "notebooks_dir", lambda: notebooks)
+    result = runner.run_audits(["org_overview"], report_dir=tmp_path / "reports")
     assert result.exit_code == 2
-    assert "max_messages must be at least 1" in (result.audits[0].error or "")
+    assert "the notebook broke" in (result.audits[0].error or "")
     summary = json.loads(result.summary_path.read_text())
     assert summary["exit_code"] == 2 and summary["audits"]["org_overview"]["passed"] is None
+
+
+def test_a_parameter_out_of_range_stops_the_run_before_any_kernel(tmp_path: Path) -> None:
+    with pytest.raises(runner.AuditInputError, match="max_messages of org_overview"):
+        runner.run_audits(["org_overview"], report_dir=tmp_path, parameters={"max_messages": 0})
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_kernel_manager_uses_this_interpreter() -> None:

@@ -44,39 +44,25 @@ def _quick_latencies(site: str, until: float) -> list[float]:
     return out
 
 
-@pytest.mark.parametrize("kind", ["big page", "big render"])
+# A render is not among the slow requests: within the 10,000-character message limit the
+# slowest Markdown measured here renders in under 0.1 s, too short to tell a stall from noise.
+@pytest.mark.parametrize("kind", ["big page"])
 def test_a_slow_request_does_not_stall_unrelated_ones(target: Sandbox, kind: str) -> None:
     acc = target.accounts["admin"]
     auth = (acc.email, acc.api_key)
     api = f"{target.site}/api/v1"
-    if kind == "big page":
+    assert kind == "big page"
 
-        def slow() -> float:
-            t0 = time.monotonic()
-            r = httpx.get(
-                f"{api}/messages",
-                params={"anchor": "newest", "num_before": 5000, "num_after": 0},
-                auth=auth,
-                timeout=120,
-            )
-            assert r.status_code == 200 and len(r.json()["messages"]) > 1000
-            return time.monotonic() - t0
-    else:
-        content = "\n".join(
-            f"* item {i} with **bold**, `code` and https://example.org/{i} [link](https://x/{i})"
-            for i in range(1500)
+    def slow() -> float:
+        t0 = time.monotonic()
+        r = httpx.get(
+            f"{api}/messages",
+            params={"anchor": "newest", "num_before": 5000, "num_after": 0},
+            auth=auth,
+            timeout=120,
         )
-
-        def slow() -> float:
-            t0 = time.monotonic()
-            r = httpx.post(
-                f"{api}/messages",
-                data={"type": "stream", "to": "general", "topic": "big", "content": content},
-                auth=auth,
-                timeout=120,
-            )
-            assert r.status_code == 200, r.text[:200]
-            return time.monotonic() - t0
+        assert r.status_code == 200 and len(r.json()["messages"]) > 1000
+        return time.monotonic() - t0
 
     baseline = sorted(_quick_latencies(target.site, time.monotonic() + 0.5))
     with ThreadPoolExecutor(2) as pool:
