@@ -22,7 +22,7 @@ def sandbox(fresh_sandbox: Sandbox) -> Sandbox:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def chatops(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def chatops(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
@@ -33,6 +33,7 @@ def chatops(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str
         text=True,
         timeout=timeout,
         env=env,
+        stdin=subprocess.DEVNULL,  # no terminal: commands that would ask must refuse instead
     )
 
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,33 +19,10 @@ from chatops.plan import (
     results_path,
 )
 from chatops.sandbox import Sandbox
+from tests.test_cli import _one_line_error
+from tests.test_cli import chatops as chatops_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 AUDITS = ("bots", "invitations", "stale_channels")
-
-
-def chatops_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "chatops.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
-
-
-def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    for needle in needles:
-        assert needle in lines[0]
 
 
 @pytest.mark.parametrize(

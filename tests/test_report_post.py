@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,34 +15,11 @@ import pytest
 import chatops
 from chatops.report import parse_post_target
 from chatops.sandbox import Sandbox
+from tests.test_cli import _one_line_error
+from tests.test_cli import chatops as chatops_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 AUDITS = ("bots", "invitations", "stale_channels")
 TOPIC = "audit report"
-
-
-def chatops_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "chatops.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
-
-
-def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    for needle in needles:
-        assert needle in lines[0]
 
 
 def _credentials(sb: Sandbox) -> list[str]:
