@@ -50,7 +50,7 @@ __all__ = ["adversarial_inputs", "backtracking_ms", "linkifiers"]
 
 # The server's context rules (chatops.linkifiers) for Python's backtracking engine.
 _BEFORE_PY = r"(?<![^\s'\"\(,:<])"
-_AFTER_PY = r"(?!\w)"
+_AFTER_PY = r"(?![^\W_])"  # not followed by a letter or a digit
 #: Lengths of the repeated part of each adversarial input: short for exponential blow-ups,
 #: long for polynomial ones.
 _LENGTHS = (28, 2500)

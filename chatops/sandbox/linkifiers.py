@@ -2,6 +2,10 @@
 
 They take effect in rendering: matches in message content become links (a markdown-it core rule,
 :func:`markdown_rule`) and matches in a topic become the message's ``topic_links``.
+
+Patterns are checked and matched with RE2, as the real server does: what RE2 refuses
+(look-around, back-references) is refused with RE2's own words, and matching takes time linear
+in the text whatever the pattern, so no pattern can hold up rendering.
 """
 
 from __future__ import annotations
@@ -10,10 +14,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import re2
 import uritemplate
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from ..linkifiers import Matcher, re2_message
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -21,12 +27,10 @@ from .store import Row, Store
 
 MAX_PATTERN_LENGTH = 1000
 MAX_URL_TEMPLATE_LENGTH = 1024
-# Matches only at word boundaries, as the real server's linkifier processor does.
-_BEFORE = r"(?<![^\s'\"\(,:<])"
-_AFTER = r"(?!\w)"
 URL = re.compile(r"https?://[^\s<>\"]+[^\s<>\".,;:!?)\]]")
 
-Compiled = tuple[re.Pattern[str], str]
+#: A linkifier ready to match: its pattern compiled with RE2 and its URL template.
+Compiled = Matcher
 
 
 def _field_error(field: str, msg: str) -> ApiError:
@@ -43,9 +47,9 @@ def validate(pattern: str, url_template: str) -> tuple[str, str]:
             "pattern", f"Ensure this value has at most {MAX_PATTERN_LENGTH} characters."
         )
     try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
-        raise _field_error("pattern", f"Bad regular expression: {exc}") from None
+        compiled = Matcher(pattern)
+    except re2.error as exc:
+        raise _field_error("pattern", f"Bad regular expression: {re2_message(exc)}") from None
     if not url_template:
         raise _field_error("url_template", "This field cannot be blank.")
     if len(url_template) > MAX_URL_TEMPLATE_LENGTH:
@@ -60,7 +64,7 @@ def validate(pattern: str, url_template: str) -> tuple[str, str]:
         variables = set(uritemplate.URITemplate(url_template).variable_names)
     except Exception:
         raise _field_error("url_template", "Invalid URL template.") from None
-    groups = set(compiled.groupindex)
+    groups = set(compiled.group_names)
     unknown, unused = sorted(variables - groups), sorted(groups - variables)
     if unknown:
         raise _field_error(
@@ -159,14 +163,16 @@ def reorder(store: Store, user: Row, ordered_ids: list[int]) -> None:
 
 # -- taking effect ---------------------------------------------------------------------------
 def compiled(store: Store) -> list[Compiled]:
-    """The organization's linkifiers, in order, ready for :func:`find`."""
+    """The organization's linkifiers, in order, ready for :func:`find`.
+
+    A stored pattern RE2 cannot compile (only possible in a database written before patterns
+    were checked with RE2) links nothing rather than failing every message.
+    """
     out: list[Compiled] = []
     for r in store.query("SELECT pattern, url_template FROM linkifiers ORDER BY ord, id"):
         try:
-            out.append(
-                (re.compile(_BEFORE + "(?:" + r["pattern"] + ")" + _AFTER), r["url_template"])
-            )
-        except re.error:
+            out.append(Matcher(r["pattern"], r["url_template"]))
+        except (re2.error, ValueError):
             continue
     return out
 
@@ -174,14 +180,10 @@ def compiled(store: Store) -> list[Compiled]:
 def find(text: str, linkifiers: Sequence[Compiled]) -> list[tuple[int, int, str]]:
     """Non-overlapping ``(start, end, url)`` matches; earlier linkifiers win overlaps."""
     taken: list[tuple[int, int, str]] = []
-    for pattern, template in linkifiers:
-        for m in pattern.finditer(text):
-            if m.end() == m.start():
-                continue
-            if any(m.start() < e and s < m.end() for s, e, _ in taken):
-                continue
-            values = {k: v for k, v in m.groupdict().items() if v is not None}
-            taken.append((m.start(), m.end(), uritemplate.expand(template, values)))
+    for matcher in linkifiers:
+        for m in matcher.find(text):
+            if not any(m.start < e and s < m.end for s, e, _ in taken):
+                taken.append((m.start, m.end, m.url))
     return sorted(taken)
 
 

@@ -55,7 +55,7 @@ def render(content: str, linkifiers: Sequence[Compiled] = ()) -> str:
 
     ``linkifiers`` (from :func:`.linkifiers.compiled`) turn their matches into links.
     """
-    if PLAIN.match(content) and not any(p.search(content) for p, _ in linkifiers):
+    if PLAIN.match(content) and not any(m.find(content) for m in linkifiers):
         return f"<p>{html.escape(content, quote=False)}</p>"
     spans: list[str] = []
 

@@ -64,12 +64,14 @@ def test_linkifiers_findings_thresholds_and_fix(
     owner = client_for("owner", fresh_sandbox)
     store = fresh_sandbox.store
     first = admin.realm.linkifiers()[0]
-    # the sandbox checks patterns with Python's re, so a look-ahead gets in as it would not on
-    # an RE2 server
-    not_re2 = admin.realm.add_linkifier(NOT_RE2, "https://jira.example/browse/{key}")
     slow = admin.realm.add_linkifier(SLOW, "https://w.example/{word}")
     shadowed = admin.realm.add_linkifier(SHADOWED, "https://tickets.example/{num}")
-    # set-up the API refuses: groups that do not match the template
+    # set-up the API refuses (as from a server that checked less when they were saved): a
+    # look-ahead RE2 cannot compile, and groups that do not match the template
+    not_re2 = store.insert(
+        "linkifiers",
+        {"pattern": NOT_RE2, "url_template": "https://jira.example/browse/{key}", "ord": 99},
+    )
     mismatch = store.insert(
         "linkifiers",
         {"pattern": MISMATCH, "url_template": "https://git.example/pull/{number}", "ord": 100},

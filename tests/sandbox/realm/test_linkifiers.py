@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import httpx
@@ -143,3 +144,90 @@ def test_format_string_before_feature_level_176(fresh_sandbox: Sandbox) -> None:
     with chatops.Client(credentials=creds, transport=httpx.MockTransport(handler)) as client:
         client.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://x/{id}")
     assert b"url_format_string=https%3A%2F%2Fx%2F%25%28id%29s" in sent[-1]
+
+
+# -- RE2, as the real server ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        (r"(?<=x)#(?P<id>[0-9]+)", "Bad regular expression: invalid perl operator: (?<="),
+        (r"#(?P<id>[0-9]+)(?!-draft)", "Bad regular expression: invalid perl operator: (?!"),
+        (r"(?P<id>[a-z])\1", "Bad regular expression: invalid escape sequence: \\1"),
+    ],
+)
+def test_patterns_re2_cannot_compile_are_refused_in_its_words(
+    fresh_sandbox: Sandbox, admin: chatops.Client, pattern: str, message: str
+) -> None:
+    """Look-around and back-references compile in Python's re but not in RE2, the server's
+    engine: they are refused with RE2's message under ``pattern``, and nothing is stored."""
+    with unchanged(fresh_sandbox.store), api_error("BAD_REQUEST", msg=message) as info:
+        admin.realm.add_linkifier(pattern, "https://x/{id}")
+    assert info.value.errors == {"pattern": [message]}
+
+
+def test_re2_syntax_python_lacks_is_accepted_and_links(
+    fresh_sandbox: Sandbox, admin: chatops.Client
+) -> None:
+    r"""``\pL`` (a Unicode letter) is RE2 syntax that Python's re refuses."""
+    lid = admin.realm.add_linkifier(r"\pL+-(?P<n>[0-9]+)", "https://pl.example.org/{n}")
+    sent = admin.messages.send_to_channel("general", "unicode", "see Ärger-12 now")
+    message = admin.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+    assert '<a href="https://pl.example.org/12">Ärger-12</a>' in message.content
+    admin.realm.remove_linkifier(lid)
+
+
+@pytest.mark.timeout(60)
+def test_a_backtracking_pattern_renders_in_linear_time(
+    fresh_sandbox: Sandbox, admin: chatops.Client
+) -> None:
+    """``(a+)+$`` took seconds per character with a backtracking engine, holding the server;
+    with RE2 a message of 5,000 ``a``s and ``!`` is sent and rendered at once."""
+    lid = admin.realm.add_linkifier(r"(?P<id>(a+)+)$", "https://a.example.org/{id}")
+    sent = admin.messages.send_to_channel("general", "backtracking", "a" * 5000 + "!")
+    unlinked = admin.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+    assert "<a " not in unlinked.content
+    sent = admin.messages.send_to_channel("general", "backtracking", "aaaa")
+    linked = admin.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+    assert linked.content == '<p><a href="https://a.example.org/aaaa">aaaa</a></p>'
+    admin.realm.remove_linkifier(lid)
+
+
+def test_where_a_match_may_start_and_end_follows_the_server(
+    fresh_sandbox: Sandbox, admin: chatops.Client
+) -> None:
+    """After the start, whitespace (any Unicode space) or one of ' " ( , : <; before the end
+    or anything but a letter or digit; an earlier linkifier wins overlapping text."""
+    order = [
+        admin.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://a.example.org/{id}"),
+        admin.realm.add_linkifier(r"PR #(?P<id>[0-9]+)", "https://b.example.org/{id}"),
+        admin.realm.add_linkifier(
+            r"[A-Z]+-(?P<n>[0-9]+)(?:-(?P<m>[0-9]+))?", "https://c.example.org/{n}{/m}"
+        ),
+    ]
+    cases = {
+        "see #1, (#2), x#3, #4a, #5_, '#6' and <#7> PR #8": [
+            ("#1", "https://a.example.org/1"),
+            ("#2", "https://a.example.org/2"),
+            ("#5", "https://a.example.org/5"),
+            ("#6", "https://a.example.org/6"),
+            ("#7", "https://a.example.org/7"),
+            ("#8", "https://a.example.org/8"),
+        ],
+        "OPS-1-2 ab-3 XY-4x X-5, #12#13 #14.": [
+            ("OPS-1-2", "https://c.example.org/1/2"),
+            ("X-5", "https://c.example.org/5"),
+            ("#12", "https://a.example.org/12"),
+            ("#14", "https://a.example.org/14"),
+        ],
+        "a\u00a0#9 \u2003#10 ü#11": [
+            ("#9", "https://a.example.org/9"),
+            ("#10", "https://a.example.org/10"),
+        ],
+    }
+    for text, expected in cases.items():
+        sent = admin.messages.send_to_channel("general", "context", text)
+        message = admin.messages.get(anchor=sent.id, num_before=0, num_after=0).messages[0]
+        links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', message.content)
+        assert [(t, u) for u, t in links] == expected, text
+    for lid in order:
+        admin.realm.remove_linkifier(lid)
