@@ -10,6 +10,7 @@ in the text whatever the pattern, so no pattern can hold up rendering.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -179,12 +180,14 @@ def compiled(store: Store) -> list[Compiled]:
 
 def find(text: str, linkifiers: Sequence[Compiled]) -> list[tuple[int, int, str]]:
     """Non-overlapping ``(start, end, url)`` matches; earlier linkifiers win overlaps."""
-    taken: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int, str]] = []  # kept sorted and disjoint
     for matcher in linkifiers:
         for m in matcher.find(text):
-            if not any(m.start < e and s < m.end for s, e, _ in taken):
-                taken.append((m.start, m.end, m.url))
-    return sorted(taken)
+            i = bisect.bisect_left(taken, (m.start,))
+            if (i > 0 and taken[i - 1][1] > m.start) or (i < len(taken) and taken[i][0] < m.end):
+                continue
+            taken.insert(i, (m.start, m.end, m.url))
+    return taken
 
 
 def topic_links(topic: str, linkifiers: Sequence[Compiled]) -> list[dict[str, str]]:

@@ -242,6 +242,8 @@ def send_message(
         topic = ""
     else:
         raise ApiError("Invalid message type")
+    # rendered before the write transaction, so a long render never holds up other requests
+    rendered = render(content, linkifiers.compiled(store))
     with store.atomic():
         message_id = store.insert(
             "messages",
@@ -251,7 +253,7 @@ def send_message(
                 "stream_id": stream["id"] if stream else None,
                 "topic": topic,
                 "content": content,
-                "rendered_content": render(content, linkifiers.compiled(store)),
+                "rendered_content": rendered,
                 "client": client,
                 "timestamp": timestamp if timestamp is not None else now(),
                 "is_me_message": int(content.startswith("/me ")),
