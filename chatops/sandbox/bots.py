@@ -250,6 +250,13 @@ def announce_created(store: Store, bot_id: int) -> None:
     event_bus(store).publish(event, administrator_ids(store, bot))
 
 
+def announce_active(store: Store, user_id: int) -> None:
+    """``realm_bot``/``update`` with ``is_active`` when a bot is deactivated or reactivated."""
+    bot = users.get_user(store, user_id)
+    if bot is not None and bot["is_bot"]:
+        _bot_update(store, bot, is_active=bool(bot["is_active"]))
+
+
 def _bot_update(store: Store, bot: Row, **changed: Any) -> None:
     _bot_update_to(store, bot, administrator_ids(store, bot), **changed)
 

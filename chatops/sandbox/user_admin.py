@@ -93,16 +93,17 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
                 entity=target["full_name"],
             )
     with store.atomic():
-        bots = store.query(
+        owned = store.query(
             "SELECT id FROM users WHERE bot_owner_id = ? AND is_active = 1", [user_id]
         )
-        gone = [user_id, *(int(b["id"]) for b in bots)]
+        gone = [user_id, *(int(b["id"]) for b in owned)]
         store.executemany("UPDATE users SET is_active = 0 WHERE id = ?", [(i,) for i in gone])
     for uid in gone:
         _announce(
             store,
             {"type": "realm_user", "op": "update", "person": {"user_id": uid, "is_active": False}},
         )
+        bots.announce_active(store, uid)
 
 
 def reactivate_user(store: Store, actor: Row, user_id: int) -> None:
@@ -124,6 +125,7 @@ def reactivate_user(store: Store, actor: Row, user_id: int) -> None:
         store,
         {"type": "realm_user", "op": "update", "person": {"user_id": user_id, "is_active": True}},
     )
+    bots.announce_active(store, user_id)
 
 
 def update_user(

@@ -479,3 +479,19 @@ def test_storage_size_limit(
     ):
         bot.bots.update_storage({"j": "z"})
     assert bot.bots.get_storage() == {"k": "y" * 19}
+
+
+def test_deactivation_and_reactivation_events(
+    sandbox: Sandbox, member: chatops.Client, admin: chatops.Client
+) -> None:
+    """Since feature level 222 a bot's (de)activation is a ``realm_bot`` update of is_active."""
+    short = _unique("act")
+    bot = member.bots.create(full_name=f"Act {short}", short_name=short)
+    queue_id = member.events.register(event_types=["realm_bot"]).queue_id
+    assert queue_id is not None
+    member.bots.deactivate(bot.user_id)
+    admin.users.reactivate(bot.user_id)
+    assert [e["bot"] for e in _events(member, queue_id)] == [
+        {"user_id": bot.user_id, "is_active": False},
+        {"user_id": bot.user_id, "is_active": True},
+    ]
