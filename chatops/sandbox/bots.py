@@ -413,6 +413,9 @@ def update_bot(
             _change_role(store, actor, bot, role)
         if bot_owner_id is not None:
             _change_owner(store, actor, bot, bot_owner_id)
+            moved = users.get_user(store, bot_id)
+            assert moved is not None
+            bot = moved  # later changes are told to the new owner
         for param, column in (
             (default_sending_stream, "default_sending_stream"),
             (default_events_register_stream, "default_events_register_stream"),

@@ -495,3 +495,23 @@ def test_deactivation_and_reactivation_events(
         {"user_id": bot.user_id, "is_active": False},
         {"user_id": bot.user_id, "is_active": True},
     ]
+
+
+def test_changes_after_a_new_owner_are_told_to_the_new_owner(
+    sandbox: Sandbox,
+    member: chatops.Client,
+    moderator: chatops.Client,
+    member_bot: chatops.types.BotResult,
+) -> None:
+    member_q = member.events.register(event_types=["realm_bot"]).queue_id
+    moderator_q = moderator.events.register(event_types=["realm_bot"]).queue_id
+    assert member_q and moderator_q
+    member.bots.update(
+        member_bot.user_id,
+        bot_owner_id=sandbox.accounts["moderator"].user_id,
+        default_all_public_streams=True,
+    )
+    assert [e["op"] for e in _events(member, member_q)] == ["delete"]
+    got = _events(moderator, moderator_q)
+    assert [e["op"] for e in got] == ["add", "update"]
+    assert got[1]["bot"] == {"user_id": member_bot.user_id, "default_all_public_streams": True}
