@@ -317,14 +317,18 @@ CALLS: dict[str, Call] = {
     "list_subscriptions": lambda w: w.owner.list_subscriptions(),
     "mark_all_as_read": lambda w: w.owner.mark_all_as_read(),
     "mark_stream_as_read": lambda w: w.owner.mark_stream_as_read(w.stream_id()),
-    "mark_topic_as_read": lambda w: w.owner.mark_topic_as_read(w.stream_id(), "official client"),
+    "mark_topic_as_read": lambda w: (
+        w.send(topic="to read"),
+        w.owner.mark_topic_as_read(w.stream_id(), "to read"),
+    )[1],
     "move_topic": lambda w: (
         w.send(topic=(topic := w.unique("to move"))),
         w.owner.move_topic("general", w.new_stream()[0], topic),
     )[1],
-    "mute_topic": lambda w: w.owner.mute_topic(
-        {"stream": "general", "topic": "official client", "op": "add"}
-    ),
+    "mute_topic": lambda w: (
+        w.send(topic="to mute"),
+        w.owner.mute_topic({"stream": "general", "topic": "to mute", "op": "add"}),
+    )[1],
     "reactivate_user_by_id": lambda w: (
         (user_id := w.new_user()),
         w.owner.deactivate_user_by_id(user_id),
