@@ -20,7 +20,10 @@ __all__ = [
     "Attachment",
     "AttachmentMessage",
     "AttachmentsResult",
+    "BotApiKeyResult",
     "BotResult",
+    "BotStorageResult",
+    "BotUpdateResult",
     "Capabilities",
     "Channel",
     "ChannelFolder",
@@ -45,6 +48,8 @@ __all__ = [
     "MessagesPage",
     "NavigationView",
     "NavigationViewsResult",
+    "OwnBot",
+    "OwnBotsResult",
     "ProfileFieldValue",
     "QueueRegistration",
     "Reaction",
@@ -797,3 +802,53 @@ class BotResult(Record):
 
     def __repr__(self) -> str:
         return f"BotResult(user_id={self.user_id!r}, email={self.email!r})"
+
+
+class OwnBot(Record):
+    """One of the requester's bots (``GET /bots``); ``api_key`` is kept out of the repr."""
+
+    username: str
+    full_name: str
+    api_key: str = ""
+    avatar_url: str | None = None
+    default_sending_stream: str | None = None
+    default_events_register_stream: str | None = None
+    default_all_public_streams: bool = False
+
+    def __repr__(self) -> str:
+        return f"OwnBot(username={self.username!r}, full_name={self.full_name!r})"
+
+
+class OwnBotsResult(Record):
+    """``GET /bots``."""
+
+    bots: list[OwnBot]
+
+
+class BotUpdateResult(Record):
+    """``PATCH /bots/{bot_id}``: the bot after the change; ``bot_owner`` is the owner's email."""
+
+    full_name: str
+    avatar_url: str | None = None
+    service_interface: int | None = None
+    service_payload_url: str | None = None
+    config_data: dict[str, str] | None = None
+    default_sending_stream: str | None = None
+    default_events_register_stream: str | None = None
+    default_all_public_streams: bool = False
+    bot_owner: str | None = None
+
+
+class BotApiKeyResult(Record):
+    """``POST /bots/{bot_id}/api_key/regenerate``: the new key (kept out of the repr)."""
+
+    api_key: str
+
+    def __repr__(self) -> str:
+        return "BotApiKeyResult(api_key=...)"
+
+
+class BotStorageResult(Record):
+    """``GET /bot_storage``: the requested entries."""
+
+    storage: dict[str, str]

@@ -304,4 +304,23 @@ MIGRATIONS: list[str] = [
         path_id TEXT
     );
     """,
+    # bots: administering bots (default channels, embedded-bot configuration) and bot storage
+    """
+    ALTER TABLE users ADD COLUMN default_sending_stream_id INTEGER;
+    ALTER TABLE users ADD COLUMN default_events_register_stream_id INTEGER;
+    ALTER TABLE users ADD COLUMN default_all_public_streams INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE outgoing_webhooks ADD COLUMN service_name TEXT NOT NULL DEFAULT '';
+    CREATE TABLE bot_config (
+        bot_id INTEGER NOT NULL REFERENCES users(id),
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (bot_id, key)
+    );
+    CREATE TABLE bot_storage (
+        bot_id INTEGER NOT NULL REFERENCES users(id),
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (bot_id, key)
+    );
+    """,
 ]

@@ -8,6 +8,8 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -46,6 +48,23 @@ def open_data_dir(
         partial.rename(db)  # only a finished organization takes the real name
     store = Store(db)
     return store, demo.load_accounts(accounts_file), created
+
+
+def credential_keeper(
+    accounts: dict[str, demo.Account], data_dir: Path, site: str
+) -> Callable[[int, str], None]:
+    """Keep a demo account's zuliprc file and ``accounts.json`` in step with its new API key."""
+    lock = threading.Lock()
+
+    def changed(user_id: int, api_key: str) -> None:
+        with lock:
+            for name, account in list(accounts.items()):
+                if account.user_id == user_id:
+                    accounts[name] = replace(account, api_key=api_key)
+                    demo.save_accounts(accounts, data_dir / "accounts.json")
+                    demo.write_credentials({name: accounts[name]}, site, data_dir / "zuliprc")
+
+    return changed
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -133,6 +152,7 @@ class Sandbox:
             temporary=temporary,
         )
         state.base_url = sandbox.site
+        state.credentials_changed = credential_keeper(accounts, path, sandbox.site)
         demo.write_credentials(accounts, sandbox.site, path / "zuliprc")
         sandbox._run_in_thread()
         return sandbox
@@ -212,7 +232,12 @@ def serve(
     actual_port = sock.getsockname()[1]
     site = f"http://{host}:{actual_port}"
     upload_dir = private_folder(data_dir / "uploads")
-    state = SandboxState(store=store, upload_dir=upload_dir, base_url=site)
+    state = SandboxState(
+        store=store,
+        upload_dir=upload_dir,
+        base_url=site,
+        credentials_changed=credential_keeper(accounts, data_dir, site),
+    )
     demo.write_credentials(accounts, site, data_dir / "zuliprc")
     echo(f"Credentials: {data_dir / 'zuliprc'}/<account>.zuliprc for {', '.join(accounts)}")
     echo(f"Serving {site} (Ctrl-C to stop)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,3 +63,5 @@ class SandboxState:
     password_auth: bool = True
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     base_url: str = ""
+    #: told ``(user_id, new_api_key)`` after a key changes, so the credential files keep up
+    credentials_changed: Callable[[int, str], None] | None = None

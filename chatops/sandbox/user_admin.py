@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import bots, users
 from . import realm as realm_mod
-from . import users
-from .bots import register_outgoing_webhook
 from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
@@ -94,16 +93,17 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
                 entity=target["full_name"],
             )
     with store.atomic():
-        bots = store.query(
+        owned = store.query(
             "SELECT id FROM users WHERE bot_owner_id = ? AND is_active = 1", [user_id]
         )
-        gone = [user_id, *(int(b["id"]) for b in bots)]
+        gone = [user_id, *(int(b["id"]) for b in owned)]
         store.executemany("UPDATE users SET is_active = 0 WHERE id = ?", [(i,) for i in gone])
     for uid in gone:
         _announce(
             store,
             {"type": "realm_user", "op": "update", "person": {"user_id": uid, "is_active": False}},
         )
+        bots.announce_active(store, uid)
 
 
 def reactivate_user(store: Store, actor: Row, user_id: int) -> None:
@@ -125,6 +125,7 @@ def reactivate_user(store: Store, actor: Row, user_id: int) -> None:
         store,
         {"type": "realm_user", "op": "update", "person": {"user_id": user_id, "is_active": True}},
     )
+    bots.announce_active(store, user_id)
 
 
 def update_user(
@@ -181,14 +182,18 @@ def create_bot(
     bot_type: int = 1,
     payload_url: str | None = None,
     interface_type: int = 1,
+    service_name: str | None = None,
+    config_data: dict[str, str] | None = None,
+    default_sending_stream: str | None = None,
+    default_events_register_stream: str | None = None,
+    default_all_public_streams: bool | None = None,
 ) -> dict[str, Any]:
     """``POST /bots``: returns ``user_id``, ``api_key`` and ``email`` of the new bot.
 
     An outgoing-webhook bot (type 3) needs ``payload_url``; its service and fixed token are
-    returned under ``services``.
+    returned under ``services``. Incoming-webhook and embedded bots keep ``config_data``.
     """
-    if int(actor["role"]) == realm_mod.ROLE_GUEST or actor["is_bot"]:
-        raise ApiError("Must be an organization member", code="UNAUTHORIZED_PRINCIPAL")
+    bots.require_member(actor)
     if bot_type not in BOT_TYPES:
         raise ApiError("Invalid bot type")
     if bot_type == 3 and not payload_url:
@@ -197,16 +202,26 @@ def create_bot(
             code="REQUEST_VARIABLE_MISSING",
             var_name="payload_url",
         )
-    if interface_type not in (1, 2):
-        raise ApiError("Invalid interface type", var_name="interface_type")
+    bots.check_interface(interface_type)
     full_name = _check_name(full_name)
     short_name = short_name.strip().lower()
     if not short_name or not re.match(r"^[a-z0-9_.\-]+$", short_name):
         raise ApiError("Bad name or username")
+    if bot_type != bots.BOT_TYPE_INCOMING_WEBHOOK:
+        service_name = service_name or short_name
     email = f"{short_name}-bot@{realm_mod.REALM_HOST}"
     with store.atomic():
         if store.one("SELECT 1 FROM users WHERE lower(delivery_email) = lower(?)", [email]):
             raise ApiError("Username already in use")
+        if store.one("SELECT 1 FROM users WHERE full_name = ? AND is_active = 1", [full_name]):
+            raise ApiError("Name is already in use!")
+        defaults = {
+            column: None if not name else bots.channel_by_name(store, actor, name)
+            for column, name in (
+                ("default_sending_stream_id", default_sending_stream),
+                ("default_events_register_stream_id", default_events_register_stream),
+            )
+        }
         user_id = users.create_user(
             store,
             email=email,
@@ -215,12 +230,53 @@ def create_bot(
             bot_type=bot_type,
             bot_owner_id=actor["id"],
         )
+        store.execute(
+            "UPDATE users SET default_sending_stream_id = ?, "
+            "default_events_register_stream_id = ?, default_all_public_streams = ? WHERE id = ?",
+            [
+                defaults["default_sending_stream_id"],
+                defaults["default_events_register_stream_id"],
+                int(bool(default_all_public_streams)),
+                user_id,
+            ],
+        )
         services: list[dict[str, Any]] = []
-        if bot_type == 3:
+        if bot_type == bots.BOT_TYPE_OUTGOING_WEBHOOK:
             assert payload_url is not None
-            token = register_outgoing_webhook(store, user_id, payload_url, interface=interface_type)
+            token = bots.register_outgoing_webhook(
+                store,
+                user_id,
+                payload_url,
+                interface=interface_type,
+                service_name=service_name or "",
+            )
             services.append({"base_url": payload_url, "interface": interface_type, "token": token})
+        elif bot_type == bots.BOT_TYPE_EMBEDDED:
+            store.insert(
+                "outgoing_webhooks",
+                {
+                    "bot_id": user_id,
+                    "base_url": "",
+                    "token": users.new_api_key(),
+                    "interface": interface_type,
+                    "service_name": service_name or "",
+                },
+            )
+        if bot_type == bots.BOT_TYPE_INCOMING_WEBHOOK and service_name:
+            bots.set_config(store, user_id, {"integration_id": service_name})
+        if bot_type in (bots.BOT_TYPE_INCOMING_WEBHOOK, bots.BOT_TYPE_EMBEDDED) and config_data:
+            bots.set_config(store, user_id, config_data)
         row = users.get_user(store, user_id)
-    assert row is not None
-    _announce(store, {"type": "realm_bot", "op": "add", "bot": _person(row)})
-    return {"user_id": user_id, "api_key": row["api_key"], "email": email, "services": services}
+        assert row is not None
+        _announce(store, {"type": "realm_user", "op": "add", "person": _person(row)})
+        bots.announce_created(store, user_id)
+    return {
+        "user_id": user_id,
+        "api_key": row["api_key"],
+        "email": email,
+        "services": services,
+        "avatar_url": users.avatar_url(row, client_gravatar=False, email_visible=True),
+        "default_sending_stream": default_sending_stream or None,
+        "default_events_register_stream": default_events_register_stream or None,
+        "default_all_public_streams": bool(default_all_public_streams),
+    }
