@@ -216,6 +216,21 @@ def generate(
                 users.set_profile_value(
                     store, uid, pron_field, rng.choice(["she/her", "he/him", "they/them"])
                 )
+        offices = {"0": "Berlin", "1": "New York", "2": "Tokyo"}
+        office_field = store.insert(
+            "custom_profile_fields",
+            {
+                "name": "Office",
+                "field_type": 3,
+                "hint": "Where you usually work",
+                "field_order": 3,
+                "field_data": json.dumps(
+                    {k: {"text": v, "order": str(int(k) + 1)} for k, v in offices.items()}
+                ),
+            },
+        )
+        for uid in people[::3]:
+            users.set_profile_value(store, uid, office_field, str(uid % 3))
         store.insert(
             "realm_emoji",
             {"name": "shipit", "author_id": accounts["admin"].user_id, "file_name": "shipit.png"},
