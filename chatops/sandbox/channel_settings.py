@@ -189,6 +189,8 @@ def update_channel(
             _publish_update(store, fresh, prop, value)
         for name in group_updates:
             _publish_update(store, fresh, name, settings[name])
+        if update.get("is_default", stream["is_default"]) != stream["is_default"]:
+            _publish_default_streams(store, realm_mod.FEATURE_LEVEL)
 
 
 def _publish_update(store: Store, stream: Row, prop: str, value: Any) -> None:
@@ -225,6 +227,8 @@ def archive(store: Store, user: Row, stream_id: int) -> None:
         fresh = channels.get_stream(store, stream["id"])
         assert fresh is not None
         _publish_update(store, fresh, "is_archived", True)
+        if stream["is_default"]:  # an archived channel is no longer a default one
+            _publish_default_streams(store, realm_mod.FEATURE_LEVEL)
 
 
 # -- default channels ---------------------------------------------------------------------------

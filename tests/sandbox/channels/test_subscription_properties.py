@@ -248,3 +248,15 @@ def test_email_address_refusals(
                 general, sender_id=fresh_sandbox.accounts["admin"].user_id
             )
         assert info.value.msg == "No such bot"
+
+
+def test_channel_settings_and_archiving_announce_default_channels(
+    fresh_sandbox: Sandbox, member_of: Callable[[str], chatops.Client], queue: Queue
+) -> None:
+    admin = member_of("admin")
+    admin.channels.subscribe(["soon-default"])
+    sid = stream_id(fresh_sandbox, "soon-default")
+    admin.channels.update(sid, is_default_stream=True)
+    assert sid in queue.wait_for("default_streams")["default_streams"]
+    admin.channels.archive(sid)
+    assert sid not in queue.wait_for("default_streams")["default_streams"]
