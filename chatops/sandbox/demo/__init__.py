@@ -27,7 +27,7 @@ from ..store import Store
 from .admin import add_admin_demo
 from .bots import add_bots_demo
 from .personal import add_personal_demo
-from .uploads import add_uploads
+from .uploads import add_emoji_images, add_uploads
 from .words import CHANNELS, FIRST, LAST, REACTIONS, SENTENCES, TOPIC_WORDS
 
 SIZES: dict[str, dict[str, int]] = {
@@ -335,6 +335,7 @@ def generate(
     add_admin_demo(store, rng, accounts, now)
     if upload_dir is not None:
         add_uploads(store, upload_dir, seed=seed)
+        add_emoji_images(store, upload_dir)
     return accounts
 
 

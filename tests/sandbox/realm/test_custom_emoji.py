@@ -176,3 +176,12 @@ def test_deactivate(fresh_sandbox: Sandbox, client: Callable[[str], chatops.Clie
     assert info.value.msg == "This custom emoji has been deactivated."
     member.realm.upload_emoji("short_lived", png())  # the name is free again
     admin.realm.deactivate_emoji("short_lived")  # administrators deactivate anyone's
+
+
+def test_demo_emoji_images_are_served(
+    fresh_sandbox: Sandbox, client: Callable[[str], chatops.Client]
+) -> None:
+    for emoji in client("member").realm.emoji().values():
+        served = httpx.get(f"{fresh_sandbox.site}{emoji.source_url}")
+        assert served.status_code == 200, emoji
+        assert served.content.startswith(b"\x89PNG")
