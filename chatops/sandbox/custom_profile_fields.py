@@ -372,9 +372,9 @@ def update_values(
     Users change their own fields that are ``editable_by_user``; administrators any field of
     anyone (and there an empty value removes it, as ``PATCH /users/{id}`` does).
     """
-    items = _check_items(data)
     if target["is_bot"]:
         raise ApiError("This endpoint does not accept bot requests.")
+    items = _check_items(data)
     with store.atomic():
         checked: list[tuple[Row, str | None]] = []
         for field_id, value in items:

@@ -88,9 +88,9 @@ def upload(
     store: Store, user: Row, name: str, files: list[bytes], upload_dir: Path
 ) -> dict[str, Any]:
     """``POST /realm/emoji/{emoji_name}``: one image file, checked as the real server does."""
-    name = check_name(name)
     if int(user["role"]) == realm_mod.ROLE_GUEST:
-        raise ApiError("Not allowed for guest users", code="UNAUTHORIZED_PRINCIPAL")
+        raise ApiError("Not allowed for guest users")
+    name = check_name(name)
     if not realm_mod.realm_permits(store, user, "can_add_custom_emoji_group"):
         raise ApiError("Insufficient permission")
     with store.atomic():
