@@ -308,6 +308,25 @@ def update_subscription_properties(
     return {}
 
 
+def _bool_or_text(name: str, raw: str) -> bool | str:
+    """A JSON boolean, else the text as sent (a color)."""
+    return {"true": True, "false": False}.get(raw.strip(), raw)
+
+
+@endpoint({"property": P(required=True), "value": P(_bool_or_text, required=True)})
+def update_subscription_property(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> Any:
+    """``PATCH /users/me/subscriptions/{stream_id}``: one property, the older single form."""
+    change = {
+        "stream_id": _path_int(request, "stream_id"),
+        "property": p["property"],
+        "value": p["value"],
+    }
+    subscriptions.update_properties(state.store, _me(user), [change])
+    return {}
+
+
 @endpoint({"stream_id": P(integer, required=True)})
 def add_default_stream(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     channel_settings.add_default_stream(
@@ -360,6 +379,11 @@ ROUTES: list[Route] = [
         f"{API}/users/me/subscriptions/properties",
         update_subscription_properties,
         methods=["POST"],
+    ),
+    Route(
+        f"{API}/users/me/subscriptions/{{stream_id:int}}",
+        update_subscription_property,
+        methods=["PATCH"],
     ),
     Route(f"{API}/default_streams", add_default_stream, methods=["POST"]),
     Route(f"{API}/default_streams", remove_default_stream, methods=["DELETE"]),

@@ -260,3 +260,26 @@ def test_channel_settings_and_archiving_announce_default_channels(
     assert sid in queue.wait_for("default_streams")["default_streams"]
     admin.channels.archive(sid)
     assert sid not in queue.wait_for("default_streams")["default_streams"]
+
+
+def test_single_property_path(
+    fresh_sandbox: Sandbox, member_of: Callable[[str], chatops.Client]
+) -> None:
+    member = member_of("member")
+    sid = stream_id(fresh_sandbox, "random")
+    path = f"/users/me/subscriptions/{sid}"
+    assert raw(fresh_sandbox, "member", "PATCH", path, property="color", value="#0a0b0c")[0] == 200
+    assert raw(fresh_sandbox, "member", "PATCH", path, property="is_muted", value="true")[0] == 200
+    sub = _sub(member, sid)
+    assert (sub.color, sub.is_muted) == ("#0a0b0c", True)
+    with unchanged(fresh_sandbox.store):
+        body = assert_error(
+            raw(fresh_sandbox, "member", "PATCH", path, property="pin_to_top", value="yes"),
+            "BAD_REQUEST",
+        )
+        assert body["msg"] == "pin_to_top is not a boolean"
+        body = assert_error(
+            raw(fresh_sandbox, "member", "PATCH", path, property="color"),
+            "REQUEST_VARIABLE_MISSING",
+        )
+        assert body["var_name"] == "value"
