@@ -71,41 +71,60 @@ def _field(store: Store, field_id: int) -> Row:
 
 
 # -- checks of a field --------------------------------------------------------------------------
+def _required_string(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ApiError(f"{name} is not a string")
+    if not value.strip():
+        raise ApiError(f"{name} cannot be blank.")
+    return value
+
+
+def _check_option(key: str, option: Any) -> str:
+    """One choice of a list-of-options field; returns its text."""
+    name = f'field_data["{key}"]'
+    if not isinstance(option, dict):
+        raise ApiError(f"{name} is not a dict")
+    for part in ("text", "order"):
+        if part not in option:
+            raise ApiError(f"{part} key is missing from {name}")
+        _required_string(f'{name}["{part}"]', option[part])
+    extra = sorted(set(option) - {"text", "order"})
+    if extra:
+        raise ApiError(f"Unexpected arguments: {', '.join(extra)}")
+    return str(option["text"])
+
+
 def _check_field_data(field_type: int, field_data: Any) -> None:
+    """The options of a list-of-options field, the subtype of an external account."""
     if not isinstance(field_data, dict):
         raise ApiError("field_data is not a dict", var_name="field_data")
     if field_type == SELECT:
         if len(field_data) < 1:
             raise ApiError("Field must have at least one choice.")
+        texts: set[str] = set()
         for key, option in field_data.items():
-            if not isinstance(option, dict):
-                raise ApiError(f"field_data[{key!r}] is not a dict")
-            for part in ("text", "order"):
-                if part not in option:
-                    raise ApiError(f"{part} key is missing from field_data[{key!r}]")
-                if not isinstance(option[part], str):
-                    raise ApiError(f"field_data[{key!r}][{part!r}] is not a string")
-            if set(option) - {"text", "order"}:
-                raise ApiError(
-                    f"Unexpected arguments: {', '.join(sorted(set(option) - {'text', 'order'}))}"
-                )
-            if option["text"] == "":
-                raise ApiError("Label cannot be blank.")
-        texts = [o["text"] for o in field_data.values()]
-        if len(set(texts)) != len(texts):
+            if not key.strip():
+                raise ApiError("'value' cannot be blank.")
+            texts.add(_check_option(key, option))
+        if len(texts) != len(field_data):
             raise ApiError("Field must not have duplicate choices.")
     elif field_type == EXTERNAL_ACCOUNT:
-        subtype = field_data.get("subtype")
-        if not isinstance(subtype, str):
+        if "subtype" not in field_data:
             raise ApiError("subtype key is missing from field_data")
-        if subtype == "custom":
-            pattern = field_data.get("url_pattern")
-            if not isinstance(pattern, str) or not pattern:
-                raise ApiError("Custom external account must define URL pattern")
-            if pattern.count("%(username)s") != 1:
-                raise ApiError("Malformed URL pattern.")
-        elif subtype not in DEFAULT_EXTERNAL_ACCOUNTS:
+        for key, value in field_data.items():
+            _required_string(f'field_data["{key}"]', value)
+        subtype = field_data["subtype"]
+        if subtype == "custom" and "url_pattern" not in field_data:
+            raise ApiError("Custom external account must define URL pattern")
+        if subtype != "custom" and subtype not in DEFAULT_EXTERNAL_ACCOUNTS:
             raise ApiError("Invalid external account type")
+        pattern = field_data.get("url_pattern")
+        if pattern:
+            if pattern.count("%(username)s") != 1:
+                raise ApiError("URL pattern must contain '%(username)s'.")
+            parts = urlsplit(pattern.replace("%(username)s", "username"))
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ApiError("field_data['url_pattern'] is not a URL")
 
 
 def _is_default_external(field_type: int, field_data: Any) -> bool:

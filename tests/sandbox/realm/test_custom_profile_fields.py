@@ -101,7 +101,27 @@ def test_create_each_type(admin: chatops.Client, queue: Queue) -> None:
         ({"field_type": 3, "name": "Empty choice"}, "Field must have at least one choice."),
         (
             {"field_type": 3, "name": "Blank", "field_data": {"a": {"text": "", "order": "1"}}},
-            "Label cannot be blank.",
+            'field_data["a"]["text"] cannot be blank.',
+        ),
+        (
+            {"field_type": 3, "name": "No order", "field_data": {"a": {"text": "A"}}},
+            'order key is missing from field_data["a"]',
+        ),
+        (
+            {
+                "field_type": 3,
+                "name": "Twice",
+                "field_data": {"a": {"text": "A", "order": "1"}, "b": {"text": "A", "order": "2"}},
+            },
+            "Field must not have duplicate choices.",
+        ),
+        (
+            {
+                "field_type": 7,
+                "name": "X",
+                "field_data": {"subtype": "custom", "url_pattern": "https://x.test/"},
+            },
+            "URL pattern must contain '%(username)s'.",
         ),
         (
             {"field_type": 7, "name": "X", "field_data": {"subtype": "myspace"}},
