@@ -274,7 +274,7 @@ def add_default_stream(
     """``POST /default_streams`` (administrators): new users will join the channel."""
     realm_mod.require_admin(user)
     with store.atomic():
-        stream = channels.access_stream(store, user, stream_id)
+        stream = channels.access_active(store, user, stream_id)
         if stream["invite_only"]:
             raise ApiError("Private channels cannot be made default.")
         if stream["is_default"]:
@@ -289,7 +289,7 @@ def remove_default_stream(
     """``DELETE /default_streams`` (administrators); metadata access is enough."""
     realm_mod.require_admin(user)
     with store.atomic():
-        stream = channels.access_for_metadata(store, user, stream_id)
+        stream = channels.access_active(store, user, stream_id, content=False)
         store.execute("UPDATE streams SET is_default = 0 WHERE id = ?", [stream["id"]])
         _publish_default_streams(store, feature_level)
 

@@ -265,6 +265,17 @@ def access_for_metadata(store: Store, user: Row, stream_id: int) -> Row:
     return stream
 
 
+def access_active(store: Store, user: Row, stream_id: int, *, content: bool = True) -> Row:
+    """A channel that is not archived, which the user may read (or, without ``content``, see)."""
+    if content:
+        stream = access_stream(store, user, stream_id)
+    else:
+        stream = access_for_metadata(store, user, stream_id)
+    if stream["is_archived"]:
+        raise ApiError("Invalid channel ID")
+    return stream
+
+
 def access_for_administration(store: Store, user: Row, stream_id: int) -> Row:
     stream = access_for_metadata(store, user, stream_id)
     if not can_administer(store, user, stream):
@@ -294,7 +305,7 @@ def email_address(
     user owns (administrators: any bot).
     """
     with store.atomic():
-        stream = access_stream(store, user, stream_id)
+        stream = access_active(store, user, stream_id)
         if sender_id is not None and sender_id != user["id"]:
             bot = store.one("SELECT * FROM users WHERE id = ?", [sender_id])
             if bot is None or not bot["is_bot"] or not bot["is_active"]:

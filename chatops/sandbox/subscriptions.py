@@ -458,7 +458,7 @@ def update_properties(store: Store, user: Row, subscription_data: Any) -> None:
     changes = [_check_change(c) for c in subscription_data]
     with store.atomic():
         for stream_id, prop, value in changes:
-            stream = channels.access_stream(store, user, stream_id)
+            stream = channels.access_active(store, user, stream_id)
             if channels.subscription(store, user["id"], stream_id) is None:
                 raise ApiError(f"Not subscribed to channel ID {stream_id}")
             column, stored = prop, value

@@ -283,3 +283,22 @@ def test_single_property_path(
             "REQUEST_VARIABLE_MISSING",
         )
         assert body["var_name"] == "value"
+
+
+def test_archived_channel_is_refused(
+    fresh_sandbox: Sandbox, member_of: Callable[[str], chatops.Client]
+) -> None:
+    admin = member_of("admin")
+    admin.channels.subscribe(["archived-soon"])
+    sid = stream_id(fresh_sandbox, "archived-soon")
+    admin.channels.archive(sid)
+    with unchanged(fresh_sandbox.store):
+        for call in (
+            lambda: admin.channels.update_subscription_properties([(sid, "pin_to_top", True)]),
+            lambda: admin.channels.add_default(sid),
+            lambda: admin.channels.remove_default(sid),
+            lambda: admin.channels.email_address(sid),
+        ):
+            with api_error("BAD_REQUEST") as info:
+                call()
+            assert info.value.msg == "Invalid channel ID"
