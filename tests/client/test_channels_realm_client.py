@@ -1,5 +1,6 @@
 """The client's subscription-property, default-channel, email-address, custom-profile-field
-and custom-emoji calls: the async twins against a real sandbox, and the file inputs of an emoji upload."""
+and custom-emoji calls: the async twins against a real sandbox, and the file inputs of an
+emoji upload."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Subscription properties (``POST /users/me/subscriptions/properties``), default channels
-(``POST``/``DELETE /default_streams``) and a channel's email address, as the real server has them."""
+(``POST``/``DELETE /default_streams``) and a channel's email address, as the real server has
+them."""
 
 from __future__ import annotations
 
