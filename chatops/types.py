@@ -32,9 +32,12 @@ __all__ = [
     "ChannelIdResult",
     "ChannelResult",
     "ChannelsResult",
+    "CustomProfileField",
+    "CustomProfileFieldsResult",
     "DisplayRecipient",
     "EditHistoryEntry",
     "EditResult",
+    "EmailAddressResult",
     "EventsResult",
     "GroupIdResult",
     "GroupSettingValue",
@@ -316,6 +319,12 @@ class ChannelIdResult(Record):
     """``GET /get_stream_id``."""
 
     stream_id: int
+
+
+class EmailAddressResult(Record):
+    """``GET /streams/{stream_id}/email_address``."""
+
+    email: str
 
 
 class Subscription(Channel):
@@ -616,6 +625,31 @@ class RealmEmojiResult(Record):
     """``GET /realm/emoji``."""
 
     emoji: dict[str, RealmEmoji] = {}
+
+
+class CustomProfileField(Record):
+    """A custom profile field of the organization.
+
+    ``type``: 1 short text, 2 long text, 3 list of options, 4 date, 5 link, 6 person picker,
+    7 external account, 8 pronouns. ``field_data`` is JSON text (options of type 3, the
+    subtype of type 7) or empty.
+    """
+
+    id: int
+    name: str
+    type: int
+    hint: str = ""
+    field_data: str = ""
+    order: int = 0
+    required: bool = False
+    editable_by_user: bool = True
+    display_in_profile_summary: bool = False
+
+
+class CustomProfileFieldsResult(Record):
+    """``GET /realm/profile_fields``."""
+
+    custom_fields: list[CustomProfileField] = []
 
 
 # -- uploads: files and attachments ----------------------------------------------------------------

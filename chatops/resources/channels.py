@@ -16,6 +16,7 @@ from ..types import (
     ChannelIdResult,
     ChannelResult,
     ChannelsResult,
+    EmailAddressResult,
     SubscribeResult,
     SubscribersResult,
     Subscription,
@@ -37,6 +38,7 @@ __all__ = [
     "Channels",
     "GroupSettingUpdate",
     "GroupSettingValue",
+    "SubscriptionProperty",
     "TopicsPolicy",
     "VisibilityPolicy",
 ]
@@ -47,6 +49,26 @@ TopicsPolicy = Literal["inherit", "allow_empty_topic", "disable_empty_topic", "e
 RetentionKeyword = Literal["realm_default", "unlimited"]
 VisibilityPolicy = Literal[0, 1, 2, 3]
 VISIBILITY_NAMES = {0: "none", 1: "muted", 2: "unmuted", 3: "followed"}
+SubscriptionProperty = Literal[
+    "color",
+    "is_muted",
+    "in_home_view",
+    "pin_to_top",
+    "desktop_notifications",
+    "audible_notifications",
+    "push_notifications",
+    "email_notifications",
+    "wildcard_mentions_notify",
+]
+
+
+def _subscription_data(
+    changes: Sequence[tuple[int, str, bool | str]],
+) -> builtins.list[dict[str, Any]]:
+    return [
+        {"stream_id": int(stream_id), "property": prop, "value": value}
+        for stream_id, prop, value in changes
+    ]
 
 
 def _listed(value: Sequence[Any] | NotGiven) -> builtins.list[Any] | NotGiven:
@@ -421,6 +443,43 @@ class Channels(SyncResource):
         """``PATCH /channel_folders``: the new order, every folder ID once."""
         self._client._request("PATCH", "/channel_folders", params={"order": list(order)})
 
+    # -- subscription properties, default channels, email address -------------------------------
+
+    def update_subscription_properties(
+        self, changes: Sequence[tuple[int, SubscriptionProperty, bool | str]]
+    ) -> None:
+        """``POST /users/me/subscriptions/properties``: change the caller's subscriptions.
+
+        Args:
+            changes: ``(stream_id, property, value)`` triples, applied all or none; a color is
+                ``"#rrggbb"``, the other properties booleans.
+        """
+        params = {"subscription_data": _subscription_data(changes)}
+        self._client._request("POST", "/users/me/subscriptions/properties", params=params)
+
+    def add_default(self, stream_id: int) -> None:
+        """``POST /default_streams`` (administrators): new users will join the channel."""
+        self._client._request("POST", "/default_streams", params={"stream_id": int(stream_id)})
+
+    def remove_default(self, stream_id: int) -> None:
+        """``DELETE /default_streams`` (administrators)."""
+        self._client._request("DELETE", "/default_streams", params={"stream_id": int(stream_id)})
+
+    def email_address(self, stream_id: int, *, sender_id: int | NotGiven = NOT_GIVEN) -> str:
+        """``GET /streams/{stream_id}/email_address``: where emails become channel messages.
+
+        Args:
+            sender_id: the caller or one of their bots as the messages' sender; default the
+                server's email gateway.
+        """
+        result = self._client._request(
+            "GET",
+            f"/streams/{int(stream_id)}/email_address",
+            params=drop_not_given(sender_id=sender_id),
+            cast_to=EmailAddressResult,
+        )
+        return result.email
+
 
 class AsyncChannels(AsyncResource):
     """``client.channels`` of an ``AsyncClient``: channels, subscriptions, topic preferences and channel folders."""
@@ -649,3 +708,44 @@ class AsyncChannels(AsyncResource):
     async def reorder_folders(self, order: Sequence[int]) -> None:
         """``PATCH /channel_folders``: the new order, every folder ID once."""
         await self._client._request("PATCH", "/channel_folders", params={"order": list(order)})
+
+    # -- subscription properties, default channels, email address -------------------------------
+
+    async def update_subscription_properties(
+        self, changes: Sequence[tuple[int, SubscriptionProperty, bool | str]]
+    ) -> None:
+        """``POST /users/me/subscriptions/properties``: change the caller's subscriptions.
+
+        Args:
+            changes: ``(stream_id, property, value)`` triples, applied all or none; a color is
+                ``"#rrggbb"``, the other properties booleans.
+        """
+        params = {"subscription_data": _subscription_data(changes)}
+        await self._client._request("POST", "/users/me/subscriptions/properties", params=params)
+
+    async def add_default(self, stream_id: int) -> None:
+        """``POST /default_streams`` (administrators): new users will join the channel."""
+        await self._client._request(
+            "POST", "/default_streams", params={"stream_id": int(stream_id)}
+        )
+
+    async def remove_default(self, stream_id: int) -> None:
+        """``DELETE /default_streams`` (administrators)."""
+        await self._client._request(
+            "DELETE", "/default_streams", params={"stream_id": int(stream_id)}
+        )
+
+    async def email_address(self, stream_id: int, *, sender_id: int | NotGiven = NOT_GIVEN) -> str:
+        """``GET /streams/{stream_id}/email_address``: where emails become channel messages.
+
+        Args:
+            sender_id: the caller or one of their bots as the messages' sender; default the
+                server's email gateway.
+        """
+        result = await self._client._request(
+            "GET",
+            f"/streams/{int(stream_id)}/email_address",
+            params=drop_not_given(sender_id=sender_id),
+            cast_to=EmailAddressResult,
+        )
+        return result.email

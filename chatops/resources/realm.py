@@ -6,17 +6,22 @@ import builtins
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
+from .._base_client import NOT_GIVEN, NotGiven
 from ..types import (
     Capabilities,
+    CustomProfileField,
+    CustomProfileFieldsResult,
     IdResult,
     Linkifier,
     LinkifiersResult,
     RealmEmoji,
     RealmEmojiResult,
 )
-from ._base import AsyncResource, GroupSettingValue, SyncResource
+from ._base import AsyncResource, GroupSettingValue, SyncResource, drop_not_given
 from ._base import group_setting_param as _setting_value
+from .uploads import FileInput, _file_part, _Source
 
 __all__ = ["AsyncRealm", "Realm", "format_string_from_template"]
 
@@ -73,6 +78,10 @@ def _realm_params(settings: Mapping[str, Any]) -> dict[str, Any]:
         else:
             params[name] = value
     return params
+
+
+def _plain(value: Mapping[str, Any] | NotGiven) -> dict[str, Any] | NotGiven:
+    return value if isinstance(value, NotGiven) else dict(value)
 
 
 def _linkifiers(result: LinkifiersResult) -> builtins.list[Linkifier]:
@@ -138,6 +147,97 @@ class Realm(SyncResource):
         result = self._client._request("GET", "/realm/emoji", cast_to=RealmEmojiResult)
         return result.emoji
 
+    def upload_emoji(
+        self, emoji_name: str, file: FileInput, *, filename: str | None = None
+    ) -> None:
+        """``POST /realm/emoji/{emoji_name}``: add a custom emoji (PNG, GIF, JPEG or WebP).
+
+        Args:
+            emoji_name: lowercase letters, digits, ``-`` and ``_``, ending in a letter or digit.
+            file: a path, bytes or a binary file object.
+            filename: the name to send; default the path's or file object's name.
+        """
+        source = _Source(file, filename, None)
+        self._client._request(
+            "POST", f"/realm/emoji/{quote(emoji_name, safe='')}", files=_file_part(source)
+        )
+
+    def deactivate_emoji(self, emoji_name: str) -> None:
+        """``DELETE /realm/emoji/{emoji_name}``: its author or an administrator."""
+        self._client._request("DELETE", f"/realm/emoji/{quote(emoji_name, safe='')}")
+
+    # -- custom profile fields ---------------------------------------------------------------------
+
+    def profile_fields(self) -> builtins.list[CustomProfileField]:
+        """``GET /realm/profile_fields``: the organization's fields in display order."""
+        result = self._client._request(
+            "GET", "/realm/profile_fields", cast_to=CustomProfileFieldsResult
+        )
+        return result.custom_fields
+
+    def create_profile_field(
+        self,
+        *,
+        field_type: int,
+        name: str | NotGiven = NOT_GIVEN,
+        hint: str | NotGiven = NOT_GIVEN,
+        field_data: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        display_in_profile_summary: bool | NotGiven = NOT_GIVEN,
+        required: bool | NotGiven = NOT_GIVEN,
+        editable_by_user: bool | NotGiven = NOT_GIVEN,
+    ) -> int:
+        """``POST /realm/profile_fields`` (administrators); returns the field's id.
+
+        Args:
+            field_type: 1 short text, 2 long text, 3 list of options, 4 date, 5 link,
+                6 person picker, 7 external account, 8 pronouns.
+            field_data: options of type 3 (``{"key": {"text": ..., "order": "1"}}``), the
+                ``subtype`` of type 7 (``{"subtype": "github"}``).
+        """
+        params = drop_not_given(
+            field_type=field_type,
+            name=name,
+            hint=hint,
+            field_data=_plain(field_data),
+            display_in_profile_summary=display_in_profile_summary,
+            required=required,
+            editable_by_user=editable_by_user,
+        )
+        result = self._client._request(
+            "POST", "/realm/profile_fields", params=params, cast_to=IdResult
+        )
+        return result.id
+
+    def update_profile_field(
+        self,
+        field_id: int,
+        *,
+        name: str | NotGiven = NOT_GIVEN,
+        hint: str | NotGiven = NOT_GIVEN,
+        field_data: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        display_in_profile_summary: bool | NotGiven = NOT_GIVEN,
+        required: bool | NotGiven = NOT_GIVEN,
+        editable_by_user: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``PATCH /realm/profile_fields/{field_id}`` (administrators)."""
+        params = drop_not_given(
+            name=name,
+            hint=hint,
+            field_data=_plain(field_data),
+            display_in_profile_summary=display_in_profile_summary,
+            required=required,
+            editable_by_user=editable_by_user,
+        )
+        self._client._request("PATCH", f"/realm/profile_fields/{int(field_id)}", params=params)
+
+    def reorder_profile_fields(self, order: Sequence[int]) -> None:
+        """``PATCH /realm/profile_fields``: every field's id, in the new order."""
+        self._client._request("PATCH", "/realm/profile_fields", params={"order": list(order)})
+
+    def delete_profile_field(self, field_id: int) -> None:
+        """``DELETE /realm/profile_fields/{field_id}``: the field and all users' values."""
+        self._client._request("DELETE", f"/realm/profile_fields/{int(field_id)}")
+
 
 class AsyncRealm(AsyncResource):
     """``client.realm`` of an ``AsyncClient``."""
@@ -196,3 +296,96 @@ class AsyncRealm(AsyncResource):
         """``GET /realm/emoji``: custom emoji by id (deactivated ones included)."""
         result = await self._client._request("GET", "/realm/emoji", cast_to=RealmEmojiResult)
         return result.emoji
+
+    async def upload_emoji(
+        self, emoji_name: str, file: FileInput, *, filename: str | None = None
+    ) -> None:
+        """``POST /realm/emoji/{emoji_name}``: add a custom emoji (PNG, GIF, JPEG or WebP).
+
+        Args:
+            emoji_name: lowercase letters, digits, ``-`` and ``_``, ending in a letter or digit.
+            file: a path, bytes or a binary file object.
+            filename: the name to send; default the path's or file object's name.
+        """
+        source = _Source(file, filename, None)
+        await self._client._request(
+            "POST", f"/realm/emoji/{quote(emoji_name, safe='')}", files=_file_part(source)
+        )
+
+    async def deactivate_emoji(self, emoji_name: str) -> None:
+        """``DELETE /realm/emoji/{emoji_name}``: its author or an administrator."""
+        await self._client._request("DELETE", f"/realm/emoji/{quote(emoji_name, safe='')}")
+
+    # -- custom profile fields ---------------------------------------------------------------------
+
+    async def profile_fields(self) -> builtins.list[CustomProfileField]:
+        """``GET /realm/profile_fields``: the organization's fields in display order."""
+        result = await self._client._request(
+            "GET", "/realm/profile_fields", cast_to=CustomProfileFieldsResult
+        )
+        return result.custom_fields
+
+    async def create_profile_field(
+        self,
+        *,
+        field_type: int,
+        name: str | NotGiven = NOT_GIVEN,
+        hint: str | NotGiven = NOT_GIVEN,
+        field_data: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        display_in_profile_summary: bool | NotGiven = NOT_GIVEN,
+        required: bool | NotGiven = NOT_GIVEN,
+        editable_by_user: bool | NotGiven = NOT_GIVEN,
+    ) -> int:
+        """``POST /realm/profile_fields`` (administrators); returns the field's id.
+
+        Args:
+            field_type: 1 short text, 2 long text, 3 list of options, 4 date, 5 link,
+                6 person picker, 7 external account, 8 pronouns.
+            field_data: options of type 3 (``{"key": {"text": ..., "order": "1"}}``), the
+                ``subtype`` of type 7 (``{"subtype": "github"}``).
+        """
+        params = drop_not_given(
+            field_type=field_type,
+            name=name,
+            hint=hint,
+            field_data=_plain(field_data),
+            display_in_profile_summary=display_in_profile_summary,
+            required=required,
+            editable_by_user=editable_by_user,
+        )
+        result = await self._client._request(
+            "POST", "/realm/profile_fields", params=params, cast_to=IdResult
+        )
+        return result.id
+
+    async def update_profile_field(
+        self,
+        field_id: int,
+        *,
+        name: str | NotGiven = NOT_GIVEN,
+        hint: str | NotGiven = NOT_GIVEN,
+        field_data: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        display_in_profile_summary: bool | NotGiven = NOT_GIVEN,
+        required: bool | NotGiven = NOT_GIVEN,
+        editable_by_user: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``PATCH /realm/profile_fields/{field_id}`` (administrators)."""
+        params = drop_not_given(
+            name=name,
+            hint=hint,
+            field_data=_plain(field_data),
+            display_in_profile_summary=display_in_profile_summary,
+            required=required,
+            editable_by_user=editable_by_user,
+        )
+        await self._client._request(
+            "PATCH", f"/realm/profile_fields/{int(field_id)}", params=params
+        )
+
+    async def reorder_profile_fields(self, order: Sequence[int]) -> None:
+        """``PATCH /realm/profile_fields``: every field's id, in the new order."""
+        await self._client._request("PATCH", "/realm/profile_fields", params={"order": list(order)})
+
+    async def delete_profile_field(self, field_id: int) -> None:
+        """``DELETE /realm/profile_fields/{field_id}``: the field and all users' values."""
+        await self._client._request("DELETE", f"/realm/profile_fields/{int(field_id)}")

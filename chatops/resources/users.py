@@ -21,8 +21,16 @@ from ._base import AsyncResource, SyncResource, drop_not_given
 
 MAX_STATUS_TEXT = 60
 ReactionType = Literal["unicode_emoji", "realm_emoji", "service_extra_emoji", "zulip_extra_emoji"]
+#: custom profile field values by field ID
+ProfileData = Mapping[int, Any]
 #: the keyword arguments of ``set_status`` as a dict, plus ``user_id`` for bulk updates
 StatusUpdate = Mapping[str, Any]
+
+
+def _profile_data(values: ProfileData | NotGiven) -> builtins.list[dict[str, Any]] | NotGiven:
+    if isinstance(values, NotGiven):
+        return values
+    return [{"id": int(field_id), "value": value} for field_id, value in values.items()]
 
 
 def _status_params(
@@ -177,10 +185,28 @@ class Users(SyncResource):
         *,
         role: int | NotGiven = NOT_GIVEN,
         full_name: str | NotGiven = NOT_GIVEN,
+        profile_data: ProfileData | NotGiven = NOT_GIVEN,
     ) -> None:
-        """``PATCH /users/{user_id}`` (administrators): change the role (100..600) or name."""
-        params = drop_not_given(role=role, full_name=full_name)
+        """``PATCH /users/{user_id}`` (administrators): change the role (100..600), name or
+        custom profile field values (``{field_id: value}``; an empty value removes one)."""
+        params = drop_not_given(
+            role=role, full_name=full_name, profile_data=_profile_data(profile_data)
+        )
         self._client._request("PATCH", f"/users/{int(user_id)}", params=params)
+
+    def update_profile_data(self, values: ProfileData) -> None:
+        """``PATCH /users/me/profile_data``: the caller's custom profile field values.
+
+        Args:
+            values: ``{field_id: value}``; a person picker's value is a list of user IDs.
+        """
+        params = {"data": _profile_data(values)}
+        self._client._request("PATCH", "/users/me/profile_data", params=params)
+
+    def remove_profile_data(self, field_ids: Iterable[int]) -> None:
+        """``DELETE /users/me/profile_data``: clear the caller's values of these fields."""
+        params = {"data": [int(i) for i in field_ids]}
+        self._client._request("DELETE", "/users/me/profile_data", params=params)
 
     def create_bot(
         self,
@@ -321,10 +347,28 @@ class AsyncUsers(AsyncResource):
         *,
         role: int | NotGiven = NOT_GIVEN,
         full_name: str | NotGiven = NOT_GIVEN,
+        profile_data: ProfileData | NotGiven = NOT_GIVEN,
     ) -> None:
-        """``PATCH /users/{user_id}`` (administrators): change the role (100..600) or name."""
-        params = drop_not_given(role=role, full_name=full_name)
+        """``PATCH /users/{user_id}`` (administrators): change the role (100..600), name or
+        custom profile field values (``{field_id: value}``; an empty value removes one)."""
+        params = drop_not_given(
+            role=role, full_name=full_name, profile_data=_profile_data(profile_data)
+        )
         await self._client._request("PATCH", f"/users/{int(user_id)}", params=params)
+
+    async def update_profile_data(self, values: ProfileData) -> None:
+        """``PATCH /users/me/profile_data``: the caller's custom profile field values.
+
+        Args:
+            values: ``{field_id: value}``; a person picker's value is a list of user IDs.
+        """
+        params = {"data": _profile_data(values)}
+        await self._client._request("PATCH", "/users/me/profile_data", params=params)
+
+    async def remove_profile_data(self, field_ids: Iterable[int]) -> None:
+        """``DELETE /users/me/profile_data``: clear the caller's values of these fields."""
+        params = {"data": [int(i) for i in field_ids]}
+        await self._client._request("DELETE", "/users/me/profile_data", params=params)
 
     async def create_bot(
         self,

@@ -189,6 +189,8 @@ def update_channel(
             _publish_update(store, fresh, prop, value)
         for name in group_updates:
             _publish_update(store, fresh, name, settings[name])
+        if update.get("is_default", stream["is_default"]) != stream["is_default"]:
+            _publish_default_streams(store, realm_mod.FEATURE_LEVEL)
 
 
 def _publish_update(store: Store, stream: Row, prop: str, value: Any) -> None:
@@ -225,3 +227,76 @@ def archive(store: Store, user: Row, stream_id: int) -> None:
         fresh = channels.get_stream(store, stream["id"])
         assert fresh is not None
         _publish_update(store, fresh, "is_archived", True)
+        if stream["is_default"]:  # an archived channel is no longer a default one
+            _publish_default_streams(store, realm_mod.FEATURE_LEVEL)
+
+
+# -- default channels ---------------------------------------------------------------------------
+def default_stream_ids(store: Store) -> list[int]:
+    """The channels new users join (register's ``realm_default_streams`` since level 330)."""
+    rows = store.query(
+        "SELECT id FROM streams WHERE is_default = 1 AND is_archived = 0 ORDER BY id"
+    )
+    return [int(r["id"]) for r in rows]
+
+
+def default_streams(store: Store, feature_level: int = realm_mod.FEATURE_LEVEL) -> list[Any]:
+    """Default channels as ids, or before feature level 330 as channel records."""
+    ids = default_stream_ids(store)
+    if feature_level >= 330:
+        return list(ids)
+    return [channels.channel_record(store, _stream(store, i)) for i in ids]
+
+
+def _stream(store: Store, stream_id: int) -> Row:
+    stream = channels.get_stream(store, stream_id)
+    assert stream is not None
+    return stream
+
+
+def _publish_default_streams(store: Store, feature_level: int) -> None:
+    """The ``default_streams`` event goes to every active non-guest user."""
+    viewers = [
+        int(r["id"])
+        for r in store.query(
+            "SELECT id FROM users WHERE is_active = 1 AND role != ?", [realm_mod.ROLE_GUEST]
+        )
+    ]
+    event_bus(store).publish(
+        {"type": "default_streams", "default_streams": default_streams(store, feature_level)},
+        viewers,
+    )
+
+
+def add_default_stream(
+    store: Store, user: Row, stream_id: int, *, feature_level: int = realm_mod.FEATURE_LEVEL
+) -> None:
+    """``POST /default_streams`` (administrators): new users will join the channel."""
+    realm_mod.require_admin(user)
+    with store.atomic():
+        stream = channels.access_active(store, user, stream_id)
+        if stream["invite_only"]:
+            raise ApiError("Private channels cannot be made default.")
+        if stream["is_default"]:
+            return
+        store.execute("UPDATE streams SET is_default = 1 WHERE id = ?", [stream["id"]])
+        _publish_default_streams(store, feature_level)
+
+
+def remove_default_stream(
+    store: Store, user: Row, stream_id: int, *, feature_level: int = realm_mod.FEATURE_LEVEL
+) -> None:
+    """``DELETE /default_streams`` (administrators); metadata access is enough."""
+    realm_mod.require_admin(user)
+    with store.atomic():
+        stream = channels.access_active(store, user, stream_id, content=False)
+        store.execute("UPDATE streams SET is_default = 0 WHERE id = ?", [stream["id"]])
+        _publish_default_streams(store, feature_level)
+
+
+def subscribe_to_defaults(store: Store, user_id: int) -> list[int]:
+    """Subscribe a new user to the default channels; returns their ids."""
+    ids = default_stream_ids(store)
+    for stream_id in ids:
+        channels.subscribe(store, user_id, stream_id)
+    return ids

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import secrets
 import time
+import unicodedata
 from typing import Any
 
 from . import realm as realm_mod
@@ -262,6 +265,17 @@ def access_for_metadata(store: Store, user: Row, stream_id: int) -> Row:
     return stream
 
 
+def access_active(store: Store, user: Row, stream_id: int, *, content: bool = True) -> Row:
+    """A channel that is not archived, which the user may read (or, without ``content``, see)."""
+    if content:
+        stream = access_stream(store, user, stream_id)
+    else:
+        stream = access_for_metadata(store, user, stream_id)
+    if stream["is_archived"]:
+        raise ApiError("Invalid channel ID")
+    return stream
+
+
 def access_for_administration(store: Store, user: Row, stream_id: int) -> Row:
     stream = access_for_metadata(store, user, stream_id)
     if not can_administer(store, user, stream):
@@ -270,3 +284,52 @@ def access_for_administration(store: Store, user: Row, stream_id: int) -> Row:
             code="CANNOT_ADMINISTER_CHANNEL",
         )
     return stream
+
+
+# -- the channel's email address ----------------------------------------------------------------
+def _slug(name: str) -> str:
+    """The name part of the address: dashes for non-word runs, kept only if all of it is ASCII."""
+    name = re.sub(r"\W+", "-", name)
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_name.lower())).strip("-_")
+    return slug if len(slug) == len(name) else ""
+
+
+def email_address(
+    store: Store, user: Row, stream_id: int, *, sender_id: int | None, host: str
+) -> str:
+    """``GET /streams/{stream_id}/email_address``: where an email becomes a channel message.
+
+    Each (channel, creator, sender) has a token of its own; without ``sender_id`` the
+    messages come from the email gateway. ``sender_id`` may name the user or a bot the
+    user owns (administrators: any bot).
+    """
+    with store.atomic():
+        stream = access_active(store, user, stream_id)
+        if sender_id is not None and sender_id != user["id"]:
+            bot = store.one("SELECT * FROM users WHERE id = ?", [sender_id])
+            if bot is None or not bot["is_bot"] or not bot["is_active"]:
+                raise ApiError("No such bot")
+            if bot["bot_owner_id"] != user["id"] and not realm_mod.is_admin(user):
+                raise ApiError("Insufficient permission")
+        row = store.one(
+            "SELECT email_token FROM channel_email_addresses WHERE stream_id = ? "
+            "AND creator_id = ? AND coalesce(sender_id, 0) = ?",
+            [stream["id"], user["id"], sender_id or 0],
+        )
+        if row is not None:
+            token = str(row["email_token"])
+        else:
+            token = secrets.token_hex(16)
+            store.insert(
+                "channel_email_addresses",
+                {
+                    "stream_id": stream["id"],
+                    "creator_id": user["id"],
+                    "sender_id": sender_id,
+                    "email_token": token,
+                },
+            )
+    slug = _slug(stream["name"])
+    local = f"{slug}.{token}" if slug else token
+    return f"{local}.show-sender@{host}"

@@ -323,4 +323,27 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (bot_id, key)
     );
     """,
+    # channels and organization: subscription properties, channel email addresses, custom
+    # profile field options, uploaded custom emoji
+    """
+    ALTER TABLE subscriptions ADD COLUMN pin_to_top INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE subscriptions ADD COLUMN desktop_notifications INTEGER;
+    ALTER TABLE subscriptions ADD COLUMN audible_notifications INTEGER;
+    ALTER TABLE subscriptions ADD COLUMN push_notifications INTEGER;
+    ALTER TABLE subscriptions ADD COLUMN email_notifications INTEGER;
+    ALTER TABLE subscriptions ADD COLUMN wildcard_mentions_notify INTEGER;
+    CREATE TABLE channel_email_addresses (
+        stream_id INTEGER NOT NULL REFERENCES streams(id),
+        creator_id INTEGER NOT NULL REFERENCES users(id),
+        sender_id INTEGER,
+        email_token TEXT NOT NULL UNIQUE
+    );
+    CREATE UNIQUE INDEX channel_email_addresses_key
+        ON channel_email_addresses(stream_id, creator_id, coalesce(sender_id, 0));
+    ALTER TABLE custom_profile_fields ADD COLUMN field_data TEXT NOT NULL DEFAULT '';
+    ALTER TABLE custom_profile_fields ADD COLUMN display_in_profile_summary INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE custom_profile_fields ADD COLUMN required INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE custom_profile_fields ADD COLUMN editable_by_user INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE realm_emoji ADD COLUMN content_type TEXT NOT NULL DEFAULT 'image/png';
+    """,
 ]

@@ -7,6 +7,7 @@ records and who may see a channel are in :mod:`channels`.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -19,14 +20,16 @@ from .sentinel import MISSING
 from .store import Row, Store
 
 NEW_CHANNELS_TOPIC = "new channels"
-SUBSCRIPTION_DEFAULTS: dict[str, Any] = {
-    "pin_to_top": False,
-    "desktop_notifications": None,
-    "audible_notifications": None,
-    "push_notifications": None,
-    "email_notifications": None,
-    "wildcard_mentions_notify": None,
-}
+#: per-subscription notification settings; null follows the user's global setting
+NOTIFICATION_PROPERTIES = (
+    "desktop_notifications",
+    "audible_notifications",
+    "push_notifications",
+    "email_notifications",
+    "wildcard_mentions_notify",
+)
+BOOLEAN_PROPERTIES = ("in_home_view", "is_muted", "pin_to_top", *NOTIFICATION_PROPERTIES)
+COLOR = re.compile(r"^#([a-fA-F0-9]{3,6})$")
 
 
 # -- records ------------------------------------------------------------------------------------
@@ -36,14 +39,16 @@ def subscription_record(
     store: Store, sub: Row, stream: Row, *, include_subscribers: bool = False
 ) -> dict[str, Any]:
     record = channels.channel_record(store, stream)
-    record.update(SUBSCRIPTION_DEFAULTS)
     record.update(
         {
             "color": sub["color"],
             "is_muted": bool(sub["is_muted"]),
             "in_home_view": not sub["is_muted"],
+            "pin_to_top": bool(sub["pin_to_top"]),
         }
     )
+    for name in NOTIFICATION_PROPERTIES:
+        record[name] = None if sub[name] is None else bool(sub[name])
     if include_subscribers:
         record["subscribers"] = channels.subscriber_ids(store, stream["id"])
     return record
@@ -414,3 +419,73 @@ def list_subscriptions(
 def members(store: Store, user: Row, stream_id: int) -> list[int]:
     stream = channels.access_for_metadata(store, user, stream_id)
     return channels.subscriber_ids(store, stream["id"])
+
+
+# -- subscription properties --------------------------------------------------------------------
+def _check_change(change: Any) -> tuple[int, str, Any]:
+    """One ``{"stream_id", "property", "value"}`` item, checked as the real server checks it."""
+    if not isinstance(change, dict):
+        raise ApiError("subscription_data[] is not a dict", var_name="subscription_data")
+    for key in ("stream_id", "property", "value"):
+        if key not in change:
+            raise ApiError(f"{key} key is missing from subscription_data[]")
+    stream_id, prop, value = change["stream_id"], change["property"], change["value"]
+    if not isinstance(stream_id, int) or isinstance(stream_id, bool):
+        raise ApiError("subscription_data[].stream_id is not an integer")
+    if not isinstance(prop, str):
+        raise ApiError("subscription_data[].property is not a string")
+    if not isinstance(value, bool | str):
+        raise ApiError("subscription_data[].value is not a string or a boolean")
+    if prop == "color":
+        if not isinstance(value, str) or not COLOR.match(value):
+            raise ApiError("color is not a valid hex color code")
+    elif prop in BOOLEAN_PROPERTIES:
+        if not isinstance(value, bool):
+            raise ApiError(f"{prop} is not a boolean")
+    else:
+        raise ApiError(f"Unknown subscription property: {prop}")
+    return stream_id, prop, value
+
+
+def update_properties(store: Store, user: Row, subscription_data: Any) -> None:
+    """``POST /users/me/subscriptions/properties``: all the changes, or none of them.
+
+    ``in_home_view`` is the old, inverted name of ``is_muted``; changing either announces
+    both, as the real server does for clients that know only the old name.
+    """
+    if not isinstance(subscription_data, list):
+        raise ApiError("subscription_data is not a list", var_name="subscription_data")
+    changes = [_check_change(c) for c in subscription_data]
+    with store.atomic():
+        for stream_id, prop, value in changes:
+            stream = channels.access_active(store, user, stream_id)
+            if channels.subscription(store, user["id"], stream_id) is None:
+                raise ApiError(f"Not subscribed to channel ID {stream_id}")
+            column, stored = prop, value
+            if prop == "in_home_view":
+                column, stored = "is_muted", not value
+            store.execute(
+                f"UPDATE subscriptions SET {column} = ? WHERE user_id = ? AND stream_id = ?",
+                [stored, user["id"], stream["id"]],
+            )
+            if column == "is_muted":
+                event_bus(store).publish(
+                    {
+                        "type": "subscription",
+                        "op": "update",
+                        "property": "in_home_view",
+                        "value": not stored,
+                        "stream_id": stream["id"],
+                    },
+                    [user["id"]],
+                )
+            event_bus(store).publish(
+                {
+                    "type": "subscription",
+                    "op": "update",
+                    "property": column,
+                    "value": stored,
+                    "stream_id": stream["id"],
+                },
+                [user["id"]],
+            )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import bots, users
+from . import bots, channel_settings, custom_profile_fields, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -59,6 +59,7 @@ def create_user(store: Store, actor: Row, *, email: str, password: str, full_nam
     full_name = _check_name(full_name)
     with store.atomic():
         user_id = users.create_user(store, email=email, full_name=full_name, password=password)
+        channel_settings.subscribe_to_defaults(store, user_id)
         row = users.get_user(store, user_id)
     assert row is not None
     _announce(store, {"type": "realm_user", "op": "add", "person": _person(row)})
@@ -135,11 +136,13 @@ def update_user(
     *,
     role: int | None = None,
     full_name: str | None = None,
+    profile_data: Any = None,
 ) -> None:
-    """``PATCH /users/{id}``: role and name, administrators only; owner roles need an owner."""
+    """``PATCH /users/{id}``: role, name and profile data, administrators only; owner roles
+    need an owner. An empty ``profile_data`` value removes it."""
     realm_mod.require_admin(actor)
     target = _target(store, user_id)
-    if role is None and full_name is None:
+    if role is None and full_name is None and profile_data is None:
         raise ApiError("No new data supplied")
     person: dict[str, Any] = {"user_id": user_id}
     if role is not None:
@@ -163,6 +166,10 @@ def update_user(
         if full_name != target["full_name"]:
             person["full_name"] = full_name
     with store.atomic():
+        if profile_data is not None:
+            custom_profile_fields.update_values(
+                store, actor, target, profile_data, empty_removes=True
+            )
         if "role" in person:
             store.execute("UPDATE users SET role = ? WHERE id = ?", [person["role"], user_id])
         if "full_name" in person:

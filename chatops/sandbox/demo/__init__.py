@@ -27,7 +27,7 @@ from ..store import Store
 from .admin import add_admin_demo
 from .bots import add_bots_demo
 from .personal import add_personal_demo
-from .uploads import add_uploads
+from .uploads import add_emoji_images, add_uploads
 from .words import CHANNELS, FIRST, LAST, REACTIONS, SENTENCES, TOPIC_WORDS
 
 SIZES: dict[str, dict[str, int]] = {
@@ -216,6 +216,21 @@ def generate(
                 users.set_profile_value(
                     store, uid, pron_field, rng.choice(["she/her", "he/him", "they/them"])
                 )
+        offices = {"0": "Berlin", "1": "New York", "2": "Tokyo"}
+        office_field = store.insert(
+            "custom_profile_fields",
+            {
+                "name": "Office",
+                "field_type": 3,
+                "hint": "Where you usually work",
+                "field_order": 3,
+                "field_data": json.dumps(
+                    {k: {"text": v, "order": str(int(k) + 1)} for k, v in offices.items()}
+                ),
+            },
+        )
+        for uid in people[::3]:
+            users.set_profile_value(store, uid, office_field, str(uid % 3))
         store.insert(
             "realm_emoji",
             {"name": "shipit", "author_id": accounts["admin"].user_id, "file_name": "shipit.png"},
@@ -320,6 +335,7 @@ def generate(
     add_admin_demo(store, rng, accounts, now)
     if upload_dir is not None:
         add_uploads(store, upload_dir, seed=seed)
+        add_emoji_images(store, upload_dir)
     return accounts
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import struct
+import zlib
 from pathlib import Path
 
+from .. import realm_emoji
 from ..files import private_folder, write_private
 from ..rendering import render
 from ..store import Store
@@ -61,3 +64,26 @@ def add_uploads(store: Store, upload_dir: Path, *, seed: int = 1) -> None:
                 "INSERT INTO attachment_messages (attachment_id, message_id) VALUES (?, ?)",
                 [att, m["id"]],
             )
+
+
+def _png(rgb: tuple[int, int, int]) -> bytes:
+    """A 1x1 PNG of one colour."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(bytes([0, *rgb])))
+        + chunk(b"IEND", b"")
+    )
+
+
+def add_emoji_images(store: Store, upload_dir: Path) -> None:
+    """An image for each of the demo's custom emoji, where its ``source_url`` serves it."""
+    folder = private_folder(upload_dir / realm_emoji.FOLDER)
+    for n, row in enumerate(store.query("SELECT file_name FROM realm_emoji ORDER BY id")):
+        write_private(folder / row["file_name"], _png((40 * n % 256, 160, 90)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.routing import Route
@@ -32,7 +33,7 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint
+from ._http import API, base_url, endpoint
 from ._http import me as _me
 from ._http import path_int as _path_int
 from ._http import since as _since
@@ -299,6 +300,64 @@ def reorder_folders(request: Request, state: SandboxState, user: Row | None, p: 
     return {}
 
 
+@endpoint({"subscription_data": P(json_value, required=True)})
+def update_subscription_properties(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> Any:
+    subscriptions.update_properties(state.store, _me(user), p["subscription_data"])
+    return {}
+
+
+def _bool_or_text(name: str, raw: str) -> bool | str:
+    """A JSON boolean, else the text as sent (a color)."""
+    return {"true": True, "false": False}.get(raw.strip(), raw)
+
+
+@endpoint({"property": P(required=True), "value": P(_bool_or_text, required=True)})
+def update_subscription_property(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> Any:
+    """``PATCH /users/me/subscriptions/{stream_id}``: one property, the older single form."""
+    change = {
+        "stream_id": _path_int(request, "stream_id"),
+        "property": p["property"],
+        "value": p["value"],
+    }
+    subscriptions.update_properties(state.store, _me(user), [change])
+    return {}
+
+
+@endpoint({"stream_id": P(integer, required=True)})
+def add_default_stream(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    channel_settings.add_default_stream(
+        state.store, _me(user), p["stream_id"], feature_level=state.feature_level
+    )
+    return {}
+
+
+@endpoint({"stream_id": P(integer, required=True)})
+def remove_default_stream(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> Any:
+    channel_settings.remove_default_stream(
+        state.store, _me(user), p["stream_id"], feature_level=state.feature_level
+    )
+    return {}
+
+
+@endpoint({"sender_id": P(optional_integer, default=None)})
+def stream_email_address(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    host = urlsplit(base_url(request, state)).hostname or "localhost"
+    address = channels.email_address(
+        state.store,
+        _me(user),
+        _path_int(request, "stream_id"),
+        sender_id=p["sender_id"],
+        host=host,
+    )
+    return {"email": address}
+
+
 ROUTES: list[Route] = [
     Route(f"{API}/streams", list_streams, methods=["GET"]),
     Route(f"{API}/users/me/subscriptions", subscribe, methods=["POST"]),
@@ -316,6 +375,19 @@ ROUTES: list[Route] = [
     ),
     Route(f"{API}/user_topics", update_user_topic, methods=["POST"]),
     Route(f"{API}/users/me/subscriptions/muted_topics", muted_topics_legacy, methods=["PATCH"]),
+    Route(
+        f"{API}/users/me/subscriptions/properties",
+        update_subscription_properties,
+        methods=["POST"],
+    ),
+    Route(
+        f"{API}/users/me/subscriptions/{{stream_id:int}}",
+        update_subscription_property,
+        methods=["PATCH"],
+    ),
+    Route(f"{API}/default_streams", add_default_stream, methods=["POST"]),
+    Route(f"{API}/default_streams", remove_default_stream, methods=["DELETE"]),
+    Route(f"{API}/streams/{{stream_id:int}}/email_address", stream_email_address, methods=["GET"]),
     Route(f"{API}/channel_folders/create", create_folder, methods=["POST"]),
     Route(f"{API}/channel_folders", list_folders, methods=["GET"]),
     Route(f"{API}/channel_folders", reorder_folders, methods=["PATCH"]),

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 from starlette.requests import Request
+from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
+from .. import custom_profile_fields as profile_fields
 from .. import group_settings as gs
 from .. import (
     linkifiers,
+    realm_emoji,
     realm_settings,
 )
 from .. import realm as realm_mod
@@ -18,13 +23,17 @@ from ..params import (
     P,
     Param,
     Params,
+    boolean,
     int_list,
+    integer,
     json_value,
 )
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, endpoint
 from ._http import me as _me
+from ._http import path_int as _path_int
+from .uploads import UPLOAD_CSP
 
 
 @endpoint(auth=False)
@@ -123,7 +132,124 @@ def list_realm_emoji(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     _me(user)
-    return {"emoji": realm_mod.custom_emoji(state.store)}
+    return {"emoji": realm_emoji.all_emoji(state.store)}
+
+
+@endpoint()
+async def upload_emoji(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    files: list[bytes] = []
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        limit = realm_emoji.MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024 + 1
+        form = await request.form(max_part_size=limit)
+        for _, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                files.append(await value.read())
+    return await run_in_threadpool(
+        realm_emoji.upload,
+        state.store,
+        _me(user),
+        request.path_params["emoji_name"],
+        files,
+        state.upload_dir,
+    )
+
+
+@endpoint()
+def deactivate_emoji(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    realm_emoji.deactivate(
+        state.store, _me(user), request.path_params["emoji_name"], feature_level=state.feature_level
+    )
+    return {}
+
+
+async def serve_emoji(request: Request) -> Response:
+    """A custom emoji's image, public as the real server's ``/user_avatars`` are."""
+    state: SandboxState = request.app.state.sandbox
+    path, content_type = await run_in_threadpool(
+        realm_emoji.image, state.store, state.upload_dir, request.path_params["file_name"]
+    )
+    return FileResponse(
+        path,
+        media_type=content_type,
+        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP},
+    )
+
+
+# -- custom profile fields -----------------------------------------------------------------------
+
+
+@endpoint()
+def list_profile_fields(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    _me(user)
+    return {"custom_fields": profile_fields.list_fields(state.store)}
+
+
+FIELD_SPEC: dict[str, Param] = {
+    "name": P(),
+    "hint": P(),
+    "field_data": P(json_value),
+    "display_in_profile_summary": P(boolean),
+    "required": P(boolean),
+    "editable_by_user": P(boolean),
+}
+
+
+@endpoint({**FIELD_SPEC, "field_type": P(integer, required=True)})
+def create_profile_field(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    field_id = profile_fields.create_field(
+        state.store,
+        _me(user),
+        field_type=p["field_type"],
+        name=p.optional("name", ""),
+        hint=p.optional("hint", ""),
+        field_data=p.optional("field_data"),
+        display_in_profile_summary=p.optional("display_in_profile_summary", False),
+        required=p.optional("required", False),
+        editable_by_user=p.optional("editable_by_user", True),
+    )
+    return {"id": field_id}
+
+
+@endpoint(FIELD_SPEC)
+def update_profile_field(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    profile_fields.update_field(
+        state.store,
+        _me(user),
+        _path_int(request, "field_id"),
+        name=p.optional("name"),
+        hint=p.optional("hint"),
+        field_data=p.optional("field_data"),
+        display_in_profile_summary=p.optional("display_in_profile_summary"),
+        required=p.optional("required"),
+        editable_by_user=p.optional("editable_by_user"),
+    )
+    return {}
+
+
+@endpoint({"order": P(int_list, required=True)})
+def reorder_profile_fields(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    profile_fields.reorder_fields(state.store, _me(user), p["order"])
+    return {}
+
+
+@endpoint()
+def delete_profile_field(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    profile_fields.delete_field(state.store, _me(user), _path_int(request, "field_id"))
+    return {}
 
 
 def _json_or_text(name: str, raw: str) -> Any:
@@ -164,5 +290,13 @@ ROUTES: list[Route] = [
     Route(f"{API}/realm/linkifiers", list_linkifiers, methods=["GET"]),
     Route(f"{API}/realm/linkifiers", reorder_linkifiers, methods=["PATCH"]),
     Route(f"{API}/realm/emoji", list_realm_emoji, methods=["GET"]),
+    Route(f"{API}/realm/emoji/{{emoji_name}}", upload_emoji, methods=["POST"]),
+    Route(f"{API}/realm/emoji/{{emoji_name}}", deactivate_emoji, methods=["DELETE"]),
+    Route("/user_avatars/{realm_id:int}/emoji/images/{file_name}", serve_emoji, methods=["GET"]),
+    Route(f"{API}/realm/profile_fields", list_profile_fields, methods=["GET"]),
+    Route(f"{API}/realm/profile_fields", create_profile_field, methods=["POST"]),
+    Route(f"{API}/realm/profile_fields", reorder_profile_fields, methods=["PATCH"]),
+    Route(f"{API}/realm/profile_fields/{{field_id:int}}", update_profile_field, methods=["PATCH"]),
+    Route(f"{API}/realm/profile_fields/{{field_id:int}}", delete_profile_field, methods=["DELETE"]),
     Route(f"{API}/realm", update_realm, methods=["PATCH"]),
 ]

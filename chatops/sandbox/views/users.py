@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
+    custom_profile_fields,
     user_admin,
     user_status,
     users,
@@ -20,6 +21,7 @@ from ..params import (
     boolean,
     int_list,
     integer,
+    json_value,
     text,
 )
 from ..state import SandboxState
@@ -156,7 +158,7 @@ def reactivate_user(
     return {}
 
 
-@endpoint({"role": P(integer), "full_name": P(text)})
+@endpoint({"role": P(integer), "full_name": P(text), "profile_data": P(json_value)})
 def update_user(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -166,7 +168,25 @@ def update_user(
         request.path_params["user_id"],
         role=p.optional("role"),
         full_name=p.optional("full_name"),
+        profile_data=p.optional("profile_data"),
     )
+    return {}
+
+
+@endpoint({"data": P(json_value, required=True)})
+def update_profile_data(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    me = _me(user)
+    custom_profile_fields.update_values(state.store, me, me, p["data"])
+    return {}
+
+
+@endpoint({"data": P(int_list, required=True)})
+def remove_profile_data(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    custom_profile_fields.remove_values(state.store, _me(user), p["data"])
     return {}
 
 
@@ -176,6 +196,8 @@ ROUTES: list[Route] = [
     Route(f"{API}/users", list_users, methods=["GET"]),
     Route(f"{API}/users/{{user_id:int}}", get_user, methods=["GET"]),
     Route(f"{API}/users/me/status", update_own_status, methods=["POST"]),
+    Route(f"{API}/users/me/profile_data", update_profile_data, methods=["PATCH"]),
+    Route(f"{API}/users/me/profile_data", remove_profile_data, methods=["DELETE"]),
     Route(f"{API}/users/{{user_id:int}}/status", update_user_status, methods=["POST"]),
     Route(f"{API}/users/{{user_id:int}}/status", get_user_status, methods=["GET"]),
     Route(f"{API}/users", create_user, methods=["POST"]),

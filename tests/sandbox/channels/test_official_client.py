@@ -89,3 +89,23 @@ def test_scheduled_message_calls(official: zulip.Client, sandbox: Sandbox) -> No
     missing = official.call_endpoint(url=f"scheduled_messages/{sid}", method="DELETE")
     assert missing["result"] == "error" and missing["code"] == "BAD_REQUEST"
     assert missing["msg"] == "Scheduled message does not exist"
+
+
+def test_subscription_settings_default_channel_email_address(fresh_sandbox: Sandbox) -> None:
+    official = zulip.Client(config_file=str(fresh_sandbox.zuliprc("admin")), client="Official/1.0")
+    design = int(fresh_sandbox.store.scalar("SELECT id FROM streams WHERE name = 'design'"))
+    changed = official.update_subscription_settings(
+        [
+            {"stream_id": design, "property": "color", "value": "#f00f00"},
+            {"stream_id": design, "property": "pin_to_top", "value": True},
+        ]
+    )
+    assert changed["result"] == "success", changed
+    subs = {s["stream_id"]: s for s in official.get_subscriptions()["subscriptions"]}
+    assert (subs[design]["color"], subs[design]["pin_to_top"]) == ("#f00f00", True)
+    added = official.add_default_stream(design)
+    assert added["result"] == "success", added
+    assert official.get_stream_id("design")["stream_id"] == design
+    address = official.get_stream_email_address(design)
+    assert address["result"] == "success", address
+    assert address["email"].startswith("design.")
