@@ -69,21 +69,6 @@ PENDING = {
     "update_message_flags",
     "mark_stream_as_read",
     "mark_topic_as_read",
-    # POST /users/me/subscriptions/properties
-    "update_subscription_settings",
-    # GET /streams/{id}/email_address
-    "get_stream_email_address",
-    # POST /default_streams
-    "add_default_stream",
-    # GET, POST, PATCH /realm/profile_fields; PATCH, DELETE /realm/profile_fields/{id}
-    "get_realm_profile_fields",
-    "create_realm_profile_field",
-    "reorder_realm_profile_fields",
-    "update_realm_profile_field",
-    "remove_realm_profile_field",
-    # POST, DELETE /realm/emoji/{name}
-    "upload_custom_emoji",
-    "delete_custom_emoji",
 }
 PENDING_PART = {
     **dict.fromkeys(
