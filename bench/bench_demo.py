@@ -39,18 +39,21 @@ def machine() -> str:
 def _generate(size: str, seed: int, out: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "org"
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu0 = usage.ru_utime + usage.ru_stime
         t0 = time.perf_counter()
         store, _, _ = open_data_dir(data, size=size, seed=seed)
         elapsed = time.perf_counter() - t0
         count = int(store.scalar("SELECT count(*) FROM messages"))
         store.close()
         db_bytes = sum(p.stat().st_size for p in data.glob("*.sqlite3*"))
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    out.put((elapsed, count, peak_kib * 1024, db_bytes))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu0
+    out.put((elapsed, cpu, count, usage.ru_maxrss * 1024, db_bytes))  # ru_maxrss: KiB on Linux
 
 
-def measure(size: str, seed: int = 1) -> tuple[float, int, int, int]:
-    """(seconds, messages, peak RSS bytes, database bytes) of generating ``size``."""
+def measure(size: str, seed: int = 1) -> tuple[float, float, int, int, int]:
+    """(seconds, CPU seconds, messages, peak RSS bytes, database bytes) of generating ``size``."""
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.SimpleQueue()
     proc = ctx.Process(target=_generate, args=(size, seed, queue))
@@ -58,8 +61,8 @@ def measure(size: str, seed: int = 1) -> tuple[float, int, int, int]:
     proc.join()
     if proc.exitcode != 0:
         raise SystemExit(f"generating {size} failed (exit {proc.exitcode})")
-    elapsed, count, peak, db = queue.get()
-    return float(elapsed), int(count), int(peak), int(db)
+    elapsed, cpu, count, peak, db = queue.get()
+    return float(elapsed), float(cpu), int(count), int(peak), int(db)
 
 
 def main() -> None:
@@ -73,9 +76,9 @@ def main() -> None:
         parser.error(f"unknown size(s) {', '.join(unknown)}; choose from {', '.join(SIZES)}")
     rows = []
     for size in args.sizes or list(SIZES):
-        elapsed, count, peak, db = measure(size, args.seed)
+        elapsed, cpu, count, peak, db = measure(size, args.seed)
         row = (
-            f"| {size} | {count:,} | {elapsed:.1f} s | {count / elapsed:,.0f} msg/s "
+            f"| {size} | {count:,} | {elapsed:.1f} s | {cpu:.1f} s | {count / elapsed:,.0f} msg/s "
             f"| {peak / 2**20:,.0f} MiB | {db / 2**20:,.0f} MiB |"
         )
         print(row, flush=True)
@@ -84,11 +87,13 @@ def main() -> None:
         when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         text = (
             f"\n## Demo generation, `bench/bench_demo.py` ({when})\n\n"
-            f"Machine: {machine()}. Each size in a process of its own, as "
+            f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end (other "
+            "work shares the cores: CPU time is the steadier figure). Each size in a process "
+            "of its own, as "
             "`chatops sandbox serve` generates it (uploads included, seed "
             f"{args.seed}). Target: `large` in 3 minutes or less.\n\n"
-            "| size | messages | time | rate | peak memory | database |\n"
-            "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+            "| size | messages | time | CPU time | rate | peak memory | database |\n"
+            "|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
         )
         with RESULTS.open("a") as f:
             f.write(text)
