@@ -73,6 +73,9 @@ SYSTEM_BOT_NAMES = {
     "feedback": "Zulip Feedback Bot",
 }
 
+# messages turned into frames at once: a frame per file would cost more than the file
+_BATCH = 50_000
+
 _MESSAGES_FILE = re.compile(r"messages-(\d+)\.json")
 _WANTED = re.compile(r"(realm|attachment)\.json|messages-\d+\.json")
 
@@ -96,11 +99,13 @@ class _Realm:
 
 
 def _field(row: Any, name: str, where: str) -> Any:
-    if not isinstance(row, Mapping):
-        raise MalformedExport(f"{where}: expected an object, got {type(row).__name__}")
     try:
         return row[name]
-    except KeyError:
+    except (KeyError, TypeError, IndexError):
+        if not isinstance(row, Mapping):
+            raise MalformedExport(
+                f"{where}: expected an object, got {type(row).__name__}"
+            ) from None
         ident = row.get("id", row.get("usergroup_ptr"))
         at = f" (id {ident})" if ident is not None else ""
         raise MalformedExport(f"{where}: a row{at} has no field {name!r}") from None
@@ -108,6 +113,8 @@ def _field(row: Any, name: str, where: str) -> Any:
 
 def _int(row: Any, name: str, where: str, *, optional: bool = False) -> int | None:
     value = _field(row, name, where)
+    if type(value) is int:
+        return value
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -404,6 +411,16 @@ def _concat(parts: list[pd.DataFrame], kind: str) -> pd.DataFrame:
     return validate(frame, kind)
 
 
+def _add_frames(parts: dict[str, list[pd.DataFrame]], records: list[dict[str, Any]]) -> None:
+    """Turn a batch of records into frames (then forgotten: memory holds one batch)."""
+    if records:
+        parts["messages"].append(messages_frame(records))
+        parts["reactions"].append(reactions_frame(records))
+        parts["edits"].append(edits_frame(records))
+        parts["dm_recipients"].append(dm_recipients_frame(records))
+        records.clear()
+
+
 def read_export(path: str | Path, *, progress: bool = True) -> AnalyticsFrames:
     """Read a Zulip organization data export into the analytics frames.
 
@@ -425,18 +442,20 @@ def read_export(path: str | Path, *, progress: bool = True) -> AnalyticsFrames:
         parts: dict[str, list[pd.DataFrame]] = {
             k: [] for k in ("messages", "reactions", "edits", "dm_recipients")
         }
+        records: list[dict[str, Any]] = []
         for name, file in tqdm(
             message_files, desc="Reading export", unit="file", disable=not progress, leave=False
         ):
             data = _load_json(file, name)
             if not isinstance(data, Mapping):
                 raise MalformedExport(f"{name}: expected an object of tables")
-            records = [_api_message(m, realm, name) for m in _table(data, "zerver_message", name)]
+            records.extend(
+                _api_message(m, realm, name) for m in _table(data, "zerver_message", name)
+            )
             del data
-            parts["messages"].append(messages_frame(records))
-            parts["reactions"].append(reactions_frame(records))
-            parts["edits"].append(edits_frame(records))
-            parts["dm_recipients"].append(dm_recipients_frame(records))
+            if len(records) >= _BATCH:
+                _add_frames(parts, records)
+        _add_frames(parts, records)
     messages = _concat(parts["messages"], "messages").sort_values("id", ignore_index=True)
     return AnalyticsFrames(
         messages=messages,

@@ -617,12 +617,23 @@ def _edits(
                 change(mid)[2] = prefix + topic
                 add_history(mid, entry)
             del current[key]
+    # The messages of a moved or resolved topic share their history entries: encode each
+    # distinct history once.
+    encoded: dict[tuple[int, ...], str] = {}
+
+    def encode(history: list[dict[str, Any]]) -> str:
+        key = tuple(id(e) for e in history)
+        text = encoded.get(key)
+        if text is None:
+            text = encoded[key] = json.dumps(history)
+        return text
+
     store.executemany(
         "UPDATE messages SET stream_id = coalesce(?, stream_id), "
         "recipient_id = coalesce(?, recipient_id), topic = coalesce(?, topic), "
         "content = coalesce(?, content), rendered_content = coalesce(?, rendered_content), "
         "last_edit_timestamp = ?, last_moved_timestamp = ?, edit_history = ? WHERE id = ?",
-        ((*c, json.dumps(histories[mid]), mid) for mid, c in sorted(changes.items())),
+        ((*c, encode(histories[mid]), mid) for mid, c in sorted(changes.items())),
     )
 
 
