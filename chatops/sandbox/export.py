@@ -30,7 +30,7 @@ import os
 import secrets
 import tarfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +62,6 @@ ZULIP_FLAGS = (
     "is_private",
     "active_mobile_push_notification",
 )
-
-Progress = Callable[[int], None]
 
 
 def _flags_mask(bits: int) -> int:

@@ -162,6 +162,13 @@ def test_an_unpacked_folder_reads_the_same(unpacked: Path, export_frames: Analyt
     # the folder that holds the export's folder is found too
     again = read_export(unpacked.parent, progress=False)
     assert len(again.messages) == len(frames.messages)
+    # and a tarball packed by hand from inside the folder ("tar -czf x.tar.gz -C folder .")
+    repacked = unpacked.parent / "repacked.tar.gz"
+    with tarfile.open(repacked, "w:gz") as tar:
+        tar.add(unpacked, arcname=".")
+    pd.testing.assert_frame_equal(
+        read_export(repacked, progress=False).messages, export_frames.messages
+    )
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,9 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from chatops.sandbox import Sandbox
+import pytest
+
+from chatops.sandbox import Sandbox, Store
 from chatops.sandbox.export import RECIPIENT_HUDDLE, RECIPIENT_STREAM, export_organization
 from tests.test_cli import _one_line_error
 from tests.test_cli import chatops as run_chatops
@@ -124,3 +126,10 @@ def test_cli_export_refuses_a_missing_output_folder(sandbox: Sandbox, tmp_path: 
     out = tmp_path / "missing" / "x.tar.gz"
     proc = run_chatops("sandbox", "export", "--data", str(sandbox.data_dir), "--out", str(out))
     _one_line_error(proc, "does not exist")
+
+
+def test_a_failed_export_leaves_no_file(tmp_path: Path) -> None:
+    out = tmp_path / "org.tar.gz"
+    with pytest.raises(ValueError, match="holds no organization"):
+        export_organization(Store(), out, progress=False)
+    assert list(tmp_path.iterdir()) == []
