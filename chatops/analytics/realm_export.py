@@ -376,10 +376,10 @@ def _export_files(path: Path) -> Iterator[tuple[Path, list[tuple[str, Path]]]]:
         found: dict[str, Path] = {}
         with tarfile.open(path, "r|*") as tar:
             for member in tar:
-                inner = member.name.removeprefix("./")
-                name = inner.rsplit("/", 1)[-1]
+                arcname = member.name.removeprefix("./")
+                name = arcname.rsplit("/", 1)[-1]
                 # only the top folder's own files; uploads and avatars are not read
-                if not member.isfile() or inner.count("/") > 1 or not _WANTED.fullmatch(name):
+                if not member.isfile() or arcname.count("/") > 1 or not _WANTED.fullmatch(name):
                     continue
                 source = tar.extractfile(member)
                 assert source is not None
