@@ -78,7 +78,8 @@ class _Tar:
 
     def __init__(self, path: Path, root: str) -> None:
         private_file(path)
-        self._tar = tarfile.open(path, "w:gz")  # noqa: SIM115 (closed by close())
+        # gzip's own default level, as `tar -czf` (tarfile's 9 costs far more for little)
+        self._tar = tarfile.open(path, "w:gz", compresslevel=6)
         self._root = root
         self._mtime = int(time.time())
         self._folders: set[str] = set()
