@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import secrets
 import tarfile
@@ -33,6 +32,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from . import messages as messages_mod
 from . import users as users_mod
@@ -108,7 +109,8 @@ class _Tar:
         self._tar.addfile(info, io.BytesIO(data))
 
     def add_json(self, name: str, data: Any) -> None:
-        self.add(name, json.dumps(data, indent=1, ensure_ascii=False).encode())
+        # indented like Zulip's files; msgspec, as json.dumps with an indent is pure Python
+        self.add(name, msgspec.json.format(msgspec.json.encode(data), indent=2))
 
     def close(self) -> None:
         self._tar.close()
