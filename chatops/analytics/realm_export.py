@@ -45,6 +45,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pandas as pd
 
 from .. import frames as base_frames
@@ -143,12 +144,9 @@ def _table(data: Mapping[str, Any], name: str, file: str, *, required: bool = Tr
 
 def _load_json(path: Path, name: str) -> Any:
     try:
-        with path.open("rb") as f:
-            return json.load(f)
-    except json.JSONDecodeError as exc:
+        return msgspec.json.decode(path.read_bytes())
+    except msgspec.DecodeError as exc:
         raise MalformedExport(f"{name}: not valid JSON ({exc})") from None
-    except UnicodeDecodeError as exc:
-        raise MalformedExport(f"{name}: not UTF-8 text ({exc})") from None
 
 
 def _iso(seconds: Any) -> str | None:
