@@ -231,15 +231,20 @@ def _sandbox_export(args: argparse.Namespace) -> int:
     out: Path = args.out
     if not (data / DB_NAME).is_file():
         return _fail(f"--data {data} holds no sandbox organization")
-    if not out.parent.is_dir():
-        return _fail(f"--out {out}: folder {out.parent} does not exist")
-    if out.is_dir():
-        return _fail(f"--out {out} is a folder")
-    store = Store(data / DB_NAME)
     try:
-        export_organization(store, out, upload_dir=data / "uploads", progress=not args.no_progress)
-    finally:
-        store.close()
+        if not out.parent.is_dir():
+            return _fail(f"--out {out}: folder {out.parent} does not exist")
+        if out.is_dir():
+            return _fail(f"--out {out} is a folder")
+        store = Store(data / DB_NAME)
+        try:
+            export_organization(
+                store, out, upload_dir=data / "uploads", progress=not args.no_progress
+            )
+        finally:
+            store.close()
+    except OSError as exc:
+        return _fail(f"cannot write {out}: {exc.strerror or exc}")
     print(f"Exported the organization in {data} to {out}")
     return 0
 

@@ -133,3 +133,10 @@ def test_a_failed_export_leaves_no_file(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="holds no organization"):
         export_organization(Store(), out, progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_export_refuses_an_unwritable_output(sandbox: Sandbox, tmp_path: Path) -> None:
+    out = tmp_path / ("x" * 300 + ".tar.gz")  # longer than a file name may be, even for root
+    proc = run_chatops("sandbox", "export", "--data", str(sandbox.data_dir), "--out", str(out))
+    _one_line_error(proc, "cannot write", "File name too long")
+    assert list(tmp_path.iterdir()) == []
