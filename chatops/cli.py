@@ -4,6 +4,7 @@
 
     chatops sandbox serve --data DIR [--host 127.0.0.1] [--port 9991] [--size small] [--seed 1]
     chatops sandbox demo --data DIR [--size small] [--seed 1]
+    chatops sandbox export --data DIR --out FILE.tar.gz [--no-progress]
     chatops audit list
     chatops audit run [NAMES... | --all] [-p NAME VALUE]... [--site URL | --zuliprc PATH]
                       [--report-dir ./reports] [--jobs N] [--post-to WHERE] [--report-url URL]
@@ -72,6 +73,16 @@ def _build_parser() -> argparse.ArgumentParser:
             help="demo organization size (default small)",
         )
         sub.add_argument("--seed", type=int, default=1, help="demo generator seed (default 1)")
+    export = sandbox_cmds.add_parser(
+        "export", help="write the organization as a Zulip data export tarball"
+    )
+    export.add_argument(
+        "--data", required=True, type=Path, metavar="DIR", help="the sandbox's data folder"
+    )
+    export.add_argument(
+        "--out", required=True, type=Path, metavar="FILE", help="the .tar.gz to write (0600)"
+    )
+    export.add_argument("--no-progress", action="store_true", help="no progress bar")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=9991, help="port (default 9991; 0: any)")
 
@@ -186,6 +197,8 @@ def _sandbox(args: argparse.Namespace) -> int:
     data: Path = args.data
     if data.exists() and not data.is_dir():
         return _fail(f"--data {data} is not a folder")
+    if args.sandbox_command == "export":
+        return _sandbox_export(args)
     if args.sandbox_command == "demo":
         store, accounts, created = open_data_dir(data, size=args.size, seed=args.seed)
         store.close()
@@ -206,6 +219,33 @@ def _sandbox(args: argparse.Namespace) -> int:
         return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}")
     finally:
         signal.signal(signal.SIGTERM, previous)
+    return 0
+
+
+def _sandbox_export(args: argparse.Namespace) -> int:
+    from .sandbox import Store
+    from .sandbox.export import export_organization
+    from .sandbox.server import DB_NAME
+
+    data: Path = args.data
+    out: Path = args.out
+    if not (data / DB_NAME).is_file():
+        return _fail(f"--data {data} holds no sandbox organization")
+    try:
+        if not out.parent.is_dir():
+            return _fail(f"--out {out}: folder {out.parent} does not exist")
+        if out.is_dir():
+            return _fail(f"--out {out} is a folder")
+        store = Store(data / DB_NAME)
+        try:
+            export_organization(
+                store, out, upload_dir=data / "uploads", progress=not args.no_progress
+            )
+        finally:
+            store.close()
+    except OSError as exc:
+        return _fail(f"cannot write {out}: {exc.strerror or exc}")
+    print(f"Exported the organization in {data} to {out}")
     return 0
 
 

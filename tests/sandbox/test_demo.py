@@ -84,3 +84,28 @@ def test_uploads_are_shared_by_messages(sandbox: Sandbox, tmp_path: Path) -> Non
             assert exc.status == 403
         else:
             raise AssertionError("an unshared upload was readable by someone else")
+
+
+def test_generation_restores_journal_fsync_and_indexes(tmp_path: Path) -> None:
+    """The bulk load turns the journal and fsync off and drops the message indexes: all back."""
+
+    def settings(store: Store) -> tuple[object, ...]:
+        indexes = store.query(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name"
+        )
+        return (
+            store.scalar("PRAGMA journal_mode"),
+            store.scalar("PRAGMA synchronous"),
+            [tuple(r.values()) for r in indexes],
+        )
+
+    store = Store(tmp_path / "demo.sqlite3")
+    before = settings(store)
+    assert before[0] == "wal"
+    demo.generate(store, seed=2, now=1_800_000_000)
+    assert settings(store) == before
+    plan = store.one(
+        "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE stream_id = 3 ORDER BY id DESC LIMIT 5"
+    )
+    assert plan is not None and "messages_stream_id" in str(plan["detail"])
+    store.close()

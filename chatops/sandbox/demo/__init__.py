@@ -14,6 +14,8 @@ import json
 import random
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -329,7 +331,8 @@ def generate(
                     [uid, sid],
                 )
         store.execute("UPDATE streams SET is_archived = 1 WHERE id = ?", [channel_ids[-1]])
-    _history(store, rng, plan, accounts, people, channel_ids[:-1], start, now)
+    with _bulk_load(store):
+        _history(store, rng, plan, accounts, people, channel_ids[:-1], start, now)
     add_bots_demo(store, rng)
     add_personal_demo(store, rng, accounts)
     add_admin_demo(store, rng, accounts, now)
@@ -349,6 +352,11 @@ def _history(
     start: int,
     now: int,
 ) -> None:
+    """The messages, read flags and reactions, then the edits and moves of :func:`_edits`.
+
+    Every row is prepared in memory and bulk-inserted; the message indexes are built once the
+    rows are in, so the work grows linearly with the number of messages.
+    """
     names = {r["id"]: r["full_name"] for r in store.query("SELECT id, full_name FROM users")}
     recipients = {
         r["stream_id"]: r["id"]
@@ -375,15 +383,24 @@ def _history(
     recent_cut = total - min(total, 400)
     pick_person = {sid: _Picker(rng, subs[sid] or people, 1.2) for sid in channel_ids}
     emoji_pick = _Picker(rng, REACTIONS, 1.3)
+    rendered = _RenderCache()
+    dm_recipients: dict[tuple[int, ...], int] = {}
+    # what the edits need, gathered on the way instead of queried back
+    groups: dict[tuple[int, str], list[int]] = {}
+    last_seen: dict[tuple[int, str], int] = {}
+    to_edit: list[tuple[int, int, str, str, int]] = []
     with store.atomic():
+        indexes = _drop_indexes(store, ("messages",))
         for n, ts in enumerate(times):
             mid = next_id + n
             if rng.random() < 0.08:
                 a, b = rng.choice(dm_pairs)
                 sender = rng.choice((a, b))
-                rid = recipient_for_users(store, (a, b))
+                rid = dm_recipients.get((a, b))
+                if rid is None:
+                    rid = dm_recipients[(a, b)] = recipient_for_users(store, (a, b))
                 content = rng.choice(SENTENCES)
-                rows.append((mid, sender, rid, None, "", content, render(content), "website", ts))
+                rows.append((mid, sender, rid, None, "", content, rendered(content), "website", ts))
                 if n >= recent_cut:
                     other = b if sender == a else a
                     flags.append((other, mid, 0))
@@ -400,6 +417,7 @@ def _history(
             if rng.random() < 0.03:
                 target = rng.choice(people)
                 content = f"@**{names[target]}** {content}"
+            html = rendered(content)
             rows.append(
                 (
                     mid,
@@ -408,11 +426,20 @@ def _history(
                     sid,
                     topic,
                     content,
-                    render(content),
+                    html,
                     rng.choice(["website", "website", "ZulipMobile", "ZulipTerminal", "API"]),
                     ts,
                 )
             )
+            if topic != "":
+                key = (sid, topic)
+                members = groups.get(key)
+                if members is None:
+                    members = groups[key] = []
+                members.append(mid)
+                last_seen[key] = ts  # times are sorted: the last one seen is the latest
+            if mid % 37 == 0:
+                to_edit.append((mid, sender, content, html, ts))
             if n >= recent_cut:
                 for uid in subs[sid][:30]:
                     flags.append((uid, mid, READ if uid == sender or rng.random() < 0.5 else 0))
@@ -425,7 +452,53 @@ def _history(
             if len(rows) >= 20_000:
                 _flush(store, rows, flags, reactions)
         _flush(store, rows, flags, reactions)
-        _resolve_and_edit(store, rng, start, now)
+        _edits(store, rng, now, groups, last_seen, to_edit, recipients, rendered)
+        for sql in indexes:
+            store.execute(sql)
+
+
+class _RenderCache:
+    """``render`` memoized: the demo draws its contents from a small vocabulary."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+
+    def __call__(self, content: str) -> str:
+        html = self._seen.get(content)
+        if html is None:
+            html = self._seen[content] = render(content)
+        return html
+
+
+def _drop_indexes(store: Store, tables: tuple[str, ...]) -> list[str]:
+    """Drop the explicit indexes of ``tables``; returns the SQL that builds them again."""
+    marks = ", ".join("?" for _ in tables)
+    found = store.query(
+        f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+        f"AND tbl_name IN ({marks}) ORDER BY name",
+        list(tables),
+    )
+    for row in found:
+        store.execute(f'DROP INDEX "{row["name"]}"')
+    return [str(row["sql"]) for row in found]
+
+
+@contextmanager
+def _bulk_load(store: Store) -> Iterator[None]:
+    """No journal and no fsync while the demo is written; the previous settings after.
+
+    A generation that stops half-way leaves a file that is thrown away (``open_data_dir``
+    generates into a ``.partial`` file), so the journal would protect nothing.
+    """
+    journal = str(store.scalar("PRAGMA journal_mode"))
+    synchronous = int(store.scalar("PRAGMA synchronous"))
+    store.execute("PRAGMA journal_mode=MEMORY")
+    store.execute("PRAGMA synchronous=OFF")
+    try:
+        yield
+    finally:
+        store.execute(f"PRAGMA synchronous={synchronous}")
+        store.execute(f"PRAGMA journal_mode={journal}")
 
 
 def _flush(
@@ -452,118 +525,132 @@ def _flush(
     reactions.clear()
 
 
-def _add_history(store: Store, message_id: int, entry: dict[str, Any]) -> None:
-    """Put ``entry`` first in a message's edit history (most recent first)."""
-    current = store.scalar("SELECT edit_history FROM messages WHERE id = ?", [message_id])
-    history = [entry, *json.loads(current or "[]")]
-    history.sort(key=lambda e: -int(e["timestamp"]))
-    store.execute(
-        "UPDATE messages SET edit_history = ? WHERE id = ?", [json.dumps(history), message_id]
-    )
+# The columns an edit or move may change, in the order of _Change's first fields.
+_CHANGED = (
+    "stream_id",
+    "recipient_id",
+    "topic",
+    "content",
+    "rendered_content",
+    "last_edit_timestamp",
+    "last_moved_timestamp",
+)
 
 
-def _resolve_and_edit(store: Store, rng: random.Random, start: int, now: int) -> None:
-    """Edit some messages, move some topics, resolve some, each with its edit history."""
+def _edits(
+    store: Store,
+    rng: random.Random,
+    now: int,
+    groups: dict[tuple[int, str], list[int]],
+    last_seen: dict[tuple[int, str], int],
+    to_edit: list[tuple[int, int, str, str, int]],
+    recipients: dict[int, int],
+    rendered: _RenderCache,
+) -> None:
+    """Edit some messages, move some topics, resolve some, each with its edit history.
+
+    ``groups`` holds the ids of each named topic in order of its first message, ``last_seen``
+    its latest timestamp; ``to_edit`` the channel messages whose content is edited. The changes
+    are worked out in memory and written with one ``UPDATE`` per changed message.
+    """
     prefix = realm_mod.RESOLVED_TOPIC_PREFIX
-    edited = store.query(
-        "SELECT id, sender_id, content, rendered_content, timestamp FROM messages "
-        "WHERE stream_id IS NOT NULL AND id % 37 = 0"
-    )
-    for m in edited:
-        new = m["content"] + " (edited)"
-        when = m["timestamp"] + 120
-        store.execute(
-            "UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ? "
-            "WHERE id = ?",
-            [new, render(new), when, m["id"]],
-        )
-        _add_history(
-            store,
-            m["id"],
+    changes: dict[int, list[Any]] = {}
+    histories: dict[int, list[dict[str, Any]]] = {}
+
+    def change(mid: int) -> list[Any]:
+        found = changes.get(mid)
+        if found is None:
+            found = changes[mid] = [None] * len(_CHANGED)
+        return found
+
+    def add_history(mid: int, entry: dict[str, Any]) -> None:
+        history = [entry, *histories.get(mid, ())]
+        history.sort(key=lambda e: -int(e["timestamp"]))  # most recent first
+        histories[mid] = history
+
+    for mid, sender, content, html, ts in to_edit:
+        new = content + " (edited)"
+        when = ts + 120
+        c = change(mid)
+        c[3], c[4], c[5] = new, rendered(new), when
+        add_history(
+            mid,
             {
-                "user_id": m["sender_id"],
+                "user_id": sender,
                 "timestamp": when,
-                "prev_content": m["content"],
-                "prev_rendered_content": m["rendered_content"],
+                "prev_content": content,
+                "prev_rendered_content": html,
             },
         )
-    topic_rows = store.query(
-        "SELECT stream_id, topic, max(timestamp) AS last, min(id) AS first_id FROM messages "
-        "WHERE stream_id IS NOT NULL AND topic != '' GROUP BY stream_id, topic ORDER BY first_id"
-    )
-    stream_ids = sorted({t["stream_id"] for t in topic_rows})
+    stream_ids = sorted({sid for sid, _ in groups})
     moderators = [
         r["id"]
         for r in store.query(
             "SELECT id FROM users WHERE role <= 300 AND is_bot = 0 AND is_active = 1 ORDER BY id"
         )
     ]
-    for index, t in enumerate(topic_rows):
+    # where each topic's messages are now: a topic moved into a channel that already has a
+    # topic of that name joins it, and moves with it if that one is moved later
+    current: dict[tuple[int, str], list[int]] = {k: list(v) for k, v in groups.items()}
+    for index, (key, _) in enumerate(groups.items()):
+        sid, topic = key
         roll = rng.random()
-        ids = [
-            r["id"]
-            for r in store.query(
-                "SELECT id FROM messages WHERE stream_id = ? AND topic = ? ORDER BY id",
-                [t["stream_id"], t["topic"]],
-            )
-        ]
+        ids = sorted(current[key])
         mover = rng.choice(moderators)
-        when = min(now - 60, t["last"] + 3600)
+        when = min(now - 60, last_seen[key] + 3600)
         # One topic in twenty-five moves to another channel and one is renamed, whatever the
         # size; about three in ten of the rest are resolved.
         if index % 25 == 3 and len(stream_ids) > 1:  # moved to another channel
-            target = rng.choice([s for s in stream_ids if s != t["stream_id"]])
-            recipient = store.scalar("SELECT id FROM recipients WHERE stream_id = ?", [target])
-            store.execute(
-                f"UPDATE messages SET stream_id = ?, recipient_id = ?, last_moved_timestamp = ? "
-                f"WHERE id IN ({','.join(str(i) for i in ids)})",
-                [target, recipient, when],
-            )
+            target = rng.choice([s for s in stream_ids if s != sid])
+            entry: dict[str, Any] = {
+                "user_id": mover,
+                "timestamp": when,
+                "prev_stream": sid,
+                "stream": target,
+            }
             for mid in ids:
-                _add_history(
-                    store,
-                    mid,
-                    {
-                        "user_id": mover,
-                        "timestamp": when,
-                        "prev_stream": t["stream_id"],
-                        "stream": target,
-                    },
-                )
+                c = change(mid)
+                c[0], c[1], c[6] = target, recipients[target], when
+                add_history(mid, entry)
+            del current[key]
+            current.setdefault((target, topic), []).extend(ids)
         elif index % 25 == 11:  # renamed
-            renamed = f"{t['topic']} (renamed)"
-            store.execute(
-                f"UPDATE messages SET topic = ?, last_moved_timestamp = ? "
-                f"WHERE id IN ({','.join(str(i) for i in ids)})",
-                [renamed, when],
-            )
+            renamed = f"{topic} (renamed)"
+            entry = {"user_id": mover, "timestamp": when, "prev_topic": topic, "topic": renamed}
             for mid in ids:
-                _add_history(
-                    store,
-                    mid,
-                    {
-                        "user_id": mover,
-                        "timestamp": when,
-                        "prev_topic": t["topic"],
-                        "topic": renamed,
-                    },
-                )
+                c = change(mid)
+                c[2], c[6] = renamed, when
+                add_history(mid, entry)
+            del current[key]
         elif roll < 0.3:  # resolved: not a move, so no last_moved_timestamp
-            store.execute(
-                f"UPDATE messages SET topic = ? WHERE id IN ({','.join(str(i) for i in ids)})",
-                [prefix + t["topic"]],
-            )
+            entry = {
+                "user_id": mover,
+                "timestamp": when,
+                "prev_topic": topic,
+                "topic": prefix + topic,
+            }
             for mid in ids:
-                _add_history(
-                    store,
-                    mid,
-                    {
-                        "user_id": mover,
-                        "timestamp": when,
-                        "prev_topic": t["topic"],
-                        "topic": prefix + t["topic"],
-                    },
-                )
+                change(mid)[2] = prefix + topic
+                add_history(mid, entry)
+            del current[key]
+    # The messages of a moved or resolved topic share their history entries: encode each
+    # distinct history once.
+    encoded: dict[tuple[int, ...], str] = {}
+
+    def encode(history: list[dict[str, Any]]) -> str:
+        key = tuple(id(e) for e in history)
+        text = encoded.get(key)
+        if text is None:
+            text = encoded[key] = json.dumps(history)
+        return text
+
+    store.executemany(
+        "UPDATE messages SET stream_id = coalesce(?, stream_id), "
+        "recipient_id = coalesce(?, recipient_id), topic = coalesce(?, topic), "
+        "content = coalesce(?, content), rendered_content = coalesce(?, rendered_content), "
+        "last_edit_timestamp = ?, last_moved_timestamp = ?, edit_history = ? WHERE id = ?",
+        ((*c, encode(histories[mid]), mid) for mid, c in sorted(changes.items())),
+    )
 
 
 def write_credentials(accounts: dict[str, Account], site: str, directory: Path) -> None:
