@@ -510,6 +510,14 @@ class RealmPresence(Record):
             if k.isdigit()
         }
 
+    def legacy(self) -> dict[str, PresenceEntry]:
+        """The legacy-shape ``aggregated`` entries by email (empty for a modern answer)."""
+        return {
+            k: msgspec.convert(v["aggregated"], PresenceEntry)
+            for k, v in self.presences.items()
+            if not k.isdigit() and isinstance(v, dict) and "aggregated" in v
+        }
+
 
 # -- user_groups: user groups ----------------------------------------------------------------------
 

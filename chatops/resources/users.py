@@ -193,10 +193,9 @@ class Users(SyncResource):
         """``GET /users/{user_id_or_email}/presence``: ``aggregated`` and ``website`` entries."""
         return self._client._request("GET", _presence_path(user_id_or_email), cast_to=UserPresence)
 
-    def realm_presence(self, *, slim: bool = False) -> RealmPresence:
-        """``GET /realm/presence``: everyone's presence (keyed by user ID when ``slim``)."""
-        params = {"slim_presence": True} if slim else None
-        return self._client._request("GET", "/realm/presence", params=params, cast_to=RealmPresence)
+    def realm_presence(self) -> RealmPresence:
+        """``GET /realm/presence``: everyone seen in the last two weeks, keyed by email."""
+        return self._client._request("GET", "/realm/presence", cast_to=RealmPresence)
 
     def update_presence(
         self,
@@ -393,12 +392,9 @@ class AsyncUsers(AsyncResource):
             "GET", _presence_path(user_id_or_email), cast_to=UserPresence
         )
 
-    async def realm_presence(self, *, slim: bool = False) -> RealmPresence:
-        """``GET /realm/presence``: everyone's presence (keyed by user ID when ``slim``)."""
-        params = {"slim_presence": True} if slim else None
-        return await self._client._request(
-            "GET", "/realm/presence", params=params, cast_to=RealmPresence
-        )
+    async def realm_presence(self) -> RealmPresence:
+        """``GET /realm/presence``: everyone seen in the last two weeks, keyed by email."""
+        return await self._client._request("GET", "/realm/presence", cast_to=RealmPresence)
 
     async def update_presence(
         self,
