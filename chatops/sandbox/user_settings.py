@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 from zoneinfo import available_timezones
 
-from . import users
+from . import user_admin, users
 from .bus import EventQueue, event_bus
 from .errors import ApiError
 from .store import Row, Store
@@ -236,8 +236,14 @@ def legacy_notifications(store: Store, user: Row) -> dict[str, Any]:
 
 
 def update_settings(store: Store, user: Row, changes: dict[str, Any]) -> dict[str, Any]:
-    """``PATCH /settings``: check every value first, then store and announce the changed ones."""
+    """``PATCH /settings``: check every value first, then store and announce the changed ones.
+
+    ``full_name`` renames the person (unless the organization disabled name changes).
+    """
     checked: dict[str, Any] = {}
+    new_name = changes.get("full_name")
+    if new_name is not None:
+        new_name = user_admin.check_own_name(store, user, new_name)
     for name, value in changes.items():
         if name in SETTINGS:
             checked[name] = SETTINGS[name][1](name, value)
@@ -248,6 +254,8 @@ def update_settings(store: Store, user: Row, changes: dict[str, Any]) -> dict[st
         assert fresh is not None
         current = settings_of(store, fresh)
         changed = {k: v for k, v in checked.items() if current[k] != v}
+        if new_name is not None and new_name != fresh["full_name"]:
+            user_admin.set_own_name(store, fresh, new_name)
         if not changed:
             return {}
         stored = _stored(store, user["id"])

@@ -187,6 +187,7 @@ SETTINGS_SPEC: dict[str, Param] = {
     **{name: _setting_param(default) for name, (default, _) in user_settings.SETTINGS.items()},
     "timezone": P(text),
     "email_address_visibility": P(integer),
+    "full_name": P(text),
 }
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
-from tests.conftest import unchanged
+from tests.conftest import realm_settings, unchanged
 from tests.sandbox.events.test_events import Queue
 from tests.sandbox.helpers import api_error, raw, stream_id
 
@@ -270,3 +270,28 @@ def test_mute_refused(member: chatops.Client, sandbox: Sandbox) -> None:
             member.users.mute(bot)
         with api_error("BAD_REQUEST", msg="Cannot unmute self"):
             member.users.unmute(me)
+
+
+def test_own_name_change(member: chatops.Client, sandbox: Sandbox, queue: Queue) -> None:
+    old = member.users.me().full_name
+    member.users.update_settings(full_name="  Mei M. Member ")
+    try:
+        assert member.users.me().full_name == "Mei M. Member"
+        event = queue.wait_for("realm_user", op="update")
+        assert event["person"] == {
+            "user_id": sandbox.accounts["member"].user_id,
+            "full_name": "Mei M. Member",
+        }
+    finally:
+        member.users.update_settings(full_name=old)
+
+
+def test_own_name_change_refused(member: chatops.Client, sandbox: Sandbox) -> None:
+    with unchanged(sandbox.store), api_error("BAD_REQUEST", msg="Name too short!"):
+        member.users.update_settings(full_name="   ", enable_sounds=False)
+    with realm_settings(sandbox.store, name_changes_disabled=True):
+        with (
+            unchanged(sandbox.store),
+            api_error("BAD_REQUEST", msg="Name changes are disabled in this organization."),
+        ):
+            member.users.update_settings(full_name="Someone Else")
