@@ -49,6 +49,7 @@ def register(
         client_gravatar=client_gravatar,
         all_public_streams=all_public_streams,
         client_capabilities=client_capabilities,
+        slim_presence=slim_presence,
     )
     ctx = initial_state.Context(
         store=store,

@@ -180,13 +180,12 @@ def _announce(store: Store, user: Row, row: Row) -> None:
     def make(queue: EventQueue) -> dict[str, Any]:
         if queue.client_capabilities.get("simplified_presence_events"):
             return {"type": "presence", "presences": modern_entry}
-        return {
-            "type": "presence",
-            "user_id": user["id"],
-            "email": email,
-            "server_timestamp": server_timestamp,
-            "presence": {"website": website},
-        }
+        event: dict[str, Any] = {"type": "presence", "user_id": user["id"]}
+        if not queue.slim_presence:
+            event["email"] = email
+        event["server_timestamp"] = server_timestamp
+        event["presence"] = {"website": website}
+        return event
 
     ids = [int(r["id"]) for r in store.query("SELECT id FROM users WHERE is_active = 1")]
     event_bus(store).publish_each(ids, "presence", make)

@@ -110,6 +110,7 @@ def test_a_stale_report_reads_offline(fresh_sandbox: Sandbox, client_for: object
 def test_presence_events(fresh_sandbox: Sandbox, client_for: object, queue: Queue) -> None:
     guest: chatops.Client = client_for("guest", fresh_sandbox)  # type: ignore[operator]
     modern = Queue(fresh_sandbox, "admin", client_capabilities={"simplified_presence_events": True})
+    slim = Queue(fresh_sandbox, "admin", slim_presence=True)
     try:
         fresh_sandbox.store.execute(
             "DELETE FROM user_presence WHERE user_id = ?", [fresh_sandbox.accounts["guest"].user_id]
@@ -120,6 +121,8 @@ def test_presence_events(fresh_sandbox: Sandbox, client_for: object, queue: Queu
         assert event["email"] == fresh_sandbox.accounts["guest"].email
         assert event["presence"]["website"]["status"] == "active"
         assert set(event["presence"]["website"]) == {"client", "status", "timestamp", "pushable"}
+        slim_event = slim.wait_for("presence", user_id=guest_id)
+        assert "email" not in slim_event and slim_event["presence"] == event["presence"]
         simple = modern.wait_for("presence")
         assert set(simple) >= {"type", "presences", "id"}
         assert simple["presences"][str(guest_id)]["active_timestamp"] > 0
@@ -129,6 +132,7 @@ def test_presence_events(fresh_sandbox: Sandbox, client_for: object, queue: Queu
         assert [e for e in queue.poll() if e["type"] == "presence"] == []
     finally:
         modern.close()
+        slim.close()
 
 
 def test_bad_reports_are_refused(fresh_sandbox: Sandbox) -> None:
