@@ -71,7 +71,7 @@ def _visible_rows(store: Store, *, since: int, after_update_id: int) -> list[Row
     return [
         r
         for r in store.query(
-            "SELECT p.*, u.id AS uid FROM user_presence p JOIN users u ON u.id = p.user_id "
+            "SELECT p.* FROM user_presence p JOIN users u ON u.id = p.user_id "
             "WHERE u.is_active = 1 AND u.is_bot = 0 AND p.last_connected_time >= ? "
             "AND p.last_update_id > ? ORDER BY p.user_id",
             [since, after_update_id],
@@ -92,7 +92,11 @@ def realm_presences(
     last_update_id: int | None = None,
     history_limit_days: int | None = None,
 ) -> tuple[dict[str, Any], int]:
-    """Everyone's presence as ``viewer`` sees it, and the newest ``last_update_id`` in it."""
+    """Everyone's presence and the newest ``last_update_id`` in it.
+
+    Every member sees everyone's presence, as on a real server that does not limit it to the
+    people a guest can see; ``viewer`` is who asks.
+    """
     if realm_mod.settings(store).get("presence_disabled"):
         return {}, -1
     days = DEFAULT_HISTORY_DAYS if history_limit_days is None else history_limit_days
