@@ -29,9 +29,13 @@ if TYPE_CHECKING:
     from .resources.invitations import AsyncInvites, Invites
     from .resources.messages import AsyncMessages, Messages
     from .resources.personal import (
+        AlertWords,
+        AsyncAlertWords,
+        AsyncDrafts,
         AsyncNavigationViews,
         AsyncSavedSnippets,
         AsyncTyping,
+        Drafts,
         NavigationViews,
         SavedSnippets,
         Typing,
@@ -182,6 +186,20 @@ class Client(_BaseClient):
         from .resources.personal import SavedSnippets
 
         return SavedSnippets(self)
+
+    @cached_property
+    def alert_words(self) -> AlertWords:
+        """Words that notify the person wherever they appear."""
+        from .resources.personal import AlertWords
+
+        return AlertWords(self)
+
+    @cached_property
+    def drafts(self) -> Drafts:
+        """Message drafts kept on the server."""
+        from .resources.personal import Drafts
+
+        return Drafts(self)
 
     @cached_property
     def typing(self) -> Typing:
@@ -453,6 +471,20 @@ class AsyncClient(_BaseClient):
         from .resources.personal import AsyncSavedSnippets
 
         return AsyncSavedSnippets(self)
+
+    @cached_property
+    def alert_words(self) -> AsyncAlertWords:
+        """Words that notify the person wherever they appear."""
+        from .resources.personal import AsyncAlertWords
+
+        return AsyncAlertWords(self)
+
+    @cached_property
+    def drafts(self) -> AsyncDrafts:
+        """Message drafts kept on the server."""
+        from .resources.personal import AsyncDrafts
+
+        return AsyncDrafts(self)
 
     @cached_property
     def typing(self) -> AsyncTyping:

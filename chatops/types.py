@@ -479,6 +479,60 @@ class UserStatusResult(Record):
     status: UserStatus = msgspec.field(default_factory=UserStatus)
 
 
+class PresenceEntry(Record):
+    """One client's presence in the legacy shape (``status`` is ``offline`` when stale)."""
+
+    status: str
+    timestamp: int
+    client: str | None = None
+    pushable: bool | None = None
+
+
+class UserPresence(Record):
+    """``GET /users/{user_id_or_email}/presence``: ``aggregated`` and per-client entries."""
+
+    presence: dict[str, PresenceEntry] = {}
+
+    @property
+    def aggregated(self) -> PresenceEntry | None:
+        return self.presence.get("aggregated")
+
+
+class ModernPresence(Record):
+    """A person's presence in the modern shape: when last active, when last connected."""
+
+    active_timestamp: int
+    idle_timestamp: int
+
+
+class RealmPresence(Record):
+    """``GET /realm/presence`` and ``POST /users/me/presence``.
+
+    ``presences`` is keyed by user ID (str) in the modern shape, or by email in the legacy one
+    (each a dict of client name to entry): see :meth:`modern`.
+    """
+
+    presences: dict[str, Any] = {}
+    server_timestamp: float | None = None
+    presence_last_update_id: int | None = None
+
+    def modern(self) -> dict[int, ModernPresence]:
+        """The modern-shape entries by user ID (empty for a legacy answer)."""
+        return {
+            int(k): msgspec.convert(v, ModernPresence)
+            for k, v in self.presences.items()
+            if k.isdigit()
+        }
+
+    def legacy(self) -> dict[str, PresenceEntry]:
+        """The legacy-shape ``aggregated`` entries by email (empty for a modern answer)."""
+        return {
+            k: msgspec.convert(v["aggregated"], PresenceEntry)
+            for k, v in self.presences.items()
+            if not k.isdigit() and isinstance(v, dict) and "aggregated" in v
+        }
+
+
 # -- user_groups: user groups ----------------------------------------------------------------------
 
 
@@ -810,6 +864,37 @@ class SavedSnippetIdResult(Record):
     """``POST /saved_snippets``."""
 
     saved_snippet_id: int
+
+
+class AlertWordsResult(Record):
+    """``GET``/``POST``/``DELETE /users/me/alert_words``: the words after the change."""
+
+    alert_words: list[str] = []
+
+
+class Draft(Record):
+    """A draft kept on the server: ``type`` ``stream``, ``private`` or ``""``; ``to`` holds the
+    channel ID or the user IDs."""
+
+    type: str
+    to: list[int]
+    topic: str
+    content: str
+    id: int | None = None
+    timestamp: float | None = None
+
+
+class DraftsResult(Record):
+    """``GET /drafts``."""
+
+    drafts: list[Draft] = []
+    count: int = 0
+
+
+class DraftIdsResult(Record):
+    """``POST /drafts``: the IDs of the new drafts, in order."""
+
+    ids: list[int] = []
 
 
 # -- bots: bots ------------------------------------------------------------------------------------

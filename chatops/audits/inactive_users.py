@@ -4,8 +4,11 @@ Each inactive account (of the judged ``roles``) is a finding whose recommended a
 deactivate it (``DELETE /api/v1/users/{user_id}``, which also deactivates the bots it owns);
 with ``dry_run=False`` the audit does that.
 
-Activity is the messages the account running the audit can read: direct messages between
-others are invisible to it, so run it as an administrator subscribed to the channels. Accounts
+Activity is the messages the account running the audit can read (direct messages between
+others are invisible to it, so run it as an administrator subscribed to the channels) and,
+when the server reports presence, the last time each person was seen using a client
+(``GET /realm/presence`` covers about the last two weeks): someone who reads without posting
+is not inactive. Accounts
 that joined less than ``inactive_days`` ago are ``new`` and not judged; the account running the
 audit is never judged.
 
@@ -17,6 +20,7 @@ The judging is one threshold, a parameter with a default the demo organization p
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .. import frames
+from .._exceptions import ApiError
 from ._result import AuditResult, findings_frame
 from .overview import DEFAULT_MAX_MESSAGES, _recent_messages, _row, _utc
 
@@ -32,6 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = ["inactive_users"]
 
+logger = logging.getLogger(__name__)
+
 USER_COLUMNS = (
     "full_name",
     "email",
@@ -39,6 +46,7 @@ USER_COLUMNS = (
     "role_name",
     "date_joined",
     "last_message_at",
+    "last_seen_at",
     "messages",
     "owned_bots",
     "status",
@@ -97,6 +105,7 @@ def inactive_users(
             sent_by[m.sender_id] = sent_by.get(m.sender_id, 0) + 1
             last_by[m.sender_id] = max(last_by.get(m.sender_id, 0), m.timestamp)
 
+    seen = _last_seen(client, humans)
     records: list[dict[str, Any]] = []
     for u in humans:
         joined = pd.Timestamp(u.date_joined) if u.date_joined else None
@@ -104,7 +113,9 @@ def inactive_users(
             joined = joined.tz_localize("UTC") if joined.tzinfo is None else joined
         sent = sent_by.get(u.user_id, 0)
         last = pd.Timestamp(last_by[u.user_id], unit="s", tz="UTC") if sent else None
-        if sent:
+        seen_at = seen.get(u.user_id)
+        seen_in_window = seen_at is not None and lo <= seen_at < hi
+        if sent or seen_in_window:
             status = "active"
         elif joined is not None and joined >= cutoff:
             status = "new"
@@ -119,6 +130,9 @@ def inactive_users(
                 "role_name": frames.role_name(u.role),
                 "date_joined": joined,
                 "last_message_at": last,
+                "last_seen_at": (
+                    pd.Timestamp(seen_at, unit="s", tz="UTC") if seen_at is not None else None
+                ),
                 "messages": sent,
                 "owned_bots": owned.get(u.user_id, 0),
                 "status": status,
@@ -152,7 +166,8 @@ def inactive_users(
             _row(
                 "warning",
                 f"{r['full_name']} <{r['email']}>",
-                f"{r['role_name']} with no message in the last {inactive_days} days{note}",
+                f"{r['role_name']} with no message and not seen in the last {inactive_days} "
+                f"days{note}",
                 "Deactivate the account if it is no longer needed",
                 f"DELETE /api/v1/users/{user_id}",
             )
@@ -188,6 +203,9 @@ def inactive_users(
         "new": int((in_roles["status"] == "new").sum()),
         "deactivated": len(deactivated),
         "messages_fetched": len(messages),
+        "seen_without_messages": int(
+            ((table["messages"] == 0) & (table["status"] == "active")).sum()
+        ),
         "findings": len(rows),
     }
     summary: dict[str, Any] = {
@@ -210,3 +228,18 @@ def inactive_users(
         summary=summary,
         tables={"users": table, "by_role": by_role},
     )
+
+
+def _last_seen(client: Client, humans: Sequence[Any]) -> dict[int, int]:
+    """``{user_id: last time seen}`` from the server's presence; empty when it has none."""
+    try:
+        presence = client.users.realm_presence()
+    except ApiError as exc:
+        logger.info("no presence from the server (%s); judging by messages only", exc.code)
+        return {}
+    by_email = {u.email: u.user_id for u in humans}
+    return {
+        by_email[email]: entry.timestamp
+        for email, entry in presence.legacy().items()
+        if email in by_email
+    }

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
 
 from .._base_client import NOT_GIVEN, NotGiven, check_length
 from ..types import (
+    AlertWordsResult,
     Capabilities,
+    Draft,
+    DraftIdsResult,
+    DraftsResult,
     NavigationView,
     NavigationViewsResult,
     SavedSnippet,
@@ -20,9 +24,13 @@ from ._base import AsyncResource, SyncResource, drop_not_given
 from .messages import _topic_in
 
 __all__ = [
+    "AlertWords",
+    "AsyncAlertWords",
+    "AsyncDrafts",
     "AsyncNavigationViews",
     "AsyncSavedSnippets",
     "AsyncTyping",
+    "Drafts",
     "NavigationViews",
     "SavedSnippets",
     "Typing",
@@ -87,6 +95,143 @@ def _edit_typing_request(
     if caps.at_least(361):
         return f"/messages/{int(message_id)}/typing", {"op": op}
     return "/message_edit_typing", {"op": op, "message_id": int(message_id)}
+
+
+MAX_ALERT_WORD_LENGTH = 100
+
+
+def _alert_words(words: Sequence[str]) -> dict[str, Any]:
+    if isinstance(words, str):
+        raise TypeError("give a list of alert words, not one string")
+    for word in words:
+        check_length("alert word", word, MAX_ALERT_WORD_LENGTH)
+    return {"alert_words": builtins.list(words)}
+
+
+def _draft_dict(draft: Draft | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(draft, Draft):
+        out: dict[str, Any] = {
+            "type": draft.type,
+            "to": draft.to,
+            "topic": draft.topic,
+            "content": draft.content,
+        }
+        if draft.timestamp is not None:
+            out["timestamp"] = draft.timestamp
+        return out
+    missing = {"type", "to", "topic", "content"} - set(draft)
+    if missing:
+        raise ValueError(f"a draft needs {', '.join(sorted(missing))}")
+    return dict(draft)
+
+
+class AlertWords(SyncResource):
+    """``client.alert_words``: words that notify the person wherever they appear."""
+
+    def list(self) -> builtins.list[str]:
+        """``GET /users/me/alert_words``."""
+        return self._client._request(
+            "GET", "/users/me/alert_words", cast_to=AlertWordsResult
+        ).alert_words
+
+    def add(self, words: Sequence[str]) -> builtins.list[str]:
+        """``POST /users/me/alert_words``: returns every alert word after the change."""
+        return self._client._request(
+            "POST", "/users/me/alert_words", params=_alert_words(words), cast_to=AlertWordsResult
+        ).alert_words
+
+    def remove(self, words: Sequence[str]) -> builtins.list[str]:
+        """``DELETE /users/me/alert_words``: returns the words that remain."""
+        return self._client._request(
+            "DELETE",
+            "/users/me/alert_words",
+            params=_alert_words(words),
+            cast_to=AlertWordsResult,
+        ).alert_words
+
+
+class Drafts(SyncResource):
+    """``client.drafts``: message drafts kept on the server.
+
+    Example::
+
+        [draft_id] = client.drafts.create([{"type": "stream", "to": [channel_id],
+                                            "topic": "plans", "content": "half-written"}])
+    """
+
+    def list(self) -> builtins.list[Draft]:
+        """``GET /drafts``: most recently edited first."""
+        return self._client._request("GET", "/drafts", cast_to=DraftsResult).drafts
+
+    def create(self, drafts: Sequence[Draft | Mapping[str, Any]]) -> builtins.list[int]:
+        """``POST /drafts``: store every draft or none; returns their IDs in order."""
+        params = {"drafts": [_draft_dict(d) for d in drafts]}
+        return self._client._request("POST", "/drafts", params=params, cast_to=DraftIdsResult).ids
+
+    def edit(self, draft_id: int, draft: Draft | Mapping[str, Any]) -> None:
+        """``PATCH /drafts/{draft_id}``: replace the draft."""
+        self._client._request(
+            "PATCH", f"/drafts/{int(draft_id)}", params={"draft": _draft_dict(draft)}
+        )
+
+    def delete(self, draft_id: int) -> None:
+        """``DELETE /drafts/{draft_id}``."""
+        self._client._request("DELETE", f"/drafts/{int(draft_id)}")
+
+
+class AsyncAlertWords(AsyncResource):
+    """``client.alert_words`` of an ``AsyncClient``."""
+
+    async def list(self) -> builtins.list[str]:
+        """``GET /users/me/alert_words``."""
+        result = await self._client._request(
+            "GET", "/users/me/alert_words", cast_to=AlertWordsResult
+        )
+        return result.alert_words
+
+    async def add(self, words: Sequence[str]) -> builtins.list[str]:
+        """``POST /users/me/alert_words``: returns every alert word after the change."""
+        result = await self._client._request(
+            "POST", "/users/me/alert_words", params=_alert_words(words), cast_to=AlertWordsResult
+        )
+        return result.alert_words
+
+    async def remove(self, words: Sequence[str]) -> builtins.list[str]:
+        """``DELETE /users/me/alert_words``: returns the words that remain."""
+        result = await self._client._request(
+            "DELETE",
+            "/users/me/alert_words",
+            params=_alert_words(words),
+            cast_to=AlertWordsResult,
+        )
+        return result.alert_words
+
+
+class AsyncDrafts(AsyncResource):
+    """``client.drafts`` of an ``AsyncClient``."""
+
+    async def list(self) -> builtins.list[Draft]:
+        """``GET /drafts``: most recently edited first."""
+        result = await self._client._request("GET", "/drafts", cast_to=DraftsResult)
+        return result.drafts
+
+    async def create(self, drafts: Sequence[Draft | Mapping[str, Any]]) -> builtins.list[int]:
+        """``POST /drafts``: store every draft or none; returns their IDs in order."""
+        params = {"drafts": [_draft_dict(d) for d in drafts]}
+        result = await self._client._request(
+            "POST", "/drafts", params=params, cast_to=DraftIdsResult
+        )
+        return result.ids
+
+    async def edit(self, draft_id: int, draft: Draft | Mapping[str, Any]) -> None:
+        """``PATCH /drafts/{draft_id}``: replace the draft."""
+        await self._client._request(
+            "PATCH", f"/drafts/{int(draft_id)}", params={"draft": _draft_dict(draft)}
+        )
+
+    async def delete(self, draft_id: int) -> None:
+        """``DELETE /drafts/{draft_id}``."""
+        await self._client._request("DELETE", f"/drafts/{int(draft_id)}")
 
 
 class NavigationViews(SyncResource):

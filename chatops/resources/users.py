@@ -5,13 +5,16 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
+from urllib.parse import quote
 
 from .._base_client import NOT_GIVEN, NotGiven, check_length
 from .._bulk import DEFAULT_CONCURRENCY, BulkReport, run_bounded, run_sequential
 from ..types import (
     BotResult,
+    RealmPresence,
     User,
     UserIdResult,
+    UserPresence,
     UserResult,
     UsersResult,
     UserStatus,
@@ -72,6 +75,35 @@ def _split_update(update: StatusUpdate) -> tuple[int | None, dict[str, Any]]:
 
 
 __all__ = ["AsyncUsers", "Users"]
+
+
+PresenceStatus = Literal["active", "idle"]
+
+
+def _presence_path(user_id_or_email: int | str) -> str:
+    if isinstance(user_id_or_email, str) and not user_id_or_email.strip():
+        raise ValueError("give a user ID or an email address")
+    return f"/users/{quote(str(user_id_or_email), safe='@')}/presence"
+
+
+def _presence_params(
+    status: str,
+    ping_only: bool | NotGiven,
+    new_user_input: bool | NotGiven,
+    last_update_id: int | NotGiven,
+    history_limit_days: int | NotGiven,
+    slim_presence: bool | NotGiven,
+) -> dict[str, Any]:
+    if status not in ("active", "idle"):
+        raise ValueError(f"presence status must be 'active' or 'idle', not {status!r}")
+    return drop_not_given(
+        status=status,
+        ping_only=ping_only,
+        new_user_input=new_user_input,
+        last_update_id=last_update_id,
+        history_limit_days=history_limit_days,
+        slim_presence=slim_presence,
+    )
 
 
 class Users(SyncResource):
@@ -162,6 +194,59 @@ class Users(SyncResource):
         self._client._request(
             "POST", f"/users/{int(user_id)}/status", params=params, idempotent=True
         )
+
+    # -- presence and own account ---------------------------------------------------------------
+
+    def presence(self, user_id_or_email: int | str) -> UserPresence:
+        """``GET /users/{user_id_or_email}/presence``: ``aggregated`` and ``website`` entries."""
+        return self._client._request("GET", _presence_path(user_id_or_email), cast_to=UserPresence)
+
+    def realm_presence(self) -> RealmPresence:
+        """``GET /realm/presence``: everyone seen in the last two weeks, keyed by email."""
+        return self._client._request("GET", "/realm/presence", cast_to=RealmPresence)
+
+    def update_presence(
+        self,
+        status: PresenceStatus,
+        *,
+        ping_only: bool | NotGiven = NOT_GIVEN,
+        new_user_input: bool | NotGiven = NOT_GIVEN,
+        last_update_id: int | NotGiven = NOT_GIVEN,
+        history_limit_days: int | NotGiven = NOT_GIVEN,
+        slim_presence: bool | NotGiven = NOT_GIVEN,
+    ) -> RealmPresence:
+        """``POST /users/me/presence``: report ``active`` or ``idle``; returns everyone's.
+
+        Args:
+            status: ``"active"`` when the person uses the device, else ``"idle"``.
+            ping_only: report only (the answer then has no presences).
+            new_user_input: the person interacted since the last report.
+            last_update_id: the ``presence_last_update_id`` of the previous answer (``-1``
+                at first): only newer presence comes back, in the modern shape.
+            history_limit_days: how far back the first fetch goes (default 14).
+            slim_presence: the modern shape without ``last_update_id``.
+        """
+        params = _presence_params(
+            status, ping_only, new_user_input, last_update_id, history_limit_days, slim_presence
+        )
+        return self._client._request(
+            "POST", "/users/me/presence", params=params, cast_to=RealmPresence
+        )
+
+    def update_settings(self, **settings: Any) -> None:
+        """``PATCH /settings``: change the requester's own settings (``twenty_four_hour_time=True``,
+        ``emojiset="text"``, ...); unknown names come back in ``ignored_parameters_unsupported``."""
+        if not settings:
+            raise ValueError("give at least one setting to change")
+        self._client._request("PATCH", "/settings", params=settings, idempotent=True)
+
+    def mute(self, user_id: int) -> None:
+        """``POST /users/me/muted_users/{user_id}``: hide their messages (they become read)."""
+        self._client._request("POST", f"/users/me/muted_users/{int(user_id)}")
+
+    def unmute(self, user_id: int) -> None:
+        """``DELETE /users/me/muted_users/{user_id}``."""
+        self._client._request("DELETE", f"/users/me/muted_users/{int(user_id)}")
 
     # -- life cycle ------------------------------------------------------------------------------
 
@@ -324,6 +409,61 @@ class AsyncUsers(AsyncResource):
         await self._client._request(
             "POST", f"/users/{int(user_id)}/status", params=params, idempotent=True
         )
+
+    # -- presence and own account ---------------------------------------------------------------
+
+    async def presence(self, user_id_or_email: int | str) -> UserPresence:
+        """``GET /users/{user_id_or_email}/presence``: ``aggregated`` and ``website`` entries."""
+        return await self._client._request(
+            "GET", _presence_path(user_id_or_email), cast_to=UserPresence
+        )
+
+    async def realm_presence(self) -> RealmPresence:
+        """``GET /realm/presence``: everyone seen in the last two weeks, keyed by email."""
+        return await self._client._request("GET", "/realm/presence", cast_to=RealmPresence)
+
+    async def update_presence(
+        self,
+        status: PresenceStatus,
+        *,
+        ping_only: bool | NotGiven = NOT_GIVEN,
+        new_user_input: bool | NotGiven = NOT_GIVEN,
+        last_update_id: int | NotGiven = NOT_GIVEN,
+        history_limit_days: int | NotGiven = NOT_GIVEN,
+        slim_presence: bool | NotGiven = NOT_GIVEN,
+    ) -> RealmPresence:
+        """``POST /users/me/presence``: report ``active`` or ``idle``; returns everyone's.
+
+        Args:
+            status: ``"active"`` when the person uses the device, else ``"idle"``.
+            ping_only: report only (the answer then has no presences).
+            new_user_input: the person interacted since the last report.
+            last_update_id: the ``presence_last_update_id`` of the previous answer (``-1``
+                at first): only newer presence comes back, in the modern shape.
+            history_limit_days: how far back the first fetch goes (default 14).
+            slim_presence: the modern shape without ``last_update_id``.
+        """
+        params = _presence_params(
+            status, ping_only, new_user_input, last_update_id, history_limit_days, slim_presence
+        )
+        return await self._client._request(
+            "POST", "/users/me/presence", params=params, cast_to=RealmPresence
+        )
+
+    async def update_settings(self, **settings: Any) -> None:
+        """``PATCH /settings``: change the requester's own settings (``twenty_four_hour_time=True``,
+        ``emojiset="text"``, ...); unknown names come back in ``ignored_parameters_unsupported``."""
+        if not settings:
+            raise ValueError("give at least one setting to change")
+        await self._client._request("PATCH", "/settings", params=settings, idempotent=True)
+
+    async def mute(self, user_id: int) -> None:
+        """``POST /users/me/muted_users/{user_id}``: hide their messages (they become read)."""
+        await self._client._request("POST", f"/users/me/muted_users/{int(user_id)}")
+
+    async def unmute(self, user_id: int) -> None:
+        """``DELETE /users/me/muted_users/{user_id}``."""
+        await self._client._request("DELETE", f"/users/me/muted_users/{int(user_id)}")
 
     # -- life cycle ------------------------------------------------------------------------------
 

@@ -48,6 +48,8 @@ class EventQueue:
     client_gravatar: bool = False
     all_public_streams: bool = False
     client_capabilities: dict[str, Any] = field(default_factory=dict)
+    #: presence events without the email (``slim_presence`` at registration)
+    slim_presence: bool = False
     last_used: float = field(default_factory=time.monotonic)
     next_id: int = 0
     pending: list[Event] = field(default_factory=list)
@@ -127,6 +129,7 @@ class EventBus:
         client_gravatar: bool = False,
         all_public_streams: bool = False,
         client_capabilities: Mapping[str, Any] | None = None,
+        slim_presence: bool = False,
     ) -> EventQueue:
         queue = EventQueue(
             queue_id=str(uuid.uuid4()),
@@ -136,6 +139,7 @@ class EventBus:
             client_gravatar=client_gravatar,
             all_public_streams=all_public_streams,
             client_capabilities=dict(client_capabilities or {}),
+            slim_presence=slim_presence,
         )
         with self.changed:
             self.expire()

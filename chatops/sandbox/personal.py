@@ -6,10 +6,11 @@ composing or editing; the events of each go to the user's (or the conversation's
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
-from . import bounds, channels, messages, users
+from . import bounds, channels, messages, user_settings, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError, not_found
@@ -362,3 +363,263 @@ def send_edit_typing(store: Store, user: Row, message_id: int, *, op: str) -> No
         event["recipient"] = {"type": "direct", "user_ids": ids}
         targets = _active(store, ids)
     event_bus(store).publish(event, targets)
+
+
+# -- alert words -----------------------------------------------------------------------------------
+MAX_ALERT_WORD_LENGTH = 100
+
+
+def list_alert_words(store: Store, user: Row) -> list[str]:
+    """The person's alert words, in the order they were added."""
+    rows = store.query(
+        "SELECT word FROM alert_words WHERE user_id = ? ORDER BY rowid", [user["id"]]
+    )
+    return [r["word"] for r in rows]
+
+
+def _check_words(words: Any) -> list[str]:
+    if not isinstance(words, list):
+        raise ApiError("alert_words is not a list", var_name="alert_words")
+    out: list[str] = []
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise ApiError(f"alert_words[{i}] is not a string", var_name="alert_words")
+        if len(word) > MAX_ALERT_WORD_LENGTH:
+            raise ApiError(
+                f"alert_words[{i}] is too long (limit: {MAX_ALERT_WORD_LENGTH} characters)",
+                var_name="alert_words",
+            )
+        if word.strip():
+            out.append(word.strip())
+    return out
+
+
+def _announce_alert_words(store: Store, user: Row) -> list[str]:
+    words = list_alert_words(store, user)
+    event_bus(store).publish({"type": "alert_words", "alert_words": words}, [user["id"]])
+    return words
+
+
+def add_alert_words(store: Store, user: Row, words: Any) -> list[str]:
+    """``POST /users/me/alert_words``: add words (case-insensitively new ones only)."""
+    cleaned = _check_words(words)
+    with store.atomic():
+        for word in cleaned:
+            store.execute(
+                "INSERT OR IGNORE INTO alert_words (user_id, word) VALUES (?, ?)",
+                [user["id"], word],
+            )
+        return _announce_alert_words(store, user)
+
+
+def remove_alert_words(store: Store, user: Row, words: Any) -> list[str]:
+    """``DELETE /users/me/alert_words``: remove words (case-insensitively; unknown ones skipped)."""
+    cleaned = _check_words(words)
+    with store.atomic():
+        for word in cleaned:
+            store.execute(
+                "DELETE FROM alert_words WHERE user_id = ? AND lower(word) = lower(?)",
+                [user["id"], word],
+            )
+        return _announce_alert_words(store, user)
+
+
+# -- drafts ----------------------------------------------------------------------------------------
+DRAFT_TYPES = ("", "stream", "private")
+MAX_DRAFTS_IN_REGISTER = 1000
+
+
+def draft_record(row: Row) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "type": row["type"],
+        "to": json.loads(row["recipient_ids"]),
+        "topic": row["topic"],
+        "content": row["content"],
+        "timestamp": row["last_edit_time"],
+    }
+
+
+def list_drafts(store: Store, user: Row, *, limit: int | None = None) -> list[dict[str, Any]]:
+    """The person's drafts, most recently edited first."""
+    rows = store.query(
+        "SELECT * FROM drafts WHERE user_id = ? ORDER BY last_edit_time DESC, id DESC"
+        + (" LIMIT ?" if limit is not None else ""),
+        [user["id"], limit] if limit is not None else [user["id"]],
+    )
+    return [draft_record(r) for r in rows]
+
+
+def _require_sync(store: Store, user: Row) -> None:
+    if not user_settings.setting(store, user["id"], "enable_drafts_synchronization"):
+        raise ApiError("User has disabled synchronizing drafts.")
+
+
+def _check_draft(store: Store, user: Row, raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ApiError(f"{where} is not a dict", var_name=where.split("[")[0])
+    for key in ("type", "to", "topic", "content"):
+        if key not in raw:
+            raise ApiError(f"{where}['{key}'] is missing", var_name=where.split("[")[0])
+    kind, to, topic, content = raw["type"], raw["to"], raw["topic"], raw["content"]
+    if kind not in DRAFT_TYPES:
+        raise ApiError(f"Invalid {where}['type']", var_name=where.split("[")[0])
+    if not isinstance(to, list) or not all(
+        isinstance(x, int) and not isinstance(x, bool) for x in to
+    ):
+        raise ApiError(f"{where}['to'] is not a list of integers", var_name=where.split("[")[0])
+    if not isinstance(topic, str) or not isinstance(content, str):
+        raise ApiError(f"{where}['content'] is not a string", var_name=where.split("[")[0])
+    timestamp = raw.get("timestamp")
+    if timestamp is None:
+        timestamp = int(time.time())
+    elif not isinstance(timestamp, int | float) or isinstance(timestamp, bool):
+        raise ApiError(f"{where}['timestamp'] is not a number", var_name=where.split("[")[0])
+    elif timestamp < 0:
+        raise ApiError("Timestamp must not be negative.")
+    if kind == "stream":
+        if len(to) != 1:
+            raise ApiError("Must specify exactly 1 channel ID for channel messages")
+        channels.access_stream(store, user, to[0])
+    elif kind == "private":
+        for uid in to:
+            target = users.get_user(store, uid)
+            if target is None or not target["is_active"]:
+                raise ApiError(f"Invalid user ID {uid}")
+        to = sorted(set(to))
+    else:
+        to, topic = [], ""
+    limit = realm_mod.LIMITS["max_topic_length"]
+    return {
+        "type": kind,
+        "recipient_ids": json.dumps(to),
+        "topic": topic.strip()[:limit],
+        "content": content,
+        "last_edit_time": int(timestamp),
+    }
+
+
+def create_drafts(store: Store, user: Row, drafts: Any) -> list[int]:
+    """``POST /drafts``: store every draft or none; their ids in order."""
+    if not isinstance(drafts, list):
+        raise ApiError("drafts is not a list", var_name="drafts")
+    with store.atomic():
+        _require_sync(store, user)
+        checked = [_check_draft(store, user, d, f"drafts[{i}]") for i, d in enumerate(drafts)]
+        ids = [store.insert("drafts", {"user_id": user["id"], **c}) for c in checked]
+        records = [draft_record(r) for r in (_own_draft(store, user, i) for i in ids)]
+        if records:
+            event_bus(store).publish(
+                {"type": "drafts", "op": "add", "drafts": records}, [user["id"]]
+            )
+    return ids
+
+
+def _own_draft(store: Store, user: Row, draft_id: int) -> Row:
+    row = store.one("SELECT * FROM drafts WHERE id = ? AND user_id = ?", [draft_id, user["id"]])
+    if row is None:
+        raise not_found("Draft does not exist")
+    return row
+
+
+def edit_draft(store: Store, user: Row, draft_id: int, draft: Any) -> None:
+    """``PATCH /drafts/{draft_id}``: replace the draft's contents."""
+    with store.atomic():
+        _require_sync(store, user)
+        row = _own_draft(store, user, draft_id)
+        checked = _check_draft(store, user, draft, "draft")
+        sets = ", ".join(f"{k} = ?" for k in checked)
+        store.execute(f"UPDATE drafts SET {sets} WHERE id = ?", [*checked.values(), row["id"]])
+        record = draft_record(_own_draft(store, user, draft_id))
+        event_bus(store).publish({"type": "drafts", "op": "update", "draft": record}, [user["id"]])
+
+
+def delete_draft(store: Store, user: Row, draft_id: int) -> None:
+    """``DELETE /drafts/{draft_id}``."""
+    with store.atomic():
+        _require_sync(store, user)
+        row = _own_draft(store, user, draft_id)
+        store.execute("DELETE FROM drafts WHERE id = ?", [row["id"]])
+        event_bus(store).publish(
+            {"type": "drafts", "op": "remove", "draft_id": row["id"]}, [user["id"]]
+        )
+
+
+# -- muted users -----------------------------------------------------------------------------------
+def list_muted_users(store: Store, user: Row) -> list[dict[str, int]]:
+    """``[{id, timestamp}]`` of the people ``user`` muted."""
+    rows = store.query(
+        "SELECT muted_user_id, date_muted FROM muted_users WHERE user_id = ? "
+        "ORDER BY date_muted, muted_user_id",
+        [user["id"]],
+    )
+    return [{"id": r["muted_user_id"], "timestamp": r["date_muted"]} for r in rows]
+
+
+def _announce_muted(store: Store, user: Row) -> None:
+    event_bus(store).publish(
+        {"type": "muted_users", "muted_users": list_muted_users(store, user)}, [user["id"]]
+    )
+
+
+def mute_user(store: Store, user: Row, muted_user_id: int) -> None:
+    """``POST /users/me/muted_users/{muted_user_id}``; their messages become read."""
+    if muted_user_id == user["id"]:
+        raise ApiError("Cannot mute self")
+    with store.atomic():
+        target = users.get_user(store, muted_user_id)
+        if target is None or target["is_bot"] or target["is_system_bot"]:
+            raise ApiError("No such user")
+        if store.one(
+            "SELECT 1 FROM muted_users WHERE user_id = ? AND muted_user_id = ?",
+            [user["id"], muted_user_id],
+        ):
+            raise ApiError("User already muted")
+        store.insert(
+            "muted_users",
+            {"user_id": user["id"], "muted_user_id": muted_user_id, "date_muted": int(time.time())},
+        )
+        unread = [
+            int(r["message_id"])
+            for r in store.query(
+                "SELECT f.message_id FROM message_flags f JOIN messages m ON m.id = f.message_id "
+                "WHERE f.user_id = ? AND m.sender_id = ? AND f.flags & ? = 0 ORDER BY f.message_id",
+                [user["id"], muted_user_id, messages.READ],
+            )
+        ]
+        if unread:
+            marks = ",".join("?" * len(unread))
+            store.execute(
+                f"UPDATE message_flags SET flags = flags | ? WHERE user_id = ? "
+                f"AND message_id IN ({marks})",
+                [messages.READ, user["id"], *unread],
+            )
+            event_bus(store).publish(
+                {
+                    "type": "update_message_flags",
+                    "op": "add",
+                    "operation": "add",
+                    "flag": "read",
+                    "messages": unread,
+                    "all": False,
+                },
+                [user["id"]],
+            )
+        _announce_muted(store, user)
+
+
+def unmute_user(store: Store, user: Row, muted_user_id: int) -> None:
+    """``DELETE /users/me/muted_users/{muted_user_id}``."""
+    if muted_user_id == user["id"]:
+        raise ApiError("Cannot unmute self")
+    with store.atomic():
+        target = users.get_user(store, muted_user_id)
+        if target is None or target["is_bot"] or target["is_system_bot"]:
+            raise ApiError("No such user")
+        gone = store.execute(
+            "DELETE FROM muted_users WHERE user_id = ? AND muted_user_id = ?",
+            [user["id"], muted_user_id],
+        ).rowcount
+        if not gone:
+            raise ApiError("User is not muted")
+        _announce_muted(store, user)

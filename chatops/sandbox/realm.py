@@ -185,17 +185,3 @@ def require_admin(user: Row) -> None:
 
 def realm_url(base_url: str) -> str:
     return base_url.rstrip("/")
-
-
-def custom_emoji(store: Store) -> dict[str, dict[str, Any]]:
-    """``GET /realm/emoji``: the organization's custom emoji by ID, deactivated ones included."""
-    return {
-        str(r["id"]): {
-            "id": str(r["id"]),
-            "name": r["name"],
-            "source_url": f"/user_avatars/1/emoji/images/{r['file_name'] or r['id']}",
-            "deactivated": bool(r["deactivated"]),
-            "author_id": r["author_id"],
-        }
-        for r in store.query("SELECT * FROM realm_emoji ORDER BY id")
-    }

@@ -346,4 +346,37 @@ MIGRATIONS: list[str] = [
     ALTER TABLE custom_profile_fields ADD COLUMN editable_by_user INTEGER NOT NULL DEFAULT 1;
     ALTER TABLE realm_emoji ADD COLUMN content_type TEXT NOT NULL DEFAULT 'image/png';
     """,
+    # own account: presence, personal settings, alert words, drafts, muted users
+    """
+    CREATE TABLE user_presence (
+        user_id INTEGER PRIMARY KEY REFERENCES users(id),
+        last_active_time INTEGER,
+        last_connected_time INTEGER NOT NULL,
+        last_update_id INTEGER NOT NULL
+    );
+    CREATE TABLE user_settings (
+        user_id INTEGER PRIMARY KEY REFERENCES users(id),
+        settings TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE alert_words (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        word TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX alert_words_key ON alert_words(user_id, lower(word));
+    CREATE TABLE drafts (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        type TEXT NOT NULL,
+        recipient_ids TEXT NOT NULL DEFAULT '[]',
+        topic TEXT NOT NULL DEFAULT '',
+        content TEXT NOT NULL,
+        last_edit_time INTEGER NOT NULL
+    );
+    CREATE TABLE muted_users (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        muted_user_id INTEGER NOT NULL REFERENCES users(id),
+        date_muted INTEGER NOT NULL,
+        PRIMARY KEY (user_id, muted_user_id)
+    );
+    """,
 ]

@@ -180,6 +180,26 @@ def update_user(
         _announce(store, {"type": "realm_user", "op": "update", "person": person})
 
 
+def check_own_name(store: Store, user: Row, full_name: str) -> str:
+    """The new name a person gives themself (``PATCH /settings``), checked."""
+    if realm_mod.settings(store).get("name_changes_disabled") and not realm_mod.is_admin(user):
+        raise ApiError("Name changes are disabled in this organization.")
+    return _check_name(full_name)
+
+
+def set_own_name(store: Store, user: Row, full_name: str) -> None:
+    """Store a checked new name and announce it (inside the caller's transaction)."""
+    store.execute("UPDATE users SET full_name = ? WHERE id = ?", [full_name, user["id"]])
+    _announce(
+        store,
+        {
+            "type": "realm_user",
+            "op": "update",
+            "person": {"user_id": user["id"], "full_name": full_name},
+        },
+    )
+
+
 def create_bot(
     store: Store,
     actor: Row,

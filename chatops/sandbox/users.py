@@ -6,7 +6,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import secrets
 from datetime import UTC, datetime
 from typing import Any
@@ -303,18 +302,3 @@ def set_profile_value(store: Store, user_id: int, field_id: int, value: str) -> 
         "VALUES (?, ?, ?, ?)",
         [user_id, field_id, value, None],
     )
-
-
-def custom_profile_fields(store: Store) -> list[dict[str, Any]]:
-    rows = store.query("SELECT * FROM custom_profile_fields ORDER BY field_order, id")
-    return [
-        {
-            "id": r["id"],
-            "name": r["name"],
-            "type": r["field_type"],
-            "hint": r["hint"],
-            "field_data": json.dumps({}),
-            "order": r["field_order"],
-        }
-        for r in rows
-    ]

@@ -40,14 +40,17 @@ def admin_client(sb: Sandbox) -> Iterator[chatops.Client]:
 
 
 def _demo_inactive(sb: Sandbox, roles: tuple[int, ...] = (400, 600)) -> list[int]:
-    """The demo's own inactive accounts, straight from the store (the audit's second opinion)."""
-    cut = int(time.time()) - 90 * DAY
+    """The demo's own inactive accounts, straight from the store (the audit's second opinion):
+    no message in 90 days and no presence in the two weeks the server reports."""
+    now = int(time.time())
+    cut = now - 90 * DAY
     rows = sb.store.query(
         f"SELECT id FROM users WHERE is_active = 1 AND is_bot = 0 AND role IN ({','.join(map(str, roles))}) "
         "AND delivery_email NOT IN ('admin@demo.chatops.test', 'ivy@demo.chatops.test') "
         "AND date_joined < ? AND id NOT IN (SELECT sender_id FROM messages WHERE timestamp >= ?) "
+        "AND id NOT IN (SELECT user_id FROM user_presence WHERE last_connected_time >= ?) "
         "ORDER BY id",
-        [cut, cut],
+        [cut, cut, now - 14 * DAY],
     )
     return [int(r["id"]) for r in rows]
 
@@ -74,8 +77,8 @@ def test_finds_exactly_the_inactive_accounts(sb: Sandbox, admin_client: chatops.
         {
             "severity": "warning",
             "subject": "Idle Ivy <ivy@demo.chatops.test>",
-            "finding": "member with no message in the last 90 days; deactivating also "
-            "deactivates 1 bots it owns",
+            "finding": "member with no message and not seen in the last 90 days; deactivating "
+            "also deactivates 1 bots it owns",
             "recommended_action": "Deactivate the account if it is no longer needed",
             "api_call": f"DELETE /api/v1/users/{ivy}",
         }
@@ -87,6 +90,30 @@ def test_finds_exactly_the_inactive_accounts(sb: Sandbox, admin_client: chatops.
     by_role = result.tables["by_role"]
     assert int(by_role["inactive"].sum()) == len(demo) + 1
     assert result.summary["counts"]["new"] == 1
+
+
+def test_presence_keeps_a_reader_who_never_posts_active(
+    sb: Sandbox, admin_client: chatops.Client
+) -> None:
+    lou = admin_client.users.create(
+        email="lou@demo.chatops.test", password="pw-lou-123456", full_name="Lurking Lou"
+    )
+    sb.store.execute(
+        "UPDATE users SET date_joined = date_joined - ? WHERE id = ?", [200 * DAY, lou]
+    )
+    key = sb.store.scalar("SELECT api_key FROM users WHERE id = ?", [lou])
+    with chatops.Client(site=sb.site, email="lou@demo.chatops.test", api_key=key) as lurker:
+        lurker.users.update_presence("active", ping_only=True)
+    result = inactive_users(admin_client)
+    row = result.tables["users"].loc[lou]
+    assert row["status"] == "active" and row["messages"] == 0
+    stored = sb.store.scalar("SELECT last_active_time FROM user_presence WHERE user_id = ?", [lou])
+    assert row["last_seen_at"].timestamp() == stored
+    assert lou not in result.summary["inactive_user_ids"]
+    assert result.summary["counts"]["seen_without_messages"] >= 1
+    # The demo's long-gone people stay inactive: their presence is as old as their messages.
+    for uid in _demo_inactive(sb):
+        assert result.tables["users"].loc[uid, "status"] == "inactive"
 
 
 def test_roles_and_window_options(sb: Sandbox, admin_client: chatops.Client) -> None:

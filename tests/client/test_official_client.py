@@ -51,16 +51,6 @@ REMOVED: dict[str, str] = {
 
 #: methods whose endpoints are being added in parallel; emptied when they are served
 PENDING = {
-    # PATCH /settings/notifications
-    "update_notification_settings",
-    # GET, POST, DELETE /users/me/alert_words
-    "get_alert_words",
-    "add_alert_words",
-    "remove_alert_words",
-    # POST /users/me/presence, GET /realm/presence, GET /users/{user_id_or_email}/presence
-    "update_presence",
-    "get_realm_presence",
-    "get_user_presence",
     # GET /messages/{id}/history, POST /messages/render, GET /messages/matches_narrow
     "get_message_history",
     "render_message",
@@ -71,18 +61,6 @@ PENDING = {
     "mark_topic_as_read",
 }
 PENDING_PART = {
-    **dict.fromkeys(
-        [
-            "update_notification_settings",
-            "get_alert_words",
-            "add_alert_words",
-            "remove_alert_words",
-            "update_presence",
-            "get_realm_presence",
-            "get_user_presence",
-        ],
-        "A",
-    ),
     **dict.fromkeys(
         [
             "get_message_history",

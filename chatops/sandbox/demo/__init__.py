@@ -29,6 +29,7 @@ from ..store import Store
 from .admin import add_admin_demo
 from .bots import add_bots_demo
 from .personal import add_personal_demo
+from .presence import add_presence_demo
 from .uploads import add_emoji_images, add_uploads
 from .words import CHANNELS, FIRST, LAST, REACTIONS, SENTENCES, TOPIC_WORDS
 
@@ -336,6 +337,7 @@ def generate(
     add_bots_demo(store, rng)
     add_personal_demo(store, rng, accounts)
     add_admin_demo(store, rng, accounts, now)
+    add_presence_demo(store, rng, now)
     if upload_dir is not None:
         add_uploads(store, upload_dir, seed=seed)
         add_emoji_images(store, upload_dir)

@@ -145,6 +145,57 @@ def set_edit_typing_legacy(
     return {}
 
 
+# -- alert words, drafts, muted users ------------------------------------------------------------
+@endpoint()
+def list_alert_words(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    return {"alert_words": personal.list_alert_words(state.store, _me(user))}
+
+
+@endpoint({"alert_words": P(json_value, required=True)})
+def add_alert_words(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    return {"alert_words": personal.add_alert_words(state.store, _me(user), p["alert_words"])}
+
+
+@endpoint({"alert_words": P(json_value, required=True)})
+def remove_alert_words(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    return {"alert_words": personal.remove_alert_words(state.store, _me(user), p["alert_words"])}
+
+
+@endpoint()
+def list_drafts(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    drafts = personal.list_drafts(state.store, _me(user))
+    return {"count": len(drafts), "drafts": drafts}
+
+
+@endpoint({"drafts": P(json_value, default=[])})
+def create_drafts(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    return {"ids": personal.create_drafts(state.store, _me(user), p["drafts"])}
+
+
+@endpoint({"draft": P(json_value, required=True)})
+def edit_draft(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    personal.edit_draft(state.store, _me(user), _path_int(request, "draft_id"), p["draft"])
+    return {}
+
+
+@endpoint()
+def delete_draft(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    personal.delete_draft(state.store, _me(user), _path_int(request, "draft_id"))
+    return {}
+
+
+@endpoint()
+def mute_user(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    personal.mute_user(state.store, _me(user), _path_int(request, "muted_user_id"))
+    return {}
+
+
+@endpoint()
+def unmute_user(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    personal.unmute_user(state.store, _me(user), _path_int(request, "muted_user_id"))
+    return {}
+
+
 ROUTES: list[Route] = [
     Route(f"{API}/navigation_views", create_navigation_view, methods=["POST"]),
     Route(f"{API}/navigation_views", list_navigation_views, methods=["GET"]),
@@ -157,4 +208,13 @@ ROUTES: list[Route] = [
     Route(f"{API}/typing", set_typing, methods=["POST"]),
     Route(f"{API}/messages/{{message_id:int}}/typing", set_edit_typing, methods=["POST"]),
     Route(f"{API}/message_edit_typing", set_edit_typing_legacy, methods=["POST"]),
+    Route(f"{API}/users/me/alert_words", list_alert_words, methods=["GET"]),
+    Route(f"{API}/users/me/alert_words", add_alert_words, methods=["POST"]),
+    Route(f"{API}/users/me/alert_words", remove_alert_words, methods=["DELETE"]),
+    Route(f"{API}/drafts", list_drafts, methods=["GET"]),
+    Route(f"{API}/drafts", create_drafts, methods=["POST"]),
+    Route(f"{API}/drafts/{{draft_id:int}}", edit_draft, methods=["PATCH"]),
+    Route(f"{API}/drafts/{{draft_id:int}}", delete_draft, methods=["DELETE"]),
+    Route(f"{API}/users/me/muted_users/{{muted_user_id:int}}", mute_user, methods=["POST"]),
+    Route(f"{API}/users/me/muted_users/{{muted_user_id:int}}", unmute_user, methods=["DELETE"]),
 ]

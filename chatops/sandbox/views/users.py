@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from starlette.requests import Request
@@ -9,7 +10,9 @@ from starlette.routing import Route
 
 from .. import (
     custom_profile_fields,
+    presence,
     user_admin,
+    user_settings,
     user_status,
     users,
 )
@@ -22,6 +25,7 @@ from ..params import (
     int_list,
     integer,
     json_value,
+    optional_integer,
     text,
 )
 from ..state import SandboxState
@@ -190,6 +194,73 @@ def remove_profile_data(
     return {}
 
 
+# -- own settings and presence ---------------------------------------------------------------------
+def _setting_param(default: Any) -> Param:
+    if isinstance(default, bool):
+        return P(boolean)
+    if isinstance(default, int):
+        return P(integer)
+    return P(text)
+
+
+SETTINGS_SPEC: dict[str, Param] = {
+    **{name: _setting_param(default) for name, (default, _) in user_settings.SETTINGS.items()},
+    "timezone": P(text),
+    "email_address_visibility": P(integer),
+    "full_name": P(text),
+}
+
+
+@endpoint(SETTINGS_SPEC)
+def update_settings(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``PATCH /settings`` (and the legacy ``/settings/display``, ``/settings/notifications``)."""
+    changes = {name: p[name] for name in SETTINGS_SPEC if p.given(name)}
+    return user_settings.update_settings(state.store, _me(user), changes)
+
+
+@endpoint(
+    {
+        "status": P(required=True),
+        "ping_only": P(boolean, default=False),
+        "new_user_input": P(boolean, default=False),
+        "slim_presence": P(boolean, default=False),
+        "last_update_id": P(optional_integer, default=None),
+        "history_limit_days": P(optional_integer, default=None),
+    }
+)
+def update_presence(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    return presence.update_presence(
+        state.store,
+        _me(user),
+        status=p["status"],
+        ping_only=p["ping_only"],
+        slim_presence=p["slim_presence"],
+        last_update_id=p["last_update_id"],
+        history_limit_days=p["history_limit_days"],
+    )
+
+
+@endpoint({"slim_presence": P(boolean, default=False)})
+def realm_presence(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    presences, _newest = presence.realm_presences(state.store, _me(user), slim=p["slim_presence"])
+    return {"presences": presences, "server_timestamp": time.time()}
+
+
+@endpoint()
+def user_presence(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    return presence.user_presence(
+        state.store, _me(user), str(request.path_params["user_id_or_email"])
+    )
+
+
 ROUTES: list[Route] = [
     Route(f"{API}/fetch_api_key", fetch_api_key, methods=["POST"]),
     Route(f"{API}/users/me", users_me, methods=["GET"]),
@@ -205,4 +276,10 @@ ROUTES: list[Route] = [
     Route(f"{API}/users/{{user_id:int}}", update_user, methods=["PATCH"]),
     Route(f"{API}/users/{{user_id:int}}/reactivate", reactivate_user, methods=["POST"]),
     Route(f"{API}/bots/{{user_id:int}}", deactivate_user, methods=["DELETE"]),
+    Route(f"{API}/settings", update_settings, methods=["PATCH"]),
+    Route(f"{API}/settings/display", update_settings, methods=["PATCH"]),
+    Route(f"{API}/settings/notifications", update_settings, methods=["PATCH"]),
+    Route(f"{API}/users/me/presence", update_presence, methods=["POST"]),
+    Route(f"{API}/realm/presence", realm_presence, methods=["GET"]),
+    Route(f"{API}/users/{{user_id_or_email}}/presence", user_presence, methods=["GET"]),
 ]
