@@ -22,7 +22,7 @@ from .. import channels, users
 from .. import realm as realm_mod
 from ..files import private_folder, write_private
 from ..messages import READ, recipient_for_users
-from ..rendering import render
+from ..rendering import MentionTargets, render
 from ..store import Store
 from .admin import add_admin_demo
 from .bots import add_bots_demo
@@ -334,6 +334,7 @@ def _history(
     now: int,
 ) -> None:
     names = {r["id"]: r["full_name"] for r in store.query("SELECT id, full_name FROM users")}
+    targets = MentionTargets(names={n: i for i, n in names.items()}, full_names=names)
     recipients = {
         r["stream_id"]: r["id"]
         for r in store.query("SELECT id, stream_id FROM recipients WHERE stream_id IS NOT NULL")
@@ -392,7 +393,7 @@ def _history(
                     sid,
                     topic,
                     content,
-                    render(content),
+                    render(content, mentions=targets),
                     rng.choice(["website", "website", "ZulipMobile", "ZulipTerminal", "API"]),
                     ts,
                 )

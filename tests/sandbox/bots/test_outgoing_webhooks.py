@@ -123,7 +123,7 @@ def test_mention_gets_the_bots_reply_in_the_topic(sandbox: Sandbox, member: chat
 
     def handle(payload: OutgoingWebhookPayload) -> Any:
         seen.append(payload)
-        return reply(f"echo: {payload.data}")
+        return reply(f"echo: {payload.query}")
 
     # the token is known only after registration; the app reads it through a closure
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -141,7 +141,9 @@ def test_mention_gets_the_bots_reply_in_the_topic(sandbox: Sandbox, member: chat
         )
         assert replies[0].content == "echo: ping please"
         payload = seen[0]
-        assert payload.trigger == "mention" and payload.data == "ping please"
+        assert payload.trigger == "mention" and payload.query == "ping please"
+        # as the real server sends it: the raw content, the mention of the bot included
+        assert payload.data == f"@**{name}** ping please"
         assert payload.message.id == sent.id and payload.message.subject == "bot talk"
         assert payload.message.content == f"@**{name}** ping please"  # raw Markdown
         assert payload.bot_full_name == name
@@ -349,7 +351,7 @@ def test_bot_created_over_http_with_payload_url(sandbox: Sandbox, member: chatop
     box: list[str] = []
 
     def handle(payload: OutgoingWebhookPayload) -> Any:
-        return reply(f"made over HTTP: {payload.data}")
+        return reply(f"made over HTTP: {payload.query}")
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await make_app(handle, token=box[0] if box else "")(scope, receive, send)
