@@ -21,7 +21,7 @@ from typing import Any
 from .. import channels, users
 from .. import realm as realm_mod
 from ..files import private_folder, write_private
-from ..messages import READ, recipient_for_users
+from ..messages import READ, mention_targets, recipient_for_users
 from ..rendering import MentionTargets, render
 from ..store import Store
 from .admin import add_admin_demo
@@ -454,13 +454,14 @@ def _resolve_and_edit(store: Store, rng: random.Random, start: int, now: int) ->
         "SELECT id, sender_id, content, rendered_content, timestamp FROM messages "
         "WHERE stream_id IS NOT NULL AND id % 37 = 0"
     )
+    who = mention_targets(store)
     for m in edited:
         new = m["content"] + " (edited)"
         when = m["timestamp"] + 120
         store.execute(
             "UPDATE messages SET content = ?, rendered_content = ?, last_edit_timestamp = ? "
             "WHERE id = ?",
-            [new, render(new), when, m["id"]],
+            [new, render(new, mentions=who), when, m["id"]],
         )
         _add_history(
             store,

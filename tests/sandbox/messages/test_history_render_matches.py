@@ -257,3 +257,13 @@ def test_matches_narrow_refusals(sandbox: Sandbox) -> None:
             ),
             "BAD_NARROW",
         )
+
+
+def test_every_user_mention_in_the_demo_organization_names_its_user(sandbox: Sandbox) -> None:
+    rows = sandbox.store.query(
+        "SELECT rendered_content FROM messages WHERE rendered_content LIKE '%user-mention%'"
+    )
+    assert rows, "the demo organization has messages with mentions"
+    for row in rows:
+        html = row["rendered_content"]
+        assert html.count('class="user-mention') == html.count("data-user-id="), html
