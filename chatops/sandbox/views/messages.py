@@ -254,7 +254,17 @@ def update_message_flags(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     assert user is not None
-    return message_flags.update_flags(state.store, user, p["messages"], op=p["op"], flag=p["flag"])
+    result = message_flags.update_flags(
+        state.store, user, p["messages"], op=p["op"], flag=p["flag"]
+    )
+    return _before_355(state, result)
+
+
+def _before_355(state: SandboxState, result: dict[str, Any]) -> dict[str, Any]:
+    """``ignored_because_not_subscribed_channels`` is new in feature level 355."""
+    if state.feature_level < 355:
+        result.pop("ignored_because_not_subscribed_channels", None)
+    return result
 
 
 FLAGS_NARROW_SPEC = {
@@ -274,7 +284,7 @@ def update_message_flags_for_narrow(
 ) -> dict[str, Any]:
     assert user is not None
     since(state, 155)
-    return message_flags.update_flags_for_narrow(
+    result = message_flags.update_flags_for_narrow(
         state.store,
         user,
         anchor=p["anchor"],
@@ -285,6 +295,7 @@ def update_message_flags_for_narrow(
         op=p["op"],
         flag=p["flag"],
     )
+    return _before_355(state, result)
 
 
 @endpoint({"stream_id": P(integer, required=True)})

@@ -429,3 +429,26 @@ def test_mark_as_read_refusals_change_nothing(sandbox: Sandbox) -> None:
             "REQUEST_VARIABLE_MISSING",
         )
         assert body["var_name"] == "topic_name"
+
+
+def test_older_feature_levels(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Before 155 there is no flags-for-narrow endpoint; before 355 no skipped-channel list."""
+    with Sandbox.start(tmp_path_factory.mktemp("fl154"), feature_level=154) as old:
+        mid = post(old, "admin", "general", "old flags", "x")
+        ok(set_flags(old, "member", [mid], "add", "read"))
+        body = ok(set_flags(old, "member", [mid], "remove", "read"))
+        assert "ignored_because_not_subscribed_channels" not in body
+        with unchanged(old.store):
+            assert_error(
+                flags_narrow(
+                    old,
+                    anchor="oldest",
+                    num_before=0,
+                    num_after=1,
+                    narrow="[]",
+                    op="add",
+                    flag="read",
+                ),
+                "BAD_REQUEST",
+                status=404,
+            )
