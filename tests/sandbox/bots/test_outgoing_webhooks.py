@@ -450,3 +450,53 @@ def test_trigger_is_private_message_before_level_201(
         assert parse_payload(json.dumps(body), token=body["token"]).trigger == "direct_message"
     finally:
         bot.stop()
+
+
+def test_mention_payload_is_the_real_servers(sandbox: Sandbox, member: chatops.Client) -> None:
+    """``data`` is the raw content, mention included; the message is rendered as for any
+    reader without Markdown (``content`` raw, ``rendered_content`` kept, no ``flags``)."""
+    bodies: list[dict[str, Any]] = []
+    bot = BotServer(recording_bot(bodies))
+    try:
+        bot_id, name, _ = make_bot(sandbox, bot.url)
+        content = f"@**{name}** what is the weather?"
+        member.messages.send_to_channel("general", "raw mention payload", content)
+        body = wait_for(lambda: bodies)[0]
+        assert body["trigger"] == "mention"
+        assert body["data"] == content
+        message = body["message"]
+        assert message["content"] == content and message["content_type"] == "text/x-markdown"
+        assert (
+            f'<span class="user-mention" data-user-id="{bot_id}">@{name}</span>'
+            in message["rendered_content"]
+        )
+        assert "flags" not in message
+        assert message["avatar_url"]  # client_gravatar is false for bots' payloads
+        assert message["display_recipient"] == "general"
+        assert message["subject"] == "raw mention payload"
+    finally:
+        bot.stop()
+
+
+@pytest.mark.parametrize(
+    ("trigger", "data", "query"),
+    [
+        ("mention", "@**Echo Bot** hello there", "hello there"),
+        ("mention", "@**Echo Bot|42** hello", "hello"),
+        ("mention", "well @**Echo Bot**, hello", "well , hello"),
+        ("mention", "@**Other** hi", "@**Other** hi"),
+        ("direct_message", "  @**Echo Bot** stays  ", "@**Echo Bot** stays"),
+        ("private_message", "hi", "hi"),
+    ],
+)
+def test_query_is_the_data_without_the_bots_mention(trigger: str, data: str, query: str) -> None:
+    body = {
+        "bot_email": "echo-bot@demo.chatops.test",
+        "bot_full_name": "Echo Bot",
+        "data": data,
+        "trigger": trigger,
+        "token": "t0ken",
+        "message": {"id": 1, "type": "stream", "sender_id": 2},
+    }
+    payload = parse_payload(json.dumps(body), token="t0ken")
+    assert payload.data == data and payload.query == query
