@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from .._base_client import NOT_GIVEN, NotGiven, check_length, content_sha256
@@ -560,15 +560,33 @@ class Messages(SyncResource):
         )
 
     def update_flags_in_narrow(
-        self, *, narrow: Narrow, op: FlagOp, flag: str, batch_size: int = 1000
+        self,
+        *,
+        narrow: Narrow,
+        op: FlagOp,
+        flag: str,
+        batch_size: int = 1000,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> int:
-        """The flag on every message of ``narrow``, oldest first, in ranges; returns how many changed."""
-        changed = 0
+        """The flag on every message of ``narrow``, oldest first, in ranges; returns how many changed.
+
+        Each range is one request and one transaction on the server, so an interruption leaves
+        every range either done or untouched; running it again finishes the job.
+
+        Args:
+            batch_size: messages per range (the server caps a range at 5,000).
+            on_progress: called after each range with (messages processed, flags changed).
+        """
+        check_length("batch_size", batch_size, MAX_MESSAGES_PER_REQUEST, "messages")
+        processed = changed = 0
         result = self.update_flags_for_narrow(
             narrow=narrow, op=op, flag=flag, anchor="oldest", num_after=batch_size
         )
         while True:
+            processed += result.processed_count
             changed += result.updated_count
+            if on_progress is not None:
+                on_progress(processed, changed)
             if result.found_newest or result.last_processed_id is None:
                 return changed
             result = self.update_flags_for_narrow(
@@ -930,15 +948,33 @@ class AsyncMessages(AsyncResource):
         )
 
     async def update_flags_in_narrow(
-        self, *, narrow: Narrow, op: FlagOp, flag: str, batch_size: int = 1000
+        self,
+        *,
+        narrow: Narrow,
+        op: FlagOp,
+        flag: str,
+        batch_size: int = 1000,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> int:
-        """The flag on every message of ``narrow``, oldest first, in ranges; returns how many changed."""
-        changed = 0
+        """The flag on every message of ``narrow``, oldest first, in ranges; returns how many changed.
+
+        Each range is one request and one transaction on the server, so an interruption leaves
+        every range either done or untouched; running it again finishes the job.
+
+        Args:
+            batch_size: messages per range (the server caps a range at 5,000).
+            on_progress: called after each range with (messages processed, flags changed).
+        """
+        check_length("batch_size", batch_size, MAX_MESSAGES_PER_REQUEST, "messages")
+        processed = changed = 0
         result = await self.update_flags_for_narrow(
             narrow=narrow, op=op, flag=flag, anchor="oldest", num_after=batch_size
         )
         while True:
+            processed += result.processed_count
             changed += result.updated_count
+            if on_progress is not None:
+                on_progress(processed, changed)
             if result.found_newest or result.last_processed_id is None:
                 return changed
             result = await self.update_flags_for_narrow(

@@ -44,10 +44,16 @@ def test_flags_over_a_whole_narrow_in_ranges(sandbox: Sandbox, member: chatops.C
     )
     assert (one.processed_count, one.first_processed_id, one.last_processed_id) == (2, *ids[:2])
     assert one.found_oldest and not one.found_newest
+    progress: list[tuple[int, int]] = []
     changed = member.messages.update_flags_in_narrow(
-        narrow=narrow, op="add", flag="starred", batch_size=3
+        narrow=narrow,
+        op="add",
+        flag="starred",
+        batch_size=3,
+        on_progress=lambda *p: progress.append(p),
     )
     assert changed == 5
+    assert progress == [(3, 1), (6, 4), (7, 5)]
     assert all("starred" in flags(member, m) for m in ids)
     with pytest.raises(ValueError, match="must not be negative"):
         member.messages.update_flags_for_narrow(narrow=narrow, op="add", flag="read", num_before=-1)
