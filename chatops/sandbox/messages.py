@@ -159,14 +159,14 @@ def mention_targets(store: Store) -> MentionTargets:
     )
 
 
-def mentions_in(store: Store, content: str) -> Mentions:
-    who = mention_targets(store)
+def mentions_in(store: Store, content: str, who: MentionTargets | None = None) -> Mentions:
+    who = who or mention_targets(store)
     return find_mentions(content, dict(who.names), dict(who.groups))
 
 
-def render_content(store: Store, content: str) -> str:
+def render_content(store: Store, content: str, who: MentionTargets | None = None) -> str:
     """Message HTML as the organization renders it now: its linkifiers, its people and groups."""
-    return render(content, linkifiers.compiled(store), mention_targets(store))
+    return render(content, linkifiers.compiled(store), who or mention_targets(store))
 
 
 def check_wildcards(
@@ -224,7 +224,8 @@ def send_message(
     limit = realm_mod.LIMITS["max_message_length"]
     if len(content) > limit:
         content = content[: limit - len(TRUNCATED)] + TRUNCATED
-    found = mentions_in(store, content)
+    who = mention_targets(store)
+    found = mentions_in(store, content, who)
     stream: Row | None = None
     if message_type in ("stream", "channel"):
         stream = resolve_channel(store, to)
@@ -265,7 +266,7 @@ def send_message(
                 "stream_id": stream["id"] if stream else None,
                 "topic": topic,
                 "content": content,
-                "rendered_content": render_content(store, content),
+                "rendered_content": render_content(store, content, who),
                 "client": client,
                 "timestamp": timestamp if timestamp is not None else now(),
                 "is_me_message": int(content.startswith("/me ")),
