@@ -452,3 +452,10 @@ def test_older_feature_levels(tmp_path_factory: pytest.TempPathFactory) -> None:
                 "BAD_REQUEST",
                 status=404,
             )
+
+
+def test_mark_all_as_read_announces_all(sandbox: Sandbox, queue: Queue) -> None:
+    post(sandbox, "admin", "general", "flags all", "unread until now")
+    ok(raw(sandbox, "member", "POST", "/mark_all_as_read"))
+    event = queue.wait_for("update_message_flags", flag="read", op="add", all=True)
+    assert event["messages"] == [] and event["operation"] == "add"
