@@ -9,6 +9,7 @@ topic.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
@@ -40,17 +41,20 @@ def botserver() -> Path:
     root = cache_dir() / f"botserver-py{sys.version_info.major}{sys.version_info.minor}"
     command = root / "bin" / "zulip-botserver"
     ready = root / ".installed"
-    if not ready.exists():
-        venv.EnvBuilder(with_pip=True, clear=True).create(root)
-        done = subprocess.run(
-            [str(root / "bin" / "python"), "-m", "pip", "install", "-q", *PACKAGES],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        if done.returncode != 0:
-            pytest.fail(f"installing {' '.join(PACKAGES)} failed:\n{done.stderr[-3000:]}")
-        ready.write_text(" ".join(PACKAGES) + "\n")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with open(root.parent / f"{root.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another session may be building the same venv
+        if not (ready.exists() and command.exists()):
+            venv.EnvBuilder(with_pip=True, clear=True).create(root)
+            done = subprocess.run(
+                [str(root / "bin" / "python"), "-m", "pip", "install", "-q", *PACKAGES],
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            if done.returncode != 0:
+                pytest.fail(f"installing {' '.join(PACKAGES)} failed:\n{done.stderr[-3000:]}")
+            ready.write_text(" ".join(PACKAGES) + "\n")
     assert command.exists(), command
     return command
 
