@@ -14,11 +14,15 @@ from .bus import Event, EventQueue, event_bus
 from .errors import ApiError
 from .messages import (
     FLAG_NAMES,
+    MENTIONED,
+    STREAM_WILDCARD,
+    TOPIC_WILDCARD,
     access_message,
     check_topic_allowed,
     check_wildcards,
     display_topic,
     link_uploads,
+    mentioned_user_ids,
     mentions_in,
     message_audience,
     normalise_topic,
@@ -304,6 +308,7 @@ def _apply_content(
             message["id"],
         ],
     )
+    _update_mention_flags(store, message["id"], new_content)
     removed = upload_path_ids(message["content"]) - upload_path_ids(new_content)
     detached: list[dict[str, Any]] = []
     for path_id in sorted(removed):
@@ -322,6 +327,28 @@ def _apply_content(
     assert sender is not None
     link_uploads(store, sender, message["id"], new_content)
     return detached
+
+
+def _update_mention_flags(store: Store, message_id: int, content: str) -> None:
+    """An edit that adds or removes a mention changes the readers' mention flags."""
+    found = mentions_in(store, content)
+    mentioned = mentioned_user_ids(store, found)
+    kept = ~(MENTIONED | STREAM_WILDCARD | TOPIC_WILDCARD)
+    for r in store.query(
+        "SELECT user_id, flags FROM message_flags WHERE message_id = ?", [message_id]
+    ):
+        bits = r["flags"] & kept
+        if r["user_id"] in mentioned:
+            bits |= MENTIONED
+        if found.stream_wildcard:
+            bits |= STREAM_WILDCARD
+        if found.topic_wildcard:
+            bits |= TOPIC_WILDCARD
+        if bits != r["flags"]:
+            store.execute(
+                "UPDATE message_flags SET flags = ? WHERE user_id = ? AND message_id = ?",
+                [bits, r["user_id"], message_id],
+            )
 
 
 def _apply_move(

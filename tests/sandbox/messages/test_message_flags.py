@@ -459,3 +459,15 @@ def test_mark_all_as_read_announces_all(sandbox: Sandbox, queue: Queue) -> None:
     ok(raw(sandbox, "member", "POST", "/mark_all_as_read"))
     event = queue.wait_for("update_message_flags", flag="read", op="add", all=True)
     assert event["messages"] == [] and event["operation"] == "add"
+
+
+def test_an_edit_that_adds_or_removes_a_mention_changes_the_flag(sandbox: Sandbox) -> None:
+    name = sandbox.store.scalar(
+        "SELECT full_name FROM users WHERE id = ?", [sandbox.accounts["member"].user_id]
+    )
+    mid = post(sandbox, "admin", "general", "flags edit mention", "nobody named yet")
+    assert "mentioned" not in flags_of(sandbox, "member", mid)
+    ok(raw(sandbox, "admin", "PATCH", f"/messages/{mid}", content=f"now @**{name}**"))
+    assert "mentioned" in flags_of(sandbox, "member", mid)
+    ok(raw(sandbox, "admin", "PATCH", f"/messages/{mid}", content="nobody again"))
+    assert "mentioned" not in flags_of(sandbox, "member", mid)
