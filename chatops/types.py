@@ -39,6 +39,8 @@ __all__ = [
     "EditResult",
     "EmailAddressResult",
     "EventsResult",
+    "FlagsNarrowResult",
+    "FlagsResult",
     "GroupIdResult",
     "GroupSettingValue",
     "IdResult",
@@ -47,8 +49,12 @@ __all__ = [
     "InvitesResult",
     "Linkifier",
     "LinkifiersResult",
+    "MatchesNarrowResult",
     "Message",
+    "MessageHistoryResult",
+    "MessageSnapshot",
     "MessagesPage",
+    "NarrowMatch",
     "NavigationView",
     "NavigationViewsResult",
     "OwnBot",
@@ -62,6 +68,7 @@ __all__ = [
     "Reminder",
     "ReminderIdResult",
     "RemindersResult",
+    "RenderResult",
     "SavedSnippet",
     "SavedSnippetIdResult",
     "SavedSnippetsResult",
@@ -270,6 +277,71 @@ class TopicsResult(Record):
     """``GET /users/me/{stream_id}/topics``."""
 
     topics: list[Topic] = []
+
+
+class FlagsResult(Record):
+    """``POST /messages/flags``: the requested IDs (the server echoes them)."""
+
+    messages: list[int] = []
+    #: removing ``read``: channels whose messages stayed read (the user is not subscribed)
+    ignored_because_not_subscribed_channels: list[int] | None = None
+
+
+class FlagsNarrowResult(Record):
+    """``POST /messages/flags/narrow``: the range processed and how many changed."""
+
+    processed_count: int
+    updated_count: int
+    first_processed_id: int | None = None
+    last_processed_id: int | None = None
+    found_oldest: bool = False
+    found_newest: bool = False
+    ignored_because_not_subscribed_channels: list[int] | None = None
+
+
+class MessageSnapshot(Record):
+    """One version of a message in ``GET /messages/{id}/history``, oldest first.
+
+    ``prev_*`` say what the edit that made this version changed; the first snapshot is the
+    message as sent and has none.
+    """
+
+    user_id: int | None
+    timestamp: int
+    topic: str = ""
+    content: str = ""
+    rendered_content: str = ""
+    prev_topic: str | None = None
+    prev_stream: int | None = None
+    stream: int | None = None
+    prev_content: str | None = None
+    prev_rendered_content: str | None = None
+    content_html_diff: str | None = None
+
+
+class MessageHistoryResult(Record):
+    """``GET /messages/{id}/history``."""
+
+    message_history: list[MessageSnapshot] = []
+
+
+class RenderResult(Record):
+    """``POST /messages/render``."""
+
+    rendered: str
+
+
+class NarrowMatch(Record):
+    """How a message that matches a narrow shows in it (search words highlighted)."""
+
+    match_content: str
+    match_subject: str
+
+
+class MatchesNarrowResult(Record):
+    """``GET /messages/matches_narrow``: the matching messages by ID (JSON keys are text)."""
+
+    messages: dict[str, NarrowMatch] = {}
 
 
 # -- channels: channels, subscriptions, channel folders --------------------------------------------

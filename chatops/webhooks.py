@@ -10,7 +10,7 @@ lines, served by uvicorn::
     from chatops.webhooks import make_app, reply
 
     def handle(payload):
-        return reply(f"You said: {payload.data}")
+        return reply(f"You said: {payload.query}")
 
     app = make_app(handle, token=os.environ["BOT_TOKEN"])
 
@@ -27,6 +27,7 @@ import asyncio
 import hmac
 import inspect
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -92,6 +93,18 @@ class OutgoingWebhookPayload(msgspec.Struct, kw_only=True, forbid_unknown_fields
     @property
     def is_direct_message(self) -> bool:
         return self.trigger == DIRECT_MESSAGE
+
+    @property
+    def query(self) -> str:
+        """``data`` without the mention that triggered the bot: what the user asked it.
+
+        The server sends the raw content, mention included (``@**Bot Name** help``);
+        this is ``help``. A direct message is returned as it is.
+        """
+        if self.is_direct_message:
+            return self.data.strip()
+        mention = re.compile(r"@\*\*" + re.escape(self.bot_full_name) + r"(\|\d+)?\*\*")
+        return mention.sub("", self.data, count=1).strip()
 
     def __repr__(self) -> str:  # the token stays out of logs and tracebacks
         return (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from .._base_client import NOT_GIVEN, NotGiven, check_length, content_sha256
@@ -10,8 +10,15 @@ from .._exceptions import LimitError, MoveMessagesTimeLimitExceeded
 from ..types import (
     Capabilities,
     EditResult,
+    FlagsNarrowResult,
+    FlagsResult,
+    MatchesNarrowResult,
     Message,
+    MessageHistoryResult,
+    MessageSnapshot,
     MessagesPage,
+    NarrowMatch,
+    RenderResult,
     SendResult,
     SingleMessageResult,
     Topic,
@@ -24,6 +31,7 @@ __all__ = [
     "AsyncMessages",
     "Messages",
     "MessageType",
+    "FlagOp",
     "Narrow",
     "PropagateMode",
 ]
@@ -34,6 +42,9 @@ MessageType = Literal["channel", "stream", "direct", "private"]
 PropagateMode = Literal["change_one", "change_later", "change_all"]
 Anchor = int | Literal["newest", "oldest", "first_unread"]
 Direction = Literal["older", "newer"]
+FlagOp = Literal["add", "remove"]
+#: the flags a user may change; the others the server keeps itself
+EDITABLE_FLAGS = ("read", "starred", "collapsed")
 #: a list of ``{"operator", "operand", "negated"?}`` dicts or ``(operator, operand)`` pairs
 Narrow = Sequence[Mapping[str, Any] | tuple[str, Any]]
 
@@ -194,6 +205,39 @@ def _history_step(
     nxt = ordered[-1].id if ordered else last
     done = page.found_oldest if direction == "older" else page.found_newest
     return ordered, nxt, done or not ordered
+
+
+def _flag_params(op: FlagOp, flag: str) -> dict[str, Any]:
+    if op not in ("add", "remove"):
+        raise ValueError(f"op must be 'add' or 'remove', not {op!r}")
+    if flag not in EDITABLE_FLAGS:
+        raise ValueError(f"flag must be one of {', '.join(EDITABLE_FLAGS)}, not {flag!r}")
+    return {"op": op, "flag": flag}
+
+
+def _flags_narrow_params(
+    anchor: Anchor,
+    num_before: int,
+    num_after: int,
+    narrow: Narrow,
+    op: FlagOp,
+    flag: str,
+    include_anchor: bool | NotGiven,
+) -> dict[str, Any]:
+    if num_before < 0 or num_after < 0:
+        raise ValueError("num_before and num_after must not be negative")
+    return drop_not_given(
+        anchor=anchor,
+        num_before=num_before,
+        num_after=num_after,
+        narrow=_narrow(narrow),
+        include_anchor=include_anchor,
+        **_flag_params(op, flag),
+    )
+
+
+def _matches(result: MatchesNarrowResult) -> dict[int, NarrowMatch]:
+    return {int(k): v for k, v in result.messages.items()}
 
 
 class Messages(SyncResource):
@@ -475,6 +519,133 @@ class Messages(SyncResource):
             "GET", f"/users/me/{int(stream_id)}/topics", params=params, cast_to=TopicsResult
         ).topics
 
+    def update_flags(self, message_ids: Sequence[int], *, op: FlagOp, flag: str) -> FlagsResult:
+        """``POST /messages/flags``: add or remove ``read``, ``starred`` or ``collapsed``.
+
+        Args:
+            message_ids: the messages.
+            op: ``add`` or ``remove``.
+            flag: ``read``, ``starred`` or ``collapsed`` (the others cannot be changed).
+        """
+        params = {"messages": [int(m) for m in message_ids], **_flag_params(op, flag)}
+        return self._client._request(
+            "POST", "/messages/flags", params=params, cast_to=FlagsResult, idempotent=True
+        )
+
+    def update_flags_for_narrow(
+        self,
+        *,
+        narrow: Narrow,
+        op: FlagOp,
+        flag: str,
+        anchor: Anchor = "oldest",
+        num_before: int = 0,
+        num_after: int = 1000,
+        include_anchor: bool | NotGiven = NOT_GIVEN,
+    ) -> FlagsNarrowResult:
+        """``POST /messages/flags/narrow``: the flag over one range of ``narrow``.
+
+        The server caps a range at 5,000 messages; repeat from ``last_processed_id``
+        (``include_anchor=False``) until ``found_newest``, or use :meth:`update_flags_in_narrow`.
+        """
+        params = _flags_narrow_params(
+            anchor, num_before, num_after, narrow, op, flag, include_anchor
+        )
+        return self._client._request(
+            "POST",
+            "/messages/flags/narrow",
+            params=params,
+            cast_to=FlagsNarrowResult,
+            idempotent=True,
+        )
+
+    def update_flags_in_narrow(
+        self,
+        *,
+        narrow: Narrow,
+        op: FlagOp,
+        flag: str,
+        batch_size: int = 1000,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """The flag on every message of ``narrow``, oldest first, in ranges; returns how many changed.
+
+        Each range is one request and one transaction on the server, so an interruption leaves
+        every range either done or untouched; running it again finishes the job.
+
+        Args:
+            batch_size: messages per range (the server caps a range at 5,000).
+            on_progress: called after each range with (messages processed, flags changed).
+        """
+        check_length("batch_size", batch_size, MAX_MESSAGES_PER_REQUEST, "messages")
+        processed = changed = 0
+        result = self.update_flags_for_narrow(
+            narrow=narrow, op=op, flag=flag, anchor="oldest", num_after=batch_size
+        )
+        while True:
+            processed += result.processed_count
+            changed += result.updated_count
+            if on_progress is not None:
+                on_progress(processed, changed)
+            if result.found_newest or result.last_processed_id is None:
+                return changed
+            result = self.update_flags_for_narrow(
+                narrow=narrow,
+                op=op,
+                flag=flag,
+                anchor=result.last_processed_id,
+                num_after=batch_size,
+                include_anchor=False,
+            )
+
+    def mark_channel_as_read(self, stream_id: int) -> None:
+        """``POST /mark_stream_as_read``: every unread message of the channel."""
+        self._client._request(
+            "POST", "/mark_stream_as_read", params={"stream_id": int(stream_id)}, idempotent=True
+        )
+
+    def mark_topic_as_read(self, stream_id: int, topic: str) -> None:
+        """``POST /mark_topic_as_read``: every unread message of the topic."""
+        caps = self._client.get_capabilities()
+        params = {"stream_id": int(stream_id), "topic_name": _topic_in(caps, topic)}
+        self._client._request("POST", "/mark_topic_as_read", params=params, idempotent=True)
+
+    def history(
+        self, message_id: int, *, allow_empty_topic_name: bool | NotGiven = NOT_GIVEN
+    ) -> list[MessageSnapshot]:
+        """``GET /messages/{message_id}/history``: every version, oldest first."""
+        caps = self._client.get_capabilities()
+        params = drop_not_given(allow_empty_topic_name=_allow_empty(caps, allow_empty_topic_name))
+        return self._client._request(
+            "GET",
+            f"/messages/{int(message_id)}/history",
+            params=params,
+            cast_to=MessageHistoryResult,
+        ).message_history
+
+    def render(self, content: str) -> str:
+        """``POST /messages/render``: the HTML ``content`` would get if sent now."""
+        caps = self._client.get_capabilities()
+        check_length("content", content, caps.max_message_length)
+        return self._client._request(
+            "POST",
+            "/messages/render",
+            params={"content": content},
+            cast_to=RenderResult,
+            idempotent=True,
+        ).rendered
+
+    def matches_narrow(
+        self, message_ids: Sequence[int], *, narrow: Narrow
+    ) -> dict[int, NarrowMatch]:
+        """``GET /messages/matches_narrow``: which of your received messages match ``narrow``."""
+        params = {"msg_ids": [int(m) for m in message_ids], "narrow": _narrow(narrow)}
+        return _matches(
+            self._client._request(
+                "GET", "/messages/matches_narrow", params=params, cast_to=MatchesNarrowResult
+            )
+        )
+
 
 class AsyncMessages(AsyncResource):
     """``client.messages`` of an ``AsyncClient``."""
@@ -733,3 +904,133 @@ class AsyncMessages(AsyncResource):
             "GET", f"/users/me/{int(stream_id)}/topics", params=params, cast_to=TopicsResult
         )
         return result.topics
+
+    async def update_flags(
+        self, message_ids: Sequence[int], *, op: FlagOp, flag: str
+    ) -> FlagsResult:
+        """``POST /messages/flags``: add or remove ``read``, ``starred`` or ``collapsed``.
+
+        Args:
+            message_ids: the messages.
+            op: ``add`` or ``remove``.
+            flag: ``read``, ``starred`` or ``collapsed`` (the others cannot be changed).
+        """
+        params = {"messages": [int(m) for m in message_ids], **_flag_params(op, flag)}
+        return await self._client._request(
+            "POST", "/messages/flags", params=params, cast_to=FlagsResult, idempotent=True
+        )
+
+    async def update_flags_for_narrow(
+        self,
+        *,
+        narrow: Narrow,
+        op: FlagOp,
+        flag: str,
+        anchor: Anchor = "oldest",
+        num_before: int = 0,
+        num_after: int = 1000,
+        include_anchor: bool | NotGiven = NOT_GIVEN,
+    ) -> FlagsNarrowResult:
+        """``POST /messages/flags/narrow``: the flag over one range of ``narrow``.
+
+        The server caps a range at 5,000 messages; repeat from ``last_processed_id``
+        (``include_anchor=False``) until ``found_newest``, or use :meth:`update_flags_in_narrow`.
+        """
+        params = _flags_narrow_params(
+            anchor, num_before, num_after, narrow, op, flag, include_anchor
+        )
+        return await self._client._request(
+            "POST",
+            "/messages/flags/narrow",
+            params=params,
+            cast_to=FlagsNarrowResult,
+            idempotent=True,
+        )
+
+    async def update_flags_in_narrow(
+        self,
+        *,
+        narrow: Narrow,
+        op: FlagOp,
+        flag: str,
+        batch_size: int = 1000,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """The flag on every message of ``narrow``, oldest first, in ranges; returns how many changed.
+
+        Each range is one request and one transaction on the server, so an interruption leaves
+        every range either done or untouched; running it again finishes the job.
+
+        Args:
+            batch_size: messages per range (the server caps a range at 5,000).
+            on_progress: called after each range with (messages processed, flags changed).
+        """
+        check_length("batch_size", batch_size, MAX_MESSAGES_PER_REQUEST, "messages")
+        processed = changed = 0
+        result = await self.update_flags_for_narrow(
+            narrow=narrow, op=op, flag=flag, anchor="oldest", num_after=batch_size
+        )
+        while True:
+            processed += result.processed_count
+            changed += result.updated_count
+            if on_progress is not None:
+                on_progress(processed, changed)
+            if result.found_newest or result.last_processed_id is None:
+                return changed
+            result = await self.update_flags_for_narrow(
+                narrow=narrow,
+                op=op,
+                flag=flag,
+                anchor=result.last_processed_id,
+                num_after=batch_size,
+                include_anchor=False,
+            )
+
+    async def mark_channel_as_read(self, stream_id: int) -> None:
+        """``POST /mark_stream_as_read``: every unread message of the channel."""
+        await self._client._request(
+            "POST", "/mark_stream_as_read", params={"stream_id": int(stream_id)}, idempotent=True
+        )
+
+    async def mark_topic_as_read(self, stream_id: int, topic: str) -> None:
+        """``POST /mark_topic_as_read``: every unread message of the topic."""
+        caps = await self._client.get_capabilities()
+        params = {"stream_id": int(stream_id), "topic_name": _topic_in(caps, topic)}
+        await self._client._request("POST", "/mark_topic_as_read", params=params, idempotent=True)
+
+    async def history(
+        self, message_id: int, *, allow_empty_topic_name: bool | NotGiven = NOT_GIVEN
+    ) -> list[MessageSnapshot]:
+        """``GET /messages/{message_id}/history``: every version, oldest first."""
+        caps = await self._client.get_capabilities()
+        params = drop_not_given(allow_empty_topic_name=_allow_empty(caps, allow_empty_topic_name))
+        result = await self._client._request(
+            "GET",
+            f"/messages/{int(message_id)}/history",
+            params=params,
+            cast_to=MessageHistoryResult,
+        )
+        return result.message_history
+
+    async def render(self, content: str) -> str:
+        """``POST /messages/render``: the HTML ``content`` would get if sent now."""
+        caps = await self._client.get_capabilities()
+        check_length("content", content, caps.max_message_length)
+        result = await self._client._request(
+            "POST",
+            "/messages/render",
+            params={"content": content},
+            cast_to=RenderResult,
+            idempotent=True,
+        )
+        return result.rendered
+
+    async def matches_narrow(
+        self, message_ids: Sequence[int], *, narrow: Narrow
+    ) -> dict[int, NarrowMatch]:
+        """``GET /messages/matches_narrow``: which of your received messages match ``narrow``."""
+        params = {"msg_ids": [int(m) for m in message_ids], "narrow": _narrow(narrow)}
+        result = await self._client._request(
+            "GET", "/messages/matches_narrow", params=params, cast_to=MatchesNarrowResult
+        )
+        return _matches(result)

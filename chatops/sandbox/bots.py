@@ -548,13 +548,6 @@ def remove_storage(store: Store, user: Row, keys: list[str] | None) -> None:
 
 
 # -- triggering ----------------------------------------------------------------------------------
-def _strip_mention(content: str, bot: Row) -> str:
-    pattern = re.compile(
-        r"@\*\*" + re.escape(bot["full_name"]) + r"(\|" + str(bot["id"]) + r")?\*\*"
-    )
-    return pattern.sub("", content, count=1).strip()
-
-
 def trigger(
     store: Store,
     sender: Row,
@@ -597,7 +590,7 @@ def trigger(
         payload = {
             "bot_email": users.api_email(store, bot),
             "bot_full_name": bot["full_name"],
-            "data": row["content"] if is_direct else _strip_mention(row["content"], bot),
+            "data": row["content"],  # the raw content, a mention of the bot included
             "trigger": trigger_name,
             "token": bot["token"],
             "message": record,

@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import re
 from typing import Any
 
-from . import channels, linkifiers, users
+from . import channels, users
 from . import realm as realm_mod
 from .bus import Event, EventQueue, event_bus
 from .errors import ApiError
 from .messages import (
     FLAG_NAMES,
+    MENTIONED,
+    STREAM_WILDCARD,
+    TOPIC_WILDCARD,
     access_message,
     check_topic_allowed,
     check_wildcards,
+    display_topic,
     link_uploads,
+    mentioned_user_ids,
     mentions_in,
     message_audience,
     normalise_topic,
     now,
+    render_content,
     send_message,
 )
 from .rendering import render, upload_path_ids
@@ -294,12 +302,13 @@ def _apply_content(
         "edit_history = ? WHERE id = ?",
         [
             new_content,
-            render(new_content, linkifiers.compiled(store)),
+            render_content(store, new_content),
             ts,
             json.dumps(history),
             message["id"],
         ],
     )
+    _update_mention_flags(store, message["id"], new_content)
     removed = upload_path_ids(message["content"]) - upload_path_ids(new_content)
     detached: list[dict[str, Any]] = []
     for path_id in sorted(removed):
@@ -318,6 +327,28 @@ def _apply_content(
     assert sender is not None
     link_uploads(store, sender, message["id"], new_content)
     return detached
+
+
+def _update_mention_flags(store: Store, message_id: int, content: str) -> None:
+    """An edit that adds or removes a mention changes the readers' mention flags."""
+    found = mentions_in(store, content)
+    mentioned = mentioned_user_ids(store, found)
+    kept = ~(MENTIONED | STREAM_WILDCARD | TOPIC_WILDCARD)
+    for r in store.query(
+        "SELECT user_id, flags FROM message_flags WHERE message_id = ?", [message_id]
+    ):
+        bits = r["flags"] & kept
+        if r["user_id"] in mentioned:
+            bits |= MENTIONED
+        if found.stream_wildcard:
+            bits |= STREAM_WILDCARD
+        if found.topic_wildcard:
+            bits |= TOPIC_WILDCARD
+        if bits != r["flags"]:
+            store.execute(
+                "UPDATE message_flags SET flags = ? WHERE user_id = ? AND message_id = ?",
+                [bits, r["user_id"], message_id],
+            )
 
 
 def _apply_move(
@@ -459,3 +490,88 @@ def publish_update_message(
         return {**event, "flags": [n for b, n in FLAG_NAMES if bits & b]}
 
     event_bus(store).publish_each(audience, "update_message", make)
+
+
+# -- history --------------------------------------------------------------------------------------
+def message_history(
+    store: Store, user: Row, message_id: int, *, allow_empty_topic_name: bool = False
+) -> list[dict[str, Any]]:
+    """``GET /messages/{id}/history``: snapshots oldest first, each the message after an edit.
+
+    As the real server builds it from the stored edit history (newest first, each entry with
+    the values before that edit): the first snapshot is the message as sent; each later one
+    carries ``prev_*`` for what its edit changed, and ``content_html_diff`` for content edits.
+    """
+    if not realm_mod.settings(store)["allow_edit_history"]:
+        raise ApiError("Message edit history is disabled in this organization")
+    message = access_message(store, user, message_id)
+
+    def topic(name: str) -> str:
+        return display_topic(name, allow_empty_topic_name)
+
+    content = str(message["content"])
+    rendered = str(message["rendered_content"] or render(content))
+    current_topic = str(message["topic"])
+    snapshots: list[dict[str, Any]] = []
+    for entry in json.loads(message["edit_history"] or "[]"):
+        snap: dict[str, Any] = {
+            "content": content,
+            "rendered_content": rendered,
+            "timestamp": entry["timestamp"],
+            "topic": topic(current_topic),
+            "user_id": entry.get("user_id"),
+        }
+        if "prev_topic" in entry:
+            current_topic = str(entry["prev_topic"])
+            snap["prev_topic"] = topic(current_topic)
+        if "prev_content" in entry:
+            snap["prev_content"] = entry["prev_content"]
+            snap["prev_rendered_content"] = entry["prev_rendered_content"]
+            snap["content_html_diff"] = html_diff(str(entry["prev_rendered_content"]), rendered)
+            content = str(entry["prev_content"])
+            rendered = str(entry["prev_rendered_content"])
+        if "prev_stream" in entry:
+            snap["prev_stream"] = entry["prev_stream"]
+            snap["stream"] = entry["stream"]
+        snapshots.append(snap)
+    snapshots.append(
+        {
+            "content": content,
+            "rendered_content": rendered,
+            "timestamp": message["timestamp"],
+            "topic": topic(current_topic),
+            "user_id": message["sender_id"],
+        }
+    )
+    return snapshots[::-1]
+
+
+_HTML_TOKEN = re.compile(r"<[^>]*>|[^<\s]+|\s+")
+
+
+def html_diff(before: str, after: str) -> str:
+    """Word-level difference of two rendered versions, in the real server's markup.
+
+    Inserted words are wrapped in ``<span class="highlight_text_inserted">``, deleted ones in
+    ``<span class="highlight_text_deleted">``; tags of the new version are kept, and the whole
+    is one ``<div>``.
+    """
+    old, new = _HTML_TOKEN.findall(before), _HTML_TOKEN.findall(after)
+    out: list[str] = []
+
+    def words(tokens: list[str], cls: str) -> None:
+        for token in tokens:
+            if token.startswith("<") or token.isspace():
+                if cls == "highlight_text_inserted" or token.isspace():
+                    out.append(token)
+            else:
+                out.append(f'<span class="{cls}">{token}</span>')
+
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.extend(new[j1:j2])
+        if op in ("replace", "delete"):
+            words(old[i1:i2], "highlight_text_deleted")
+        if op in ("replace", "insert"):
+            words(new[j1:j2], "highlight_text_inserted")
+    return "<div>" + "".join(out) + "</div>"

@@ -6,6 +6,9 @@ history is one query; the records are built by :class:`messages.Formatter`.
 
 from __future__ import annotations
 
+import html
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from . import bounds, channels, users
@@ -211,68 +214,113 @@ def fetch_messages(
         )
         return {"messages": fmt.format(rows, _flags(store, viewer, rows)), "history_limited": False}
 
-    found_oldest = found_newest = False
-    if anchor == "newest":
-        anchor_id, found_newest = 1 << 62, True
-    elif anchor == "oldest":
-        anchor_id, found_oldest = 0, True
-    elif anchor == "first_unread":
-        first = store.scalar(
-            f"SELECT min(m.id) FROM messages m JOIN message_flags f ON f.message_id = m.id "
-            f"AND f.user_id = ? AND (f.flags & 1) = 0 WHERE {where}",
-            [viewer["id"], *all_params],
-        )
-        if first is None:
-            anchor_id, found_newest = 1 << 62, True
-        else:
-            anchor_id = int(first)
-    else:
-        anchor_id = int(anchor)
-    if not include_anchor and num_before and num_after:
-        raise ApiError("The anchor can only be excluded at an end of the range")
-
-    before: list[Row] = []
-    if num_before:
-        op = "<=" if (anchor == "newest" or (anchor == "first_unread" and found_newest)) else "<"
-        before = store.query(
-            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id DESC LIMIT ?",
-            [*all_params, anchor_id, num_before + 1],
-        )
-        if len(before) <= num_before:
-            found_oldest = True
-        before = before[:num_before][::-1]
-    elif anchor == "newest":
-        found_oldest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
-    at: list[Row] = []
-    found_anchor = False
-    if anchor_id not in (0, 1 << 62):
-        at = store.query(
-            f"SELECT m.* FROM messages m WHERE {where} AND m.id = ?", [*all_params, anchor_id]
-        )
-        found_anchor = bool(at)
-        if not include_anchor:
-            at = []
-    after: list[Row] = []
-    if num_after:
-        op = ">=" if anchor == "oldest" else ">"
-        after = store.query(
-            f"SELECT m.* FROM messages m WHERE {where} AND m.id {op} ? ORDER BY m.id ASC LIMIT ?",
-            [*all_params, anchor_id, num_after + 1],
-        )
-        if len(after) <= num_after:
-            found_newest = True
-        after = after[:num_after]
-    elif anchor_id == 0:
-        found_newest = not store.one(f"SELECT 1 FROM messages m WHERE {where} LIMIT 1", all_params)
-    rows = before + at + after
+    window = message_window(
+        store,
+        viewer,
+        where,
+        all_params,
+        anchor=anchor,
+        num_before=num_before,
+        num_after=num_after,
+        include_anchor=include_anchor,
+    )
+    rows = window.rows
     return {
         "messages": fmt.format(rows, _flags(store, viewer, rows)),
-        "anchor": anchor_id if anchor_id != 1 << 62 else 10_000_000_000_000_000,
-        "found_anchor": found_anchor,
-        "found_oldest": found_oldest,
-        "found_newest": found_newest,
+        "anchor": window.anchor,
+        "found_anchor": window.found_anchor,
+        "found_oldest": window.found_oldest,
+        "found_newest": window.found_newest,
         "history_limited": False,
     }
+
+
+#: the anchor of ``newest`` (and of ``first_unread`` with nothing unread), as the API says it
+LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000
+
+
+@dataclass
+class Window:
+    """Messages around an anchor, oldest first, with what the server says about the ends."""
+
+    rows: list[Row]
+    anchor: int
+    found_anchor: bool
+    found_oldest: bool
+    found_newest: bool
+
+
+def resolve_anchor(
+    store: Store, viewer: Row, where: str, params: list[Any], anchor: str | int
+) -> int:
+    """The anchor as a message id: ``oldest`` is 0, ``newest`` is past every message id."""
+    if anchor == "newest":
+        return LARGER_THAN_MAX_MESSAGE_ID
+    if anchor == "oldest":
+        return 0
+    if anchor == "first_unread":
+        first = store.scalar(
+            f"SELECT min(m.id) FROM messages m JOIN message_flags f ON f.message_id = m.id "
+            f"AND f.user_id = ? AND (f.flags & {READ}) = 0 WHERE {where}",
+            [viewer["id"], *params],
+        )
+        return LARGER_THAN_MAX_MESSAGE_ID if first is None else int(first)
+    return min(max(int(anchor), 0), LARGER_THAN_MAX_MESSAGE_ID)
+
+
+def message_window(
+    store: Store,
+    viewer: Row,
+    where: str,
+    params: list[Any],
+    *,
+    anchor: str | int,
+    num_before: int,
+    num_after: int,
+    include_anchor: bool,
+) -> Window:
+    """The range of ``GET /messages`` and ``POST /messages/flags/narrow`` (facts 3.3).
+
+    As the real server decides it: ``found_oldest`` when fewer than ``num_before`` messages
+    came back before the anchor, ``found_newest`` when fewer than ``num_after`` came back
+    after it (so a page that exactly reaches the newest message does not say so; the next,
+    empty, page does), and always at an anchor of ``oldest`` / ``newest`` respectively.
+    """
+    if not include_anchor and num_before and num_after:
+        raise ApiError("The anchor can only be excluded at an end of the range")
+    anchor_id = resolve_anchor(store, viewer, where, params, anchor)
+    anchored_to_left = anchor_id == 0
+    anchored_to_right = anchor_id >= LARGER_THAN_MAX_MESSAGE_ID
+    if anchored_to_right:
+        num_after = 0
+    before: list[Row] = []
+    if num_before and not anchored_to_left:
+        before = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id < ? ORDER BY m.id DESC LIMIT ?",
+            [*params, anchor_id, num_before],
+        )[::-1]
+    at: list[Row] = []
+    if (
+        not anchored_to_left
+        and not anchored_to_right
+        and (include_anchor or not (num_before or num_after))
+    ):
+        at = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id = ?", [*params, anchor_id]
+        )
+    after: list[Row] = []
+    if num_after:
+        after = store.query(
+            f"SELECT m.* FROM messages m WHERE {where} AND m.id > ? ORDER BY m.id ASC LIMIT ?",
+            [*params, anchor_id, num_after],
+        )
+    return Window(
+        rows=before + at + after,
+        anchor=anchor_id,
+        found_anchor=bool(at),
+        found_oldest=anchored_to_left or len(before) < num_before,
+        found_newest=anchored_to_right or len(after) < num_after,
+    )
 
 
 def _flags(store: Store, viewer: Row, rows: list[Row]) -> dict[int, int]:
@@ -305,3 +353,53 @@ def get_message(
     )
     record = fmt.format([row], _flags(store, viewer, [row]))[0]
     return {"message": record, "raw_content": row["content"]}
+
+
+def matches_narrow(store: Store, viewer: Row, msg_ids: list[int], narrow: Any) -> dict[str, Any]:
+    """``GET /messages/matches_narrow``: which of the user's received messages match.
+
+    Only messages the user received count (as on the real server, which asks its per-user
+    message table). Each match gets ``match_content`` (the rendered content) and
+    ``match_subject`` (the escaped topic); a ``search`` term highlights its words in both.
+    """
+    terms = parse_narrow(narrow)
+    nar = Narrow(store, viewer)
+    for operator, operand, negated in terms:
+        nar.add(operator, operand, negated)
+    ids = sorted({int(i) for i in msg_ids})
+    out: dict[str, Any] = {}
+    words = [
+        w
+        for op, operand, neg in terms
+        if op.lower() == "search" and not neg
+        for w in str(operand).split()
+    ]
+    for start in range(0, len(ids), 900):
+        chunk = ids[start : start + 900]
+        where = " AND ".join(
+            [f"m.id IN ({','.join('?' * len(chunk))})", "f.user_id = ?", *nar.where]
+        )
+        for row in store.query(
+            f"SELECT m.* FROM messages m JOIN message_flags f ON f.message_id = m.id WHERE {where}",
+            [*chunk, viewer["id"], *nar.params],
+        ):
+            rendered = row["rendered_content"] or ""
+            out[str(row["id"])] = {
+                "match_content": highlight(rendered, words),
+                "match_subject": highlight(html.escape(row["topic"], quote=False), words),
+            }
+    return {"messages": out}
+
+
+def highlight(text: str, words: list[str]) -> str:
+    """Wrap each occurrence of ``words`` outside HTML tags in ``<span class="highlight">``."""
+    if not words:
+        return text
+    pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    parts = re.split(r"(<[^>]*>)", text)
+    return "".join(
+        part
+        if part.startswith("<")
+        else pattern.sub(lambda m: f'<span class="highlight">{m.group(0)}</span>', part)
+        for part in parts
+    )

@@ -17,7 +17,7 @@ from . import realm as realm_mod
 from .bus import Event, EventQueue, event_bus
 from .emoji_data import EXTRA
 from .errors import ApiError
-from .rendering import Mentions, find_mentions, render, upload_path_ids
+from .rendering import Mentions, MentionTargets, find_mentions, render, upload_path_ids
 from .store import Row, Store
 
 #: called inside the sending transaction with each new message: ``(store, sender, message_id,
@@ -27,9 +27,11 @@ SendHook = Callable[[Store, Row, int, set[int], "set[int] | None"], None]
 AFTER_SEND: list[SendHook] = []
 
 READ, STARRED, MENTIONED, STREAM_WILDCARD, TOPIC_WILDCARD, HISTORICAL = 1, 2, 8, 16, 32, 64
+COLLAPSED = 4
 FLAG_NAMES = [
     (READ, "read"),
     (STARRED, "starred"),
+    (COLLAPSED, "collapsed"),
     (MENTIONED, "mentioned"),
     (STREAM_WILDCARD, "stream_wildcard_mentioned"),
     (TOPIC_WILDCARD, "topic_wildcard_mentioned"),
@@ -141,18 +143,30 @@ def resolve_channel(store: Store, to: str) -> Row:
 
 
 # -- mentions ----------------------------------------------------------------------------
-def mentions_in(store: Store, content: str) -> Mentions:
-    names = {
-        r["full_name"]: r["id"]
-        for r in store.query("SELECT id, full_name FROM users WHERE is_active = 1")
-    }
+def mention_targets(store: Store) -> MentionTargets:
+    """Who a mention can name now: active users by full name, active named groups."""
+    people = store.query("SELECT id, full_name FROM users WHERE is_active = 1")
     groups = {
         r["name"]: r["id"]
         for r in store.query(
             "SELECT id, name FROM user_groups WHERE name IS NOT NULL AND deactivated = 0"
         )
     }
-    return find_mentions(content, names, groups)
+    return MentionTargets(
+        names={r["full_name"]: r["id"] for r in people},
+        groups=groups,
+        full_names={r["id"]: r["full_name"] for r in people},
+    )
+
+
+def mentions_in(store: Store, content: str, who: MentionTargets | None = None) -> Mentions:
+    who = who or mention_targets(store)
+    return find_mentions(content, dict(who.names), dict(who.groups))
+
+
+def render_content(store: Store, content: str, who: MentionTargets | None = None) -> str:
+    """Message HTML as the organization renders it now: its linkifiers, its people and groups."""
+    return render(content, linkifiers.compiled(store), who or mention_targets(store))
 
 
 def check_wildcards(
@@ -210,7 +224,8 @@ def send_message(
     limit = realm_mod.LIMITS["max_message_length"]
     if len(content) > limit:
         content = content[: limit - len(TRUNCATED)] + TRUNCATED
-    found = mentions_in(store, content)
+    who = mention_targets(store)
+    found = mentions_in(store, content, who)
     stream: Row | None = None
     if message_type in ("stream", "channel"):
         stream = resolve_channel(store, to)
@@ -243,7 +258,7 @@ def send_message(
     else:
         raise ApiError("Invalid message type")
     # rendered before the write transaction, so a long render never holds up other requests
-    rendered = render(content, linkifiers.compiled(store))
+    rendered = render_content(store, content, who)
     with store.atomic():
         message_id = store.insert(
             "messages",
@@ -530,3 +545,8 @@ def message_audience(store: Store, message_ids: Iterable[int]) -> dict[int, int]
         ):
             out.setdefault(r["user_id"], r["flags"])
     return out
+
+
+def render_message(store: Store, user: Row, content: str) -> dict[str, Any]:
+    """``POST /messages/render``: the HTML ``content`` would get if ``user`` sent it now."""
+    return {"rendered": render_content(store, content) if content else ""}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
@@ -50,24 +50,78 @@ def find_mentions(content: str, names: dict[str, int], groups: dict[str, int]) -
     return found
 
 
-def render(content: str, linkifiers: Sequence[Compiled] = ()) -> str:
+@dataclass
+class MentionTargets:
+    """Who ``@**Name**`` and ``@*group*`` can name: full names and group names to ids."""
+
+    names: Mapping[str, int] = field(default_factory=dict)
+    groups: Mapping[str, int] = field(default_factory=dict)
+    #: the displayed name of each user id (``@**Name|id**`` shows the user's own name)
+    full_names: Mapping[int, str] = field(default_factory=dict)
+
+
+GROUP_MENTION = re.compile(r"(?<![\w])@(_?)\*([^*\n]+)\*(?!\*)")
+
+
+def _mention_html(silent: str, target: str, who: MentionTargets) -> str | None:
+    """The real server's HTML for one ``@**...**`` mention, or None when it names nobody."""
+    name, _, ident = target.partition("|")
+    at = "" if silent else "@"
+    quiet = " silent" if silent else ""
+    if not ident and name in STREAM_WILDCARDS:
+        return (
+            f'<span class="user-mention channel-wildcard-mention{quiet}" '
+            f'data-user-id="*">{at}{html.escape(name, quote=False)}</span>'
+        )
+    if not ident and name in TOPIC_WILDCARDS:
+        return f'<span class="topic-mention{quiet}">{at}{html.escape(name, quote=False)}</span>'
+    uid = int(ident) if ident.isdigit() else who.names.get(name)
+    if uid is None:
+        return None
+    shown = who.full_names.get(uid, name)
+    return (
+        f'<span class="user-mention{quiet}" data-user-id="{uid}">'
+        f"{at}{html.escape(shown, quote=False)}</span>"
+    )
+
+
+def render(
+    content: str, linkifiers: Sequence[Compiled] = (), mentions: MentionTargets | None = None
+) -> str:
     """HTML for raw Markdown content; plain one-line text takes a fast path.
 
-    ``linkifiers`` (from :func:`.linkifiers.compiled`) turn their matches into links.
+    ``linkifiers`` (from :func:`.linkifiers.compiled`) turn their matches into links;
+    ``mentions`` resolves ``@**Name**`` and ``@*group*`` as the real server renders them
+    (``<span class="user-mention" data-user-id="N">@Name</span>``). A mention that names
+    nobody stays text, as on the real server.
     """
     if PLAIN.match(content) and not any(m.find(content) for m in linkifiers):
         return f"<p>{html.escape(content, quote=False)}</p>"
+    who = mentions or MentionTargets()
     spans: list[str] = []
 
-    def hold(match: re.Match[str]) -> str:
-        silent, target = match.group(1), match.group(2)
-        name = target.partition("|")[0]
-        cls = "user-mention silent" if silent else "user-mention"
-        spans.append(f'<span class="{cls}">@{html.escape(name, quote=False)}</span>')
+    def hold(span: str) -> str:
+        spans.append(span)
         return f"chatopsmention{len(spans) - 1}x"
 
+    def user(match: re.Match[str]) -> str:
+        span = _mention_html(match.group(1), match.group(2), who)
+        return match.group(0) if span is None else hold(span)
+
+    def group(match: re.Match[str]) -> str:
+        silent, name = match.group(1), match.group(2)
+        gid = who.groups.get(name)
+        if gid is None:
+            return match.group(0)
+        quiet, at = (" silent", "") if silent else ("", "@")
+        return hold(
+            f'<span class="user-group-mention{quiet}" data-user-group-id="{gid}">'
+            f"{at}{html.escape(name, quote=False)}</span>"
+        )
+
     env = {"linkifiers": linkifiers}
-    rendered: str = _md.render(MENTION.sub(hold, content), env).strip()
+    held = GROUP_MENTION.sub(group, MENTION.sub(user, content))
+    rendered: str = _md.render(held, env).strip()
     for i, span in enumerate(spans):
         rendered = rendered.replace(f"chatopsmention{i}x", span, 1)
     return rendered

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from . import channels
+from .bus import event_bus
 from .messages import READ, display_topic
 from .store import Row, Store
 
@@ -46,6 +47,18 @@ def mark_all_as_read(store: Store, user: Row, *, budget_seconds: float = 50.0) -
             store.execute(
                 f"UPDATE message_flags SET flags = flags | {READ} WHERE user_id = ? AND "
                 f"message_id IN ({','.join(str(i) for i in ids)})",
+                [user["id"]],
+            )
+            # as the real server announces it: every message read, no ids listed
+            event_bus(store).publish(
+                {
+                    "type": "update_message_flags",
+                    "op": "add",
+                    "operation": "add",
+                    "flag": "read",
+                    "messages": [],
+                    "all": True,
+                },
                 [user["id"]],
             )
         if time.monotonic() >= deadline:

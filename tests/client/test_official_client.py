@@ -49,32 +49,6 @@ REMOVED: dict[str, str] = {
     ),
 }
 
-#: methods whose endpoints are being added in parallel; emptied when they are served
-PENDING = {
-    # GET /messages/{id}/history, POST /messages/render, GET /messages/matches_narrow
-    "get_message_history",
-    "render_message",
-    "check_messages_match_narrow",
-    # POST /messages/flags, POST /mark_stream_as_read, POST /mark_topic_as_read
-    "update_message_flags",
-    "mark_stream_as_read",
-    "mark_topic_as_read",
-}
-PENDING_PART = {
-    **dict.fromkeys(
-        [
-            "get_message_history",
-            "render_message",
-            "check_messages_match_narrow",
-            "update_message_flags",
-            "mark_stream_as_read",
-            "mark_topic_as_read",
-        ],
-        "B",
-    ),
-}
-
-
 @dataclass
 class World:
     """The sandbox and official clients of its owner and bot accounts; fresh names on demand."""
@@ -398,17 +372,8 @@ def world(fresh_sandbox: Sandbox) -> Iterator[World]:
         yield World(fresh_sandbox, owner, bot, admin)
 
 
-def _param(name: str) -> Any:
-    if name in PENDING:
-        part = PENDING_PART.get(name, "C")
-        return pytest.param(
-            name, marks=pytest.mark.xfail(strict=True, reason=f"served from part {part}")
-        )
-    return pytest.param(name)
-
-
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("name", [_param(n) for n in METHODS if n not in REMOVED])
+@pytest.mark.parametrize("name", [n for n in METHODS if n not in REMOVED])
 def test_method(name: str, world: World) -> None:
     """One method of the official client, with sensible arguments, succeeds on the sandbox."""
     assert name in CALLS, f"zulip.Client.{name} has no arguments in CALLS yet"
@@ -431,9 +396,8 @@ def test_removed_method_is_refused(name: str, world: World) -> None:
 
 def test_the_tables_name_only_methods_of_the_client() -> None:
     """No stale entries: each table names methods the client has, each method once."""
-    for table in (CALLS, REMOVED, CHECKS, PENDING):
+    for table in (CALLS, REMOVED, CHECKS):
         assert set(table) <= set(METHODS), set(table) - set(METHODS)
     assert not set(CALLS) & set(REMOVED)
-    assert not set(PENDING) & set(REMOVED)
     assert set(REMOVED_CALLS) == set(REMOVED)
     assert len(METHODS) >= 70  # the enumeration found the client's methods

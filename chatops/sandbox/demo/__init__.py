@@ -24,7 +24,7 @@ from .. import channels, users
 from .. import realm as realm_mod
 from ..files import private_folder, write_private
 from ..messages import READ, recipient_for_users
-from ..rendering import render
+from ..rendering import MentionTargets, render
 from ..store import Store
 from .admin import add_admin_demo
 from .bots import add_bots_demo
@@ -360,6 +360,7 @@ def _history(
     rows are in, so the work grows linearly with the number of messages.
     """
     names = {r["id"]: r["full_name"] for r in store.query("SELECT id, full_name FROM users")}
+    targets = MentionTargets(names={n: i for i, n in names.items()}, full_names=names)
     recipients = {
         r["stream_id"]: r["id"]
         for r in store.query("SELECT id, stream_id FROM recipients WHERE stream_id IS NOT NULL")
@@ -385,7 +386,7 @@ def _history(
     recent_cut = total - min(total, 400)
     pick_person = {sid: _Picker(rng, subs[sid] or people, 1.2) for sid in channel_ids}
     emoji_pick = _Picker(rng, REACTIONS, 1.3)
-    rendered = _RenderCache()
+    rendered = _RenderCache(targets)
     dm_recipients: dict[tuple[int, ...], int] = {}
     # what the edits need, gathered on the way instead of queried back
     groups: dict[tuple[int, str], list[int]] = {}
@@ -462,13 +463,14 @@ def _history(
 class _RenderCache:
     """``render`` memoized: the demo draws its contents from a small vocabulary."""
 
-    def __init__(self) -> None:
+    def __init__(self, mentions: MentionTargets) -> None:
         self._seen: dict[str, str] = {}
+        self._mentions = mentions
 
     def __call__(self, content: str) -> str:
         html = self._seen.get(content)
         if html is None:
-            html = self._seen[content] = render(content)
+            html = self._seen[content] = render(content, mentions=self._mentions)
         return html
 
 

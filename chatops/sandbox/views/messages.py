@@ -10,6 +10,7 @@ from starlette.routing import Route
 from .. import (
     message_edit,
     message_fetch,
+    message_flags,
     messages,
     reactions,
     topics,
@@ -23,11 +24,13 @@ from ..params import (
     choice,
     int_list,
     integer,
+    json_list,
     json_value,
+    text,
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint, json_response
+from ._http import API, endpoint, json_response, since
 
 SEND_SPEC = {
     "type": P(choice("direct", "private", "stream", "channel"), required=True),
@@ -244,6 +247,105 @@ def mark_all_as_read(request: Request, state: SandboxState, user: Row | None, p:
     return result
 
 
+@endpoint(
+    {"messages": P(int_list, required=True), "op": P(required=True), "flag": P(required=True)}
+)
+def update_message_flags(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    result = message_flags.update_flags(
+        state.store, user, p["messages"], op=p["op"], flag=p["flag"]
+    )
+    return _before_355(state, result)
+
+
+def _before_355(state: SandboxState, result: dict[str, Any]) -> dict[str, Any]:
+    """``ignored_because_not_subscribed_channels`` is new in feature level 355."""
+    if state.feature_level < 355:
+        result.pop("ignored_because_not_subscribed_channels", None)
+    return result
+
+
+FLAGS_NARROW_SPEC = {
+    "anchor": P(_anchor, required=True),
+    "include_anchor": P(boolean, default=True),
+    "num_before": P(integer, required=True),
+    "num_after": P(integer, required=True),
+    "narrow": P(json_list, required=True),
+    "op": P(required=True),
+    "flag": P(required=True),
+}
+
+
+@endpoint(FLAGS_NARROW_SPEC)
+def update_message_flags_for_narrow(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    since(state, 155)
+    result = message_flags.update_flags_for_narrow(
+        state.store,
+        user,
+        anchor=p["anchor"],
+        include_anchor=p["include_anchor"],
+        num_before=p["num_before"],
+        num_after=p["num_after"],
+        narrow=p["narrow"],
+        op=p["op"],
+        flag=p["flag"],
+    )
+    return _before_355(state, result)
+
+
+@endpoint({"stream_id": P(integer, required=True)})
+def mark_stream_as_read(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    message_flags.mark_channel_as_read(state.store, user, p["stream_id"])
+    return {}
+
+
+@endpoint({"stream_id": P(integer, required=True), "topic_name": P(text, required=True)})
+def mark_topic_as_read(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    message_flags.mark_channel_as_read(state.store, user, p["stream_id"], p["topic_name"])
+    return {}
+
+
+@endpoint({"allow_empty_topic_name": P(boolean, default=False)})
+def message_history(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    history = message_edit.message_history(
+        state.store,
+        user,
+        request.path_params["message_id"],
+        allow_empty_topic_name=p["allow_empty_topic_name"],
+    )
+    return {"message_history": history}
+
+
+@endpoint({"content": P(text, required=True)})
+def render_message(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    return messages.render_message(state.store, user, p["content"])
+
+
+@endpoint({"msg_ids": P(int_list, required=True), "narrow": P(json_list, required=True)})
+def matches_narrow(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    assert user is not None
+    return message_fetch.matches_narrow(state.store, user, p["msg_ids"], p["narrow"])
+
+
 ROUTES: list[Route] = [
     Route(f"{API}/users/me/{{stream_id:int}}/topics", stream_topics, methods=["GET"]),
     Route(f"{API}/messages", send_message, methods=["POST"]),
@@ -254,4 +356,11 @@ ROUTES: list[Route] = [
     Route(f"{API}/messages/{{message_id:int}}/reactions", add_reaction, methods=["POST"]),
     Route(f"{API}/messages/{{message_id:int}}/reactions", remove_reaction, methods=["DELETE"]),
     Route(f"{API}/mark_all_as_read", mark_all_as_read, methods=["POST"]),
+    Route(f"{API}/messages/flags", update_message_flags, methods=["POST"]),
+    Route(f"{API}/messages/flags/narrow", update_message_flags_for_narrow, methods=["POST"]),
+    Route(f"{API}/mark_stream_as_read", mark_stream_as_read, methods=["POST"]),
+    Route(f"{API}/mark_topic_as_read", mark_topic_as_read, methods=["POST"]),
+    Route(f"{API}/messages/{{message_id:int}}/history", message_history, methods=["GET"]),
+    Route(f"{API}/messages/render", render_message, methods=["POST"]),
+    Route(f"{API}/messages/matches_narrow", matches_narrow, methods=["GET"]),
 ]

@@ -180,6 +180,16 @@ def _header_int(request: Request, name: str) -> int | None:
     return int(raw)
 
 
+def _finished(result: dict[str, Any]) -> dict[str, Any]:
+    """The answer to the request that completes an upload, as the real server gives it.
+
+    There tusd answers that request with what Zulip's pre-finish hook returns: HTTP 200 and
+    ``{"url", "filename"}`` (``zerver/views/tusd.py``), not tus's bare 204, so that the client
+    learns where the file is. Every other PATCH answers 204.
+    """
+    return {"url": result["url"], "filename": result["filename"]}
+
+
 @tus_view
 async def tus_create(request: Request, state: SandboxState, user: Row) -> Response:
     """``POST /tus``: create an upload of ``Upload-Length`` bytes."""
@@ -197,7 +207,7 @@ async def tus_create(request: Request, state: SandboxState, user: Row) -> Respon
     if length == 0:
         upload = await run_in_threadpool(tus.get, state.store, user, upload_id)
         result = await run_in_threadpool(tus.finish, state.store, user, upload, state.upload_dir)
-        return json_response({"result": "success", "msg": "", **result}, 201, headers)
+        return json_response(_finished(result), 201, headers)
     return Response(status_code=201, headers=headers)
 
 
@@ -253,7 +263,7 @@ async def tus_patch(request: Request, state: SandboxState, user: Row) -> Respons
     if offset == length:
         upload = await run_in_threadpool(tus.get, store, user, upload["id"])
         result = await run_in_threadpool(tus.finish, store, user, upload, state.upload_dir)
-        return json_response({"result": "success", "msg": "", **result}, 200, headers)
+        return json_response(_finished(result), 200, headers)
     return Response(status_code=204, headers=headers)
 
 

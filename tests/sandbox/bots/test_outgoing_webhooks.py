@@ -123,7 +123,7 @@ def test_mention_gets_the_bots_reply_in_the_topic(sandbox: Sandbox, member: chat
 
     def handle(payload: OutgoingWebhookPayload) -> Any:
         seen.append(payload)
-        return reply(f"echo: {payload.data}")
+        return reply(f"echo: {payload.query}")
 
     # the token is known only after registration; the app reads it through a closure
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -141,7 +141,9 @@ def test_mention_gets_the_bots_reply_in_the_topic(sandbox: Sandbox, member: chat
         )
         assert replies[0].content == "echo: ping please"
         payload = seen[0]
-        assert payload.trigger == "mention" and payload.data == "ping please"
+        assert payload.trigger == "mention" and payload.query == "ping please"
+        # as the real server sends it: the raw content, the mention of the bot included
+        assert payload.data == f"@**{name}** ping please"
         assert payload.message.id == sent.id and payload.message.subject == "bot talk"
         assert payload.message.content == f"@**{name}** ping please"  # raw Markdown
         assert payload.bot_full_name == name
@@ -349,7 +351,7 @@ def test_bot_created_over_http_with_payload_url(sandbox: Sandbox, member: chatop
     box: list[str] = []
 
     def handle(payload: OutgoingWebhookPayload) -> Any:
-        return reply(f"made over HTTP: {payload.data}")
+        return reply(f"made over HTTP: {payload.query}")
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await make_app(handle, token=box[0] if box else "")(scope, receive, send)
@@ -448,3 +450,53 @@ def test_trigger_is_private_message_before_level_201(
         assert parse_payload(json.dumps(body), token=body["token"]).trigger == "direct_message"
     finally:
         bot.stop()
+
+
+def test_mention_payload_is_the_real_servers(sandbox: Sandbox, member: chatops.Client) -> None:
+    """``data`` is the raw content, mention included; the message is rendered as for any
+    reader without Markdown (``content`` raw, ``rendered_content`` kept, no ``flags``)."""
+    bodies: list[dict[str, Any]] = []
+    bot = BotServer(recording_bot(bodies))
+    try:
+        bot_id, name, _ = make_bot(sandbox, bot.url)
+        content = f"@**{name}** what is the weather?"
+        member.messages.send_to_channel("general", "raw mention payload", content)
+        body = wait_for(lambda: bodies)[0]
+        assert body["trigger"] == "mention"
+        assert body["data"] == content
+        message = body["message"]
+        assert message["content"] == content and message["content_type"] == "text/x-markdown"
+        assert (
+            f'<span class="user-mention" data-user-id="{bot_id}">@{name}</span>'
+            in message["rendered_content"]
+        )
+        assert "flags" not in message
+        assert message["avatar_url"]  # client_gravatar is false for bots' payloads
+        assert message["display_recipient"] == "general"
+        assert message["subject"] == "raw mention payload"
+    finally:
+        bot.stop()
+
+
+@pytest.mark.parametrize(
+    ("trigger", "data", "query"),
+    [
+        ("mention", "@**Echo Bot** hello there", "hello there"),
+        ("mention", "@**Echo Bot|42** hello", "hello"),
+        ("mention", "well @**Echo Bot**, hello", "well , hello"),
+        ("mention", "@**Other** hi", "@**Other** hi"),
+        ("direct_message", "  @**Echo Bot** stays  ", "@**Echo Bot** stays"),
+        ("private_message", "hi", "hi"),
+    ],
+)
+def test_query_is_the_data_without_the_bots_mention(trigger: str, data: str, query: str) -> None:
+    body = {
+        "bot_email": "echo-bot@demo.chatops.test",
+        "bot_full_name": "Echo Bot",
+        "data": data,
+        "trigger": trigger,
+        "token": "t0ken",
+        "message": {"id": 1, "type": "stream", "sender_id": 2},
+    }
+    payload = parse_payload(json.dumps(body), token="t0ken")
+    assert payload.data == data and payload.query == query

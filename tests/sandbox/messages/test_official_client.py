@@ -88,3 +88,27 @@ def test_upload_file(official: zulip.Client, sandbox: Sandbox, tmp_path: Path) -
     acc = sandbox.accounts["member"]
     body = httpx.get(sandbox.site + url, auth=(acc.email, acc.api_key)).content
     assert body == b"uploaded by the official client\n"
+
+
+def test_flags_history_render_and_matches(official: zulip.Client, sandbox: Sandbox) -> None:
+    """The official client's calls of these endpoints, with its own encodings."""
+    sent = official.send_message(
+        {"type": "stream", "to": "general", "topic": "official flags", "content": "first"}
+    )
+    mid = sent["id"]
+    assert official.update_message({"message_id": mid, "content": "second"})["result"] == "success"
+    history = official.get_message_history(mid)
+    assert history["result"] == "success", history
+    assert [h["content"] for h in history["message_history"]] == ["first", "second"]
+    starred = official.update_message_flags({"messages": [mid], "op": "add", "flag": "starred"})
+    assert starred == {"result": "success", "msg": "", "messages": [mid]}
+    sid = int(sandbox.store.scalar("SELECT id FROM streams WHERE name = 'general'"))
+    assert official.mark_topic_as_read(sid, "official flags")["result"] == "success"
+    assert official.mark_stream_as_read(sid)["result"] == "success"
+    rendered = official.render_message({"content": "foo **bar**"})
+    assert rendered["rendered"] == "<p>foo <strong>bar</strong></p>"
+    matched = official.check_messages_match_narrow(
+        msg_ids=[mid], narrow=[{"operator": "topic", "operand": "official flags"}]
+    )
+    assert matched["result"] == "success", matched
+    assert list(matched["messages"]) == [str(mid)]

@@ -69,8 +69,11 @@ def test_create_append_head_finish(http: httpx.Client, sandbox: Sandbox) -> None
     head = http.head(url, headers=TUS)
     assert (head.headers["upload-offset"], head.headers["upload-length"]) == ("6", "11")
     r = patch(http, url, 6, b"world")
+    # the last PATCH answers as the real server's tusd does with Zulip's pre-finish hook:
+    # 200 and the file's url and name (a bare tus 204 would not say where the file is)
     assert r.status_code == 200 and r.headers["upload-offset"] == "11"
     body = r.json()
+    assert set(body) == {"url", "filename"}
     assert body["filename"] == "a.txt" and body["url"].startswith("/user_uploads/1/")
     att = sandbox.store.one(
         "SELECT * FROM attachments WHERE path_id = ?", [body["url"].removeprefix("/user_uploads/")]
