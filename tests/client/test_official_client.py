@@ -49,6 +49,7 @@ REMOVED: dict[str, str] = {
     ),
 }
 
+
 @dataclass
 class World:
     """The sandbox and official clients of its owner and bot accounts; fresh names on demand."""
