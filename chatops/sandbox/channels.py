@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
+from . import clock
 from . import realm as realm_mod
 from .errors import ApiError
 from .rendering import render
@@ -193,7 +193,7 @@ def channel_record(store: Store, stream: Row) -> dict[str, Any]:
         "is_recently_active": bool(
             store.scalar(
                 "SELECT 1 FROM messages WHERE stream_id = ? AND timestamp > ? LIMIT 1",
-                [stream["id"], int(time.time()) - 7 * 86400],
+                [stream["id"], int(clock.now()) - 7 * 86400],
             )
         ),
         "stream_weekly_traffic": None,

@@ -316,7 +316,7 @@ def generate(
         store.execute("UPDATE streams SET is_archived = 1 WHERE id = ?", [channel_ids[-1]])
     _history(store, rng, plan, accounts, people, channel_ids[:-1], start, now)
     add_bots_demo(store, rng)
-    add_personal_demo(store, rng, accounts)
+    add_personal_demo(store, rng, accounts, now)
     add_admin_demo(store, rng, accounts, now)
     if upload_dir is not None:
         add_uploads(store, upload_dir, seed=seed)
