@@ -137,7 +137,8 @@ def test_only_questions_and_staff_replies(sb: Sandbox, admin_client: chatops.Cli
         "#support-desk > unanswered",
     ]
     assert every.summary["counts"]["old_without_staff_reply"] == 2
-    replied = dict(zip(every.tables["topics"]["topic"], every.tables["topics"]["staff_replied"]))
+    topics = every.tables["topics"]
+    replied = dict(zip(topics["topic"], topics["staff_replied"], strict=True))
     assert replied == {"outage": False, "login help": True, "unanswered": False}
     assert plain.tables["topics"]["staff_replied"].isna().all()  # no staff group: left empty
     assert "no reply" not in " ".join(plain.findings["finding"])
