@@ -28,7 +28,7 @@ import os
 import shutil
 import sys
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -421,19 +421,7 @@ def execute_audits(
 
     say(f"Running {len(notebooks)} audits against {conn.label}, {jobs} at a time...")
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {name: pool.submit(one, name) for name in run_order(notebooks)}
-        return [futures[name].result() for name in notebooks]
-
-
-#: Audits that page through message history: the longest of a run, so they start first and
-#: the short ones fill the other kernels meanwhile instead of leaving one long audit last.
-HISTORY_AUDITS = ("moderation_activity", "unresolved_topics", "inactive_users", "org_overview")
-
-
-def run_order(names: Iterable[str]) -> list[str]:
-    """The order audits start in: those of ``HISTORY_AUDITS`` first, then the others as given."""
-    given = list(names)
-    return [n for n in HISTORY_AUDITS if n in given] + [n for n in given if n not in HISTORY_AUDITS]
+        return list(pool.map(one, notebooks))
 
 
 def write_report(run_dir: Path, runs: Sequence[AuditRun], conn: Connection) -> dict[str, Any]:

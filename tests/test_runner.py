@@ -112,7 +112,9 @@ def test_coerce_value_rejects(value: object, kind: str) -> None:
 def test_bad_input_raises_before_running(tmp_path: Path) -> None:
     with pytest.raises(AuditInputError, match="unknown audit 'nope'; available: .*org_overview"):
         runner.run_audits(["nope"], report_dir=tmp_path)
-    with pytest.raises(AuditInputError, match=r"unknown parameter bogus .*valid parameters: as_of, days"):
+    with pytest.raises(
+        AuditInputError, match=r"unknown parameter bogus .*valid parameters: as_of, days"
+    ):
         runner.run_audits(["org_overview"], report_dir=tmp_path, parameters={"bogus": "1"})
     with pytest.raises(AuditInputError, match="use --zuliprc"):
         runner.run_audits([], report_dir=tmp_path, parameters={"zuliprc": "x"})
@@ -173,16 +175,3 @@ def test_kernel_manager_uses_this_interpreter() -> None:
         language="python",
     )
     assert km.format_kernel_cmd()[0] == sys.executable
-
-
-def test_audits_that_read_history_start_first_the_rest_keep_their_order() -> None:
-    names = ["bots", "org_overview", "invitations", "moderation_activity", "uploads"]
-    assert runner.run_order(names) == [
-        "moderation_activity",
-        "org_overview",
-        "bots",
-        "invitations",
-        "uploads",
-    ]
-    assert runner.run_order(["bots"]) == ["bots"]
-    assert sorted(runner.run_order(runner.available_audits())) == sorted(runner.available_audits())
