@@ -8,6 +8,7 @@
     chatops audit list
     chatops audit run [NAMES... | --all] [-p NAME VALUE]... [--site URL | --zuliprc PATH]
                       [--report-dir ./reports] [--jobs N] [--post-to WHERE] [--report-url URL]
+                      [--as-of TIME]
     chatops audit plan [RUN_DIR] [-o PLAN]
     chatops audit apply PLAN [--yes] [--site URL | --zuliprc PATH]
     chatops lab [--dir chatops-notebooks] [--port 8888] [--no-browser] [--site URL | --zuliprc PATH]
@@ -106,6 +107,11 @@ def _build_parser() -> argparse.ArgumentParser:
     target.add_argument("--zuliprc", help="zuliprc file of the account to audit with")
     run.add_argument(
         "--report-dir", default="reports", type=Path, help="report folder (default ./reports)"
+    )
+    run.add_argument(
+        "--as-of",
+        metavar="TIME",
+        help="reference time of every audit, ISO 8601 (default now); also dates the demo sandbox",
     )
     run.add_argument(
         "--jobs",
@@ -285,6 +291,7 @@ def _audit(args: argparse.Namespace) -> int:
         post_to=args.post_to,
         report_url=args.report_url,
         echo=lambda line: print(line, file=sys.stderr),
+        as_of=args.as_of,
     )
     print(result.summary_path)
     return result.exit_code

@@ -199,12 +199,15 @@ def _a(kind: str) -> str:
 
 
 def validate_parameters(
-    notebooks: Mapping[str, Path], parameters: Mapping[str, Any]
+    notebooks: Mapping[str, Path],
+    parameters: Mapping[str, Any],
+    defaults: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Check ``parameters`` against the notebooks' parameters cells and convert their types.
 
     A parameter goes to every notebook that declares it; one that no notebook declares is an
-    error naming the valid ones.
+    error naming the valid ones. ``defaults`` go to every notebook that declares them and was
+    not given them (the runner's own values, overriding the notebooks' committed defaults).
     """
     for name, option in RESERVED_PARAMETERS.items():
         if name in parameters:
@@ -221,7 +224,7 @@ def validate_parameters(
     for audit, spec in specs.items():
         per_audit[audit] = {
             name: coerce_value(name, value, str(spec[name].get("inferred_type_name") or "None"))
-            for name, value in parameters.items()
+            for name, value in {**(defaults or {}), **parameters}.items()
             if name in spec
         }
     return per_audit
@@ -238,8 +241,13 @@ class Connection:
 
 
 @contextlib.contextmanager
-def connection(site: str | None, zuliprc: str | None, echo: Echo) -> Iterator[Connection]:
-    """The server the audits run against; a fresh demo sandbox when neither site nor zuliprc."""
+def connection(
+    site: str | None, zuliprc: str | None, echo: Echo, now: datetime | None = None
+) -> Iterator[Connection]:
+    """The server the audits run against; a fresh demo sandbox when neither site nor zuliprc.
+
+    ``now`` dates the demo sandbox (its organization and its clock); a server is read as it is.
+    """
     if zuliprc:
         path = Path(zuliprc).expanduser().resolve()
         if not path.is_file():
@@ -252,7 +260,7 @@ def connection(site: str | None, zuliprc: str | None, echo: Echo) -> Iterator[Co
     from .sandbox import Sandbox
 
     echo("Starting a demo sandbox (no --site or --zuliprc given)...")
-    sandbox = Sandbox.start()
+    sandbox = Sandbox.start(now=None if now is None else int(now.timestamp()))
     try:
         rc = sandbox.zuliprc("admin")
         secrets = tuple(a.api_key for a in sandbox.accounts.values() if a.api_key)
@@ -509,6 +517,7 @@ def run_audits(
     post_to: str | None = None,
     report_url: str = "",
     echo: Echo | None = None,
+    as_of: str | None = None,
 ) -> RunResult:
     """Run audit notebooks and write a report folder.
 
@@ -523,6 +532,9 @@ def run_audits(
         post_to: ``channel:topic`` or ``dm:alice@x.org,bob@y.org``: post a short summary there.
         report_url: where the report folder is served, for links in the posted summary.
         echo: called with one line per step (progress); default silent.
+        as_of: the reference time of every audit (ISO 8601; the notebooks' ``as_of``); default
+            now. It also dates the demo sandbox started when there is no site or zuliprc, so
+            that a run on the demo gives the same results on any day.
 
     With neither ``site`` nor ``zuliprc`` one demo sandbox serves all the notebooks.
     Raises :class:`AuditInputError` for bad input, before running anything.
@@ -531,7 +543,12 @@ def run_audits(
     workers = check_jobs(jobs)
     target = check_post_target(post_to)
     notebooks = resolve_notebooks(names)
-    per_audit = validate_parameters(notebooks, dict(parameters or {}))
+    given = dict(parameters or {})
+    if as_of is not None and "as_of" in given:
+        raise AuditInputError("give --as-of or -p as_of, not both")
+    moment = check_as_of(as_of if as_of is not None else given.get("as_of", ""))
+    # a notebook's committed as_of pins the demo for its own outputs; a run means now
+    per_audit = validate_parameters(notebooks, given, {"as_of": as_of or ""})
     try:  # once, before any kernel starts: parameter ranges, credentials, reachability
         precheck(site, zuliprc, per_audit)
     except PrecheckError as exc:
@@ -539,7 +556,7 @@ def run_audits(
     run_dir = new_run_dir(report_dir)
     posted: bool | None = None
     try:
-        with kernel_environment(), connection(site, zuliprc, say) as conn:
+        with kernel_environment(), connection(site, zuliprc, say, moment) as conn:
             runs = execute_audits(notebooks, per_audit, run_dir, conn, workers, say)
             summary = write_report(run_dir, runs, conn)
             if target is not None:
@@ -560,6 +577,16 @@ def check_jobs(jobs: int | None) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise AuditInputError(f"--jobs must be a whole number of at least 1, not {jobs!r}")
     return jobs
+
+
+def check_as_of(text: Any) -> datetime | None:
+    """``--as-of`` as a UTC datetime (None when empty: now); AuditInputError when malformed."""
+    from .audits import parse_as_of
+
+    try:
+        return parse_as_of(str(text))
+    except ValueError as exc:
+        raise AuditInputError(str(exc)) from None
 
 
 def check_post_target(text: str | None) -> PostTarget | None:

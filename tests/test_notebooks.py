@@ -1,7 +1,10 @@
-"""Every audit notebook: one parameters cell, a ``# help`` per line, no outputs, papermill help."""
+"""Every audit notebook: one parameters cell, a ``# help`` per line, papermill help, and the
+outputs of the pinned demo organization committed and fresh (``./run tests`` compares them with
+a new execution through nbval)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,11 +14,13 @@ import papermill
 import pytest
 
 from chatops import runner
-from chatops.audits import AUDITS
+from chatops.audits import AUDITS, parse_as_of
+from tests.refresh_notebooks import refresh, sources_digest
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "audits"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
-REQUIRED = {"zuliprc", "site", "report_dir"}
+REQUIRED = {"zuliprc", "site", "as_of", "report_dir"}
+SANITIZE = NOTEBOOKS_DIR.parent / "nbval-sanitize.cfg"
 
 
 def test_there_are_audit_notebooks_and_each_has_an_audit() -> None:
@@ -43,14 +48,47 @@ def test_one_parameters_cell_with_help_on_every_line(path: Path) -> None:
     # sandbox-safe defaults: no server, no credentials, no report folder
     assert params["zuliprc"]["default"] == '""'
     assert params["site"]["default"] == '""'
+    # the committed outputs are those of the demo generated for a pinned moment
+    assert parse_as_of(params["as_of"]["default"].strip('"')) is not None
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_committed_notebook_has_no_outputs(path: Path) -> None:
+def test_committed_notebook_has_fresh_outputs(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None
+    # made by `python -m tests.refresh_notebooks` from the sources as they are now
+    assert nb.metadata.get("chatops", {}).get("sources_sha256") == sources_digest(nb), (
+        f"{path.name} changed since its outputs were made: python -m tests.refresh_notebooks"
+    )
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
+    for cell in code:
+        kinds = [o.output_type for o in cell.outputs]
+        assert "error" not in kinds, cell.source
+        assert not [o for o in cell.outputs if o.get("name") == "stderr"], cell.source
+        if "open_session(" in cell.source or cell is code[-1]:  # the result, the summary
+            assert cell.outputs, f"no output committed for: {cell.source[:80]!r}"
+        if "nbval-ignore-output" in cell.metadata.get("tags", []):
+            assert "nbval-ignore-output" in cell.source, "say in the cell why it is not compared"
+
+
+def test_sanitize_file_has_patterns() -> None:
+    from nbval.plugin import get_sanitize_patterns
+
+    patterns = get_sanitize_patterns(SANITIZE.read_text(encoding="utf-8"))
+    assert len(patterns) >= 4
+    joined = "\n".join(r for r, _ in patterns)
+    for probe in ("http://127.0.0.1:40123", "/tmp/chatops-sandbox-x1/a", "2026-06-01T12:00:00Z"):
+        assert any(re.search(r, probe) for r, _ in patterns), (probe, joined)
+
+
+def test_refreshing_a_notebook_twice_writes_the_same_bytes(tmp_path: Path) -> None:
+    source = NOTEBOOKS_DIR / "invitations.ipynb"
+    first, second = tmp_path / "first.ipynb", tmp_path / "second.ipynb"
+    refresh(source, first)
+    refresh(source, second)
+    assert first.read_bytes() == second.read_bytes()
+    executed = nbformat.read(first, as_version=4)
+    assert [c for c in executed.cells if c.cell_type == "code"][1].outputs
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

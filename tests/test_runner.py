@@ -112,7 +112,9 @@ def test_coerce_value_rejects(value: object, kind: str) -> None:
 def test_bad_input_raises_before_running(tmp_path: Path) -> None:
     with pytest.raises(AuditInputError, match="unknown audit 'nope'; available: .*org_overview"):
         runner.run_audits(["nope"], report_dir=tmp_path)
-    with pytest.raises(AuditInputError, match=r"unknown parameter bogus .*valid parameters: days"):
+    with pytest.raises(
+        AuditInputError, match=r"unknown parameter bogus .*valid parameters: as_of, days"
+    ):
         runner.run_audits(["org_overview"], report_dir=tmp_path, parameters={"bogus": "1"})
     with pytest.raises(AuditInputError, match="use --zuliprc"):
         runner.run_audits([], report_dir=tmp_path, parameters={"zuliprc": "x"})

@@ -12,7 +12,7 @@ Each audit has a notebook of the same name in ``notebooks/audits/`` that papermi
 from __future__ import annotations
 
 from ._result import FINDING_COLUMNS, SEVERITIES, AuditResult, findings_frame, write_summary
-from ._session import AuditSession, open_session
+from ._session import AuditSession, open_session, parse_as_of
 from .bots import bots
 from .channel_hygiene import channel_hygiene
 from .guest_access import guest_access
@@ -44,6 +44,7 @@ __all__ = [
     "moderation_activity",
     "open_session",
     "org_overview",
+    "parse_as_of",
     "permission_posture",
     "scheduled_and_reminders",
     "stale_channels",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from .._client import Client
     from ..sandbox import Sandbox
 
-__all__ = ["AuditSession", "open_session"]
+__all__ = ["AuditSession", "open_session", "parse_as_of"]
 
 
 @dataclass
@@ -57,17 +58,42 @@ class AuditSession:
         return f"AuditSession({where})"
 
 
-def open_session(*, zuliprc: str = "", site: str = "") -> AuditSession:
-    """A client from the notebook parameters ``zuliprc`` and ``site``.
+def parse_as_of(as_of: str) -> datetime | None:
+    """The notebook parameter ``as_of`` as an aware UTC datetime; None when empty (now).
+
+    >>> parse_as_of("2026-06-01T12:00:00Z").isoformat()
+    '2026-06-01T12:00:00+00:00'
+
+    A naive time is read as UTC; anything but an ISO 8601 date or date-time is a ValueError.
+    """
+    text = as_of.strip()
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"as_of must be an ISO 8601 date-time such as 2026-06-01T12:00:00Z, not {as_of!r}"
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def open_session(*, zuliprc: str = "", site: str = "", as_of: str = "") -> AuditSession:
+    """A client from the notebook parameters ``zuliprc``, ``site`` and ``as_of``.
 
     Args:
         zuliprc: path of a zuliprc file; empty means none.
         site: server URL; overrides the zuliprc's ``site``. With no zuliprc, the email and key
             come from ``ZULIP_*`` variables or ``~/.zuliprc``.
+        as_of: the audit's reference time (see :func:`parse_as_of`); it dates the demo sandbox
+            only, a server is read as it is.
 
-    When both are empty, a demo sandbox starts (in a temporary folder) and the client is its
-    admin account, so a notebook runs standalone.
+    When ``zuliprc`` and ``site`` are empty, a demo sandbox starts (in a temporary folder) and
+    the client is its admin account, so a notebook runs standalone. With ``as_of`` the demo is
+    generated for that moment and the sandbox's clock starts there, so that the notebook's
+    results are the same whatever the day it runs.
     """
+    moment = parse_as_of(as_of)
     from .._client import Client
 
     if zuliprc:
@@ -79,7 +105,7 @@ def open_session(*, zuliprc: str = "", site: str = "") -> AuditSession:
         return AuditSession(client=Client(site=site))
     from ..sandbox import Sandbox
 
-    sandbox = Sandbox.start()
+    sandbox = Sandbox.start(now=None if moment is None else int(moment.timestamp()))
     try:
         client = Client.from_zuliprc(sandbox.zuliprc("admin"))
     except BaseException:

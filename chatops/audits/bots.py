@@ -5,6 +5,10 @@ deactivated, and stale when it sent no message in the last ``stale_days`` days (
 message is found with a ``sender:`` narrow, so only messages the account can read count).
 System bots are left out.
 
+A bot that posted to more than ``max_bot_channels`` channels in the last ``stale_days`` days
+(among its newest ``BOT_SAMPLE`` messages) is flagged too: a bot usually serves a few channels,
+and one spraying many is misconfigured or abused. ``-1`` switches that check off.
+
 One threshold, with a default the demo organization passes:
 
 - ``max_orphaned_bots`` (0): fail when more active bots than this are orphaned; ``-1``
@@ -28,7 +32,10 @@ from ._result import AuditResult, findings_frame
 if TYPE_CHECKING:
     from .._client import Client
 
-__all__ = ["BOT_TYPES", "bots"]
+__all__ = ["BOT_SAMPLE", "BOT_TYPES", "bots"]
+
+#: A bot's newest messages read to find its last message and the channels it posts to.
+BOT_SAMPLE = 1000
 
 #: ``bot_type`` -> name.
 BOT_TYPES = {1: "generic", 2: "incoming webhook", 3: "outgoing webhook", 4: "embedded"}
@@ -39,6 +46,7 @@ def bots(
     *,
     stale_days: int = 90,
     max_orphaned_bots: int = 0,
+    max_bot_channels: int = 10,
     now: datetime | None = None,
     dry_run: bool = True,
 ) -> AuditResult:
@@ -49,6 +57,8 @@ def bots(
         stale_days: flag bots with no message in this many days before ``now``.
         max_orphaned_bots: fail when more active bots than this have a missing or deactivated
             owner; ``-1`` disables the check.
+        max_bot_channels: flag bots that posted to more channels than this in the last
+            ``stale_days`` days; ``-1`` disables the check.
         now: the end of the window; default the current time.
         dry_run: when False, deactivate every flagged bot.
 
@@ -56,6 +66,8 @@ def bots(
     """
     if stale_days < 1:
         raise ValueError(f"stale_days must be at least 1, not {stale_days}")
+    if max_bot_channels < -1:
+        raise ValueError(f"max_bot_channels must be -1 (off) or at least 0, not {max_bot_channels}")
     at = _utc(now)
     since = at.timestamp() - stale_days * 86400
     users = {u.user_id: u for u in client.users.list()}
@@ -69,9 +81,10 @@ def bots(
     orphaned: list[int] = []
     stale: list[int] = []
     flagged: list[int] = []
+    spraying: list[int] = []
     for bot in active_bots:
         owner = users.get(bot.bot_owner_id) if bot.bot_owner_id is not None else None
-        last = _last_message_ts(client, bot)
+        last, posted_to = _recent_activity(client, bot, since)
         flags: list[str] = []
         if bot.bot_owner_id is None:
             flags.append("has no owner")
@@ -88,6 +101,12 @@ def bots(
         elif last < since:
             days = (at.timestamp() - last) / 86400
             flags.append(f"no message in {days:.0f} days (more than {stale_days})")
+        if 0 <= max_bot_channels < len(posted_to):
+            spraying.append(bot.user_id)
+            flags.append(
+                f"posted to {len(posted_to)} channels in {stale_days} days (more than "
+                f"{max_bot_channels})"
+            )
         table_rows.append(
             {
                 "user_id": bot.user_id,
@@ -100,6 +119,8 @@ def bots(
                     pd.Timestamp(last, unit="s", tz="UTC") if last is not None else pd.NaT
                 ),
                 "days_silent": (at.timestamp() - last) / 86400 if last is not None else None,
+                "channels_posted_to": len(posted_to),
+                "channels": ", ".join(f"#{c}" for c in sorted(posted_to)),
                 "flags": "; ".join(flags),
             }
         )
@@ -152,6 +173,8 @@ def bots(
             "owner_active",
             "last_message_at",
             "days_silent",
+            "channels_posted_to",
+            "channels",
             "flags",
         ],
     ).set_index("user_id")
@@ -164,10 +187,15 @@ def bots(
             "active_bots": len(active_bots),
             "orphaned": len(orphaned),
             "stale": len(stale),
+            "posting_to_many_channels": len(spraying),
             "findings": len(rows),
             "deactivated_now": len(deactivated),
         },
-        "thresholds": {"max_orphaned_bots": max_orphaned_bots, "stale_days": stale_days},
+        "thresholds": {
+            "max_orphaned_bots": max_orphaned_bots,
+            "stale_days": stale_days,
+            "max_bot_channels": max_bot_channels,
+        },
         "dry_run": dry_run,
         "deactivated_bot_ids": deactivated,
         "site": client.site,
@@ -176,15 +204,18 @@ def bots(
     return AuditResult(findings=findings_frame(rows), summary=summary, tables={"bots": table})
 
 
-def _last_message_ts(client: Client, bot: User) -> int | None:
+def _recent_activity(client: Client, bot: User, since: float) -> tuple[int | None, set[str]]:
+    """The bot's newest message time, and the channels it posted to since ``since``."""
     page = client.messages.get(
         anchor="newest",
-        num_before=1,
+        num_before=BOT_SAMPLE,
         num_after=0,
         narrow=[{"operator": "sender", "operand": bot.user_id}],
         apply_markdown=False,
     )
-    return max((m.timestamp for m in page.messages), default=None)
+    last = max((m.timestamp for m in page.messages), default=None)
+    channels = {m.channel_name for m in page.messages if m.timestamp >= since and m.channel_name}
+    return last, channels
 
 
 def _utc(now: datetime | None) -> pd.Timestamp:

@@ -16,6 +16,11 @@ The judging is one threshold, a parameter with a default the demo organization p
 
 - ``max_inactive_share`` (0.25): fail when a larger share of the judged accounts is inactive;
   ``-1`` disables it.
+
+Each account also shows the active invitations it created (``GET /invites``): they keep
+working after the account is deactivated, so an inactive account's are listed with the calls
+that revoke them. With ``seat_cost`` above 0 the summary gives the projected savings of
+deactivating the inactive accounts (``seat_cost`` per account).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ USER_COLUMNS = (
     "last_seen_at",
     "messages",
     "owned_bots",
+    "active_invitations",
     "status",
 )
 STATUSES = ("active", "inactive", "new")
@@ -63,6 +69,7 @@ def inactive_users(
     max_messages: int = DEFAULT_MAX_MESSAGES,
     now: datetime | None = None,
     dry_run: bool = True,
+    seat_cost: float = 0.0,
 ) -> AuditResult:
     """Find active humans of ``roles`` with no message in ``inactive_days``; deactivate unless dry.
 
@@ -76,6 +83,8 @@ def inactive_users(
         max_messages: fetch at most this many messages of history, newest first.
         now: the end of the window; default the current time (UTC when naive).
         dry_run: when False, deactivate every inactive account (``DELETE /users/{id}``).
+        seat_cost: what one account costs (per billing period); above 0 the summary and a
+            finding give the projected savings. 0 leaves them out.
 
     Tables: ``users`` (every active human, by user ID, with ``status`` active / inactive /
     new), ``by_role`` (role x status counts of the judged roles).
@@ -84,6 +93,8 @@ def inactive_users(
         raise ValueError(f"inactive_days must be at least 1, not {inactive_days}")
     if max_messages < 1:
         raise ValueError(f"max_messages must be at least 1, not {max_messages}")
+    if seat_cost < 0:
+        raise ValueError(f"seat_cost must be at least 0, not {seat_cost}")
     until = _utc(now)
     cutoff = until - timedelta(days=inactive_days)
     judged_roles = sorted({int(r) for r in roles})
@@ -138,6 +149,9 @@ def inactive_users(
                 "status": status,
             }
         )
+    invites = _active_invitations(client)
+    for record in records:
+        record["active_invitations"] = len(invites.get(int(record["user_id"]), []))
     table = pd.DataFrame.from_records(records, columns=["user_id", *USER_COLUMNS])
     table = table.sort_values("user_id").set_index("user_id")
     in_roles = table[table["role"].isin(judged_roles)]
@@ -172,6 +186,9 @@ def inactive_users(
                 f"DELETE /api/v1/users/{user_id}",
             )
         )
+    rows.extend(_invitation_rows(inactive, invites))
+    savings = _savings(len(inactive), seat_cost, inactive_days)
+    rows.extend(savings[1])
     if truncated:
         rows.append(
             _row(
@@ -201,6 +218,7 @@ def inactive_users(
         "judged": judged,
         "inactive": len(inactive),
         "new": int((in_roles["status"] == "new").sum()),
+        "invitations_of_inactive": sum(len(invites.get(int(i), [])) for i in inactive.index),
         "deactivated": len(deactivated),
         "messages_fetched": len(messages),
         "seen_without_messages": int(
@@ -216,6 +234,7 @@ def inactive_users(
         "ratios": {"inactive_share": share},
         "thresholds": {"max_inactive_share": max_inactive_share},
         "options": {"inactive_days": inactive_days, "roles": judged_roles, "dry_run": dry_run},
+        "savings": savings[0],
         "inactive_user_ids": [int(i) for i in inactive.index],
         "deactivated_user_ids": deactivated,
         "window": {"days": inactive_days, "since": cutoff.isoformat(), "until": until.isoformat()},
@@ -243,3 +262,53 @@ def _last_seen(client: Client, humans: Sequence[Any]) -> dict[int, int]:
         for email, entry in presence.legacy().items()
         if email in by_email
     }
+
+
+def _active_invitations(client: Client) -> dict[int, list[tuple[int, bool]]]:
+    """Creator's user ID -> (invitation ID, is a link) of each active invitation."""
+    out: dict[int, list[tuple[int, bool]]] = {}
+    for invite in sorted(client.invites.list(), key=lambda i: i.id):
+        out.setdefault(invite.invited_by_user_id, []).append((invite.id, invite.is_multiuse))
+    return out
+
+
+def _invitation_rows(
+    inactive: pd.DataFrame, invites: dict[int, list[tuple[int, bool]]]
+) -> list[dict[str, str]]:
+    """One finding per active invitation created by an inactive account: revoke it."""
+    rows: list[dict[str, str]] = []
+    for user_id, r in inactive.iterrows():
+        for invite_id, link in invites.get(int(str(user_id)), []):
+            kind = "link" if link else "invitation"
+            path = f"/invites/multiuse/{invite_id}" if link else f"/invites/{invite_id}"
+            rows.append(
+                _row(
+                    "warning",
+                    f"{r['full_name']} <{r['email']}>",
+                    f"inactive account created active {kind} {invite_id}, which outlives it",
+                    f"Revoke the {kind} before deactivating the account",
+                    f"DELETE /api/v1{path}",
+                )
+            )
+    return rows
+
+
+def _savings(
+    inactive: int, seat_cost: float, days: int
+) -> tuple[dict[str, float | int], list[dict[str, str]]]:
+    """The summary's ``savings`` and, with a seat cost, an ``info`` finding saying them."""
+    if seat_cost <= 0:
+        return {}, []
+    total = inactive * seat_cost
+    summary = {"seat_cost": seat_cost, "inactive_accounts": inactive, "projected": total}
+    if not inactive:
+        return summary, []
+    row = _row(
+        "info",
+        "seats",
+        f"deactivating the {inactive} accounts inactive for {days} days saves {inactive} x "
+        f"{seat_cost:g} = {total:g} per billing period",
+        "Deactivate the inactive accounts listed",
+        "DELETE /api/v1/users/{user_id}",
+    )
+    return summary, [row]

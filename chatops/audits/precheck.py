@@ -65,6 +65,9 @@ PARAMETER_RANGES: dict[str, tuple[Check, str]] = {
     "max_inactive_share": _SHARE,
     "max_inactive_channel_share": _SHARE,
     "max_guest_share": _SHARE,
+    "min_members": _at_least(0),
+    "min_subscribers": _at_least(0),
+    "seat_cost": _at_least(0),
 }
 
 

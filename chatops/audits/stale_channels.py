@@ -7,6 +7,9 @@ The judging is one threshold, a parameter with a default the demo organization p
 
 - ``max_stale_channels`` (2): fail when more channels than this are stale; ``-1`` disables it.
 
+With ``min_subscribers`` above 0, a channel that is not stale but has fewer subscribers than
+that is reported as underused (``info``), also with the archive call: a person decides.
+
 A channel created less than ``inactive_days`` ago is not judged stale. A channel whose history
 the account cannot read (private, not subscribed) is reported as ``info``, never archived.
 """
@@ -34,12 +37,14 @@ TABLE_COLUMNS = (
     "folder_id",
     "created",
     "creator_id",
+    "creator",
     "subscribers",
     "last_message_at",
     "last_sender",
     "days_idle",
     "weekly_traffic",
     "stale",
+    "underused",
 )
 
 
@@ -50,6 +55,7 @@ def stale_channels(
     include_private: bool = True,
     exclude: Sequence[str] = (),
     max_stale_channels: int = 2,
+    min_subscribers: int = 0,
     now: datetime | None = None,
     dry_run: bool = True,
 ) -> AuditResult:
@@ -61,6 +67,8 @@ def stale_channels(
         include_private: judge private channels too.
         exclude: channel names never judged (e.g. ``announcements``).
         max_stale_channels: fail when more channels than this are stale; ``-1`` disables.
+        min_subscribers: report channels that are not stale but have fewer subscribers than
+            this as underused; 0 switches the check off.
         now: the end of the window; default the current time (UTC when naive).
         dry_run: when False, archive every stale channel (``DELETE /streams/{id}``).
 
@@ -69,6 +77,8 @@ def stale_channels(
     """
     if inactive_days < 1:
         raise ValueError(f"inactive_days must be at least 1, not {inactive_days}")
+    if min_subscribers < 0:
+        raise ValueError(f"min_subscribers must be at least 0, not {min_subscribers}")
     until = _utc(now)
     cutoff = until - timedelta(days=inactive_days)
     excluded = {name.strip().lstrip("#") for name in exclude if name.strip()}
@@ -78,9 +88,11 @@ def stale_channels(
         for c in client.channels.list(include_all=True)
         if not c.is_archived and c.name not in excluded and (include_private or not c.invite_only)
     ]
+    names = {u.user_id: u.full_name for u in client.users.list()}
     records: list[dict[str, Any]] = []
     rows: list[dict[str, str]] = []
     stale: list[Channel] = []
+    underused: list[Channel] = []
     unreadable: list[str] = []
     for channel in sorted(channels, key=lambda c: c.name):
         last = _last_message(client, channel.stream_id)
@@ -98,6 +110,15 @@ def stale_channels(
             unreadable.append(channel.name)
         if is_stale:
             stale.append(channel)
+        subscribers = channel.subscriber_count
+        small = (
+            not is_stale
+            and not hidden
+            and subscribers is not None
+            and subscribers < min_subscribers
+        )
+        if small:
+            underused.append(channel)
         records.append(
             {
                 "channel": channel.name,
@@ -106,12 +127,14 @@ def stale_channels(
                 "folder_id": channel.folder_id,
                 "created": created,
                 "creator_id": channel.creator_id,
+                "creator": names.get(channel.creator_id) if channel.creator_id else None,
                 "subscribers": channel.subscriber_count,
                 "last_message_at": last_at,
                 "last_sender": last.sender_full_name if last is not None else None,
                 "days_idle": round(days_idle, 1) if days_idle is not None else None,
                 "weekly_traffic": channel.stream_weekly_traffic,
                 "stale": is_stale,
+                "underused": small,
             }
         )
 
@@ -145,6 +168,17 @@ def stale_channels(
                 f"DELETE /api/v1/streams/{channel.stream_id}",
             )
         )
+    for channel in underused:
+        rows.append(
+            _row(
+                "info",
+                f"#{channel.name}",
+                f"{channel.subscriber_count} subscribers, fewer than min_subscribers="
+                f"{min_subscribers}",
+                "Archive the channel if its few people can talk elsewhere; otherwise invite more",
+                f"DELETE /api/v1/streams/{channel.stream_id}",
+            )
+        )
     for name in unreadable:
         rows.append(
             _row(
@@ -167,6 +201,7 @@ def stale_channels(
     counts = {
         "channels": len(channels),
         "stale_channels": len(stale),
+        "underused_channels": len(underused),
         "unreadable_channels": len(unreadable),
         "archived": len(archived),
         "findings": len(rows),
@@ -180,6 +215,7 @@ def stale_channels(
         "options": {
             "inactive_days": inactive_days,
             "include_private": include_private,
+            "min_subscribers": min_subscribers,
             "exclude": sorted(excluded),
             "dry_run": dry_run,
         },

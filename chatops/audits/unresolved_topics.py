@@ -5,6 +5,10 @@ unresolved topic whose newest message is older than ``older_than_days`` is a fin
 recommended action is to resolve it: ``PATCH /api/v1/messages/{id}`` with the topic
 ``✔ <topic>`` and ``propagate_mode=change_all``; with ``dry_run=False`` the audit does that.
 
+``only_questions`` judges only topics whose first message asks something (holds a ``?``).
+With ``staff_group`` (a user group's name, its subgroups' members included) each topic says
+whether someone of that group posted in it, and an old topic nobody of it answered says so.
+
 The judging is one threshold, a parameter with a default the demo organization passes:
 
 - ``max_unresolved_topics`` (50): fail when more old unresolved topics than this remain;
@@ -40,6 +44,7 @@ TOPIC_COLUMNS = (
     "last_sender",
     "last_message_id",
     "bot_only",
+    "staff_replied",
 )
 
 
@@ -49,6 +54,8 @@ def unresolved_topics(
     older_than_days: int = 7,
     channels: Sequence[str] = (),
     ignore_bot_only: bool = True,
+    only_questions: bool = False,
+    staff_group: str = "",
     max_unresolved_topics: int = 50,
     now: datetime | None = None,
     dry_run: bool = True,
@@ -61,6 +68,8 @@ def unresolved_topics(
         older_than_days: judge topics whose newest message is older than this.
         channels: channel names to judge; empty means every non-archived channel.
         ignore_bot_only: skip topics where only bots posted (notifications, not questions).
+        only_questions: judge only topics whose first message holds a ``?``.
+        staff_group: name of the user group that answers; empty: no staff column.
         max_unresolved_topics: fail when more old unresolved topics than this remain;
             ``-1`` disables.
         now: the reference time; default the current time (UTC when naive).
@@ -81,6 +90,7 @@ def unresolved_topics(
         raise ValueError(f"unknown or archived channels: {', '.join(unknown)}")
     judged = sorted((c for c in listed if not wanted or c.name in wanted), key=lambda c: c.name)
     bots = {u.user_id for u in client.users.list() if u.is_bot}
+    staff = _group_members(client, staff_group.strip().lstrip("@")) if staff_group.strip() else None
 
     records: list[dict[str, Any]] = []
     backlog: list[dict[str, Any]] = []
@@ -101,6 +111,9 @@ def unresolved_topics(
             bot_only = all(s in bots for s in senders)
             if ignore_bot_only and bot_only:
                 continue
+            first = min(messages, key=lambda m: m.id)
+            if only_questions and "?" not in first.content:
+                continue
             newest = max(messages, key=lambda m: m.id)
             last_at = pd.Timestamp(newest.timestamp, unit="s", tz="UTC")
             unresolved += 1
@@ -120,6 +133,7 @@ def unresolved_topics(
                     "last_sender": newest.sender_full_name,
                     "last_message_id": max(topic.max_id, newest.id),
                     "bot_only": bot_only,
+                    "staff_replied": None if staff is None else bool(staff & set(senders)),
                     "old": is_old,
                     "stream_id": channel.stream_id,
                 }
@@ -149,12 +163,17 @@ def unresolved_topics(
             )
         )
     for r in old_topics:
+        unanswered = (
+            f"; no reply from @{staff_group.strip().lstrip('@')}"
+            if (r["staff_replied"] is False)
+            else ""
+        )
         rows.append(
             _row(
                 "warning",
                 f"#{r['channel']} > {r['topic']}",
                 f"unresolved, last message {r['age_days']:.0f} days ago ({r['messages']} "
-                f"messages, {r['participants']} participants)",
+                f"messages, {r['participants']} participants){unanswered}",
                 "Resolve the topic if it is answered; otherwise answer it",
                 f"PATCH /api/v1/messages/{r['last_message_id']} "
                 f"topic={RESOLVED_TOPIC_PREFIX + r['topic']!r} propagate_mode=change_all",
@@ -181,6 +200,7 @@ def unresolved_topics(
         "topics": int(backlog_table[["unresolved", "resolved"]].to_numpy().sum()),
         "unresolved_topics": len(records),
         "old_unresolved_topics": len(old_topics),
+        "old_without_staff_reply": sum(1 for r in old_topics if r["staff_replied"] is False),
         "resolved_topics": int(backlog_table["resolved"].sum()),
         "resolved_now": len(resolved_ids),
         "findings": len(rows),
@@ -195,6 +215,8 @@ def unresolved_topics(
             "older_than_days": older_than_days,
             "channels": sorted(wanted),
             "ignore_bot_only": ignore_bot_only,
+            "only_questions": only_questions,
+            "staff_group": staff_group,
             "dry_run": dry_run,
         },
         "resolved_message_ids": resolved_ids,
@@ -220,3 +242,21 @@ def _topic_stats(client: Client, stream_id: int) -> dict[str, list[Message]]:
     ):
         out.setdefault(message.topic, []).append(message)
     return out
+
+
+def _group_members(client: Client, name: str) -> set[int]:
+    """User IDs of a group and of its subgroups, recursively; ValueError naming the group."""
+    groups = {g.id: g for g in client.user_groups.list()}
+    wanted = [g for g in groups.values() if g.name == name]
+    if not wanted:
+        raise ValueError(f"no user group named {name!r} (staff_group)")
+    members: set[int] = set()
+    stack, seen = [wanted[0].id], set()
+    while stack:
+        gid = stack.pop()
+        if gid in seen or gid not in groups:
+            continue
+        seen.add(gid)
+        members.update(groups[gid].members)
+        stack.extend(groups[gid].direct_subgroup_ids)
+    return members

@@ -1,9 +1,14 @@
-"""User groups: empty groups, groups of deactivated users only, and groups nothing uses.
+"""User groups: empty, small or unused groups, and deactivated users still in groups.
 
 "Used" means what Zulip's deactivation ``objections`` list, computed locally (the deactivate
 endpoint acts, so it is never called in a dry run): an organization setting (``realm_*_group``
 from ``POST /register``), a channel setting (``can_*_group`` from ``GET /streams``), another
 group's setting (``can_*_group``), or membership as a subgroup of another active group.
+
+A group with active members may still list deactivated users (Zulip keeps them); each such
+group is a finding whose call removes them (``POST /user_groups/{id}/members`` with
+``delete``). With ``min_members`` above 1, a group with fewer active members than that is
+reported as small (``info``).
 
 One threshold, with a default the demo organization passes:
 
@@ -11,12 +16,14 @@ One threshold, with a default the demo organization passes:
   member (none at all, or only deactivated users). ``-1`` switches the check off.
 
 With ``dry_run=False`` every unused non-system group is deactivated
-(``POST /user_groups/{id}/deactivate``); empty groups that are still used are only reported,
+(``POST /user_groups/{id}/deactivate``) and deactivated users are removed from groups that have
+active members; empty groups that are still used are only reported,
 since someone has to choose their new members.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -112,6 +119,7 @@ def user_groups(
     client: Client,
     *,
     max_empty_groups: int = 1,
+    min_members: int = 1,
     now: datetime | None = None,
     dry_run: bool = True,
 ) -> AuditResult:
@@ -121,11 +129,16 @@ def user_groups(
         client: a client of an administrator.
         max_empty_groups: fail when more active non-system groups than this have no active
             member; ``-1`` disables the check.
+        min_members: report non-system groups with at least one but fewer than this many
+            active members as small; 0 or 1 switches the check off.
         now: when the audit is dated; default the current time.
-        dry_run: when False, deactivate every unused non-system group.
+        dry_run: when False, deactivate every unused non-system group and remove deactivated
+            users from the groups that have active members.
 
     Tables: ``groups`` (one row per active group), ``usages`` (where each group is used).
     """
+    if min_members < 0:
+        raise ValueError(f"min_members must be at least 0, not {min_members}")
     generated = now or datetime.now(UTC)
     raw_groups = _raw(client, "/user_groups", "user_groups", {})
     groups = [msgspec.convert(g, UserGroup) for g in raw_groups if not g.get("deactivated", False)]
@@ -144,6 +157,8 @@ def user_groups(
     rows: list[dict[str, str]] = []
     empty: list[UserGroup] = []
     unused: list[UserGroup] = []
+    small: list[UserGroup] = []
+    with_deactivated: list[UserGroup] = []
     for g in sorted(groups, key=lambda x: x.id):
         members = _all_members(g.id, by_id)
         active = members & active_users
@@ -175,6 +190,29 @@ def user_groups(
         if not where:
             flags.append("is not used by any setting or group")
             unused.append(g)
+        gone = sorted(set(g.members) - active_users)
+        if active and gone:
+            with_deactivated.append(g)
+            rows.append(
+                _row(
+                    "warning",
+                    f"@{g.name}",
+                    f"{len(gone)} deactivated users are still direct members",
+                    "Remove the deactivated users from the group",
+                    f"POST /api/v1/user_groups/{g.id}/members delete={json.dumps(gone)}",
+                )
+            )
+        if active and len(active) < min_members:
+            small.append(g)
+            rows.append(
+                _row(
+                    "info",
+                    f"@{g.name}",
+                    f"has {len(active)} active members, fewer than min_members={min_members}",
+                    "Add the people the group stands for, or deactivate it if it is not needed",
+                    f"POST /api/v1/user_groups/{g.id}/members add=[user_id, ...]",
+                )
+            )
         if not flags:
             continue
         finding = "; ".join(flags)
@@ -201,10 +239,14 @@ def user_groups(
         )
 
     deactivated: list[int] = []
+    cleaned: list[int] = []
     if not dry_run:
         for g in unused:
             client.user_groups.deactivate(g.id)
             deactivated.append(g.id)
+        for g in with_deactivated:
+            client.user_groups.update_members(g.id, delete=sorted(set(g.members) - active_users))
+            cleaned.append(g.id)
 
     groups_table = pd.DataFrame(
         table_rows,
@@ -233,13 +275,17 @@ def user_groups(
             "custom_groups": sum(1 for g in groups if not g.is_system_group),
             "empty_groups": len(empty),
             "unused_groups": len(unused),
+            "small_groups": len(small),
+            "groups_with_deactivated_members": len(with_deactivated),
             "usages": len(usages),
             "findings": len(rows),
             "deactivated_now": len(deactivated),
+            "cleaned_now": len(cleaned),
         },
-        "thresholds": {"max_empty_groups": max_empty_groups},
+        "thresholds": {"max_empty_groups": max_empty_groups, "min_members": min_members},
         "dry_run": dry_run,
         "deactivated_group_ids": deactivated,
+        "cleaned_group_ids": cleaned,
         "site": client.site,
         "generated_at": pd.Timestamp(generated).isoformat(),
     }

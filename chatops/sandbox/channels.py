@@ -9,6 +9,7 @@ import time
 import unicodedata
 from typing import Any
 
+from . import clock
 from . import realm as realm_mod
 from .errors import ApiError
 from .rendering import render
@@ -196,7 +197,7 @@ def channel_record(store: Store, stream: Row) -> dict[str, Any]:
         "is_recently_active": bool(
             store.scalar(
                 "SELECT 1 FROM messages WHERE stream_id = ? AND timestamp > ? LIMIT 1",
-                [stream["id"], int(time.time()) - 7 * 86400],
+                [stream["id"], int(clock.now()) - 7 * 86400],
             )
         ),
         "stream_weekly_traffic": None,

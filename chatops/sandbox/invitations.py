@@ -11,10 +11,9 @@ import base64
 import json
 import re
 import secrets
-import time
 from typing import Any
 
-from . import channels, users
+from . import channels, clock, users
 from . import realm as realm_mod
 from . import user_groups as groups_mod
 from .bus import event_bus
@@ -33,7 +32,7 @@ def new_key() -> str:
 
 
 def now() -> int:
-    return int(time.time())
+    return int(clock.now())
 
 
 # -- shared checks -------------------------------------------------------------------------------

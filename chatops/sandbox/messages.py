@@ -8,11 +8,10 @@ they subscribed. A direct message is readable by its participants.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import bounds, channels, linkifiers, users
+from . import bounds, channels, clock, linkifiers, users
 from . import realm as realm_mod
 from .bus import Event, EventQueue, event_bus
 from .emoji_data import EXTRA
@@ -43,7 +42,7 @@ TRUNCATED = "\n[message truncated]"
 
 
 def now() -> int:
-    return int(time.time())
+    return int(clock.now())
 
 
 # -- topics ------------------------------------------------------------------------------

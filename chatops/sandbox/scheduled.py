@@ -8,10 +8,9 @@ that cannot happen (the channel was archived, the sender lost access) marks the 
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
-from . import channels, messages, users
+from . import channels, clock, messages, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError, not_found
@@ -26,7 +25,7 @@ LATE_CUTOFF_SECONDS = 600
 
 
 def _now() -> int:
-    return int(time.time())
+    return int(clock.now())
 
 
 # -- records ------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 import uvicorn
 
 from .._config import Credentials
-from . import demo
+from . import clock, demo
 from .app import create_app
 from .files import private_folder
 from .realm import FEATURE_LEVEL
@@ -29,9 +29,12 @@ DB_NAME = "sandbox.sqlite3"
 
 
 def open_data_dir(
-    data_dir: Path, *, size: str = "small", seed: int = 1
+    data_dir: Path, *, size: str = "small", seed: int = 1, now: int | None = None
 ) -> tuple[Store, dict[str, demo.Account], bool]:
-    """Open the organization in ``data_dir``, generating it first when the folder is new."""
+    """Open the organization in ``data_dir``, generating it first when the folder is new.
+
+    ``now`` dates a new organization (its history ends there); default the current time.
+    """
     private_folder(data_dir)
     db = data_dir / DB_NAME
     accounts_file = data_dir / "accounts.json"
@@ -41,7 +44,9 @@ def open_data_dir(
         for leftover in (partial, Path(str(partial) + "-wal"), Path(str(partial) + "-shm")):
             leftover.unlink(missing_ok=True)
         store = Store(partial)
-        accounts = demo.generate(store, size=size, seed=seed, upload_dir=data_dir / "uploads")
+        accounts = demo.generate(
+            store, size=size, seed=seed, now=now, upload_dir=data_dir / "uploads"
+        )
         store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()
         demo.save_accounts(accounts, accounts_file)
@@ -107,6 +112,7 @@ class Sandbox:
         self._server = server
         self._temporary = temporary
         self._thread: threading.Thread | None = None
+        self._moved_clock = False
         host, port = sock.getsockname()[:2]
         self.host = host
         self.port = int(port)
@@ -124,15 +130,29 @@ class Sandbox:
         feature_level: int = FEATURE_LEVEL,
         rate_limit: RateLimit | None = None,
         log_level: str = "warning",
+        now: int | None = None,
     ) -> Sandbox:
-        """Open (or generate) the organization and serve it; returns once it accepts requests."""
+        """Open (or generate) the organization and serve it; returns once it accepts requests.
+
+        With ``now`` (seconds since the epoch) the sandbox's clock starts at that moment and a
+        new organization is generated for it, so that the same seed gives the same answers on
+        any day (see :mod:`chatops.sandbox.clock`); until :meth:`stop`, the process's sandbox
+        clock is moved.
+        """
         temporary = data_dir is None
         path = (
             Path(tempfile.mkdtemp(prefix="chatops-sandbox-"))
             if data_dir is None
             else Path(data_dir)
         )
-        store, accounts, _ = open_data_dir(path, size=size, seed=seed)
+        if now is not None:
+            clock.start_at(now)
+        try:
+            store, accounts, _ = open_data_dir(path, size=size, seed=seed, now=now)
+        except BaseException:
+            if now is not None:
+                clock.reset()
+            raise
         sock = bind_socket(host, port)
         upload_dir = private_folder(path / "uploads")
         state = SandboxState(
@@ -151,6 +171,7 @@ class Sandbox:
             server=server,
             temporary=temporary,
         )
+        sandbox._moved_clock = now is not None
         state.base_url = sandbox.site
         state.credentials_changed = credential_keeper(accounts, path, sandbox.site)
         demo.write_credentials(accounts, sandbox.site, path / "zuliprc")
@@ -194,6 +215,9 @@ class Sandbox:
             self._thread.join(timeout=10)
         self._sock.close()
         self.store.close()
+        if self._moved_clock:
+            clock.reset()
+            self._moved_clock = False
         if self._temporary:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 

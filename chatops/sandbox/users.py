@@ -10,6 +10,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
+from . import clock
 from . import realm as realm_mod
 from .errors import ApiError, unauthorized
 from .store import Row, Store
@@ -83,7 +84,7 @@ def create_user(
 
 
 def _now() -> float:
-    return datetime.now(UTC).timestamp()
+    return clock.now()
 
 
 def get_user(store: Store, user_id: int) -> Row | None:

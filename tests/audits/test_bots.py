@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, bots
@@ -100,3 +103,42 @@ def test_bots_findings_and_deactivation(
     assert after[helper_id]
     again = bots(admin)
     assert again.passed and again.findings.empty
+
+
+def test_bots_posting_to_many_channels_at_the_edge(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "org", seed=23) as sb,
+        chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin,
+        chatops.Client.from_zuliprc(sb.zuliprc("bot")) as helper,
+    ):
+        names = sorted(c.name for c in admin.channels.list() if not c.invite_only)[:3]
+        for name in names:
+            helper.messages.send_to_channel(name, "rounds", "checking in")
+        helper_id = sb.accounts["bot"].user_id
+        email = sb.accounts["bot"].email
+        full_name = {u.user_id: u.full_name for u in admin.users.list()}[helper_id]
+        with unchanged(sb.store):
+            at_edge = bots(admin, max_bot_channels=3, max_orphaned_bots=-1)
+            over = bots(admin, max_bot_channels=2, max_orphaned_bots=-1)
+            off = bots(admin, max_bot_channels=-1, max_orphaned_bots=-1)
+        mine = over.findings[over.findings["subject"] == f"{full_name} ({email})"]
+        assert mine.values.tolist() == [
+            [
+                "warning",
+                f"{full_name} ({email})",
+                "posted to 3 channels in 90 days (more than 2)",
+                DEACTIVATE,
+                f"DELETE /api/v1/users/{helper_id}",
+            ]
+        ]
+        assert over.summary["counts"]["posting_to_many_channels"] == 1
+        table = at_edge.tables["bots"]
+        assert table.loc[helper_id, "channels_posted_to"] == 3
+        assert table.loc[helper_id, "channels"] == ", ".join(f"#{n}" for n in names)
+        assert table.loc[helper_id, "flags"] == ""  # 3 is not more than 3
+        assert off.summary["counts"]["posting_to_many_channels"] == 0
+        # a window that starts after the messages sees no channels, only silence
+        later = bots(admin, stale_days=1, now=datetime.now(UTC) + timedelta(days=30))
+        assert later.tables["bots"].loc[helper_id, "channels_posted_to"] == 0
+        with pytest.raises(ValueError, match="max_bot_channels"):
+            bots(admin, max_bot_channels=-2)

@@ -132,6 +132,84 @@ def test_threshold_fails_when_tight(admin_client: chatops.Client) -> None:
     assert inactive_users(admin_client, max_inactive_share=-1).passed
 
 
+def test_invitations_of_inactive_accounts_and_seat_savings(
+    sb: Sandbox, admin_client: chatops.Client
+) -> None:
+    ivy = _uid(sb, "ivy@demo.chatops.test")
+    before = {i.id for i in admin_client.invites.list()}
+    admin_client.invites.create_link()
+    admin_client.invites.send(["friend-of-ivy@example.org"])
+    link, email = sorted(
+        (i.id, i.is_multiuse) for i in admin_client.invites.list() if i.id not in before
+    )
+    # set-up: Ivy created them (the audit reads GET /invites)
+    sb.store.execute(
+        "UPDATE invites SET referrer_id = ? WHERE id IN (?, ?)", [ivy, link[0], email[0]]
+    )
+    link_id = link[0] if link[1] else email[0]
+    email_id = email[0] if link[1] else link[0]
+    demo = _demo_inactive(sb)
+    with unchanged(sb.store):
+        result = inactive_users(admin_client, seat_cost=12.5)
+    rows = result.findings[result.findings["subject"].str.startswith("Idle Ivy")]
+    assert rows[["finding", "api_call"]].values.tolist() == [
+        [
+            "member with no message in the last 90 days; deactivating also deactivates 1 bots "
+            "it owns",
+            f"DELETE /api/v1/users/{ivy}",
+        ],
+        *[
+            row
+            for _, row in sorted(
+                [
+                    (
+                        email_id,
+                        [
+                            f"inactive account created active invitation {email_id}, which "
+                            "outlives it",
+                            f"DELETE /api/v1/invites/{email_id}",
+                        ],
+                    ),
+                    (
+                        link_id,
+                        [
+                            f"inactive account created active link {link_id}, which outlives it",
+                            f"DELETE /api/v1/invites/multiuse/{link_id}",
+                        ],
+                    ),
+                ]
+            )
+        ],
+    ]
+    assert result.tables["users"].loc[ivy, "active_invitations"] == 2
+    assert result.summary["counts"]["invitations_of_inactive"] == 2
+    n = len(demo) + 1
+    assert result.summary["savings"] == {
+        "seat_cost": 12.5,
+        "inactive_accounts": n,
+        "projected": n * 12.5,
+    }
+    seats = result.findings[result.findings["subject"] == "seats"]
+    assert seats[["severity", "finding"]].values.tolist() == [
+        [
+            "info",
+            f"deactivating the {n} accounts inactive for 90 days saves {n} x 12.5 = "
+            f"{n * 12.5:g} per billing period",
+        ]
+    ]
+    # edges: 0 leaves savings out; below 0 is refused
+    free = inactive_users(admin_client, seat_cost=0)
+    assert free.summary["savings"] == {} and "seats" not in set(free.findings["subject"])
+    with pytest.raises(ValueError, match="seat_cost"):
+        inactive_users(admin_client, seat_cost=-1)
+    # an active account's invitations are not findings
+    active_member = _uid(sb, "member@demo.chatops.test")
+    sb.store.execute("UPDATE invites SET referrer_id = ? WHERE id = ?", [active_member, link_id])
+    again = inactive_users(admin_client)
+    assert again.summary["counts"]["invitations_of_inactive"] == 1
+    assert again.tables["users"].loc[active_member, "active_invitations"] >= 1
+
+
 def test_dry_run_false_deactivates_them(sb: Sandbox, admin_client: chatops.Client) -> None:
     ivy = _uid(sb, "ivy@demo.chatops.test")
     demo = _demo_inactive(sb)

@@ -84,6 +84,33 @@ def test_threshold_fails_when_tight(admin_client: chatops.Client) -> None:
         stale_channels(admin_client, inactive_days=0)
 
 
+def test_min_subscribers_reports_underused_channels_at_its_edge(
+    sb: Sandbox, admin_client: chatops.Client
+) -> None:
+    # new-corner: one subscriber (the admin), not stale; stale ones are never "underused"
+    one = _sid(sb, "new-corner")
+    with unchanged(sb.store):
+        off = stale_channels(admin_client, min_subscribers=0)
+        at_edge = stale_channels(admin_client, min_subscribers=1)
+        above = stale_channels(admin_client, min_subscribers=2)
+    assert off.summary["counts"]["underused_channels"] == 0
+    assert at_edge.summary["counts"]["underused_channels"] == 0  # 1 is not fewer than 1
+    rows = above.findings[above.findings["severity"] == "info"]
+    assert rows[["subject", "finding", "api_call"]].values.tolist() == [
+        [
+            "#new-corner",
+            "1 subscribers, fewer than min_subscribers=2",
+            f"DELETE /api/v1/streams/{one}",
+        ]
+    ]
+    table = above.tables["channels"]
+    assert bool(table.loc["new-corner", "underused"])
+    assert not bool(table.loc["quiet-corner", "underused"])  # stale, reported as such
+    assert table.loc["new-corner", "creator"] == "Adam Admin"
+    with pytest.raises(ValueError, match="min_subscribers"):
+        stale_channels(admin_client, min_subscribers=-1)
+
+
 def test_dry_run_false_archives_the_stale_channels(
     sb: Sandbox, admin_client: chatops.Client
 ) -> None:

@@ -92,6 +92,60 @@ def test_threshold_fails_when_tight(admin_client: chatops.Client) -> None:
     assert unresolved_topics(admin_client, channels=["helpdesk"], max_unresolved_topics=1).passed
 
 
+def test_only_questions_and_staff_replies(sb: Sandbox, admin_client: chatops.Client) -> None:
+    staff = sb.accounts["moderator"].user_id
+    admin_client.user_groups.create("desk-staff", members=[staff])
+    admin_client.channels.subscribe(["support-desk"])
+    with (
+        chatops.Client.from_zuliprc(sb.zuliprc("member")) as member,
+        chatops.Client.from_zuliprc(sb.zuliprc("moderator")) as moderator,
+    ):
+        member.channels.subscribe(["support-desk"])
+        moderator.channels.subscribe(["support-desk"])
+        member.messages.send_to_channel("support-desk", "outage", "FYI the VPN is down.")
+        member.messages.send_to_channel("support-desk", "login help", "how do I log in?")
+        moderator.messages.send_to_channel("support-desk", "login help", "use the SSO button")
+        member.messages.send_to_channel("support-desk", "unanswered", "anyone around?")
+    sb.store.execute(
+        "UPDATE messages SET timestamp = timestamp - ? "
+        "WHERE stream_id = (SELECT id FROM streams WHERE name = 'support-desk')",
+        [30 * DAY],
+    )
+    with unchanged(sb.store):
+        questions = unresolved_topics(
+            admin_client, channels=["support-desk"], only_questions=True, staff_group="desk-staff"
+        )
+        every = unresolved_topics(
+            admin_client, channels=["support-desk"], staff_group="@desk-staff"
+        )
+        plain = unresolved_topics(admin_client, channels=["support-desk"])
+    assert questions.findings[["subject", "finding"]].values.tolist() == [
+        [
+            "#support-desk > login help",
+            "unresolved, last message 30 days ago (2 messages, 2 participants)",
+        ],
+        [
+            "#support-desk > unanswered",
+            "unresolved, last message 30 days ago (1 messages, 1 participants); "
+            "no reply from @desk-staff",
+        ],
+    ]
+    assert questions.summary["counts"]["old_without_staff_reply"] == 1
+    assert every.findings["subject"].tolist() == [
+        "#support-desk > login help",
+        "#support-desk > outage",
+        "#support-desk > unanswered",
+    ]
+    assert every.summary["counts"]["old_without_staff_reply"] == 2
+    topics = every.tables["topics"]
+    replied = dict(zip(topics["topic"], topics["staff_replied"], strict=True))
+    assert replied == {"outage": False, "login help": True, "unanswered": False}
+    assert plain.tables["topics"]["staff_replied"].isna().all()  # no staff group: left empty
+    assert "no reply" not in " ".join(plain.findings["finding"])
+    with pytest.raises(ValueError, match="no user group named 'nobody'"):
+        unresolved_topics(admin_client, channels=["support-desk"], staff_group="nobody")
+
+
 def test_dry_run_false_resolves_the_topics(sb: Sandbox, admin_client: chatops.Client) -> None:
     result = unresolved_topics(admin_client, channels=["helpdesk"], dry_run=False)
     assert result.summary["counts"]["resolved_now"] == 1

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, user_groups
@@ -122,3 +125,82 @@ def test_group_usages_counts_settings_whose_names_end_in_groups() -> None:
         (12, "can_manage_all_groups"),
         (13, "can_invite_users_group"),
     }
+
+
+def test_deactivated_members_and_small_groups(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "org", seed=21) as sb,
+        chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin,
+    ):
+        demo = {a.email for a in sb.accounts.values()}
+        humans = [
+            u for u in admin.users.list() if u.is_active and not u.is_bot and u.email not in demo
+        ]
+        a, b, c, gone1, gone2 = (u.user_id for u in humans[:5])
+        mixed = admin.user_groups.create("mixed", members=[a, gone1, gone2])
+        pair = admin.user_groups.create("pair", members=[a, b])
+        trio = admin.user_groups.create("trio", members=[a, b, c])
+        for gid in (mixed, pair, trio):  # used, so only the new checks speak
+            admin.user_groups.create(
+                f"uses-{gid}", members=[a], settings={"can_mention_group": gid}
+            )
+        admin.users.deactivate(gone1)
+        admin.users.deactivate(gone2)
+
+        with unchanged(sb.store):
+            none_small = user_groups(admin, min_members=2, max_empty_groups=-1)
+            small = user_groups(admin, min_members=3, max_empty_groups=-1)
+        ours = {"@mixed", "@pair", "@trio"}
+
+        def rows(result: object) -> list[list[str]]:
+            f = result.findings  # type: ignore[attr-defined]
+            return f[f["subject"].isin(ours)][
+                ["severity", "subject", "finding", "api_call"]
+            ].values.tolist()
+
+        removal = [
+            "warning",
+            "@mixed",
+            "2 deactivated users are still direct members",
+            f"POST /api/v1/user_groups/{mixed}/members delete={json.dumps(sorted([gone1, gone2]))}",
+        ]
+        # edge: min_members=2 -> a group of 1 active member is small, 2 is not
+        assert rows(none_small) == [
+            removal,
+            [
+                "info",
+                "@mixed",
+                "has 1 active members, fewer than min_members=2",
+                f"POST /api/v1/user_groups/{mixed}/members add=[user_id, ...]",
+            ],
+        ]
+        assert rows(small) == [
+            removal,
+            [
+                "info",
+                "@mixed",
+                "has 1 active members, fewer than min_members=3",
+                f"POST /api/v1/user_groups/{mixed}/members add=[user_id, ...]",
+            ],
+            [
+                "info",
+                "@pair",
+                "has 2 active members, fewer than min_members=3",
+                f"POST /api/v1/user_groups/{pair}/members add=[user_id, ...]",
+            ],
+        ]
+        assert small.summary["counts"]["small_groups"] == 5  # and the three one-member uses-*
+        assert small.summary["counts"]["groups_with_deactivated_members"] == 1
+        # 0 and 1 switch the small-group check off
+        off = user_groups(admin, min_members=1, max_empty_groups=-1)
+        assert [r[2] for r in rows(off)] == [removal[2]]
+        with pytest.raises(ValueError, match="min_members"):
+            user_groups(admin, min_members=-1)
+
+        done = user_groups(admin, min_members=0, max_empty_groups=-1, dry_run=False)
+        assert done.summary["cleaned_group_ids"] == [mixed]
+        members = {g.id: g.members for g in admin.user_groups.list()}
+        assert members[mixed] == [a]
+        # the unused uses-* groups went too (dry_run=False deactivates unused groups)
+        after = rows(user_groups(admin, min_members=0, max_empty_groups=-1))
+        assert [r[2] for r in after] == ["is not used by any setting or group"] * 3

@@ -335,7 +335,7 @@ def generate(
     with _bulk_load(store):
         _history(store, rng, plan, accounts, people, channel_ids[:-1], start, now)
     add_bots_demo(store, rng)
-    add_personal_demo(store, rng, accounts)
+    add_personal_demo(store, rng, accounts, now)
     add_admin_demo(store, rng, accounts, now)
     add_presence_demo(store, rng, now)
     if upload_dir is not None:

@@ -10,14 +10,16 @@ from typing import Any
 from ..store import Store
 
 
-def add_personal_demo(store: Store, rng: Any, accounts: dict[str, Any]) -> None:
+def add_personal_demo(
+    store: Store, rng: Any, accounts: dict[str, Any], now: int | None = None
+) -> None:
     """Scheduled messages (one failed), a reminder, a channel folder, saved snippets and topic
-    preferences, deterministic from ``rng``."""
+    preferences, deterministic from ``rng``, dated around ``now`` (default the current time)."""
 
     def uid(account: str) -> int:
         return int(accounts[account].user_id)
 
-    now = int(time.time())
+    now = now or int(time.time())
     member, admin = uid("member"), uid("admin")
     streams = store.query(
         "SELECT id FROM streams WHERE is_archived = 0 AND invite_only = 0 ORDER BY id"
