@@ -391,9 +391,12 @@ class RateBudget:
             when = float(reset) if reset is not None else None
         except ValueError:
             return
-        # The reset header is whole seconds, rounded down: keep a second of margin.
+        # Answers overtake one another: within a window the count only falls, so the lowest
+        # count seen wins. The reset header is whole seconds, rounded down: a second of margin.
+        if self.remaining is not None:
+            value = min(value, self.remaining)
         self.remaining = value
-        self.reset = max(when + 1.0, now) if when is not None else now + 1.0
+        self.reset = max(when + 1.0, now, self.reset or 0.0) if when is not None else now + 1.0
 
 
 # -- the shared base ----------------------------------------------------------------------------

@@ -246,7 +246,7 @@ class _Syncer:
     def _new_part(self, key: str) -> str:
         n = int(self.m["next_part"])
         self.m["next_part"] = n + 1
-        folder = _private_dir(self.cache / "messages" / f"narrow={key}")
+        folder = _private_dir(_private_dir(self.cache / "messages") / f"narrow={key}")
         return str((folder / f"part-{n:06d}.parquet").relative_to(self.cache))
 
     def _commit(self, key: str, table: pa.Table, drop: list[dict[str, Any]]) -> None:
@@ -368,9 +368,7 @@ class _Syncer:
         self.stats.removed = len(missing)
         for i in range(0, len(missing), 1000):
             chunk = missing[i : i + 1000]
-            page = await self._get(
-                {"anchor": chunk[0], "message_ids": chunk, "apply_markdown": False}
-            )
+            page = await self._get({"message_ids": chunk, "apply_markdown": False})
             by_key: dict[str, list[Any]] = {}
             for msg in page.messages:
                 key = "dm" if msg.stream_id is None else f"channel-{msg.stream_id}"
