@@ -232,6 +232,7 @@ class _Syncer:
         self.progress = _Progress(progress)
         self.stats = SyncStats()
         self.vanished: set[int] = set()
+        self.threshold: int | None = None
         self.seen: set[int] = set()
 
     # -- files of a narrow
@@ -253,15 +254,25 @@ class _Syncer:
         """Write ``table`` as a new part of ``key``, drop the ``drop`` files, in one manifest step."""
         state = self.m["narrows"][key]
         files: list[dict[str, Any]] = [f for f in state["files"] if f not in drop]
-        if table.num_rows:
+        table = table.sort_by("id")
+        # The newest rows go to a small part of their own: the next sync's re-check window
+        # then rewrites that part, not the whole history of the narrow.
+        tail = max(self.recheck, 1)
+        pieces = (
+            [table.slice(0, table.num_rows - tail), table.slice(table.num_rows - tail)]
+            if table.num_rows > 2 * tail
+            else [table]
+        )
+        for piece in pieces:
+            if not piece.num_rows:
+                continue
             rel = self._new_part(key)
-            table = table.sort_by("id")
-            _write_parquet(table, self._path(rel))
-            ids = table["id"]
+            _write_parquet(piece, self._path(rel))
+            ids = piece["id"]
             files.append(
                 {
                     "path": rel,
-                    "rows": table.num_rows,
+                    "rows": piece.num_rows,
                     "min_id": pc.min(ids).as_py(),
                     "max_id": pc.max(ids).as_py(),
                 }
@@ -279,22 +290,12 @@ class _Syncer:
         files = state["files"]
         if not files:
             return None, [], None
-        if self.recheck <= 0:
-            return int(state["watermark"]) + 1, [], None
-        tail: list[dict[str, Any]] = []
-        count = 0
-        for f in reversed(files):
-            tail.append(f)
-            count += int(f["rows"])
-            if count >= self.recheck:
-                break
-        ids = pa.chunked_array(
-            [pq.read_table(self._path(f["path"]), columns=["id"])["id"] for f in tail]
-        )
-        ordered = pc.sort_indices(ids, sort_keys=[("", "descending")])
-        k = min(self.recheck, len(ids)) - 1
-        start = int(ids.take(ordered)[k].as_py())
+        after = int(state["watermark"] or 0) + 1
+        # the dataset's window, or from the watermark if an interrupted sync left this behind
+        start = after if self.threshold is None else min(self.threshold, after)
         drop = [f for f in files if int(f["max_id"]) >= start]
+        if not drop:
+            return start, [], None
         kept = pa.concat_tables(
             [pq.read_table(self._path(f["path"]), schema=MESSAGE_SCHEMA) for f in drop]
         )
@@ -302,6 +303,30 @@ class _Syncer:
         self.vanished.update(rechecked["id"].to_pylist())
         self.stats.rechecked += rechecked.num_rows
         return start, drop, kept.filter(pc.less(kept["id"], start))
+
+    def _threshold(self, keys: list[str]) -> int | None:
+        """The id of the ``recheck``-th newest stored message: the window starts there."""
+        if self.recheck <= 0:
+            return None
+        files = sorted(
+            (f for k in keys for f in self.m["narrows"][k]["files"]),
+            key=lambda f: int(f["max_id"]),
+            reverse=True,
+        )
+        ids: list[pa.Array] = []
+        count = 0
+        for i, f in enumerate(files):
+            ids.append(pq.read_table(self._path(f["path"]), columns=["id"])["id"])
+            count += int(f["rows"])
+            if count >= self.recheck:
+                top = pc.sort_indices(pa.chunked_array(ids), sort_keys=[("", "descending")])
+                nth = int(pa.chunked_array(ids).take(top)[self.recheck - 1].as_py())
+                following = files[i + 1 :]
+                if not following or int(following[0]["max_id"]) < nth:
+                    return nth
+        if not files:
+            return None
+        return int(min(int(f["min_id"]) for f in files))
 
     # -- requests
 
@@ -462,6 +487,7 @@ class _Syncer:
             for key in readable:
                 self.m["narrows"][key]["readable"] = True
             before = {k: self.m["narrows"][k].get("watermark") for k in readable}
+            self.threshold = self._threshold(list(readable))
             firsts = [v["first_message_id"] for v in readable.values() if v["first_message_id"]]
             lowest = min(firsts, default=0)
             await asyncio.gather(

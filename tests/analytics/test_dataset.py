@@ -18,7 +18,7 @@ import chatops
 from chatops.analytics import Dataset
 from chatops.sandbox import RateLimit, Sandbox
 
-RECHECK = 30
+RECHECK = 60
 FRAMES = ("messages", "reactions", "edits", "dm_recipients", "topics", "topic_links")
 
 
@@ -129,7 +129,7 @@ def test_resync_after_adding_editing_moving_reacting_and_deleting_equals_a_fresh
         chans = {ch.name: ch.stream_id for ch in c.channels.list()}
         general, other = "general", next(n for n in chans if n != "general")
         new = [c.messages.send_to_channel(general, "dataset sync", f"new {i}").id for i in range(5)]
-        newest = before.sort_values("id").iloc[-40:]
+        newest = before.sort_values("id").iloc[-20:]
         chan_msgs = newest[newest["stream_id"].notna()]
         moved, reacted, deleted = (int(x) for x in chan_msgs["id"].iloc[:3])
         c.messages.edit(new[3], content="edited by the test")
@@ -139,27 +139,21 @@ def test_resync_after_adding_editing_moving_reacting_and_deleting_equals_a_fresh
         c.messages.add_reaction(new[0], emoji_name="octopus")
         c.messages.delete(deleted)
         c.messages.delete(new[2])
-        # a message of one channel's window moves to a channel where it is older than that
-        # channel's window: the re-sync finds it by id
-        chan = before[before["stream_id"].notna()]
-        starts = {
-            int(sid): int(g["id"].nlargest(RECHECK).min())
-            for sid, g in chan.groupby("stream_id", observed=True)
-            if len(g) >= RECHECK
-        }
-        old_msg, target = next(
-            (int(mid), dst)
-            for sid, start in starts.items()
-            for mid in chan.loc[(chan["stream_id"] == sid) & (chan["id"] >= start), "id"]
-            for dst, dst_start in starts.items()
-            if dst != sid and mid < dst_start and int(mid) not in (moved, reacted, deleted)
-        )
+        # the oldest message of the re-check window moves to another channel
+        window = before.nlargest(RECHECK, "id")
+        in_window = window[
+            window["stream_id"].notna() & ~window["id"].isin([moved, reacted, deleted])
+        ]
+        first = in_window.nsmallest(1, "id").iloc[0]
+        old_msg = int(first["id"])
+        target = next(sid for sid in chans.values() if sid != int(first["stream_id"]))
         c.messages.edit(old_msg, stream_id=target, propagate_mode="change_one")
     again = Dataset.sync(org.zuliprc("admin"), cache=cache, recheck=RECHECK, progress=False)
     stats = again.manifest["last_sync"]
     # what was sent since (the five, less the deleted one, and the servers' move notices)
     assert stats["new"] == len({i for i in server_ids(org, "admin") if i > before["id"].max()})
-    assert stats["moved"] == 1
+    assert stats["rechecked"] == RECHECK  # the window is the dataset's newest, not per channel
+    assert stats["removed"] == 1  # the deleted message that had been synced
     fresh = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "fresh", progress=False)
     assert_same(again, fresh)
     m = again.frames().messages.set_index("id")
