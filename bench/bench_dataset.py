@@ -9,9 +9,10 @@ slowed by the server's in the same interpreter::
 Measures, on the admin account:
 1. cold sync into an empty cache, then ``frames()``: seconds and peak memory of this process;
 2. incremental re-sync after 1,000 new messages and 100 edits (default ``recheck=1000``);
-3. decoding the same ``GET /messages`` pages (5,000 messages each) into frames: msgspec into
-   Arrow columns (the dataset's path) against ``json.loads`` (what the official ``zulip`` client
-   does with a response) plus ``pd.DataFrame(list_of_dicts)``.
+3. decoding the same ``GET /messages`` pages (5,000 messages each) into a messages frame:
+   msgspec into Arrow columns and the typed frame (the dataset's path) against ``json.loads``
+   (what the official ``zulip`` client does with a response: ``requests``' ``.json()``) plus
+   ``pd.DataFrame(list_of_dicts)`` (untyped: object columns, nested lists as Python objects).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import pyarrow as pa
 import chatops
 from chatops.analytics import Dataset
 from chatops.analytics._pages import decode_page, page_table
-from chatops.analytics.dataset import _frames
+from chatops.analytics.dataset import messages_from_table
 
 
 def free_port() -> int:
@@ -141,13 +142,7 @@ def main() -> None:
 
         def ours() -> pd.DataFrame:
             tables = [page_table(decode_page(b).messages) for b in bodies]
-            return _frames(
-                pa.concat_tables(tables),
-                users=None,
-                channels=None,
-                subscriptions=None,
-                user_groups=None,
-            ).messages
+            return messages_from_table(pa.concat_tables(tables))
 
         def theirs() -> pd.DataFrame:
             rows = [m for b in bodies for m in json.loads(b)["messages"]]
@@ -180,7 +175,7 @@ def main() -> None:
         f"(process before: {rss0:,.0f} MB) |",
         f"| re-sync after 1,000 new messages and 100 edits ({inc['fetched']:,} fetched, "
         f"{inc['new']:,} new) | {t_inc:.2f} s |",
-        f"| {len(bodies)} pages, {decoded:,} messages: msgspec -> Arrow -> frames | "
+        f"| {len(bodies)} pages, {decoded:,} messages: msgspec -> Arrow -> typed messages frame | "
         f"{t_ours:.3f} s |",
         f"| same pages: `json.loads` + `pd.DataFrame(list_of_dicts)` | {t_theirs:.3f} s "
         f"({t_theirs / t_ours:.1f}x slower) |",

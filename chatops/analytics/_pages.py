@@ -65,14 +65,14 @@ MESSAGE_SCHEMA = pa.schema(
 )
 
 
-class _Reaction(msgspec.Struct):
+class _Reaction(msgspec.Struct, gc=False):
     emoji_name: str = ""
     emoji_code: str = ""
     reaction_type: str = "unicode_emoji"
     user_id: int | None = None
 
 
-class _Edit(msgspec.Struct):
+class _Edit(msgspec.Struct, gc=False):
     timestamp: int = 0
     user_id: int | None = None
     prev_topic: str | None = None
@@ -82,16 +82,16 @@ class _Edit(msgspec.Struct):
     stream: int | None = None
 
 
-class _Recipient(msgspec.Struct):
+class _Recipient(msgspec.Struct, gc=False):
     id: int
 
 
-class _Link(msgspec.Struct):
+class _Link(msgspec.Struct, gc=False):
     text: str = ""
     url: str = ""
 
 
-class _Message(msgspec.Struct):
+class _Message(msgspec.Struct, gc=False):
     id: int
     type: str = ""
     sender_id: int = 0

@@ -190,7 +190,8 @@ class _Progress:
 
     def advance(self, key: str, n: int, last_id: int) -> None:
         self.count += n
-        self.reached[key] = last_id
+        if key in self.reached:
+            self.reached[key] = last_id
         total = sum(hi - lo for lo, hi in self.spans.values())
         covered = sum(
             min(self.reached[k], hi) - lo for k, (lo, hi) in self.spans.items() if hi > lo
@@ -346,8 +347,8 @@ class _Syncer:
 
     async def _narrow(self, key: str, narrow: list[dict[str, Any]], first_id: int) -> None:
         start, drop, kept = self._window(key)
-        newest = await self._newest(narrow)
-        self.progress.plan(key, start if start is not None else first_id, newest)
+        if start is None:  # a first sync: learn how far it goes, for the time left
+            self.progress.plan(key, first_id, await self._newest(narrow))
         anchor: int | str = start if start is not None else "oldest"
         include = True
         buffer: list[pa.Table] = [kept] if kept is not None and kept.num_rows else []
@@ -825,14 +826,8 @@ def _flatten(table: pa.Table, column: str) -> tuple[pa.Array, pa.Table]:
     return ids, pa.table(children)
 
 
-def _frames(
-    table: pa.Table,
-    *,
-    users: pd.DataFrame | None,
-    channels: pd.DataFrame | None,
-    subscriptions: pd.DataFrame | None,
-    user_groups: pd.DataFrame | None,
-) -> AnalyticsFrames:
+def messages_from_table(table: pa.Table) -> pd.DataFrame:
+    """The ``messages`` frame of a table of :data:`MESSAGE_SCHEMA` (in its row order)."""
     base = table.select(
         [
             c
@@ -861,10 +856,21 @@ def _frames(
     base = base.append_column(
         "reaction_count", pc.cast(pc.list_value_length(table["reactions"]), pa.int64())
     )
-    messages = validate(
+    return validate(
         _pandas(base, ("type", "channel", "topic", "sender", "sender_email", "client")),
         "messages",
     )
+
+
+def _frames(
+    table: pa.Table,
+    *,
+    users: pd.DataFrame | None,
+    channels: pd.DataFrame | None,
+    subscriptions: pd.DataFrame | None,
+    user_groups: pd.DataFrame | None,
+) -> AnalyticsFrames:
+    messages = messages_from_table(table)
     ids, r = _flatten(table, "reactions")
     reactions = validate(
         _pandas(r.add_column(0, "message_id", ids), ("emoji_name", "emoji_code", "reaction_type")),
