@@ -148,7 +148,7 @@ def main() -> None:
             rows = [m for b in bodies for m in json.loads(b)["messages"]]
             return pd.DataFrame(rows)
 
-        def best(fn: object, rounds: int = 3) -> float:
+        def best(fn: object, rounds: int = 5) -> float:
             times = []
             for _ in range(rounds):
                 t = time.perf_counter()
