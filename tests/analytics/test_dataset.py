@@ -314,3 +314,13 @@ def test_bad_arguments_are_refused_before_any_request(org: Sandbox, tmp_path: Pa
     Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", progress=False)
     with pytest.raises(ValueError, match="use another cache folder"):
         Dataset.sync(org.zuliprc("member"), cache=tmp_path / "c", progress=False)
+
+
+def test_content_is_kept_only_when_asked(org: Sandbox, tmp_path: Path) -> None:
+    ds = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", content=True, progress=False)
+    m = ds.frames(content=True).messages
+    assert "content" in m.columns
+    assert (m["content"].str.len() == m["content_length"]).all()
+    assert "content" not in ds.frames().messages.columns
+    with pytest.raises(ValueError, match="content=True"):
+        Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", content=False, progress=False)
