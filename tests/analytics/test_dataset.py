@@ -324,3 +324,13 @@ def test_content_is_kept_only_when_asked(org: Sandbox, tmp_path: Path) -> None:
     assert "content" not in ds.frames().messages.columns
     with pytest.raises(ValueError, match="content=True"):
         Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", content=False, progress=False)
+
+
+def test_progress_shows_messages_rate_and_time_left(
+    org: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ds = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", page_size=200, concurrency=1)
+    err = capsys.readouterr().err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert f"{ds.message_count}/{ds.message_count}" in last  # fetched, of the estimated total
+    assert "msg/s" in last and "<" in last  # rate and time left
