@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_USER_AGENT",
     "FileTypes",
     "NotGiven",
+    "RateBudget",
     "RequestOptions",
     "backoff",
     "check_length",
@@ -338,6 +339,66 @@ def should_retry(idempotent: bool, outcome: int | BaseException) -> bool:
     return idempotent and outcome in RETRYABLE_STATUSES
 
 
+class RateBudget:
+    """One rate-limit budget shared by every request of a client, however many run at once.
+
+    The server counts requests per user, not per connection, so concurrent requests draw on one
+    budget: the last ``X-RateLimit-Remaining`` minus the requests in flight. When it is spent,
+    requests wait until ``X-RateLimit-Reset`` (or a 429's ``Retry-After``); when the window has
+    passed and the count is unknown, one request goes first to learn it. No I/O here: the
+    clients ask :meth:`acquire` how long to wait and report responses to :meth:`update`.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self.remaining: int | None = None
+        self.reset: float | None = None
+        self.in_flight = 0
+        #: requests the server refused with 429 (for benchmarks and tests)
+        self.refused = 0
+
+    def acquire(self) -> float:
+        """Reserve a request and return 0, or return the seconds to wait before asking again."""
+        now = self._clock()
+        if self.reset is not None and now >= self.reset:
+            self.remaining, self.reset = None, None
+        if self.remaining is None:
+            if self.in_flight:  # a request is learning the window's count: wait for it
+                return 0.05
+        elif self.remaining - self.in_flight <= 0:
+            return max(0.05, (self.reset or now + 1.0) - now)
+        self.in_flight += 1
+        return 0.0
+
+    def release(self, headers: Mapping[str, str] | None, status: int | None) -> None:
+        """Account for a finished request (``headers`` None when it failed in transport)."""
+        self.in_flight = max(0, self.in_flight - 1)
+        if headers is None:
+            return
+        remaining = headers.get("x-ratelimit-remaining")
+        reset = headers.get("x-ratelimit-reset")
+        now = self._clock()
+        if status == 429:
+            self.refused += 1
+            wait = parse_retry_after(headers, None)
+            self.remaining = 0
+            self.reset = now + (wait if wait is not None else 1.0)
+            return
+        if remaining is None:
+            return
+        try:
+            value = int(remaining)
+            when = float(reset) if reset is not None else None
+        except ValueError:
+            return
+        # Answers overtake one another: within a window the count only falls, so the lowest
+        # count seen wins. The reset header is whole seconds, rounded down: a second of margin.
+        if self.remaining is not None:
+            value = min(value, self.remaining)
+        self.remaining = value
+        self.reset = max(when + 1.0, now, self.reset or 0.0) if when is not None else now + 1.0
+
+
 # -- the shared base ----------------------------------------------------------------------------
 
 
@@ -362,6 +423,8 @@ class _BaseClient:
         self._capabilities: Capabilities | None = None
         #: X-RateLimit-Remaining of the last response, for bulk helpers to pace themselves
         self.rate_limit_remaining: int | None = None
+        #: when set, every request waits for a place in this shared budget before it is sent
+        self.rate_budget: RateBudget | None = None
         self._sleep_jitter: Callable[[], float] | None = random.random
 
     @property

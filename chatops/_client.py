@@ -343,14 +343,23 @@ class Client(_BaseClient):
         attempt = 0
         while True:
             request = self._build_request(self._http, opts)
+            budget = self.rate_budget
+            while budget is not None and (wait := budget.acquire()) > 0:
+                time.sleep(wait)
             try:
                 response = self._http.send(request)
-            except httpx.TransportError as exc:
+            except BaseException as exc:
+                if budget is not None:
+                    budget.release(None, None)
+                if not isinstance(exc, httpx.TransportError):
+                    raise
                 delay = self._retry_delay(opts, attempt, exc, None)
                 if delay is None:
                     raise self._transport_error(opts, exc) from None
             else:
                 status = response.status_code
+                if budget is not None:
+                    budget.release(response.headers, status)
                 delay = None if status < 400 else self._retry_delay(opts, attempt, status, response)
                 if delay is None:
                     return self._decode(opts, response, cast_to)
@@ -619,14 +628,23 @@ class AsyncClient(_BaseClient):
         attempt = 0
         while True:
             request = self._build_request(self._http, opts)
+            budget = self.rate_budget
+            while budget is not None and (wait := budget.acquire()) > 0:
+                await asyncio.sleep(wait)
             try:
                 response = await self._http.send(request)
-            except httpx.TransportError as exc:
+            except BaseException as exc:
+                if budget is not None:
+                    budget.release(None, None)
+                if not isinstance(exc, httpx.TransportError):
+                    raise
                 delay = self._retry_delay(opts, attempt, exc, None)
                 if delay is None:
                     raise self._transport_error(opts, exc) from None
             else:
                 status = response.status_code
+                if budget is not None:
+                    budget.release(response.headers, status)
                 delay = None if status < 400 else self._retry_delay(opts, attempt, status, response)
                 if delay is None:
                     return self._decode(opts, response, cast_to)

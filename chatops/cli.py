@@ -14,6 +14,9 @@
     chatops lab [--dir chatops-notebooks] [--port 8888] [--no-browser] [--site URL | --zuliprc PATH]
                 [-- JUPYTERLAB OPTIONS...]
     chatops whoami [--zuliprc PATH]
+    chatops data sync [--site URL | --zuliprc PATH] [--cache DIR] [--recheck N] [--concurrency N]
+    chatops data export --format parquet|csv --out DIR [--cache DIR | --site URL | --zuliprc PATH]
+    chatops data info [--cache DIR | --site URL | --zuliprc PATH]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
 ``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
@@ -25,7 +28,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -174,7 +177,49 @@ def _build_parser() -> argparse.ArgumentParser:
 
     whoami = commands.add_parser("whoami", help="show who the credentials belong to")
     whoami.add_argument("--zuliprc", help="zuliprc file (default ZULIP_CONFIG or ~/.zuliprc)")
+    _data_parser(commands)
     return parser
+
+
+def _data_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    data = commands.add_parser("data", help="the local analytics dataset (Parquet)")
+    data_cmds = data.add_subparsers(dest="data_command", required=True, parser_class=_Parser)
+    sync = data_cmds.add_parser("sync", help="fetch what is new into the cache")
+    export = data_cmds.add_parser("export", help="write every frame as Parquet or CSV files")
+    info = data_cmds.add_parser("info", help="what the cache holds: watermarks, coverage, sizes")
+    for sub in (sync, export, info):
+        target = sub.add_mutually_exclusive_group()
+        target.add_argument("--site", help="server URL (credentials from ZULIP_* or ~/.zuliprc)")
+        target.add_argument("--zuliprc", help="zuliprc file of the account to sync as")
+        sub.add_argument(
+            "--cache", type=Path, help="dataset folder (default: one per site and account)"
+        )
+    sync.add_argument(
+        "--recheck",
+        type=_count(0),
+        default=1000,
+        help="newest messages per narrow fetched again for edits, moves, deletions (1000)",
+    )
+    sync.add_argument(
+        "--concurrency", type=_count(1), default=4, help="requests in flight at once (4)"
+    )
+    sync.add_argument("--content", action="store_true", help="keep message text in a new cache")
+    sync.add_argument("--no-progress", action="store_true", help="no progress bar")
+    export.add_argument("--format", required=True, choices=("parquet", "csv"))
+    export.add_argument("--out", required=True, type=Path, help="folder to write the files to")
+
+
+def _count(least: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+        return value
+
+    return parse
 
 
 def _port(text: str) -> int:
@@ -355,6 +400,56 @@ def _whoami(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data(args: argparse.Namespace) -> int:
+    try:
+        return _data_command(args)
+    except (ValueError, RuntimeError) as exc:  # a wrong folder, a cache in use
+        return _fail(str(exc))
+
+
+def _data_command(args: argparse.Namespace) -> int:
+    import json
+
+    from ._client import Client
+    from .analytics.dataset import Dataset, default_cache
+
+    if args.zuliprc is not None and not Path(args.zuliprc).expanduser().is_file():
+        return _fail(f"--zuliprc {args.zuliprc}: no such file")
+    cache: Path | None = args.cache
+    if cache is not None and cache.exists() and not cache.is_dir():
+        return _fail(f"--cache {cache} is not a folder")
+    if args.data_command == "sync":
+        with Client(site=args.site, config_file=args.zuliprc) as client:
+            ds = Dataset.sync(
+                client,
+                cache,
+                recheck=args.recheck,
+                concurrency=args.concurrency,
+                content=True if args.content else None,
+                progress=not args.no_progress,
+            )
+        stats = ds.manifest["last_sync"]
+        print(
+            f"{ds.message_count} messages in {ds.cache} ({stats['new']} new, "
+            f"{stats['fetched']} fetched in {stats['requests']} requests, {stats['seconds']} s)"
+        )
+        return 0
+    if cache is None:
+        with Client(site=args.site, config_file=args.zuliprc) as client:
+            cache = default_cache(client.site, client.email)
+    if not (cache / "manifest.json").exists():
+        return _fail(f"{cache} holds no dataset: run chatops data sync first")
+    ds = Dataset(cache)
+    if args.data_command == "export":
+        if args.out.exists() and not args.out.is_dir():
+            return _fail(f"--out {args.out} is not a folder")
+        for path in ds.export(args.out, format=args.format):
+            print(path)
+        return 0
+    print(json.dumps(ds.info(), indent=2))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``chatops`` command; returns the exit status."""
     from .runner import AuditInputError
@@ -367,6 +462,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "lab":
             return _lab(args)
+        if args.command == "data":
+            return _data(args)
         return _whoami(args)
     except (AuditInputError, ChatopsError) as exc:
         return _fail(str(exc) or type(exc).__name__)

@@ -103,3 +103,28 @@ def test_papermill_help_lists_every_parameter_with_its_help(path: Path) -> None:
     for name, spec in papermill.inspect_notebook(str(path)).items():
         assert f"  {name}:" in out
         assert spec["help"] in " ".join(out.split())
+
+
+EXPLORE = sorted((NOTEBOOKS_DIR.parent / "explore").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", EXPLORE, ids=lambda p: p.stem)
+def test_explore_notebook_parameters_and_no_outputs(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1
+    lines = [line for line in cells[0].source.splitlines() if line.strip()]
+    for line in lines:
+        code, sep, help_text = line.partition("#")
+        assert "=" in code and sep and help_text.strip(), f"no '# help' on: {line!r}"
+    params = papermill.inspect_notebook(str(path))
+    assert {"zuliprc", "site", "cache"} <= set(params)
+    assert len(params) == len(lines)
+    for name, spec in params.items():
+        assert spec["help"], name
+        assert "key" not in name.lower(), "a notebook must never take an API key parameter"
+    # the sandbox demo organization by default: no server, no credentials
+    assert params["zuliprc"]["default"] == '""' and params["site"]["default"] == '""'
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None

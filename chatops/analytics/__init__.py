@@ -12,6 +12,7 @@ Views are pure functions over frames (:mod:`.schema`); each returns a result wit
 from __future__ import annotations
 
 from ._common import ViewResult, gini, hash_user_id
+from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache, topics_frame
 from .records import (
     AnalyticsFrames,
     dm_recipients_frame,
@@ -50,6 +51,11 @@ from .views import (
 __all__ = [
     "CLIENT_LABELS",
     "COLUMNS",
+    "SCHEMA_VERSION",
+    "Dataset",
+    "SyncStats",
+    "default_cache",
+    "topics_frame",
     "EDIT_KINDS",
     "REQUIRED",
     "RESOLVED_PREFIX",

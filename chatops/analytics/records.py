@@ -162,6 +162,9 @@ class AnalyticsFrames:
     reactions: pd.DataFrame = field(default_factory=lambda: empty("reactions"))
     edits: pd.DataFrame = field(default_factory=lambda: empty("edits"))
     dm_recipients: pd.DataFrame = field(default_factory=lambda: empty("dm_recipients"))
+    topics: pd.DataFrame | None = None
+    topic_links: pd.DataFrame | None = None
+    user_groups: pd.DataFrame | None = None
 
     @classmethod
     def from_records(

@@ -40,6 +40,13 @@ Kinds and their columns (required ones marked ``*``):
     ``user_id*``, ``timestamp*``: when a user was seen active (optional input of the views).
 ``user_groups``
     ``name*``, ``user_id*``: the members of each user group.
+``topics``
+    one row per channel topic: ``stream_id*``, ``channel*``, ``topic*``, ``messages``,
+    ``senders``, ``first_message_id``, ``last_message_id``, ``first_timestamp``,
+    ``last_timestamp``, ``resolved``.
+``topic_links``
+    long, one row per link the server found in a topic name: ``message_id*``, ``text``,
+    ``url*``.
 """
 
 from __future__ import annotations
@@ -145,6 +152,19 @@ COLUMNS: dict[str, dict[str, str]] = {
     "subscriptions": {"stream_id": "Int64", "user_id": "Int64"},
     "presence": {"user_id": "Int64", "timestamp": UTC},
     "user_groups": {"name": "category", "user_id": "Int64"},
+    "topics": {
+        "stream_id": "Int64",
+        "channel": "category",
+        "topic": "category",
+        "messages": "Int64",
+        "senders": "Int64",
+        "first_message_id": "Int64",
+        "last_message_id": "Int64",
+        "first_timestamp": UTC,
+        "last_timestamp": UTC,
+        "resolved": "boolean",
+    },
+    "topic_links": {"message_id": "Int64", "text": "string", "url": "string"},
 }
 
 #: The columns a frame of each kind must have; the others are optional.
@@ -158,6 +178,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "subscriptions": ("stream_id", "user_id"),
     "presence": ("user_id", "timestamp"),
     "user_groups": ("name", "user_id"),
+    "topics": ("stream_id", "channel", "topic"),
+    "topic_links": ("message_id", "url"),
 }
 
 

@@ -1559,9 +1559,11 @@ def interaction_graph(
         messages, users=users, since=since, until=until, exclude_bots=exclude_bots
     )
     ch = _topic_keys(df).sort_values(["stream_id", "topic_name", "timestamp", "id"], kind="stable")
-    same_topic = (ch["stream_id"] == ch["stream_id"].shift()) & (
+    # each side filled on its own: with pyarrow installed, pandas compares strings as Arrow
+    # booleans, whose NA cannot meet a nullable boolean in ``&``
+    same_topic = (ch["stream_id"] == ch["stream_id"].shift()).fillna(False).astype(bool) & (
         ch["topic_name"] == ch["topic_name"].shift()
-    )
+    ).fillna(False).astype(bool)
     prev_sender = ch["sender_id"].shift()
     pairs = pd.DataFrame({"source": prev_sender, "target": ch["sender_id"]})[
         same_topic.fillna(False).astype(bool)

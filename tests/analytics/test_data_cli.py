@@ -1,0 +1,43 @@
+"""``chatops data sync | export | info`` against a real sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from chatops.sandbox import Sandbox
+from tests.test_cli import _one_line_error, chatops
+
+
+def test_sync_info_export(sandbox: Sandbox, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    rc = str(sandbox.zuliprc("admin"))
+    proc = chatops("data", "sync", "--zuliprc", rc, "--cache", str(cache), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert f"in {cache}" in proc.stdout
+    info = json.loads(chatops("data", "info", "--cache", str(cache)).stdout)
+    assert info["messages"] > 0 and info["coverage"]["channels_readable"]
+    assert all(n["watermark"] for n in info["narrows"].values() if n["messages"])
+    assert sandbox.accounts["admin"].api_key not in json.dumps(info)
+    again = chatops("data", "sync", "--zuliprc", rc, "--cache", str(cache), "--no-progress")
+    assert again.returncode == 0 and "(0 new" in again.stdout
+    out = tmp_path / "csv"
+    proc = chatops("data", "export", "--cache", str(cache), "--format", "csv", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert len(pd.read_csv(out / "messages.csv")) == info["messages"]
+
+
+def test_bad_arguments_give_one_line_and_exit_2(sandbox: Sandbox, tmp_path: Path) -> None:
+    rc = str(sandbox.zuliprc("admin"))
+    _one_line_error(
+        chatops("data", "sync", "--zuliprc", str(tmp_path / "nope")), "--zuliprc", "no such file"
+    )
+    _one_line_error(chatops("data", "info", "--cache", str(tmp_path)), "holds no dataset")
+    _one_line_error(chatops("data", "export", "--format", "xml", "--out", "x"), "--format")
+    _one_line_error(chatops("data", "sync", "--zuliprc", rc, "--recheck", "-1"), "--recheck")
+    _one_line_error(chatops("data", "sync", "--site", "x", "--zuliprc", rc), "not allowed")
+    afile = tmp_path / "file"
+    afile.write_text("")
+    _one_line_error(chatops("data", "sync", "--zuliprc", rc, "--cache", str(afile)), "not a folder")
