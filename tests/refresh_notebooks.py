@@ -1,9 +1,9 @@
-"""Re-execute the audit notebooks and rewrite their committed outputs.
+"""Re-execute the audit and explore notebooks and rewrite their committed outputs.
 
 ::
 
-    .venv/bin/python -m tests.refresh_notebooks            # every notebook in notebooks/audits/
-    .venv/bin/python -m tests.refresh_notebooks bots uploads
+    .venv/bin/python -m tests.refresh_notebooks            # notebooks/audits/ and explore/
+    .venv/bin/python -m tests.refresh_notebooks bots uploads organization
 
 Each notebook runs as committed: its parameters cell pins ``as_of``, so the demo sandbox it
 starts is generated for that moment and its clock starts there, and the outputs are those of
@@ -32,6 +32,7 @@ from nbclient import NotebookClient
 from chatops import runner
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "audits"
+EXPLORE_DIR = NOTEBOOKS_DIR.parent / "explore"
 #: seconds a cell may take (a demo sandbox starts in the first one)
 CELL_TIMEOUT = 600
 
@@ -76,12 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.refresh_notebooks", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("names", nargs="*", help="audit notebooks to refresh (default: all)")
+    parser.add_argument("names", nargs="*", help="notebooks to refresh (default: all)")
     args = parser.parse_args(argv)
-    every = {p.stem: p for p in sorted(NOTEBOOKS_DIR.glob("*.ipynb"))}
+    every = {
+        p.stem: p
+        for p in [*sorted(NOTEBOOKS_DIR.glob("*.ipynb")), *sorted(EXPLORE_DIR.glob("*.ipynb"))]
+    }
     unknown = [n for n in args.names if n not in every]
     if unknown:
-        parser.error(f"no audit notebook {', '.join(unknown)}; choose from {', '.join(every)}")
+        parser.error(f"no notebook {', '.join(unknown)}; choose from {', '.join(every)}")
     for name in args.names or list(every):
         started = time.monotonic()
         refresh(every[name])

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from . import clock
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -68,7 +68,7 @@ def create(store: Store, user: Row, *, name: str, description: str) -> int:
                 "description": description,
                 "rendered_description": render(description) if description else "",
                 "creator_id": user["id"],
-                "date_created": int(time.time()),
+                "date_created": int(clock.now()),
                 "folder_order": order,
             },
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import time
 import unicodedata
 from typing import Any
 

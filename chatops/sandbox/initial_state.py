@@ -7,7 +7,6 @@ reads :class:`Context` (who asks, with which options) and adds its keys to the s
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from . import (
     channel_folders,
     channel_settings,
     channels,
+    clock,
     group_settings,
     linkifiers,
     messages,
@@ -389,7 +389,7 @@ def _recent_private_conversations(ctx: Context, state: State) -> None:
 def _presence(ctx: Context, state: State) -> None:
     presences, _newest = presence.realm_presences(ctx.store, ctx.user, slim=ctx.slim_presence)
     state["presences"] = presences
-    state["server_timestamp"] = time.time()
+    state["server_timestamp"] = clock.now()
 
 
 def _user_status(ctx: Context, state: State) -> None:

@@ -7,10 +7,9 @@ composing or editing; the events of each go to the user's (or the conversation's
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
-from . import bounds, channels, messages, user_settings, users
+from . import bounds, channels, clock, messages, user_settings, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError, not_found
@@ -176,7 +175,7 @@ def create_snippet(store: Store, user: Row, *, title: str, content: str) -> int:
                 "user_id": user["id"],
                 "title": title,
                 "content": content,
-                "date_created": int(time.time()),
+                "date_created": int(clock.now()),
             },
         )
         row = store.one("SELECT * FROM saved_snippets WHERE id = ?", [new_id])
@@ -472,7 +471,7 @@ def _check_draft(store: Store, user: Row, raw: Any, where: str) -> dict[str, Any
         raise ApiError(f"{where}['content'] is not a string", var_name=where.split("[")[0])
     timestamp = raw.get("timestamp")
     if timestamp is None:
-        timestamp = int(time.time())
+        timestamp = int(clock.now())
     elif not isinstance(timestamp, int | float) or isinstance(timestamp, bool):
         raise ApiError(f"{where}['timestamp'] is not a number", var_name=where.split("[")[0])
     elif timestamp < 0:
@@ -577,7 +576,7 @@ def mute_user(store: Store, user: Row, muted_user_id: int) -> None:
             raise ApiError("User already muted")
         store.insert(
             "muted_users",
-            {"user_id": user["id"], "muted_user_id": muted_user_id, "date_muted": int(time.time())},
+            {"user_id": user["id"], "muted_user_id": muted_user_id, "date_muted": int(clock.now())},
         )
         unread = [
             int(r["message_id"])

@@ -9,11 +9,10 @@ idle_timestamp}}``) or the legacy one (``{email: {"aggregated": ..., "website": 
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from . import clock, user_settings, users
 from . import realm as realm_mod
-from . import user_settings, users
 from .bus import EventQueue, event_bus
 from .errors import ApiError
 from .store import Row, Store
@@ -30,7 +29,7 @@ DEFAULT_HISTORY_DAYS = 14
 
 
 def _now() -> int:
-    return int(time.time())
+    return int(clock.now())
 
 
 def modern(row: Row) -> dict[str, int]:
@@ -150,7 +149,7 @@ def update_presence(
     )
     return {
         "presences": presences,
-        "server_timestamp": time.time(),
+        "server_timestamp": clock.now(),
         "presence_last_update_id": newest,
     }
 
@@ -179,7 +178,7 @@ def _announce(store: Store, user: Row, row: Row) -> None:
     email = users.api_email(store, user)
     website = legacy(row)["website"]
     modern_entry = {str(user["id"]): modern(row)}
-    server_timestamp = time.time()
+    server_timestamp = clock.now()
 
     def make(queue: EventQueue) -> dict[str, Any]:
         if queue.client_capabilities.get("simplified_presence_events"):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
+from . import clock
 from . import realm as realm_mod
 from .errors import ApiError
 from .store import Row, Store
@@ -40,7 +40,7 @@ def register_device(
         store.execute(
             "INSERT OR IGNORE INTO push_devices (user_id, kind, token, ios_app_id, date_created) "
             "VALUES (?, ?, ?, ?, ?)",
-            [user["id"], kind, token, ios_app_id, int(time.time())],
+            [user["id"], kind, token, ios_app_id, int(clock.now())],
         )
         bouncer_register(store, int(user["id"]), kind, token)
 
@@ -84,7 +84,7 @@ def _payload(store: Store, user: Row, base_url: str, feature_level: int) -> dict
         "realm_uri": url,
         "user_id": user["id"],
         "event": "test" if feature_level >= 234 else "test-by-device-token",
-        "time": int(time.time()),
+        "time": int(clock.now()),
     }
     if feature_level >= 234:
         data["realm_name"] = realm["name"]
@@ -141,7 +141,7 @@ def send_test_notification(
                     "kind": d["kind"],
                     "token": d["token"],
                     "payload": json.dumps(payload),
-                    "sent": int(time.time()),
+                    "sent": int(clock.now()),
                 },
             )
 

@@ -8,11 +8,10 @@ records and who may see a channel are in :mod:`channels`.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from . import channel_settings, channels, messages, users
+from . import channel_settings, channels, clock, messages, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -271,7 +270,7 @@ def _create(
         invite_only=invite_only and not is_web_public,
         history_public_to_subscribers=history if history is not None else not invite_only,
         creator_id=user["id"],
-        date_created=int(time.time()),
+        date_created=int(clock.now()),
         is_default=is_default_stream,
         is_web_public=is_web_public,
         settings=settings,

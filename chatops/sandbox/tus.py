@@ -15,11 +15,10 @@ import base64
 import binascii
 import mimetypes
 import secrets
-import time
 from pathlib import Path
 from typing import Any
 
-from . import uploads
+from . import clock, uploads
 from .errors import ApiError
 from .files import private_folder, write_private
 from .store import Row, Store
@@ -81,7 +80,7 @@ def create(store: Store, user: Row, upload_dir: Path, length: int, metadata: dic
                 "upload_offset": 0,
                 "filename": filename,
                 "filetype": filetype,
-                "created": int(time.time()),
+                "created": int(clock.now()),
             },
         )
     return upload_id

@@ -9,10 +9,10 @@ group keeps its members but no longer counts for mentions or permissions
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable
 from typing import Any
 
+from . import clock
 from . import group_settings as gs
 from . import realm as realm_mod
 from .bus import event_bus
@@ -200,7 +200,7 @@ def create_group(
                 "name": name,
                 "description": description,
                 "creator_id": user["id"],
-                "date_created": int(time.time()),
+                "date_created": int(clock.now()),
                 "settings": json.dumps(stored),
             },
         )

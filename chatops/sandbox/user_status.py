@@ -6,10 +6,9 @@ emoji, the service's extra emoji, then Unicode emoji by name (:mod:`.emoji_data`
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from . import emoji_data
+from . import clock, emoji_data
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -91,7 +90,7 @@ def update_status(
         "emoji_code": current["emoji_code"] if emoji_name is None else emoji_code,
         "reaction_type": current["reaction_type"] if emoji_name is None else reaction_type,
         "away": int(current["away"]) if away is None else int(away),
-        "timestamp": int(time.time()),
+        "timestamp": int(clock.now()),
     }
     with store.atomic():
         store.execute(

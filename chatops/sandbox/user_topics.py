@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from . import channels, messages
+from . import channels, clock, messages
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -31,7 +30,7 @@ def set_policy(
             raise ApiError("Invalid channel ID")
     else:
         stream = channels.access_stream(store, user, stream_id)
-    now = int(time.time())
+    now = int(clock.now())
     with store.atomic():
         store.execute(
             "DELETE FROM user_topics WHERE user_id = ? AND stream_id = ? AND lower(topic) = lower(?)",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
+    clock,
     custom_profile_fields,
     presence,
     user_admin,
@@ -249,7 +249,7 @@ def realm_presence(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     presences, _newest = presence.realm_presences(state.store, _me(user), slim=p["slim_presence"])
-    return {"presences": presences, "server_timestamp": time.time()}
+    return {"presences": presences, "server_timestamp": clock.now()}
 
 
 @endpoint()
