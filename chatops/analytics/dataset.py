@@ -101,7 +101,9 @@ def _write_parquet(table: pa.Table, path: Path) -> None:
 
 
 def _write_json(data: Any, path: Path) -> None:
-    text = json.dumps(data, indent=1, sort_keys=True)
+    # compact: an indented dump goes through json's pure-Python encoder, and the manifest is
+    # written after every narrow of a sync
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def write(tmp: Path) -> None:
         tmp.write_text(text, encoding="utf-8")
