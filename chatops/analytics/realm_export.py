@@ -605,7 +605,8 @@ def _build(source: Path, out: Path, *, content: bool, flush_rows: int, progress:
         exported_at = int(realm_file.stat().st_mtime)
         if not message_files:
             raise MalformedExport(f"{source}: the export has no messages-NNNNNN.json file")
-        manifest = dataset._new_manifest(None, None, content)  # type: ignore[arg-type]
+        manifest = dataset._new_manifest("", "", content)
+        manifest["site"] = manifest["email"] = None  # an export has neither
         manifest["source"] = {
             "kind": "export",
             "file": source.name,

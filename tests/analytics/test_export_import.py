@@ -267,6 +267,23 @@ def test_a_failed_import_leaves_the_previous_dataset_whole(tarball: Path, tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "cache"]
 
 
+def test_an_import_removes_what_a_killed_import_left_beside_the_cache(
+    tarball: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    Dataset.from_export(tarball, cache=cache, progress=False)
+    leftover = tmp_path / ".cache.import-99999999"  # a staging folder no one finished
+    (leftover / "messages").mkdir(parents=True)
+    (leftover / "messages" / "part-000001.parquet").write_bytes(b"half")
+    with pytest.raises(ValueError, match="flush_rows must be at least 1"):
+        Dataset.from_export(tarball, cache=cache, flush_rows=0, progress=False)
+    assert leftover.exists()
+    again = Dataset.from_export(tarball, cache=cache, progress=False)
+    assert not leftover.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]
+    assert again.message_count == len(again.frames().messages) > 0
+
+
 def test_an_import_refuses_a_synced_cache_and_other_folders(
     org: Sandbox, tarball: Path, imported: Dataset, synced: Dataset, tmp_path: Path
 ) -> None:
