@@ -9,6 +9,11 @@ reads it here into the same :class:`~chatops.analytics.AnalyticsFrames` the API 
     >>> frames = read_export("zulip-export-abc123.tar.gz")
     >>> frames.messages.groupby("channel", observed=True).size()
 
+or writes it, file by file, into the Parquet layout of the incremental dataset
+(``docs/dataset-layout.md``), which then reads like a synced one::
+
+    >>> ds = Dataset.from_export("zulip-export-abc123.tar.gz", cache="~/chatops-data/acme")
+
 Message files are read one at a time (a tarball is streamed once; its message files wait in a
 private temporary folder), so memory holds the organization's tables and the frames, never
 the whole export.
