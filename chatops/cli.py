@@ -17,6 +17,7 @@
     chatops data sync [--site URL | --zuliprc PATH] [--cache DIR] [--recheck N] [--concurrency N]
     chatops data export --format parquet|csv --out DIR [--cache DIR | --site URL | --zuliprc PATH]
     chatops data info [--cache DIR | --site URL | --zuliprc PATH]
+    chatops data import-export FILE [--cache DIR] [--content] [--no-progress]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
 ``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
@@ -207,6 +208,15 @@ def _data_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     sync.add_argument("--no-progress", action="store_true", help="no progress bar")
     export.add_argument("--format", required=True, choices=("parquet", "csv"))
     export.add_argument("--out", required=True, type=Path, help="folder to write the files to")
+    imp = data_cmds.add_parser(
+        "import-export", help="build the dataset from a Zulip organization data export"
+    )
+    imp.add_argument("file", type=Path, help="the export's .tar.gz, or its unpacked folder")
+    imp.add_argument(
+        "--cache", type=Path, help="dataset folder (default: one per export, by its file name)"
+    )
+    imp.add_argument("--content", action="store_true", help="keep message text")
+    imp.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _count(least: int) -> Callable[[str], int]:
@@ -402,9 +412,25 @@ def _whoami(args: argparse.Namespace) -> int:
 
 def _data(args: argparse.Namespace) -> int:
     try:
+        if args.data_command == "import-export":
+            return _data_import(args)
         return _data_command(args)
     except (ValueError, RuntimeError) as exc:  # a wrong folder, a cache in use
         return _fail(str(exc))
+
+
+def _data_import(args: argparse.Namespace) -> int:
+    from .analytics.dataset import Dataset
+    from .analytics.realm_export import export_cache
+
+    source: Path = args.file
+    if not source.exists():
+        return _fail(f"{source}: no such file or folder")
+    cache: Path = args.cache if args.cache is not None else export_cache(source)
+    ds = Dataset.from_export(source, cache, content=args.content, progress=not args.no_progress)
+    realm = ds.manifest["source"]["realm"]
+    print(f"{ds.message_count} messages of {realm['name']} ({realm['string_id']}) in {ds.cache}")
+    return 0
 
 
 def _data_command(args: argparse.Namespace) -> int:

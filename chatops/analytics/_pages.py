@@ -67,7 +67,7 @@ MESSAGE_SCHEMA = pa.schema(
 
 class _Reaction(msgspec.Struct, gc=False):
     emoji_name: str = ""
-    emoji_code: str = ""
+    emoji_code: str | None = ""
     reaction_type: str = "unicode_emoji"
     user_id: int | None = None
 
@@ -102,7 +102,7 @@ class _Message(msgspec.Struct, gc=False):
     display_recipient: str | list[_Recipient] = ""
     recipient_id: int | None = None
     content: str = ""
-    client: str = ""
+    client: str | None = ""
     timestamp: int = 0
     last_edit_timestamp: int | None = None
     last_moved_timestamp: int | None = None

@@ -645,6 +645,11 @@ class Dataset:
             manifest = _read_manifest(folder)
             if manifest is None:
                 manifest = _new_manifest(creds.site, creds.email, bool(content))
+            elif manifest.get("source", {}).get("kind") == "export":
+                raise ValueError(
+                    f"{folder} holds the organization export {manifest['source']['file']}: "
+                    "sync into another cache folder"
+                )
             elif (manifest["site"], manifest["email"]) != (creds.site, creds.email):
                 raise ValueError(
                     f"{folder} holds {manifest['email']} on {manifest['site']}, "
@@ -677,6 +682,47 @@ class Dataset:
             _run(go())
         return cls(folder)
 
+    @classmethod
+    def from_export(
+        cls,
+        path: str | os.PathLike[str],
+        cache: str | os.PathLike[str],
+        *,
+        content: bool = False,
+        flush_rows: int = 100_000,
+        progress: bool = True,
+    ) -> Dataset:
+        """Build the dataset of a Zulip organization data export, with no request to a server.
+
+        The cache gets the layout a sync writes (``docs/dataset-layout.md``), so ``frames()``,
+        ``info()``, ``export()`` and DuckDB read it alike; its manifest's ``source`` names the
+        export, and its coverage is everything the export holds (every channel and direct
+        message). Message files are read one at a time and written per narrow every
+        ``flush_rows`` messages, so memory holds the organization's tables and about twice
+        ``flush_rows`` messages, never the whole export.
+
+        Importing into a folder that holds an earlier import replaces it in one step: the new
+        dataset is built beside it and the two folders are swapped, so an interrupted import
+        leaves the earlier one whole. A folder that holds a synced dataset, or other files, is
+        refused.
+
+        Args:
+            path: the export's tarball (``.tar.gz``) or its unpacked folder.
+            cache: the folder to write (required: an export has no site and account to name it).
+            content: keep message text (Markdown source).
+            flush_rows: messages of a narrow held before they are written as a part file.
+            progress: show a progress bar over the export's message files.
+
+        Raises :class:`~chatops.analytics.realm_export.MalformedExport` (a ``ValueError``) when
+        the export is not in Zulip's format, ``ValueError`` for a folder it will not write, and
+        ``RuntimeError`` while another sync or import writes the folder.
+        """
+        from .realm_export import import_export
+
+        return cls(
+            import_export(path, cache, content=content, flush_rows=flush_rows, progress=progress)
+        )
+
     # -- what it holds
 
     def _files(self) -> list[Path]:
@@ -702,6 +748,7 @@ class Dataset:
         m = self.manifest
         return {
             "cache": str(self.cache),
+            "source": m.get("source", {"kind": "sync"}),
             "site": m["site"],
             "email": m["email"],
             "schema_version": m["schema_version"],

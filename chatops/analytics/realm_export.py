@@ -9,6 +9,11 @@ reads it here into the same :class:`~chatops.analytics.AnalyticsFrames` the API 
     >>> frames = read_export("zulip-export-abc123.tar.gz")
     >>> frames.messages.groupby("channel", observed=True).size()
 
+or writes it, file by file, into the Parquet layout of the incremental dataset
+(``docs/dataset-layout.md``), which then reads like a synced one::
+
+    >>> ds = Dataset.from_export("zulip-export-abc123.tar.gz", cache="~/chatops-data/acme")
+
 Message files are read one at a time (a tarball is streamed once; its message files wait in a
 private temporary folder), so memory holds the organization's tables and the frames, never
 the whole export.
@@ -20,6 +25,7 @@ through one account):
   API's user list; their messages name them (Zulip's own names for its system bots);
 - every message: private channels the account is not subscribed to and other people's direct
   messages are in the frames, with their reactions and edits;
+- ``topic_links`` are missing (the server computes them from its linkifiers when asked);
 - ``stream_weekly_traffic`` is missing (the API computes it; the export does not hold it);
 - ``content_length`` is the length of the Markdown source (the API path counts what it
   fetched: fetch with ``apply_markdown=False`` for the same numbers);
@@ -34,10 +40,15 @@ frames take named fields only.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
+import os
 import re
+import shutil
 import tarfile
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,8 +58,13 @@ from typing import Any
 
 import msgspec
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import frames as base_frames
+from . import dataset
+from ._pages import _Message as _PageMessage
+from ._pages import page_table
 from .records import (
     AnalyticsFrames,
     dm_recipients_frame,
@@ -59,7 +75,7 @@ from .records import (
 )
 from .schema import RESOLVED_PREFIX, empty, validate
 
-__all__ = ["MalformedExport", "read_export"]
+__all__ = ["MalformedExport", "export_cache", "import_export", "read_export"]
 
 RECIPIENT_PERSONAL = 1
 RECIPIENT_STREAM = 2
@@ -73,6 +89,10 @@ SYSTEM_BOT_NAMES = {
     "reminder-bot": "Reminder Bot",
     "feedback": "Zulip Feedback Bot",
 }
+
+#: What ``GET /messages`` calls the empty topic without ``allow_empty_topic_name``, as a sync
+#: fetches (Zulip translates it to the organization's language; this is its English name).
+EMPTY_TOPIC_DISPLAY_NAME = "general chat"
 
 # messages turned into frames at once: a frame per file would cost more than the file
 _BATCH = 50_000
@@ -385,6 +405,7 @@ def _export_files(path: Path) -> Iterator[tuple[Path, list[tuple[str, Path]]]]:
                 with target.open("xb") as out:
                     while chunk := source.read(1 << 20):
                         out.write(chunk)
+                os.utime(target, (member.mtime, member.mtime))  # when the export was written
                 found[name] = target
         if "realm.json" not in found:
             raise MalformedExport(f"{path}: the tarball has no realm.json")
@@ -465,3 +486,281 @@ def read_export(path: str | Path, *, progress: bool = True) -> AnalyticsFrames:
         edits=_concat(parts["edits"], "edits"),
         dm_recipients=_concat(parts["dm_recipients"], "dm_recipients"),
     )
+
+
+# -- into the dataset's Parquet layout ------------------------------------------------------
+
+
+def _realm_identity(data: Mapping[str, Any]) -> dict[str, Any]:
+    rows = _table(data, "zerver_realm", "realm.json")
+    if not rows:
+        raise MalformedExport("realm.json: table 'zerver_realm' has no row")
+    where = "realm.json zerver_realm"
+    row = rows[0]
+    return {
+        "id": _req_int(row, "id", where),
+        "string_id": str(_field(row, "string_id", where)),
+        "name": str(_field(row, "name", where)),
+    }
+
+
+def _user_groups(data: Mapping[str, Any]) -> pd.DataFrame:
+    """``name, user_id``: the direct members of each named, active user group."""
+    file = "realm.json"
+    where = f"{file} zerver_namedusergroup"
+    names: dict[int, str] = {}
+    for g in _table(data, "zerver_namedusergroup", file, required=False):
+        if not g.get("deactivated", False):
+            names[_req_int(g, "usergroup_ptr", where)] = str(_field(g, "name", where))
+    where = f"{file} zerver_usergroupmembership"
+    pairs = sorted(
+        (gid, _req_int(r, "user_profile", where))
+        for r in _table(data, "zerver_usergroupmembership", file, required=False)
+        if (gid := _req_int(r, "user_group", where)) in names
+    )
+    return pd.DataFrame([(names[g], u) for g, u in pairs], columns=["name", "user_id"]).astype(
+        {"user_id": "Int64"}
+    )
+
+
+class _Parts:
+    """Records -> part files of their narrow, holding at most about ``2 * flush_rows`` rows."""
+
+    def __init__(self, root: Path, manifest: dict[str, Any], content: bool, flush_rows: int):
+        self.root = root
+        self.m = manifest
+        self.content = content
+        self.flush_rows = flush_rows
+        self.buffers: dict[str, list[pa.Table]] = {}
+        self.counts: dict[str, int] = {}
+        self.conversations: set[int] = set()
+        self.messages = 0
+
+    def add(self, records: list[dict[str, Any]]) -> None:
+        if not records:
+            return
+        for r in records:
+            if r["type"] == "stream" and r["subject"] == "":
+                r["subject"] = EMPTY_TOPIC_DISPLAY_NAME  # as a sync stores it
+        table = page_table(msgspec.convert(records, list[_PageMessage]), content=self.content)
+        rows: dict[str, list[int]] = {}
+        for i, r in enumerate(records):
+            if r["type"] == "stream":
+                rows.setdefault(f"channel-{r['stream_id']}", []).append(i)
+            else:
+                rows.setdefault("dm", []).append(i)
+                self.conversations.add(int(r["recipient_id"]))
+        self.messages += len(records)
+        for key, indices in rows.items():
+            self.buffers.setdefault(key, []).append(table.take(indices))
+            self.counts[key] = self.counts.get(key, 0) + len(indices)
+            if self.counts[key] >= self.flush_rows:
+                self.flush(key)
+        while sum(self.counts.values()) >= 2 * self.flush_rows:
+            self.flush(max(self.counts, key=lambda k: self.counts[k]))
+
+    def flush(self, key: str) -> None:
+        parts = self.buffers.pop(key, [])
+        self.counts.pop(key, None)
+        if not parts:
+            return
+        table = pa.concat_tables(parts).sort_by("id")
+        n = int(self.m["next_part"])
+        self.m["next_part"] = n + 1
+        folder = dataset._private_dir(
+            dataset._private_dir(self.root / "messages") / f"narrow={key}"
+        )
+        path = folder / f"part-{n:06d}.parquet"
+        dataset._write_parquet(table, path)
+        ids = table["id"]
+        low, high = pc.min(ids).as_py(), pc.max(ids).as_py()
+        state = self.m["narrows"][key]
+        state["files"] = sorted(
+            [
+                *state["files"],
+                {
+                    "path": str(path.relative_to(self.root)),
+                    "rows": table.num_rows,
+                    "min_id": low,
+                    "max_id": high,
+                },
+            ],
+            key=lambda f: (f["max_id"], f["path"]),
+        )
+        state["watermark"] = max(state["watermark"] or 0, high)
+
+    def close(self) -> None:
+        for key in list(self.buffers):
+            self.flush(key)
+
+
+def _build(source: Path, out: Path, *, content: bool, flush_rows: int, progress: bool) -> None:
+    """Write the dataset of the export ``source`` into the empty folder ``out``."""
+    from tqdm.auto import tqdm
+
+    began = time.monotonic()
+    with _export_files(source) as (realm_file, message_files):
+        data = _load_json(realm_file, "realm.json")
+        realm = _parse_realm(data)
+        identity = _realm_identity(data)
+        if not isinstance(data, Mapping):  # _parse_realm checked it
+            raise MalformedExport("realm.json: expected an object of tables")
+        groups = _user_groups(data)
+        del data
+        exported_at = int(realm_file.stat().st_mtime)
+        if not message_files:
+            raise MalformedExport(f"{source}: the export has no messages-NNNNNN.json file")
+        manifest = dataset._new_manifest("", "", content)
+        manifest["site"] = manifest["email"] = None  # an export has neither
+        manifest["source"] = {
+            "kind": "export",
+            "file": source.name,
+            "realm": identity,
+            "exported_at": exported_at,
+        }
+        manifest["narrows"] = {
+            f"channel-{sid}": {
+                "kind": "channel",
+                "stream_id": sid,
+                "name": s["name"],
+                "watermark": None,
+                "readable": True,
+                "files": [],
+            }
+            for sid, s in sorted(realm.streams.items())
+        }
+        manifest["narrows"]["dm"] = {
+            "kind": "dm",
+            "name": "direct messages",
+            "watermark": None,
+            "readable": True,
+            "files": [],
+        }
+        parts = _Parts(out, manifest, content, flush_rows)
+        with tqdm(
+            total=len(message_files), desc="import", unit="file", disable=not progress
+        ) as bar:
+            for name, file in message_files:
+                chunk = _load_json(file, name)
+                if not isinstance(chunk, Mapping):
+                    raise MalformedExport(f"{name}: expected an object of tables")
+                records = [
+                    _api_message(m, realm, name) for m in _table(chunk, "zerver_message", name)
+                ]
+                del chunk
+                parts.add(records)
+                del records
+                bar.update(1)
+                bar.set_postfix(messages=parts.messages, refresh=False)
+        parts.close()
+    tables = {
+        "users": base_frames.users_frame(realm.users.values()),
+        "channels": base_frames.channels_frame(realm.streams.values()),
+        "subscriptions": subscriptions_frame(realm.stream_members),
+        "user_groups": groups,
+    }
+    folder = dataset._private_dir(out / "tables")
+    for name, df in tables.items():
+        dataset._write_parquet(
+            pa.Table.from_pandas(df, preserve_index=False), folder / f"{name}.parquet"
+        )
+    now = int(time.time())
+    for state in manifest["narrows"].values():
+        state["synced_at"] = now
+    manifest["coverage"] = {
+        "as_of": exported_at,
+        "source": "export",
+        "channels_readable": [
+            {"stream_id": sid, "name": s["name"]} for sid, s in sorted(realm.streams.items())
+        ],
+        "channels_not_readable": [],
+        "dm_conversations": len(parts.conversations),
+    }
+    manifest["source"]["imported"] = {
+        "messages": parts.messages,
+        "message_files": len(message_files),
+        "seconds": round(time.monotonic() - began, 3),
+        "finished": now,
+    }
+    manifest["updated"] = now
+    dataset._write_json(manifest, out / "manifest.json")
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap two folders: in one step where the system can (Linux ``renameat2``), else three."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is not None:
+        at_fdcwd, rename_exchange = -100, 2
+        if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise OSError(err, os.strerror(err), str(b))
+    aside = a.with_name(a.name + "-previous")
+    os.rename(b, aside)
+    os.rename(a, b)
+    os.rename(aside, a)
+
+
+def _check_target(cache: Path) -> None:
+    if cache.exists() and not cache.is_dir():
+        raise ValueError(f"{cache} is not a folder")
+    if not cache.exists():
+        return
+    manifest = dataset._read_manifest(cache)
+    if manifest is None:
+        if any(p.name != ".lock" for p in cache.iterdir()):
+            raise ValueError(
+                f"{cache} holds files but no dataset: import into a new or empty folder"
+            )
+        return
+    if manifest.get("source", {}).get("kind") != "export":
+        raise ValueError(
+            f"{cache} holds a dataset synced from {manifest['site']} as {manifest['email']}: "
+            "import into another folder"
+        )
+
+
+def export_cache(path: str | os.PathLike[str]) -> Path:
+    """``$XDG_CACHE_HOME/chatops/datasets/exports/<name of the export>`` (``~/.cache``...)."""
+    name = Path(path).name
+    for suffix in (".tar.gz", ".tgz", ".tar"):
+        name = name.removesuffix(suffix)
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name).lstrip(".") or "export"
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "chatops" / "datasets" / "exports" / name
+
+
+def import_export(
+    path: str | os.PathLike[str],
+    cache: str | os.PathLike[str],
+    *,
+    content: bool = False,
+    flush_rows: int = 100_000,
+    progress: bool = True,
+) -> Path:
+    """Write the Zulip data export ``path`` into ``cache`` as the dataset's Parquet layout.
+
+    See :meth:`chatops.analytics.Dataset.from_export`, which calls this and returns the dataset.
+    """
+    if flush_rows < 1:
+        raise ValueError(f"flush_rows must be at least 1, got {flush_rows}")
+    source = Path(path).expanduser()
+    target = Path(cache).expanduser().absolute()
+    if not source.exists():
+        raise MalformedExport(f"{source}: no such file or folder")
+    _check_target(target)
+    dataset._private_dir(target)
+    with dataset._locked(target):
+        _check_target(target)  # another import or sync may have written it meanwhile
+        for leftover in target.parent.glob(f".{target.name}.import-*"):
+            shutil.rmtree(leftover, ignore_errors=True)  # of an import that was killed
+        staging = target.parent / f".{target.name}.import-{os.getpid()}"
+        try:
+            dataset._private_dir(staging)
+            _build(source, staging, content=content, flush_rows=flush_rows, progress=progress)
+            _exchange(staging, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return target
