@@ -65,6 +65,8 @@ __all__ = ["group_mentions", "graph_edges", "group_usages", "subgroup_cycles", "
 
 #: ``@*name*`` and the silent ``@_*name*``; ``@**name**`` (a person) does not match
 GROUP_MENTION = re.compile(r"@_?\*([^*\n]+)\*")
+#: fenced code blocks and inline code, where the server renders no mention
+_CODE = re.compile(r"^(```|~~~).*?(^\1|\Z)|`[^`\n]*`", re.MULTILINE | re.DOTALL)
 GRAPH_COLUMNS = ["source", "target", "kind", "setting"]
 
 
@@ -149,12 +151,13 @@ def group_mentions(
     """``{group name: (mentions, last timestamp)}`` of the groups ``messages`` mention.
 
     ``messages`` are ``(timestamp, raw Markdown content)`` pairs; names match without regard
-    to case, as the server's do. Groups never mentioned are left out.
+    to case, as the server's do; code blocks and inline code mention nobody. Groups never
+    mentioned are left out.
     """
     by_lower = {n.lower(): n for n in names}
     out: dict[str, tuple[int, int]] = {}
     for timestamp, content in messages:
-        for match in {m.strip().lower() for m in GROUP_MENTION.findall(content)}:
+        for match in {m.strip().lower() for m in GROUP_MENTION.findall(_CODE.sub(" ", content))}:
             name = by_lower.get(match)
             if name is not None:
                 count, last = out.get(name, (0, 0))

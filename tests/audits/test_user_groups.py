@@ -315,7 +315,9 @@ def test_group_mentions_syntax() -> None:
     messages = [
         (10, "@*Team* and @_*team* again"),  # one message mentions a group once
         (30, "@**team** is a person; @*other-team* is not a group we know"),
-        (20, "```\nno markup\n``` @_*ops*"),
+        (20, "```\n@*team* in code\n``` @_*ops*"),
+        (40, "`@*team*` inline, and\n~~~\n@*ops*\n~~~"),
+        (50, "```\n@*team* in a block never closed"),
     ]
     assert group_mentions(messages, ["team", "ops"]) == {"team": (1, 10), "ops": (1, 20)}
     assert group_mentions([], ["team"]) == {}
