@@ -191,12 +191,12 @@ def inactive_users(
         )
     for user_id, r in inactive.iterrows():
         if r["is_bot"]:
-            owner = f"owned by {r['bot_owner']}" if r["bot_owner"] else "with no owner"
+            owner = f"owned by {r['bot_owner']} with" if r["bot_owner"] else "with no owner and"
             rows.append(
                 _row(
                     "warning",
                     f"{r['full_name']} <{r['email']}>",
-                    f"bot {owner} with no message in the last {inactive_days} days",
+                    f"bot {owner} no message in the last {inactive_days} days",
                     "Deactivate the bot if it is no longer needed",
                     f"DELETE /api/v1/bots/{user_id}",
                 )
@@ -231,12 +231,14 @@ def inactive_users(
 
     deactivated: list[int] = []
     if not dry_run:
-        for user_id, r in inactive.iterrows():
-            if r["is_bot"]:
-                client.bots.deactivate(int(str(user_id)))
-            else:
-                client.users.deactivate(int(str(user_id)))
-            deactivated.append(int(str(user_id)))
+        # people first: deactivating a person deactivates the bots they own
+        for user_id in inactive_humans.index:
+            client.users.deactivate(int(user_id))
+            deactivated.append(int(user_id))
+        for user_id in inactive.index.difference(inactive_humans.index):
+            if by_id[int(user_id)].bot_owner_id not in deactivated:
+                client.bots.deactivate(int(user_id))
+            deactivated.append(int(user_id))
 
     row_names = in_roles["role_name"].where(~in_roles["is_bot"].astype(bool), "bot")
     by_role = (
