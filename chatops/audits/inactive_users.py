@@ -17,6 +17,11 @@ The judging is one threshold, a parameter with a default the demo organization p
 - ``max_inactive_share`` (0.25): fail when a larger share of the judged accounts is inactive;
   ``-1`` disables it.
 
+With ``include_bots`` the active bots are judged too, by their last message only (presence
+does not describe a bot), whatever ``roles`` says: they form the ``bot`` row of the role x
+status matrix, count in the inactive share, show their owner, and an inactive bot's call is
+``DELETE /api/v1/bots/{bot_id}``. They cost no seat, so the savings leave them out.
+
 Each account also shows the active invitations it created (``GET /invites``): they keep
 working after the account is deactivated, so an inactive account's are listed with the calls
 that revoke them. With ``seat_cost`` above 0 the summary gives the projected savings of
@@ -26,7 +31,7 @@ deactivating the inactive accounts (``seat_cost`` per account).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +44,7 @@ from .overview import DEFAULT_MAX_MESSAGES, _recent_messages, _row, _utc
 
 if TYPE_CHECKING:
     from .._client import Client
+    from ..types import User
 
 __all__ = ["inactive_users"]
 
@@ -49,6 +55,8 @@ USER_COLUMNS = (
     "email",
     "role",
     "role_name",
+    "is_bot",
+    "bot_owner",
     "date_joined",
     "last_message_at",
     "last_seen_at",
@@ -70,6 +78,7 @@ def inactive_users(
     now: datetime | None = None,
     dry_run: bool = True,
     seat_cost: float = 0.0,
+    include_bots: bool = False,
 ) -> AuditResult:
     """Find active humans of ``roles`` with no message in ``inactive_days``; deactivate unless dry.
 
@@ -85,9 +94,11 @@ def inactive_users(
         dry_run: when False, deactivate every inactive account (``DELETE /users/{id}``).
         seat_cost: what one account costs (per billing period); above 0 the summary and a
             finding give the projected savings. 0 leaves them out.
+        include_bots: judge the active bots too, by their last message (``bot`` row).
 
-    Tables: ``users`` (every active human, by user ID, with ``status`` active / inactive /
-    new), ``by_role`` (role x status counts of the judged roles).
+    Tables: ``users`` (every active human, and bot with ``include_bots``, by user ID, with
+    ``status`` active / inactive / new and the bot's owner), ``by_role`` (role x status
+    counts of the judged roles, and of the bots).
     """
     if inactive_days < 1:
         raise ValueError(f"inactive_days must be at least 1, not {inactive_days}")
@@ -102,6 +113,8 @@ def inactive_users(
     me = client.users.me().user_id
     all_users = client.users.list()
     humans = [u for u in all_users if u.is_active and not u.is_bot and u.user_id != me]
+    by_id = {u.user_id: u for u in all_users}
+    bots = [u for u in all_users if include_bots and u.is_active and u.is_bot]
     owned: dict[int, int] = {}
     for u in all_users:
         if u.is_bot and u.is_active and u.bot_owner_id is not None:
@@ -118,13 +131,13 @@ def inactive_users(
 
     seen = _last_seen(client, humans)
     records: list[dict[str, Any]] = []
-    for u in humans:
+    for u in [*humans, *bots]:
         joined = pd.Timestamp(u.date_joined) if u.date_joined else None
         if joined is not None:
             joined = joined.tz_localize("UTC") if joined.tzinfo is None else joined
         sent = sent_by.get(u.user_id, 0)
         last = pd.Timestamp(last_by[u.user_id], unit="s", tz="UTC") if sent else None
-        seen_at = seen.get(u.user_id)
+        seen_at = None if u.is_bot else seen.get(u.user_id)
         seen_in_window = seen_at is not None and lo <= seen_at < hi
         if sent or seen_in_window:
             status = "active"
@@ -139,6 +152,8 @@ def inactive_users(
                 "email": u.email,
                 "role": u.role,
                 "role_name": frames.role_name(u.role),
+                "is_bot": u.is_bot,
+                "bot_owner": _owner(u, by_id),
                 "date_joined": joined,
                 "last_message_at": last,
                 "last_seen_at": (
@@ -154,8 +169,9 @@ def inactive_users(
         record["active_invitations"] = len(invites.get(int(record["user_id"]), []))
     table = pd.DataFrame.from_records(records, columns=["user_id", *USER_COLUMNS])
     table = table.sort_values("user_id").set_index("user_id")
-    in_roles = table[table["role"].isin(judged_roles)]
+    in_roles = table[table["role"].isin(judged_roles) | table["is_bot"]]
     inactive = in_roles[in_roles["status"] == "inactive"]
+    inactive_humans = inactive[~inactive["is_bot"].astype(bool)]
     judged = int((in_roles["status"] != "new").sum())
     share = len(inactive) / judged if judged else 0.0
 
@@ -174,8 +190,20 @@ def inactive_users(
             )
         )
     for user_id, r in inactive.iterrows():
-        bots = int(r["owned_bots"])
-        note = f"; deactivating also deactivates {bots} bots it owns" if bots else ""
+        if r["is_bot"]:
+            owner = f"owned by {r['bot_owner']} with" if r["bot_owner"] else "with no owner and"
+            rows.append(
+                _row(
+                    "warning",
+                    f"{r['full_name']} <{r['email']}>",
+                    f"bot {owner} no message in the last {inactive_days} days",
+                    "Deactivate the bot if it is no longer needed",
+                    f"DELETE /api/v1/bots/{user_id}",
+                )
+            )
+            continue
+        owned_bots = int(r["owned_bots"])
+        note = f"; deactivating also deactivates {owned_bots} bots it owns" if owned_bots else ""
         rows.append(
             _row(
                 "warning",
@@ -186,8 +214,8 @@ def inactive_users(
                 f"DELETE /api/v1/users/{user_id}",
             )
         )
-    rows.extend(_invitation_rows(inactive, invites))
-    savings = _savings(len(inactive), seat_cost, inactive_days)
+    rows.extend(_invitation_rows(inactive_humans, invites))
+    savings = _savings(len(inactive_humans), seat_cost, inactive_days)
     rows.extend(savings[1])
     if truncated:
         rows.append(
@@ -203,20 +231,28 @@ def inactive_users(
 
     deactivated: list[int] = []
     if not dry_run:
-        for user_id in inactive.index:
+        # people first: deactivating a person deactivates the bots they own
+        for user_id in inactive_humans.index:
             client.users.deactivate(int(user_id))
             deactivated.append(int(user_id))
+        for user_id in inactive.index.difference(inactive_humans.index):
+            if by_id[int(user_id)].bot_owner_id not in deactivated:
+                client.bots.deactivate(int(user_id))
+            deactivated.append(int(user_id))
 
+    row_names = in_roles["role_name"].where(~in_roles["is_bot"].astype(bool), "bot")
     by_role = (
-        pd.crosstab(in_roles["role_name"], in_roles["status"])
+        pd.crosstab(row_names, in_roles["status"])
         .reindex(columns=list(STATUSES), fill_value=0)
         .rename_axis(index="role", columns=None)
     )
     by_role = by_role[by_role.sum(axis=1) > 0]
     counts = {
-        "active_humans": len(table),
+        "active_humans": len(humans),
+        "active_bots": len(bots),
         "judged": judged,
         "inactive": len(inactive),
+        "inactive_bots": len(inactive) - len(inactive_humans),
         "new": int((in_roles["status"] == "new").sum()),
         "invitations_of_inactive": sum(len(invites.get(int(i), [])) for i in inactive.index),
         "deactivated": len(deactivated),
@@ -233,7 +269,12 @@ def inactive_users(
         "counts": counts,
         "ratios": {"inactive_share": share},
         "thresholds": {"max_inactive_share": max_inactive_share},
-        "options": {"inactive_days": inactive_days, "roles": judged_roles, "dry_run": dry_run},
+        "options": {
+            "inactive_days": inactive_days,
+            "roles": judged_roles,
+            "include_bots": include_bots,
+            "dry_run": dry_run,
+        },
         "savings": savings[0],
         "inactive_user_ids": [int(i) for i in inactive.index],
         "deactivated_user_ids": deactivated,
@@ -247,6 +288,16 @@ def inactive_users(
         summary=summary,
         tables={"users": table, "by_role": by_role},
     )
+
+
+def _owner(user: User, by_id: Mapping[int, User]) -> str:
+    """A bot's owner as shown: the name, ``(deactivated)`` when so; empty for people."""
+    if not user.is_bot or user.bot_owner_id is None:
+        return ""
+    owner = by_id.get(user.bot_owner_id)
+    if owner is None:
+        return f"user {user.bot_owner_id}"
+    return owner.full_name + ("" if owner.is_active else " (deactivated)")
 
 
 def _last_seen(client: Client, humans: Sequence[Any]) -> dict[int, int]:

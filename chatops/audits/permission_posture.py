@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_SENSITIVE_SETTINGS",
     "SNAPSHOT_NAME",
+    "group_settings",
     "permission_posture",
     "posture_snapshot",
     "write_snapshot",
@@ -99,6 +100,30 @@ def _describe(value: Any, groups: Mapping[int, Mapping[str, Any]]) -> str:
     parts = [f"user {u}" for u in value.get("direct_members", []) or []]
     parts += [_describe(int(g), groups) for g in value.get("direct_subgroups", []) or []]
     return "{" + ", ".join(parts) + "}"
+
+
+def group_settings(
+    realm: Mapping[str, Any], channels: Sequence[Mapping[str, Any]]
+) -> list[tuple[str, str, int | None, str, Any]]:
+    """Every group-valued setting of the organization and of each non-archived channel.
+
+    ``realm`` is the ``POST /register`` state, ``channels`` raw ``GET /streams`` records. One
+    ``(scope, where, stream_id, setting, value)`` per setting: scope ``organization`` (where
+    ``organization``, stream_id None, the name without ``realm_``) or ``channel`` (where
+    ``#name``), channels by name.
+    """
+    found: list[tuple[str, str, int | None, str, Any]] = []
+    for key, value in sorted(realm.items()):
+        if key.startswith("realm_") and key.endswith(("_group", "_groups")):
+            if _is_group_value(value):
+                found.append(("organization", "organization", None, key[len("realm_") :], value))
+    for ch in sorted(channels, key=lambda c: str(c["name"]).lower()):
+        if ch.get("is_archived"):
+            continue
+        for key, value in sorted(ch.items()):
+            if key.startswith("can_") and key.endswith("_group") and _is_group_value(value):
+                found.append(("channel", f"#{ch['name']}", int(ch["stream_id"]), key, value))
+    return found
 
 
 def permission_posture(
@@ -154,18 +179,7 @@ def permission_posture(
     realm = client.server.register()
     channels = client.get("/streams", params={"include_all": True}).get("streams", [])
 
-    found: list[tuple[str, str, int | None, str, Any]] = []
-    for key, value in sorted(realm.items()):
-        if key.startswith("realm_") and key.endswith(("_group", "_groups")):
-            if _is_group_value(value):
-                found.append(("organization", "organization", None, key[len("realm_") :], value))
-    for ch in sorted(channels, key=lambda c: str(c["name"]).lower()):
-        if ch.get("is_archived"):
-            continue
-        for key, value in sorted(ch.items()):
-            if key.startswith("can_") and key.endswith("_group") and _is_group_value(value):
-                found.append(("channel", f"#{ch['name']}", int(ch["stream_id"]), key, value))
-
+    found = group_settings(realm, channels)
     table_rows: list[dict[str, Any]] = []
     rows: list[dict[str, str]] = []
     exposed: list[str] = []

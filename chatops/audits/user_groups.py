@@ -5,6 +5,25 @@ endpoint acts, so it is never called in a dry run): an organization setting (``r
 from ``POST /register``), a channel setting (``can_*_group`` from ``GET /streams``), another
 group's setting (``can_*_group``), or membership as a subgroup of another active group.
 
+A group no setting or group uses may still be in use as a mention: the audit reads the
+messages of the last ``stale_days`` days that its account can read (newest first, at most
+``max_messages``; run it as an administrator subscribed to the channels) for ``@*group*`` and
+silent ``@_*group*`` mentions. Only a group that is both unused and not mentioned in that
+window is reported as unused (``info``, ``warning`` when it is also empty), with the call that
+deactivates it; the ``groups`` table gives each group's last mention in the window.
+
+A setting of the organization or of a channel granted to a custom group (directly or inside an
+anonymous group) that reaches more than ``max_group_size_ratio`` of the active humans is
+reported (``info``): the group no longer restricts much. The settings granted to the role
+groups are :mod:`permission_posture`'s, which judges them by how sensitive they are; the
+setting list and the resolution of a setting to its members are shared with it.
+
+The ``graph`` table is the edge list of subgroup edges (supergroup -> subgroup) and permission
+edges (group -> the organization, channel or group whose setting names it). The real server
+refuses a subgroup that would make a cycle, so a cycle cannot occur in its data; the audit
+checks anyway (:func:`subgroup_cycles`) and reports one as a ``warning``, since members of a
+cycle resolve to each other's members and a data import or another server could bring one.
+
 A group with active members may still list deactivated users (Zulip keeps them); each such
 group is a finding whose call removes them (``POST /user_groups/{id}/members`` with
 ``delete``). With ``min_members`` above 1, a group with fewer active members than that is
@@ -15,7 +34,7 @@ One threshold, with a default the demo organization passes:
 - ``max_empty_groups`` (1): fail when more active non-system groups than this have no active
   member (none at all, or only deactivated users). ``-1`` switches the check off.
 
-With ``dry_run=False`` every unused non-system group is deactivated
+With ``dry_run=False`` every unused (and unmentioned) non-system group is deactivated
 (``POST /user_groups/{id}/deactivate``) and deactivated users are removed from groups that have
 active members; empty groups that are still used are only reported,
 since someone has to choose their new members.
@@ -24,20 +43,31 @@ since someone has to choose their new members.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+import networkx as nx
 import pandas as pd
 
 from ..types import UserGroup
 from ._result import AuditResult, findings_frame
+from .guest_access import resolve_group_setting
+from .overview import DEFAULT_MAX_MESSAGES, _recent_messages, _utc
+from .permission_posture import _describe, group_settings
 
 if TYPE_CHECKING:
     from .._client import Client
 
-__all__ = ["user_groups", "group_usages"]
+__all__ = ["group_mentions", "graph_edges", "group_usages", "subgroup_cycles", "user_groups"]
+
+#: ``@*name*`` and the silent ``@_*name*``; ``@**name**`` (a person) does not match
+GROUP_MENTION = re.compile(r"@_?\*([^*\n]+)\*")
+#: fenced code blocks and inline code, where the server renders no mention
+_CODE = re.compile(r"^(```|~~~).*?(^\1|\Z)|`[^`\n]*`", re.MULTILINE | re.DOTALL)
+GRAPH_COLUMNS = ["source", "target", "kind", "setting"]
 
 
 def _setting_group_ids(value: Any) -> list[int]:
@@ -115,11 +145,86 @@ def _all_members(gid: int, by_id: dict[int, UserGroup]) -> set[int]:
     return members
 
 
+def group_mentions(
+    messages: Iterable[tuple[int, str]], names: Iterable[str]
+) -> dict[str, tuple[int, int]]:
+    """``{group name: (mentions, last timestamp)}`` of the groups ``messages`` mention.
+
+    ``messages`` are ``(timestamp, raw Markdown content)`` pairs; names match without regard
+    to case, as the server's do; code blocks and inline code mention nobody. Groups never
+    mentioned are left out.
+    """
+    by_lower = {n.lower(): n for n in names}
+    out: dict[str, tuple[int, int]] = {}
+    for timestamp, content in messages:
+        for match in {m.strip().lower() for m in GROUP_MENTION.findall(_CODE.sub(" ", content))}:
+            name = by_lower.get(match)
+            if name is not None:
+                count, last = out.get(name, (0, 0))
+                out[name] = (count + 1, max(last, timestamp))
+    return out
+
+
+def graph_edges(usages: Sequence[Mapping[str, Any]], names: Mapping[int, str]) -> pd.DataFrame:
+    """The subgroup and permission edges of :func:`group_usages` rows, as an edge list.
+
+    A subgroup edge goes from the supergroup to the subgroup; a permission edge from the group
+    to what its setting belongs to (``organization``, ``#channel`` or ``@group``), the setting
+    named. Groups are ``@name``; rows of groups not in ``names`` are left out.
+    """
+    rows: list[dict[str, str]] = []
+    for u in usages:
+        gid = int(u["group_id"])
+        if gid not in names:
+            continue
+        group = f"@{names[gid]}"
+        if u["kind"] == "subgroup":
+            rows.append(
+                {"source": f"@{u['where']}", "target": group, "kind": "subgroup", "setting": ""}
+            )
+        else:
+            target = f"@{u['where']}" if u["kind"] == "group" else str(u["where"])
+            rows.append(
+                {"source": group, "target": target, "kind": "permission", "setting": u["setting"]}
+            )
+    return pd.DataFrame(rows, columns=GRAPH_COLUMNS)
+
+
+def edge_graph(edges: pd.DataFrame) -> nx.MultiDiGraph:
+    """The :func:`graph_edges` table as a networkx multigraph (one edge per row)."""
+    graph = nx.MultiDiGraph()
+    for r in edges.to_dict("records"):
+        graph.add_edge(r["source"], r["target"], kind=r["kind"], setting=r["setting"])
+    return graph
+
+
+def subgroup_cycles(groups: Sequence[Mapping[str, Any]]) -> list[list[int]]:
+    """The cycles of subgroup edges among ``groups`` (raw records: ``id``,
+    ``direct_subgroup_ids``), each as group ids from its smallest, in order.
+
+    The real server refuses a subgroup that would close a cycle, so its data has none; this is
+    the check that it does not.
+    """
+    graph = nx.DiGraph()
+    for g in groups:
+        graph.add_node(int(g["id"]))
+        for sub in g.get("direct_subgroup_ids", []) or []:
+            graph.add_edge(int(g["id"]), int(sub))
+    cycles: list[list[int]] = []
+    for cycle in nx.simple_cycles(graph):
+        start = cycle.index(min(cycle))
+        cycles.append([int(c) for c in cycle[start:] + cycle[:start]])
+    return sorted(cycles)
+
+
 def user_groups(
     client: Client,
     *,
     max_empty_groups: int = 1,
     min_members: int = 1,
+    stale_days: int = 180,
+    max_messages: int = DEFAULT_MAX_MESSAGES,
+    max_group_size_ratio: float = 0.5,
     now: datetime | None = None,
     dry_run: bool = True,
 ) -> AuditResult:
@@ -131,22 +236,47 @@ def user_groups(
             member; ``-1`` disables the check.
         min_members: report non-system groups with at least one but fewer than this many
             active members as small; 0 or 1 switches the check off.
+        stale_days: a group no setting or group uses is unused when no message of this many
+            days mentions it.
+        max_messages: read at most this many messages of history for mentions, newest first.
+        max_group_size_ratio: report organization and channel settings granted to a custom
+            group that reach more than this share (0 to 1) of the active humans; ``-1``
+            disables the check.
         now: when the audit is dated; default the current time.
         dry_run: when False, deactivate every unused non-system group and remove deactivated
             users from the groups that have active members.
 
-    Tables: ``groups`` (one row per active group), ``usages`` (where each group is used).
+    Tables: ``groups`` (one row per active group), ``usages`` (where each group is used),
+    ``graph`` (subgroup and permission edges, see :func:`graph_edges`).
     """
     if min_members < 0:
         raise ValueError(f"min_members must be at least 0, not {min_members}")
-    generated = now or datetime.now(UTC)
+    if stale_days < 1:
+        raise ValueError(f"stale_days must be at least 1, not {stale_days}")
+    if max_messages < 1:
+        raise ValueError(f"max_messages must be at least 1, not {max_messages}")
+    if not (max_group_size_ratio == -1 or 0 <= max_group_size_ratio <= 1):
+        raise ValueError(
+            f"max_group_size_ratio must be between 0 and 1, or -1, not {max_group_size_ratio}"
+        )
+    generated = _utc(now)
     raw_groups = _raw(client, "/user_groups", "user_groups", {})
     groups = [msgspec.convert(g, UserGroup) for g in raw_groups if not g.get("deactivated", False)]
     by_id = {g.id: g for g in groups}
-    active_users = {u.user_id for u in client.users.list() if u.is_active}
+    raw_by_id = {int(g["id"]): g for g in raw_groups}
+    users = client.users.list()
+    active_users = {u.user_id for u in users if u.is_active}
+    humans = {u.user_id for u in users if u.is_active and not u.is_bot}
     realm = client.server.register()
     channels = _raw(client, "/streams", "streams", {"include_all": True})
     usages = [u for u in group_usages(raw_groups, realm, channels) if u["group_id"] in by_id]
+
+    cutoff = generated - timedelta(days=stale_days)
+    messages, truncated = _recent_messages(client, since=cutoff, limit=max_messages)
+    mentions = group_mentions(
+        ((m.timestamp, m.content) for m in messages if m.timestamp <= generated.timestamp()),
+        [g.name for g in groups],
+    )
 
     used_in: dict[int, list[str]] = {}
     for u in usages:
@@ -176,6 +306,12 @@ def user_groups(
                 "uses": len(where),
                 "used_in": ", ".join(where[:5])
                 + (f", ... (+{len(where) - 5})" if len(where) > 5 else ""),
+                "mentions": mentions.get(g.name, (0, 0))[0],
+                "last_mention": (
+                    pd.Timestamp(mentions[g.name][1], unit="s", tz="UTC")
+                    if g.name in mentions
+                    else None
+                ),
             }
         )
         if g.is_system_group:
@@ -185,10 +321,14 @@ def user_groups(
             flags.append("has no members")
         elif not active:
             flags.append(f"has only deactivated members ({len(members)})")
-        if flags:
+        is_empty = bool(flags)
+        if is_empty:
             empty.append(g)
-        if not where:
-            flags.append("is not used by any setting or group")
+        stale = not where and g.name not in mentions
+        if stale:
+            flags.append(
+                f"is not used by any setting or group, nor mentioned in the last {stale_days} days"
+            )
             unused.append(g)
         gone = sorted(set(g.members) - active_users)
         if active and gone:
@@ -216,14 +356,49 @@ def user_groups(
         if not flags:
             continue
         finding = "; ".join(flags)
-        if not where:
+        if stale:
             action = "Deactivate the group (nothing uses it)"
             call = f"POST /api/v1/user_groups/{g.id}/deactivate"
-        else:
+        elif where:
             finding += f"; used in {', '.join(where)}"
             action = "Add active members, or replace the group in the settings that use it"
             call = f"POST /api/v1/user_groups/{g.id}/members add=[user_id, ...]"
-        rows.append(_row("warning", f"@{g.name}", finding, action, call))
+        else:
+            count, last = mentions[g.name]
+            day = pd.Timestamp(last, unit="s", tz="UTC").strftime("%Y-%m-%d")
+            finding += f"; mentioned {count} times in the last {stale_days} days, last on {day}"
+            action = "Add active members, since people mention the group"
+            call = f"POST /api/v1/user_groups/{g.id}/members add=[user_id, ...]"
+        rows.append(_row("warning" if is_empty else "info", f"@{g.name}", finding, action, call))
+
+    huge = _huge_group_rows(
+        group_settings(realm, channels), by_id, raw_by_id, humans, max_group_size_ratio
+    )
+    rows.extend(huge)
+    names = {g.id: g.name for g in groups}
+    cycles = subgroup_cycles([raw_by_id[g.id] for g in groups])
+    for cycle in cycles:
+        path = " -> ".join(f"@{names[c]}" for c in [*cycle, cycle[0]])
+        rows.append(
+            _row(
+                "warning",
+                path,
+                "subgroups form a cycle, so each group's members include all the others'",
+                "Remove one of the subgroup links of the cycle",
+                f"POST /api/v1/user_groups/{cycle[-1]}/subgroups delete=[{cycle[0]}]",
+            )
+        )
+    if truncated:
+        rows.append(
+            _row(
+                "warning",
+                "coverage",
+                f"mention scan stopped at max_messages={max_messages} before the window of "
+                f"{stale_days} days began; some groups may look unmentioned",
+                "Raise max_messages for complete mentions",
+                "GET /api/v1/messages anchor=newest",
+            )
+        )
 
     failed: list[str] = []
     if max_empty_groups >= 0 and len(empty) > max_empty_groups:
@@ -261,8 +436,11 @@ def user_groups(
             "subgroups",
             "uses",
             "used_in",
+            "mentions",
+            "last_mention",
         ],
     ).set_index("group_id")
+    groups_table["last_mention"] = pd.to_datetime(groups_table["last_mention"], utc=True)
     usage_table = pd.DataFrame(usages, columns=["group_id", "kind", "where", "setting"])
     usage_table.insert(1, "group", [by_id[int(i)].name for i in usage_table["group_id"]])
     summary: dict[str, Any] = {
@@ -278,11 +456,22 @@ def user_groups(
             "small_groups": len(small),
             "groups_with_deactivated_members": len(with_deactivated),
             "usages": len(usages),
+            "mentioned_groups": len(mentions),
+            "messages_scanned": len(messages),
+            "huge_group_settings": len(huge),
+            "subgroup_cycles": len(cycles),
             "findings": len(rows),
             "deactivated_now": len(deactivated),
             "cleaned_now": len(cleaned),
         },
-        "thresholds": {"max_empty_groups": max_empty_groups, "min_members": min_members},
+        "thresholds": {
+            "max_empty_groups": max_empty_groups,
+            "min_members": min_members,
+            "stale_days": stale_days,
+            "max_group_size_ratio": max_group_size_ratio,
+        },
+        "mention_window": {"since": cutoff.isoformat(), "until": generated.isoformat()},
+        "truncated": truncated,
         "dry_run": dry_run,
         "deactivated_group_ids": deactivated,
         "cleaned_group_ids": cleaned,
@@ -292,8 +481,49 @@ def user_groups(
     return AuditResult(
         findings=findings_frame(rows),
         summary=summary,
-        tables={"groups": groups_table, "usages": usage_table},
+        tables={
+            "groups": groups_table,
+            "usages": usage_table,
+            "graph": graph_edges(usages, names),
+        },
     )
+
+
+def _huge_group_rows(
+    settings: Sequence[tuple[str, str, int | None, str, Any]],
+    by_id: Mapping[int, UserGroup],
+    raw_by_id: Mapping[int, Mapping[str, Any]],
+    humans: set[int],
+    ratio: float,
+) -> list[dict[str, str]]:
+    """One ``info`` row per setting granted to a custom group that reaches more than ``ratio``
+    of ``humans`` (the wording of :mod:`permission_posture`'s size check)."""
+    rows: list[dict[str, str]] = []
+    if ratio < 0 or not humans:
+        return rows
+    for _scope, where, stream_id, name, value in settings:
+        named = [value] if isinstance(value, int) else value.get("direct_subgroups", []) or []
+        custom = [int(g) for g in named if int(g) in by_id and not by_id[int(g)].is_system_group]
+        if not custom:
+            continue
+        reached = resolve_group_setting(value, raw_by_id) & humans
+        share = len(reached) / len(humans)
+        if share <= ratio:
+            continue
+        path = "/api/v1/realm" if stream_id is None else f"/api/v1/streams/{stream_id}"
+        rows.append(
+            _row(
+                "info",
+                f"{where}: {name}",
+                f"setting reaches {share:.0%} of the organization through custom groups "
+                f"({_describe(value, raw_by_id)}, {len(reached)} people); the limit is "
+                f"{ratio:.0%}",
+                "Check that the group is meant to be this broad, or set the setting to a "
+                "smaller group",
+                f'PATCH {path} {name}={{"new": {{group_id}}}}',
+            )
+        )
+    return rows
 
 
 def _raw(client: Client, path: str, key: str, params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -154,8 +156,8 @@ def test_invitations_of_inactive_accounts_and_seat_savings(
     rows = result.findings[result.findings["subject"].str.startswith("Idle Ivy")]
     assert rows[["finding", "api_call"]].values.tolist() == [
         [
-            "member with no message in the last 90 days; deactivating also deactivates 1 bots "
-            "it owns",
+            "member with no message and not seen in the last 90 days; deactivating also "
+            "deactivates 1 bots it owns",
             f"DELETE /api/v1/users/{ivy}",
         ],
         *[
@@ -225,3 +227,150 @@ def test_dry_run_false_deactivates_them(sb: Sandbox, admin_client: chatops.Clien
         == 1
     )
     assert inactive_users(admin_client).summary["inactive_user_ids"] == []
+
+
+def test_include_bots_judges_bots_by_their_last_message(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "org", size="small", seed=11) as org,
+        chatops.Client.from_zuliprc(org.zuliprc("admin")) as admin,
+    ):
+        store = org.store
+        everyone = admin.users.list()
+        bots = {u.full_name: u for u in everyone if u.is_bot and u.is_active}
+        assert set(bots) == {"Helper Bot", "Webhook Bot"}  # the demo's two
+        helper, webhook = bots["Helper Bot"], bots["Webhook Bot"]
+        owner = next(u.full_name for u in everyone if u.user_id == helper.bot_owner_id)
+        # set-up: Webhook Bot's owner is a deactivated guest (deactivating first, since that
+        # deactivates the person's bots)
+        quinn = _uid(org, "quinn.sato@demo.chatops.test")
+        admin.users.deactivate(quinn)
+        store.execute("UPDATE users SET bot_owner_id = ? WHERE id = ?", [quinn, webhook.user_id])
+        key = store.scalar("SELECT api_key FROM users WHERE id = ?", [helper.user_id])
+        channel = admin.channels.list()[0].stream_id
+        with chatops.Client(site=org.site, email=helper.email, api_key=key) as bot:
+            sent = bot.messages.send_to_channel(channel, "alerts", "all green")
+        ts = int(store.scalar("SELECT timestamp FROM messages WHERE id = ?", [sent.id]))
+        fresh = admin.users.create_bot(full_name="Fresh Bot", short_name="freshbot")
+        # set-up: two bots a year old, one with no owner, one owned by an inactive guest
+        orphan = admin.users.create_bot(full_name="Orphan Bot", short_name="orphan")
+        kept = admin.users.create_bot(full_name="Ximena's Bot", short_name="ximena")
+        ximena = next(u.user_id for u in everyone if u.full_name == "Ximena Ueda")
+        assert ximena in off_ids(admin)
+        store.execute("UPDATE users SET bot_owner_id = NULL WHERE id = ?", [orphan.user_id])
+        store.execute("UPDATE users SET bot_owner_id = ? WHERE id = ?", [ximena, kept.user_id])
+        store.execute(
+            "UPDATE users SET date_joined = date_joined - ? WHERE id IN (?, ?)",
+            [365 * DAY, orphan.user_id, kept.user_id],
+        )
+        emails = {u.user_id: u.email for u in admin.users.list()}
+
+        def year_old_rows(days: int = 90) -> list[list[str]]:
+            return [
+                [
+                    "warning",
+                    f"Orphan Bot <{emails[orphan.user_id]}>",
+                    f"bot with no owner and no message in the last {days} days",
+                    f"DELETE /api/v1/bots/{orphan.user_id}",
+                ],
+                [
+                    "warning",
+                    f"Ximena's Bot <{emails[kept.user_id]}>",
+                    f"bot owned by Ximena Ueda with no message in the last {days} days",
+                    f"DELETE /api/v1/bots/{kept.user_id}",
+                ],
+            ]
+
+        def webhook_row(days: int = 90) -> list[str]:
+            return [
+                "warning",
+                f"Webhook Bot <{webhook.email}>",
+                f"bot owned by Quinn Sato (deactivated) with no message in the last {days} days",
+                f"DELETE /api/v1/bots/{webhook.user_id}",
+            ]
+
+        def bot_rows(result: object) -> list[list[str]]:
+            f = result.findings  # type: ignore[attr-defined]
+            return f[f["api_call"].str.startswith("DELETE /api/v1/bots/")][
+                ["severity", "subject", "finding", "api_call"]
+            ].values.tolist()
+
+        with unchanged(store):
+            off = inactive_users(admin, seat_cost=10)
+            on = inactive_users(admin, include_bots=True, seat_cost=10)
+        # the default leaves bots out: nothing found about them
+        assert bot_rows(off) == []
+        assert not off.tables["users"]["is_bot"].any()
+        assert "bot" not in off.tables["by_role"].index
+        assert bot_rows(on) == by_subject([*year_old_rows(), webhook_row()])
+        users = on.tables["users"]
+        assert users.loc[helper.user_id, ["status", "messages", "bot_owner"]].tolist() == [
+            "active",
+            1,
+            owner,
+        ]
+        assert users.loc[helper.user_id, "last_message_at"].timestamp() == ts
+        assert users.loc[fresh.user_id, "status"] == "new"
+        assert users.loc[webhook.user_id, "bot_owner"] == "Quinn Sato (deactivated)"
+        assert on.tables["by_role"].loc["bot"].to_dict() == {"active": 1, "inactive": 3, "new": 1}
+        assert on.summary["counts"]["judged"] == off.summary["counts"]["judged"] + 4
+        assert on.summary["counts"]["inactive_bots"] == 3
+        assert on.summary["inactive_user_ids"] == sorted(
+            [*off.summary["inactive_user_ids"], webhook.user_id, orphan.user_id, kept.user_id]
+        )
+        # bots cost no seat
+        assert on.summary["savings"] == off.summary["savings"]
+        # whatever roles says, bots are judged
+        guests = inactive_users(admin, include_bots=True, roles=[600])
+        assert bot_rows(guests) == by_subject([*year_old_rows(), webhook_row()])
+        assert sorted(guests.tables["by_role"].index) == ["bot", "guest"]
+
+        # edges of inactive_days: a message exactly inactive_days old still counts
+        later = datetime.fromtimestamp(ts + 30 * DAY, UTC)
+        at_edge = inactive_users(admin, include_bots=True, inactive_days=30, now=later)
+        assert at_edge.tables["users"].loc[helper.user_id, "status"] == "active"
+        past = inactive_users(admin, include_bots=True, inactive_days=29, now=later)
+        # ... and Fresh Bot, a month old by then, is judged too
+        fresh_email = next(u.email for u in admin.users.list() if u.user_id == fresh.user_id)
+        assert bot_rows(past) == by_subject(
+            [
+                [
+                    "warning",
+                    f"Fresh Bot <{fresh_email}>",
+                    f"bot owned by {owner} with no message in the last 29 days",
+                    f"DELETE /api/v1/bots/{fresh.user_id}",
+                ],
+                [
+                    "warning",
+                    f"Helper Bot <{helper.email}>",
+                    f"bot owned by {owner} with no message in the last 29 days",
+                    f"DELETE /api/v1/bots/{helper.user_id}",
+                ],
+                *year_old_rows(29),
+                webhook_row(29),
+            ]
+        )
+
+        # Ximena goes first and takes her bot with her; the other two are deactivated as bots
+        done = inactive_users(admin, include_bots=True, dry_run=False)
+        gone = [ximena, webhook.user_id, orphan.user_id, kept.user_id]
+        assert set(gone) <= set(done.summary["deactivated_user_ids"])
+        for uid in gone:
+            assert store.scalar("SELECT is_active FROM users WHERE id = ?", [uid]) == 0
+        assert store.scalar("SELECT is_active FROM users WHERE id = ?", [helper.user_id]) == 1
+        after = inactive_users(admin, include_bots=True)
+        assert bot_rows(after) == []
+        assert after.tables["by_role"].loc["bot"].to_dict() == {
+            "active": 1,
+            "inactive": 0,
+            "new": 1,
+        }
+
+
+def off_ids(admin: chatops.Client) -> list[int]:
+    """The accounts the default run finds inactive."""
+    return list(inactive_users(admin).summary["inactive_user_ids"])
+
+
+def by_subject(rows: list[list[str]]) -> list[list[str]]:
+    """Finding rows in the order the audit gives them (by severity, then subject)."""
+    return sorted(rows, key=lambda r: (r[0], r[1]))

@@ -24,6 +24,10 @@ from chatops.sandbox import Sandbox
         ({"bots": {"max_orphaned_bots": -2}}, "max_orphaned_bots of bots must be at least -1"),
         ({"org_overview": {"max_guest_share": 1.5}}, "-1 (off) or between 0 and 1"),
         ({"uploads": {"min_size_mb": float("nan")}}, "min_size_mb of uploads must be more than 0"),
+        ({"user_groups": {"stale_days": 0}}, "stale_days of user_groups must be at least 1, not 0"),
+        ({"user_groups": {"max_messages": 0}}, "max_messages of user_groups must be at least 1"),
+        ({"user_groups": {"max_group_size_ratio": 1.01}}, "-1 (off) or between 0 and 1"),
+        ({"user_groups": {"max_group_size_ratio": -0.5}}, "-1 (off) or between 0 and 1"),
     ],
 )
 def test_parameters_out_of_range_are_one_line(
@@ -40,8 +44,12 @@ def test_parameters_in_range_and_unknown_ones_pass() -> None:
             "org_overview": {"days": 1, "max_guest_share": -1, "max_messages": 10},
             "channel_hygiene": {"similarity": 1.0, "name_regex": "x", "dry_run": True},
             "bots": {"max_orphaned_bots": -1},
+            "user_groups": {"stale_days": 1, "max_messages": 1, "max_group_size_ratio": -1},
+            "inactive_users": {"include_bots": True, "inactive_days": 1},
         }
     )
+    for ratio in (0, 1):
+        check_parameters({"user_groups": {"max_group_size_ratio": ratio}})
 
 
 def test_good_credentials_pass_quickly(sandbox: Sandbox) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 import chatops
 from chatops.audits import FINDING_COLUMNS, user_groups
 from chatops.sandbox import Sandbox
-from tests.conftest import group_id, unchanged
+from tests.conftest import age_messages, group_id, unchanged
 
 
 def _ids(client: chatops.Client) -> dict[str, int]:
@@ -72,7 +73,7 @@ def test_user_groups_findings_and_deactivation(
     assert rows == [
         [
             "@alumni",
-            "has no members; is not used by any setting or group",
+            "has no members; is not used by any setting or group, nor mentioned in the last 180 days",
             f"POST /api/v1/user_groups/{ids['alumni']}/deactivate",
         ],
         [
@@ -87,7 +88,7 @@ def test_user_groups_findings_and_deactivation(
         ],
         [
             "@mentioners",
-            "is not used by any setting or group",
+            "is not used by any setting or group, nor mentioned in the last 180 days",
             f"POST /api/v1/user_groups/{ids['mentioners']}/deactivate",
         ],
     ]
@@ -203,4 +204,266 @@ def test_deactivated_members_and_small_groups(tmp_path: Path) -> None:
         assert members[mixed] == [a]
         # the unused uses-* groups went too (dry_run=False deactivates unused groups)
         after = rows(user_groups(admin, min_members=0, max_empty_groups=-1))
-        assert [r[2] for r in after] == ["is not used by any setting or group"] * 3
+        assert [r[2] for r in after] == [
+            "is not used by any setting or group, nor mentioned in the last 180 days"
+        ] * 3
+
+
+def _ours(result: object, subjects: set[str]) -> list[list[str]]:
+    f = result.findings  # type: ignore[attr-defined]
+    return f[f["subject"].isin(subjects)][
+        ["severity", "subject", "finding", "api_call"]
+    ].values.tolist()
+
+
+def test_mentions_keep_unused_groups_and_stale_days_edges(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "org", seed=21) as sb,
+        chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin,
+    ):
+        me = admin.users.me().user_id
+        quiet = admin.user_groups.create("quiet", members=[me])
+        hushed = admin.user_groups.create("Hushed", members=[me])
+        talked = admin.user_groups.create("talked", members=[me])
+        channel = admin.channels.list()[0].stream_id
+        # a silent mention, named in another case, then the newest message: a plain one; a
+        # person-style mention of a group's name is not a group mention
+        older = admin.messages.send_to_channel(channel, "audit", "ping @_*hushed* and @**quiet**")
+        sent = admin.messages.send_to_channel(channel, "audit", "hello @*talked*")
+        age_messages(sb.store, [older.id], 100)  # set-up: the silent mention is older
+        ts = int(sb.store.scalar("SELECT timestamp FROM messages WHERE id = ?", [sent.id]))
+        ours = {"@quiet", "@Hushed", "@talked"}
+
+        def stale(gid: int, name: str, days: int) -> list[str]:
+            return [
+                "info",
+                f"@{name}",
+                f"is not used by any setting or group, nor mentioned in the last {days} days",
+                f"POST /api/v1/user_groups/{gid}/deactivate",
+            ]
+
+        with unchanged(sb.store):
+            result = user_groups(admin, max_empty_groups=-1)
+        assert _ours(result, ours) == [stale(quiet, "quiet", 180)]
+        table = result.tables["groups"]
+        assert table.loc[talked, "mentions"] == 1
+        assert table.loc[talked, "last_mention"].timestamp() == ts
+        assert table.loc[hushed, "mentions"] == 1
+        assert table.loc[quiet, "mentions"] == 0 and str(table.loc[quiet, "last_mention"]) == "NaT"
+        assert result.summary["counts"]["unused_groups"] == 2  # quiet and the demo's alumni
+
+        # edge: the window is [now - stale_days, now]; a mention exactly stale_days old counts
+        later = datetime.fromtimestamp(ts + 10 * 86400, UTC)
+        at_edge = user_groups(admin, max_empty_groups=-1, stale_days=10, now=later)
+        assert [r[1] for r in _ours(at_edge, ours)] == ["@Hushed", "@quiet"]
+        past = user_groups(admin, max_empty_groups=-1, stale_days=9, now=later)
+        assert _ours(past, {"@talked"}) == [stale(talked, "talked", 9)]
+        # a mention after `now` does not count
+        before = datetime.fromtimestamp(ts - 1, UTC)
+        early = user_groups(admin, max_empty_groups=-1, now=before)
+        assert [r[1] for r in _ours(early, ours)] == ["@quiet", "@talked"]
+
+        # max_messages: 1 reads only the newest message (talked), 2 both
+        one = user_groups(admin, max_empty_groups=-1, max_messages=1)
+        assert [r[1] for r in _ours(one, ours)] == ["@Hushed", "@quiet"]
+        coverage = one.findings[one.findings["subject"] == "coverage"]
+        assert coverage[["severity", "finding"]].values.tolist() == [
+            [
+                "warning",
+                "mention scan stopped at max_messages=1 before the window of 180 days began; "
+                "some groups may look unmentioned",
+            ]
+        ]
+        two = user_groups(admin, max_empty_groups=-1, max_messages=2)
+        assert [r[1] for r in _ours(two, ours)] == ["@quiet"]
+        for bad in ({"stale_days": 0}, {"max_messages": 0}):
+            with pytest.raises(ValueError, match=next(iter(bad))):
+                user_groups(admin, **bad)  # type: ignore[arg-type]
+
+        # with dry_run=False only the unused and unmentioned groups go
+        done = user_groups(admin, max_empty_groups=-1, dry_run=False)
+        assert sorted(done.summary["deactivated_group_ids"]) == sorted(
+            [quiet, group_id(sb.store, "alumni")]
+        )
+        assert {"Hushed", "talked"} <= set(_ids(admin))
+
+
+def test_an_empty_group_that_people_mention_keeps_its_members_call(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "org", seed=21) as sb,
+        chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin,
+    ):
+        nobody = admin.user_groups.create("nobody-home", members=[])
+        channel = admin.channels.list()[0].stream_id
+        sent = admin.messages.send_to_channel(channel, "audit", "@*nobody-home* anyone?")
+        ts = int(sb.store.scalar("SELECT timestamp FROM messages WHERE id = ?", [sent.id]))
+        day = datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+        result = user_groups(admin, max_empty_groups=-1)
+        assert _ours(result, {"@nobody-home"}) == [
+            [
+                "warning",
+                "@nobody-home",
+                f"has no members; mentioned 1 times in the last 180 days, last on {day}",
+                f"POST /api/v1/user_groups/{nobody}/members add=[user_id, ...]",
+            ]
+        ]
+
+
+def test_group_mentions_syntax() -> None:
+    from chatops.audits.user_groups import group_mentions
+
+    messages = [
+        (10, "@*Team* and @_*team* again"),  # one message mentions a group once
+        (30, "@**team** is a person; @*other-team* is not a group we know"),
+        (20, "```\n@*team* in code\n``` @_*ops*"),
+        (40, "`@*team*` inline, and\n~~~\n@*ops*\n~~~"),
+        (50, "```\n@*team* in a block never closed"),
+    ]
+    assert group_mentions(messages, ["team", "ops"]) == {"team": (1, 10), "ops": (1, 20)}
+    assert group_mentions([], ["team"]) == {}
+
+
+def test_settings_granted_to_huge_groups_and_ratio_edges(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "org", seed=21) as sb,
+        chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin,
+    ):
+        users = admin.users.list()
+        humans = [u.user_id for u in users if u.is_active and not u.is_bot]
+        bots = [u.user_id for u in users if u.is_active and u.is_bot]
+        n = len(humans)
+        k = n // 2 + 1
+        wide = admin.user_groups.create("wide", members=humans[:k] + bots[:1])
+        channel = admin.channels.list()[0]
+        admin._request(
+            "PATCH",
+            f"/streams/{channel.stream_id}",
+            params={"can_send_message_group": {"new": wide}},
+        )
+        # an anonymous group: the custom group plus one more person
+        admin._request(
+            "PATCH",
+            f"/streams/{channel.stream_id}",
+            params={
+                "can_remove_subscribers_group": {
+                    "new": {"direct_members": [humans[k]], "direct_subgroups": [wide]}
+                }
+            },
+        )
+        where = f"#{channel.name}"
+        subjects = {f"{where}: can_send_message_group", f"{where}: can_remove_subscribers_group"}
+        share = k / n
+
+        def row(setting: str, value: str, people: int, limit: float) -> list[str]:
+            return [
+                "info",
+                f"{where}: {setting}",
+                f"setting reaches {people / n:.0%} of the organization through custom groups "
+                f"({value}, {people} people); the limit is {limit:.0%}",
+                f'PATCH /api/v1/streams/{channel.stream_id} {setting}={{"new": {{group_id}}}}',
+            ]
+
+        with unchanged(sb.store):
+            below = user_groups(admin, max_group_size_ratio=(k - 0.5) / n)
+        assert _ours(below, subjects) == [
+            row(
+                "can_remove_subscribers_group", f"{{user {humans[k]}, wide}}", k + 1, (k - 0.5) / n
+            ),
+            row("can_send_message_group", "wide", k, (k - 0.5) / n),
+        ]
+        # edge: a setting reaching exactly the ratio is not flagged
+        at = user_groups(admin, max_group_size_ratio=share)
+        assert _ours(at, subjects) == [
+            row("can_remove_subscribers_group", f"{{user {humans[k]}, wide}}", k + 1, share)
+        ]
+        assert _ours(user_groups(admin, max_group_size_ratio=(k + 1) / n), subjects) == []
+        assert _ours(user_groups(admin, max_group_size_ratio=-1), subjects) == []
+        # settings granted to role groups are permission_posture's: none of them is here
+        default = user_groups(admin)
+        assert default.summary["counts"]["huge_group_settings"] == 2
+        assert all("role:" not in s for s in default.findings["finding"])
+        for bad in (1.5, -0.5):
+            with pytest.raises(ValueError, match="max_group_size_ratio"):
+                user_groups(admin, max_group_size_ratio=bad)
+
+
+def test_demo_org_has_no_huge_group_settings_nor_cycles(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "demo") as demo,
+        chatops.Client.from_zuliprc(demo.zuliprc("admin")) as client,
+    ):
+        result = user_groups(client)
+    counts = result.summary["counts"]
+    assert counts["huge_group_settings"] == 0 and counts["subgroup_cycles"] == 0
+    graph = result.tables["graph"]
+    assert list(graph.columns) == ["source", "target", "kind", "setting"]
+    assert graph[graph["kind"] == "subgroup"].values.tolist() == [
+        ["@support-team", "@leads", "subgroup", ""]
+    ]
+    leads = graph[(graph["source"] == "@leads") & (graph["kind"] == "permission")]
+    assert leads[["target", "setting"]].values.tolist() == [
+        ["organization", "can_mention_many_users_group"]
+    ]
+
+
+def test_subgroup_cycles_from_a_hand_made_list() -> None:
+    from chatops.audits.user_groups import subgroup_cycles
+
+    # the server refuses these; the check must still see them
+    groups = [
+        {"id": 5, "direct_subgroup_ids": [3]},
+        {"id": 3, "direct_subgroup_ids": [4]},
+        {"id": 4, "direct_subgroup_ids": [5, 6]},
+        {"id": 6, "direct_subgroup_ids": []},
+        {"id": 7, "direct_subgroup_ids": [7]},
+    ]
+    assert subgroup_cycles(groups) == [[3, 4, 5], [7]]
+    assert subgroup_cycles(groups[3:4]) == []
+    assert subgroup_cycles([{"id": 1, "direct_subgroup_ids": [2]}, {"id": 2}]) == []
+
+
+def test_graph_edges_from_hand_made_usages() -> None:
+    from chatops.audits.user_groups import edge_graph, graph_edges
+
+    usages = [
+        {"group_id": 1, "kind": "realm", "where": "organization", "setting": "can_x_group"},
+        {"group_id": 1, "kind": "channel", "where": "#ops", "setting": "can_y_group"},
+        {"group_id": 2, "kind": "group", "where": "one", "setting": "can_mention_group"},
+        {"group_id": 2, "kind": "subgroup", "where": "one", "setting": ""},
+        {"group_id": 9, "kind": "realm", "where": "organization", "setting": "can_z_group"},
+    ]
+    edges = graph_edges(usages, {1: "one", 2: "two"})
+    assert edges.values.tolist() == [
+        ["@one", "organization", "permission", "can_x_group"],
+        ["@one", "#ops", "permission", "can_y_group"],
+        ["@two", "@one", "permission", "can_mention_group"],
+        ["@one", "@two", "subgroup", ""],
+    ]
+    graph = edge_graph(edges)
+    assert graph.number_of_edges() == 4
+    assert sorted(graph.nodes) == ["#ops", "@one", "@two", "organization"]
+    assert graph_edges([], {}).empty
+
+
+def test_a_subgroup_cycle_in_the_data_is_a_finding(tmp_path: Path) -> None:
+    with (
+        Sandbox.start(tmp_path / "org", seed=21) as sb,
+        chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin,
+    ):
+        me = admin.users.me().user_id
+        a = admin.user_groups.create("ring-a", members=[me])
+        b = admin.user_groups.create("ring-b", members=[me], subgroups=[a])
+        # set-up: a cycle the API refuses, written into the store directly
+        sb.store.execute(
+            "INSERT INTO group_subgroups (group_id, subgroup_id) VALUES (?, ?)", [a, b]
+        )
+        result = user_groups(admin, max_empty_groups=-1)
+    assert _ours(result, {"@ring-a -> @ring-b -> @ring-a"}) == [
+        [
+            "warning",
+            "@ring-a -> @ring-b -> @ring-a",
+            "subgroups form a cycle, so each group's members include all the others'",
+            f"POST /api/v1/user_groups/{b}/subgroups delete=[{a}]",
+        ]
+    ]
+    assert result.summary["counts"]["subgroup_cycles"] == 1
