@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import shutil
 import socket
@@ -253,11 +252,6 @@ def serve(
         echo(f"Generated a {size} demo organization (seed {seed}) in {time.monotonic() - t0:.1f}s")
     else:
         echo(f"Using the existing organization in {data_dir}")
-    # What generation left is garbage or lives as long as the server: collect it once and keep
-    # the survivors out of later collections, which would otherwise walk them on every request
-    # that allocates enough to reach the oldest generation.
-    gc.collect()
-    gc.freeze()
     sock = bind_socket(host, port)
     actual_port = sock.getsockname()[1]
     site = f"http://{host}:{actual_port}"
