@@ -316,17 +316,25 @@ class _Syncer:
             key=lambda f: int(f["max_id"]),
             reverse=True,
         )
-        ids: list[pa.Array] = []
-        count = 0
-        for i, f in enumerate(files):
-            ids.append(pq.read_table(self._path(f["path"]), columns=["id"])["id"])
-            count += int(f["rows"])
-            if count >= self.recheck:
-                top = pc.sort_indices(pa.chunked_array(ids), sort_keys=[("", "descending")])
-                nth = int(pa.chunked_array(ids).take(top)[self.recheck - 1].as_py())
-                following = files[i + 1 :]
-                if not following or int(following[0]["max_id"]) < nth:
-                    return nth
+        # The newest ``recheck`` ids seen so far, kept at that size as files are read (newest
+        # files first); once it is full, a file whose newest id is older than its oldest
+        # cannot change it, and neither can any file after it.
+        top: pa.Array | None = None
+        for f in files:
+            if (
+                top is not None
+                and len(top) >= self.recheck
+                and int(f["max_id"]) < pc.min(top).as_py()
+            ):
+                break
+            ids = pq.read_table(self._path(f["path"]), columns=["id"])["id"].combine_chunks()
+            merged = ids if top is None else pa.concat_arrays([top, ids])
+            keep = pc.select_k_unstable(
+                merged, k=min(self.recheck, len(merged)), sort_keys=[("dummy", "descending")]
+            )
+            top = merged.take(keep)
+        if top is not None and len(top) >= self.recheck:
+            return int(pc.min(top).as_py())
         if not files:
             return None
         return int(min(int(f["min_id"]) for f in files))
