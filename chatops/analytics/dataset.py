@@ -27,12 +27,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import fcntl
-import json
 import os
 import re
 import time
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -48,7 +46,10 @@ from .._base_client import RateBudget
 from .._client import AsyncClient, Client
 from .._config import Credentials
 from .._exceptions import ApiError
+from . import _files
+from ._files import SCHEMA_VERSION
 from ._pages import MESSAGE_SCHEMA, decode_page, page_table
+from .realm_export import import_export
 from .records import AnalyticsFrames
 from .schema import RESOLVED_PREFIX, validate
 
@@ -56,8 +57,6 @@ __all__ = ["SCHEMA_VERSION", "Dataset", "SyncStats", "default_cache"]
 
 T = TypeVar("T")
 
-#: Version of the on-disk layout; a cache of another version is refused, never misread.
-SCHEMA_VERSION = 1
 #: The most messages one ``GET /messages`` returns.
 MAX_PAGE = 5000
 _PART = re.compile(r"^part-\d{6}\.parquet$")
@@ -71,90 +70,6 @@ def default_cache(site: str, email: str) -> Path:
     host = re.sub(r"[^A-Za-z0-9._-]+", "_", site.split("://", 1)[-1])
     who = re.sub(r"[^A-Za-z0-9._@-]+", "_", email)
     return root / "chatops" / "datasets" / host / who
-
-
-# -- files ----------------------------------------------------------------------------------
-
-
-def _private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
-    return path
-
-
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through a temporary file in the same folder, then rename it into place."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o600)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-
-
-def _write_parquet(table: pa.Table, path: Path) -> None:
-    _atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
-
-
-def _write_json(data: Any, path: Path) -> None:
-    # compact: an indented dump goes through json's pure-Python encoder, and the manifest is
-    # written after every narrow of a sync
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-
-    def write(tmp: Path) -> None:
-        tmp.write_text(text, encoding="utf-8")
-
-    _atomic_write(path, write)
-
-
-@contextlib.contextmanager
-def _locked(cache: Path) -> Iterator[None]:
-    with open(cache / ".lock", "a+") as fh:
-        os.chmod(cache / ".lock", 0o600)
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RuntimeError(f"another sync is writing {cache}") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
-# -- the manifest ---------------------------------------------------------------------------
-
-
-def _new_manifest(site: str, email: str, content: bool) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "site": site,
-        "email": email,
-        "content": content,
-        "created": int(time.time()),
-        "updated": None,
-        "next_part": 1,
-        "narrows": {},
-        "coverage": {},
-        "last_sync": None,
-    }
-
-
-def _read_manifest(cache: Path) -> dict[str, Any] | None:
-    path = cache / "manifest.json"
-    if not path.exists():
-        return None
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise ValueError(
-            f"{cache} holds a dataset of layout version {version}; this chatops reads version "
-            f"{SCHEMA_VERSION}: sync into a new cache folder"
-        )
-    return data
 
 
 @dataclass
@@ -245,12 +160,12 @@ class _Syncer:
 
     def _save(self) -> None:
         self.m["updated"] = int(time.time())
-        _write_json(self.m, self.cache / "manifest.json")
+        _files.write_json(self.m, self.cache / "manifest.json")
 
     def _new_part(self, key: str) -> str:
         n = int(self.m["next_part"])
         self.m["next_part"] = n + 1
-        folder = _private_dir(_private_dir(self.cache / "messages") / f"narrow={key}")
+        folder = _files.private_dir(_files.private_dir(self.cache / "messages") / f"narrow={key}")
         return str((folder / f"part-{n:06d}.parquet").relative_to(self.cache))
 
     def _commit(self, key: str, table: pa.Table, drop: list[dict[str, Any]]) -> None:
@@ -270,7 +185,7 @@ class _Syncer:
             if not piece.num_rows:
                 continue
             rel = self._new_part(key)
-            _write_parquet(piece, self._path(rel))
+            _files.write_parquet(piece, self._path(rel))
             ids = piece["id"]
             files.append(
                 {
@@ -466,9 +381,9 @@ class _Syncer:
                 [(g.name, u) for g in groups for u in g.members], columns=["name", "user_id"]
             ).astype({"user_id": "Int64"}),
         }
-        folder = _private_dir(self.cache / "tables")
+        folder = _files.private_dir(self.cache / "tables")
         for name, df in tables.items():
-            _write_parquet(
+            _files.write_parquet(
                 pa.Table.from_pandas(df, preserve_index=False), folder / f"{name}.parquet"
             )
         coverage = {
@@ -599,7 +514,7 @@ class Dataset:
 
     def __init__(self, cache: str | os.PathLike[str]) -> None:
         self.cache = Path(cache).expanduser()
-        manifest = _read_manifest(self.cache)
+        manifest = _files.read_manifest(self.cache)
         if manifest is None:
             raise ValueError(f"{self.cache} holds no dataset (no manifest.json): sync first")
         self.manifest = manifest
@@ -648,11 +563,11 @@ class Dataset:
             if cache is not None
             else default_cache(creds.site, creds.email)
         )
-        _private_dir(folder)
-        with _locked(folder):
-            manifest = _read_manifest(folder)
+        _files.private_dir(folder)
+        with _files.locked(folder):
+            manifest = _files.read_manifest(folder)
             if manifest is None:
-                manifest = _new_manifest(creds.site, creds.email, bool(content))
+                manifest = _files.new_manifest(creds.site, creds.email, bool(content))
             elif manifest.get("source", {}).get("kind") == "export":
                 raise ValueError(
                     f"{folder} holds the organization export {manifest['source']['file']}: "
@@ -725,8 +640,6 @@ class Dataset:
         the export is not in Zulip's format, ``ValueError`` for a folder it will not write, and
         ``RuntimeError`` while another sync or import writes the folder.
         """
-        from .realm_export import import_export
-
         return cls(
             import_export(path, cache, content=content, flush_rows=flush_rows, progress=progress)
         )
@@ -819,7 +732,7 @@ class Dataset:
         """Write every frame to ``out`` as ``<name>.parquet`` or ``<name>.csv``; returns the paths."""
         if format not in ("parquet", "csv"):
             raise ValueError(f"format must be parquet or csv, got {format!r}")
-        folder = _private_dir(Path(out).expanduser())
+        folder = _files.private_dir(Path(out).expanduser())
         f = self.frames(content=bool(self.manifest["content"]))
         written = []
         for name in (
@@ -839,9 +752,9 @@ class Dataset:
                 continue
             path = folder / f"{name}.{format}"
             if format == "csv":
-                _atomic_write(path, _csv_writer(df))
+                _files.atomic_write(path, _csv_writer(df))
             else:
-                _write_parquet(pa.Table.from_pandas(df, preserve_index=False), path)
+                _files.write_parquet(pa.Table.from_pandas(df, preserve_index=False), path)
             written.append(path)
         return written
 

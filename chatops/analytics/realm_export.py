@@ -62,7 +62,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import frames as base_frames
-from . import dataset
+from . import _files
 from ._pages import _Message as _PageMessage
 from ._pages import page_table
 from .records import (
@@ -567,11 +567,9 @@ class _Parts:
         table = pa.concat_tables(parts).sort_by("id")
         n = int(self.m["next_part"])
         self.m["next_part"] = n + 1
-        folder = dataset._private_dir(
-            dataset._private_dir(self.root / "messages") / f"narrow={key}"
-        )
+        folder = _files.private_dir(_files.private_dir(self.root / "messages") / f"narrow={key}")
         path = folder / f"part-{n:06d}.parquet"
-        dataset._write_parquet(table, path)
+        _files.write_parquet(table, path)
         ids = table["id"]
         low, high = pc.min(ids).as_py(), pc.max(ids).as_py()
         state = self.m["narrows"][key]
@@ -610,7 +608,7 @@ def _build(source: Path, out: Path, *, content: bool, flush_rows: int, progress:
         exported_at = int(realm_file.stat().st_mtime)
         if not message_files:
             raise MalformedExport(f"{source}: the export has no messages-NNNNNN.json file")
-        manifest = dataset._new_manifest("", "", content)
+        manifest = _files.new_manifest("", "", content)
         manifest["site"] = manifest["email"] = None  # an export has neither
         manifest["source"] = {
             "kind": "export",
@@ -659,9 +657,9 @@ def _build(source: Path, out: Path, *, content: bool, flush_rows: int, progress:
         "subscriptions": subscriptions_frame(realm.stream_members),
         "user_groups": groups,
     }
-    folder = dataset._private_dir(out / "tables")
+    folder = _files.private_dir(out / "tables")
     for name, df in tables.items():
-        dataset._write_parquet(
+        _files.write_parquet(
             pa.Table.from_pandas(df, preserve_index=False), folder / f"{name}.parquet"
         )
     now = int(time.time())
@@ -683,7 +681,7 @@ def _build(source: Path, out: Path, *, content: bool, flush_rows: int, progress:
         "finished": now,
     }
     manifest["updated"] = now
-    dataset._write_json(manifest, out / "manifest.json")
+    _files.write_json(manifest, out / "manifest.json")
 
 
 def _exchange(a: Path, b: Path) -> None:
@@ -708,7 +706,7 @@ def _check_target(cache: Path) -> None:
         raise ValueError(f"{cache} is not a folder")
     if not cache.exists():
         return
-    manifest = dataset._read_manifest(cache)
+    manifest = _files.read_manifest(cache)
     if manifest is None:
         if any(p.name != ".lock" for p in cache.iterdir()):
             raise ValueError(
@@ -751,14 +749,14 @@ def import_export(
     if not source.exists():
         raise MalformedExport(f"{source}: no such file or folder")
     _check_target(target)
-    dataset._private_dir(target)
-    with dataset._locked(target):
+    _files.private_dir(target)
+    with _files.locked(target):
         _check_target(target)  # another import or sync may have written it meanwhile
         for leftover in target.parent.glob(f".{target.name}.import-*"):
             shutil.rmtree(leftover, ignore_errors=True)  # of an import that was killed
         staging = target.parent / f".{target.name}.import-{os.getpid()}"
         try:
-            dataset._private_dir(staging)
+            _files.private_dir(staging)
             _build(source, staging, content=content, flush_rows=flush_rows, progress=progress)
             _exchange(staging, target)
         finally:

@@ -1,0 +1,117 @@
+"""The dataset's files: private folders, atomic writes, the lock, and the manifest.
+
+Shared by the sync (:mod:`.dataset`) and the import of an organization export
+(:mod:`.realm_export`), which write the same layout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "atomic_write",
+    "locked",
+    "new_manifest",
+    "private_dir",
+    "read_manifest",
+    "write_json",
+    "write_parquet",
+]
+
+#: Version of the on-disk layout; a cache of another version is refused, never misread.
+SCHEMA_VERSION = 1
+
+
+# -- files ----------------------------------------------------------------------------------
+
+
+def private_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)
+    return path
+
+
+def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Write through a temporary file in the same folder, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o600)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def write_parquet(table: pa.Table, path: Path) -> None:
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+def write_json(data: Any, path: Path) -> None:
+    # compact: an indented dump goes through json's pure-Python encoder, and the manifest is
+    # written after every narrow of a sync
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
+
+    atomic_write(path, write)
+
+
+@contextlib.contextmanager
+def locked(cache: Path) -> Iterator[None]:
+    with open(cache / ".lock", "a+") as fh:
+        os.chmod(cache / ".lock", 0o600)
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"another sync is writing {cache}") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+# -- the manifest ---------------------------------------------------------------------------
+
+
+def new_manifest(site: str, email: str, content: bool) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "site": site,
+        "email": email,
+        "content": content,
+        "created": int(time.time()),
+        "updated": None,
+        "next_part": 1,
+        "narrows": {},
+        "coverage": {},
+        "last_sync": None,
+    }
+
+
+def read_manifest(cache: Path) -> dict[str, Any] | None:
+    path = cache / "manifest.json"
+    if not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ValueError(
+            f"{cache} holds a dataset of layout version {version}; this chatops reads version "
+            f"{SCHEMA_VERSION}: sync into a new cache folder"
+        )
+    return data
