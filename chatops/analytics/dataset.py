@@ -699,11 +699,24 @@ class Dataset:
         for key, n in self.manifest["narrows"].items():
             for f in n["files"]:
                 t = pq.read_table(self.cache / f["path"], columns=columns, schema=MESSAGE_SCHEMA)
-                parts.append(t.append_column("narrow", pa.array([key] * t.num_rows, pa.string())))
+                narrow = pa.DictionaryArray.from_arrays(
+                    pa.nulls(t.num_rows, pa.int32()).fill_null(0), pa.array([key], pa.string())
+                )
+                parts.append(t.append_column("narrow", narrow.cast(pa.string())))
         if not parts:
             schema = pa.schema([MESSAGE_SCHEMA.field(c) for c in columns])
             return schema.empty_table().append_column("narrow", pa.array([], pa.string()))
-        return pa.concat_tables(parts).sort_by("id")
+        table = pa.concat_tables(parts)
+        del parts
+        # Sorted one column at a time, each original column let go once its sorted copy is
+        # made: the whole table is never held twice.
+        order = pc.sort_indices(table["id"])
+        names = table.column_names
+        sorted_columns = []
+        for name in names:
+            sorted_columns.append(table[name].take(order))
+            table = table.drop_columns([name])
+        return pa.table(sorted_columns, names=names)
 
     def _org_table(self, name: str, kind: str) -> pd.DataFrame | None:
         path = self.cache / "tables" / f"{name}.parquet"
