@@ -172,6 +172,19 @@ def effective_topics_policy(store: Store, stream: Row) -> str:
 
 
 # -- records and access -----------------------------------------------------------------------------
+def _recently_active(store: Store, stream_id: int) -> bool:
+    """Whether the channel's newest message is less than a week old.
+
+    Message ids grow with time, so the newest message is the one with the highest id, which the
+    ``(stream_id, id)`` index finds at once (a scan for any message of the week reads the whole
+    channel when it has none).
+    """
+    newest = store.scalar(
+        "SELECT timestamp FROM messages WHERE stream_id = ? ORDER BY id DESC LIMIT 1", [stream_id]
+    )
+    return newest is not None and int(newest) > int(clock.now()) - 7 * 86400
+
+
 def channel_record(store: Store, stream: Row) -> dict[str, Any]:
     """The channel record of ``GET /streams`` and ``GET /streams/{id}`` (facts 3.7)."""
     retention = stream["message_retention_days"]
@@ -193,12 +206,7 @@ def channel_record(store: Store, stream: Row) -> dict[str, Any]:
         "first_message_id": store.scalar(
             "SELECT min(id) FROM messages WHERE stream_id = ?", [stream["id"]]
         ),
-        "is_recently_active": bool(
-            store.scalar(
-                "SELECT 1 FROM messages WHERE stream_id = ? AND timestamp > ? LIMIT 1",
-                [stream["id"], int(clock.now()) - 7 * 86400],
-            )
-        ),
+        "is_recently_active": _recently_active(store, stream["id"]),
         "stream_weekly_traffic": None,
         "stream_post_policy": 1,
         "is_announcement_only": False,

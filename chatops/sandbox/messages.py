@@ -355,6 +355,16 @@ class Formatter:
         self._streams: dict[int, str] = {}
         self._dm: dict[int, list[dict[str, Any]]] = {}
         self._linkifiers = linkifiers.compiled(store)
+        self._topic_links: dict[str, list[dict[str, str]]] = {}
+
+    def topic_links(self, topic: str) -> list[dict[str, str]]:
+        """A topic's links, matched once per page: a page holds many messages of few topics."""
+        if not self._linkifiers:
+            return []
+        links = self._topic_links.get(topic)
+        if links is None:
+            links = self._topic_links[topic] = linkifiers.topic_links(topic, self._linkifiers)
+        return [dict(link) for link in links] if links else []
 
     def person(self, user_id: int) -> dict[str, Any]:
         p = self._people.get(user_id)
@@ -448,9 +458,7 @@ class Formatter:
             "avatar_url": sender["avatar_url"],
             "reactions": reactions,
             "submessages": [],
-            "topic_links": linkifiers.topic_links(row["topic"], self._linkifiers)
-            if is_stream and self._linkifiers
-            else [],
+            "topic_links": self.topic_links(row["topic"]) if is_stream else [],
         }
         if is_stream:
             record["stream_id"] = row["stream_id"]

@@ -10,7 +10,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.sandbox import user_topics as user_topics_mod
-from tests.conftest import unchanged
+from tests.conftest import age_messages, unchanged
 from tests.sandbox.helpers import assert_error, post, raw, stream_id
 
 
@@ -134,3 +134,26 @@ def test_archived_channel_subscriptions_refused_before_362(old_sandbox: Sandbox)
         assert info.value.code == "BAD_REQUEST"
         with unchanged(sb.store), pytest.raises(chatops.ApiError):
             admin.channels.subscribe(["old-archive"], principals=[sb.accounts["member"].user_id])
+
+
+# -- is_recently_active: the channel's newest message is less than a week old ---------------
+def test_recently_active_follows_the_newest_message(
+    admin: chatops.Client, sandbox: Sandbox
+) -> None:
+    name = "activity check"
+    admin.channels.subscribe([name])
+    sid = stream_id(sandbox, name)
+
+    def active() -> bool:
+        return {c.stream_id: c.is_recently_active for c in admin.channels.list()}[sid]
+
+    assert active() is False  # no message at all
+    old = admin.messages.send_to_channel(name, "t", "old").id
+    age_messages(sandbox.store, [old], 8 * 86400)
+    assert active() is False
+    new = admin.messages.send_to_channel(name, "t", "new").id
+    assert active() is True
+    age_messages(sandbox.store, [new], 6 * 86400)
+    assert active() is True
+    age_messages(sandbox.store, [new], 2 * 86400)  # now eight days old
+    assert active() is False

@@ -231,3 +231,25 @@ def test_where_a_match_may_start_and_end_follows_the_server(
         assert [(t, u) for u, t in links] == expected, text
     for lid in order:
         admin.realm.remove_linkifier(lid)
+
+
+def test_every_message_of_a_topic_on_a_page_has_its_links(
+    fresh_sandbox: Sandbox, admin: chatops.Client, member: chatops.Client
+) -> None:
+    """A page matches each topic once; every message of the topic carries the links."""
+    lid = admin.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://tracker.test/{id}")
+    try:
+        ids = [
+            member.messages.send_to_channel("general", topic, "text").id
+            for topic in ("bug #41", "no link", "bug #41", "bug #41")
+        ]
+        page = member.messages.get(anchor=ids[0], num_before=0, num_after=3).messages
+        assert [m.id for m in page] == ids
+        assert [[link.to_dict() for link in m.topic_links] for m in page] == [
+            [{"text": "#41", "url": "https://tracker.test/41"}],
+            [],
+            [{"text": "#41", "url": "https://tracker.test/41"}],
+            [{"text": "#41", "url": "https://tracker.test/41"}],
+        ]
+    finally:
+        admin.realm.remove_linkifier(lid)
