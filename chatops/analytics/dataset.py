@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -61,6 +62,8 @@ T = TypeVar("T")
 MAX_PAGE = 5000
 _PART = re.compile(r"^part-\d{6}\.parquet$")
 _TABLES = ("users", "channels", "subscriptions", "user_groups")
+#: The message columns the frames make categorical (read dictionary-encoded from the files).
+CATEGORICAL = ("type", "channel", "topic", "sender", "sender_email", "client")
 Source = Client | AsyncClient | Credentials | str | os.PathLike[str]
 
 
@@ -602,7 +605,12 @@ class Dataset:
                     )
                     await syncer.run()
 
-            _run(go())
+            try:
+                _run(go())
+            finally:
+                # The pages' buffers are free now; hand them back to the system rather than
+                # keep them in the allocator's caches, where the frames would sit on top.
+                pa.default_memory_pool().release_unused()
         return cls(folder)
 
     @classmethod
@@ -693,20 +701,35 @@ class Dataset:
         }
 
     def table(self, *, content: bool = False) -> pa.Table:
-        """Every stored message as one Arrow table (with ``narrow``), sorted by id."""
+        """Every stored message as one Arrow table (with ``narrow``), sorted by id.
+
+        The columns the frames make categorical (``narrow`` and :data:`CATEGORICAL`) are read
+        dictionary-encoded, as Parquet stores them: each distinct name is held once.
+        """
         columns = [c for c in MESSAGE_SCHEMA.names if content or c != "content"]
         parts = []
         for key, n in self.manifest["narrows"].items():
+            narrow = pa.array([key], pa.string())
             for f in n["files"]:
-                t = pq.read_table(self.cache / f["path"], columns=columns, schema=MESSAGE_SCHEMA)
-                narrow = pa.DictionaryArray.from_arrays(
-                    pa.nulls(t.num_rows, pa.int32()).fill_null(0), pa.array([key], pa.string())
+                with pq.ParquetFile(self.cache / f["path"], read_dictionary=CATEGORICAL) as pf:
+                    t = pf.read(columns=columns, use_threads=False)
+                codes = pa.nulls(t.num_rows, pa.int32()).fill_null(0)
+                parts.append(
+                    t.append_column("narrow", pa.DictionaryArray.from_arrays(codes, narrow))
                 )
-                parts.append(t.append_column("narrow", narrow.cast(pa.string())))
         if not parts:
-            schema = pa.schema([MESSAGE_SCHEMA.field(c) for c in columns])
-            return schema.empty_table().append_column("narrow", pa.array([], pa.string()))
-        table = pa.concat_tables(parts)
+            schema = pa.schema(
+                [
+                    pa.field(c, pa.dictionary(pa.int32(), pa.string()))
+                    if c in CATEGORICAL
+                    else MESSAGE_SCHEMA.field(c)
+                    for c in columns
+                ]
+            )
+            return schema.empty_table().append_column(
+                "narrow", pa.array([], pa.dictionary(pa.int32(), pa.string()))
+            )
+        table = pa.concat_tables(parts).unify_dictionaries()
         del parts
         # Sorted one column at a time, each original column let go once its sorted copy is
         # made: the whole table is never held twice.
@@ -784,15 +807,33 @@ def _csv_writer(df: pd.DataFrame) -> Callable[[Path], None]:
 _TYPES = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype()}
 
 
+def _first_seen(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """``column`` dictionary-encoded with its values in order of first appearance.
+
+    That is the order ``dictionary_encode`` gives a plain string column, so the categories of a
+    frame do not depend on how its rows were spread over files (nor on which files a re-sync
+    rewrote); values no row uses are dropped.
+    """
+    if not pa.types.is_dictionary(column.type):
+        return pc.dictionary_encode(column)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.unify_dictionaries().combine_chunks()
+    used = pc.unique(column.indices).drop_null()
+    position = np.zeros(len(column.dictionary), np.int32)  # unused values: never looked up
+    position[used.to_numpy()] = np.arange(len(used), dtype=np.int32)
+    codes = pc.take(pa.array(position), column.indices)
+    return pa.DictionaryArray.from_arrays(codes, column.dictionary.take(used))
+
+
 def _pandas(table: pa.Table, categorical: tuple[str, ...] = ()) -> pd.DataFrame:
     cols = {}
     for name in table.column_names:
         col = table[name]
         if name in categorical:
-            col = pc.dictionary_encode(col)
+            col = _first_seen(col)
         cols[name] = col
     df: pd.DataFrame = pa.table(cols).to_pandas(
-        types_mapper=_TYPES.get, coerce_temporal_nanoseconds=True
+        types_mapper=_TYPES.get, coerce_temporal_nanoseconds=True, split_blocks=True
     )
     return df
 
@@ -839,10 +880,7 @@ def messages_from_table(table: pa.Table) -> pd.DataFrame:
     base = base.append_column(
         "reaction_count", pc.cast(pc.list_value_length(table["reactions"]), pa.int64())
     )
-    return validate(
-        _pandas(base, ("type", "channel", "topic", "sender", "sender_email", "client")),
-        "messages",
-    )
+    return validate(_pandas(base, CATEGORICAL), "messages")
 
 
 def _frames(

@@ -252,7 +252,7 @@ def validate(
         else:
             out[col] = _as_dtype(pd.Series([None] * n, dtype="object"), dtype)
     extra = [c for c in frame.columns if c not in cols]
-    result = pd.DataFrame(out)
+    result = pd.DataFrame(out, copy=False)
     for c in extra:
         result[c] = frame[c].reset_index(drop=True)
     result.attrs.update(frame.attrs)

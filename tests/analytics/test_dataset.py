@@ -12,10 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import chatops
 from chatops.analytics import Dataset
+from chatops.analytics.dataset import _first_seen, _pandas
 from chatops.sandbox import RateLimit, Sandbox
 
 RECHECK = 60
@@ -334,3 +336,22 @@ def test_progress_shows_messages_rate_and_time_left(
     last = err.replace("\r", "\n").strip().splitlines()[-1]
     assert f"{ds.message_count}/{ds.message_count}" in last  # fetched, of the estimated total
     assert "msg/s" in last and "<" in last  # rate and time left
+
+
+def test_categories_are_in_order_of_first_appearance_whatever_the_files() -> None:
+    """The files' dictionaries differ; the frame's categories do not depend on them."""
+    words = ["b", "a", None, "b", "c", "a", "d"]
+    plain = pa.chunked_array([pa.array(words)])
+    # the same values spread over files whose dictionaries hold other and unused values
+    files = pa.chunked_array(
+        [
+            pa.DictionaryArray.from_arrays(pa.array([2, 0, None, 2]), pa.array(["a", "z", "b"])),
+            pa.DictionaryArray.from_arrays(pa.array([1, 0, 3]), pa.array(["a", "c", "y", "d"])),
+        ]
+    )
+    assert _first_seen(files).dictionary.to_pylist() == ["b", "a", "c", "d"]
+    assert _first_seen(files).to_pylist() == words
+    expected = _pandas(pa.table({"w": plain}), ("w",))
+    got = _pandas(pa.table({"w": files}), ("w",))
+    pd.testing.assert_frame_equal(got, expected)
+    assert list(got["w"].cat.categories) == ["b", "a", "c", "d"]
