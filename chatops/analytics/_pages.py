@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator, Sequence
-from itertools import accumulate
+from collections.abc import Iterator, Sequence, Sized
 from typing import Any
 
 import msgspec
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .schema import RESOLVED_PREFIX
 
@@ -97,7 +98,6 @@ class _Link(msgspec.Struct, gc=False):
 
 class _Message(msgspec.Struct, gc=False):
     id: int
-    type: str = ""
     sender_id: int = 0
     sender_email: str = ""
     sender_full_name: str = ""
@@ -124,6 +124,7 @@ class Page(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(Page)
+_NO_STRING = pa.scalar(None, pa.string())
 
 
 def decode_page(body: bytes) -> Page:
@@ -162,8 +163,11 @@ def _edit_kind(prev_topic: str | None, topic: str | None, prev_stream: int | Non
     return "edit"
 
 
-def _offsets(lengths: list[int]) -> pa.Array:
-    return pa.array([0, *accumulate(lengths)], pa.int32())
+def _offsets(lists: Sequence[Sized]) -> pa.Array:
+    """The offsets of a list array whose lists have the lengths of ``lists``."""
+    offsets = np.zeros(len(lists) + 1, np.int32)
+    np.cumsum(np.fromiter(map(len, lists), np.int32, count=len(lists)), out=offsets[1:])
+    return pa.array(offsets)
 
 
 def _columns(structs: Sequence[msgspec.Struct], kind: type[msgspec.Struct]) -> dict[str, Any]:
@@ -180,16 +184,23 @@ def page_table(messages: list[_Message], *, content: bool = False) -> pa.Table:
     """The messages as a table of :data:`MESSAGE_SCHEMA` (``content`` kept only if asked).
 
     The fields are transposed into columns by ``zip`` over ``msgspec.structs.astuple`` (a
-    comprehension per column costs several times more); the nested lists walk only the
+    comprehension per column costs several times more); what tells a channel message from a
+    direct one (``stream_id`` present) is Arrow compute, and the nested lists walk only the
     messages that have entries.
     """
-    ms = messages
+    with _gc_paused():  # tens of thousands of acyclic objects: see decode_page
+        return _page_table(messages, content)
+
+
+def _page_table(ms: list[_Message], content: bool) -> pa.Table:
     col = _columns(ms, _Message)
-    recipients, histories = col["display_recipient"], col["edit_history"]
-    reaction_lists, link_lists, contents = col["reactions"], col["topic_links"], col["content"]
-    channel = [isinstance(d, str) for d in recipients]
+    recipients = col["display_recipient"]
+    histories = [h or () for h in col["edit_history"]]
+    reaction_lists, link_lists = col["reactions"], col["topic_links"]
     s = MESSAGE_SCHEMA
-    re_lens = [len(x) for x in reaction_lists]
+    stream_ids = pa.array(col["stream_id"], pa.int64())  # absent from direct messages
+    is_channel = pc.is_valid(stream_ids)
+    contents = pa.array(col["content"], pa.string())
     reacts = [r for x in reaction_lists if x for r in x]
     rc = _columns(reacts, _Reaction)
     reactions = pa.StructArray.from_arrays(
@@ -201,58 +212,61 @@ def page_table(messages: list[_Message], *, content: bool = False) -> pa.Table:
         ],
         fields=list(REACTION_TYPE),
     )
-    ed_lens = [len(x) if x else 0 for x in histories]
     eds = [e for x in histories if x for e in x]
-    prevs = [e.prev_topic if e.prev_topic is not None else e.prev_subject for e in eds]
+    ec = _columns(eds, _Edit)
+    prevs = [
+        p if p is not None else q for p, q in zip(ec["prev_topic"], ec["prev_subject"], strict=True)
+    ]
     edits = pa.StructArray.from_arrays(
         [
-            pa.array([e.timestamp for e in eds], pa.int64()).cast(_TS),
-            pa.array([e.user_id for e in eds], pa.int64()),
+            pa.array(ec["timestamp"], pa.int64()).cast(_TS),
+            pa.array(ec["user_id"], pa.int64()),
             pa.array(
-                [_edit_kind(p, e.topic, e.prev_stream) for p, e in zip(prevs, eds, strict=True)],
-                pa.string(),
+                map(_edit_kind, prevs, ec["topic"], ec["prev_stream"]), pa.string(), size=len(eds)
             ),
             pa.array(prevs, pa.string()),
-            pa.array([e.topic for e in eds], pa.string()),
-            pa.array([e.prev_stream for e in eds], pa.int64()),
-            pa.array([e.stream for e in eds], pa.int64()),
+            pa.array(ec["topic"], pa.string()),
+            pa.array(ec["prev_stream"], pa.int64()),
+            pa.array(ec["stream"], pa.int64()),
         ],
         fields=list(EDIT_TYPE),
     )
-    ln_lens = [len(x) for x in link_lists]
     links_ = [x for y in link_lists if y for x in y]
     lc = _columns(links_, _Link)
     links = pa.StructArray.from_arrays(
         [pa.array(lc["text"], pa.string()), pa.array(lc["url"], pa.string())],
         fields=list(LINK_TYPE),
     )
-    dm_lens = [0 if c else len(d) for c, d in zip(channel, recipients, strict=True)]
-    dm_ids = [r.id for d in recipients if not isinstance(d, str) for r in d]
+    # a channel message's recipient is the channel's name, a direct message's its people
+    dm_lists = [() if d.__class__ is str else d for d in recipients]
+    dm_ids = [r.id for d in dm_lists if d for r in d]
     columns = [
         pa.array(col["id"], pa.int64()),
         pa.array(col["timestamp"], pa.int64()).cast(_TS),
-        pa.array(col["type"], pa.string()),
-        pa.array(
-            [i if c else None for c, i in zip(channel, col["stream_id"], strict=True)], pa.int64()
+        pc.if_else(is_channel, "stream", "private"),
+        stream_ids,
+        pc.if_else(
+            is_channel,
+            pa.array([d if d.__class__ is str else "" for d in recipients], pa.string()),
+            _NO_STRING,
         ),
-        pa.array([d if c else None for c, d in zip(channel, recipients, strict=True)], pa.string()),
-        pa.array(
-            [t if c else None for c, t in zip(channel, col["subject"], strict=True)], pa.string()
-        ),
+        pc.if_else(is_channel, pa.array(col["subject"], pa.string()), _NO_STRING),
         pa.array(col["sender_id"], pa.int64()),
         pa.array(col["sender_full_name"], pa.string()),
         pa.array(col["sender_email"], pa.string()),
         pa.array(col["client"], pa.string()),
-        pa.array(contents if content else [None] * len(ms), pa.string()),
-        pa.array([len(c) for c in contents], pa.int64()),
+        contents if content else pa.nulls(len(ms), pa.string()),
+        pc.utf8_length(contents).cast(pa.int64()),
         pa.array(col["recipient_id"], pa.int64()),
         pa.array(col["last_edit_timestamp"], pa.int64()).cast(_TS),
         pa.array(col["last_moved_timestamp"], pa.int64()).cast(_TS),
         pa.ListArray.from_arrays(
-            _offsets(dm_lens), pa.array(dm_ids, pa.int64()), type=s.field("dm_recipients").type
+            _offsets(dm_lists), pa.array(dm_ids, pa.int64()), type=s.field("dm_recipients").type
         ),
-        pa.ListArray.from_arrays(_offsets(re_lens), reactions, type=s.field("reactions").type),
-        pa.ListArray.from_arrays(_offsets(ed_lens), edits, type=s.field("edits").type),
-        pa.ListArray.from_arrays(_offsets(ln_lens), links, type=s.field("topic_links").type),
+        pa.ListArray.from_arrays(
+            _offsets(reaction_lists), reactions, type=s.field("reactions").type
+        ),
+        pa.ListArray.from_arrays(_offsets(histories), edits, type=s.field("edits").type),
+        pa.ListArray.from_arrays(_offsets(link_lists), links, type=s.field("topic_links").type),
     ]
     return pa.Table.from_arrays(columns, schema=s)
