@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
 import os
 import re
 import time
@@ -608,8 +609,10 @@ class Dataset:
             try:
                 _run(go())
             finally:
-                # The pages' buffers are free now; hand them back to the system rather than
-                # keep them in the allocator's caches, where the frames would sit on top.
+                # The pages are garbage now (some of it in reference cycles, left while the
+                # collector was paused for a page): collect it and hand the allocator's free
+                # pages back to the system, rather than have the frames sit on top of them.
+                gc.collect()
                 pa.default_memory_pool().release_unused()
         return cls(folder)
 
