@@ -679,4 +679,14 @@ def _current_python_kernel_manager() -> type[Any]:
                 cmd[0] = sys.executable
             return cmd
 
+        async def _async_interrupt_kernel(self) -> None:
+            # jupyter_client interrupts a kernel before asking it to shut down. papermill shuts
+            # a kernel down once its notebook is done, so there is nothing to interrupt, and a
+            # SIGINT that lands while ipykernel handles a message is logged on the user's
+            # terminal ("KeyboardInterrupt caught in kernel."). The shutdown request alone
+            # stops it (and jupyter_client signals it after a grace period if it does not).
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
     return CurrentPythonKernelManager

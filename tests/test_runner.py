@@ -175,3 +175,30 @@ def test_kernel_manager_uses_this_interpreter() -> None:
         language="python",
     )
     assert km.format_kernel_cmd()[0] == sys.executable
+
+
+def test_kernel_shutdown_sends_no_interrupt() -> None:
+    """No SIGINT at shutdown: ipykernel would log a KeyboardInterrupt on the user's terminal."""
+    import asyncio
+    import signal
+
+    base = runner._current_python_kernel_manager()
+    signals: list[int] = []
+
+    class Recording(base):  # type: ignore[misc,valid-type]
+        async def _async_signal_kernel(self, signum: int) -> None:
+            signals.append(signum)
+            await super()._async_signal_kernel(signum)
+
+    async def run() -> bool:
+        km = Recording(kernel_name="python3")
+        await km.start_kernel()
+        try:
+            await km.interrupt_kernel()  # while it runs, an interrupt still goes through
+            assert signals == [signal.SIGINT]
+        finally:
+            await km.shutdown_kernel()
+        return bool(await km.is_alive())
+
+    assert asyncio.run(run()) is False
+    assert signals == [signal.SIGINT]
