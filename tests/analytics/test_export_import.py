@@ -22,6 +22,7 @@ from chatops.analytics.dataset import topics_frame
 from chatops.analytics.realm_export import MalformedExport, read_export
 from chatops.sandbox import Sandbox
 from chatops.sandbox.export import export_organization
+from tests.analytics.helpers import export_tarball, org_for_export
 from tests.test_cli import _one_line_error
 from tests.test_cli import chatops as run_chatops
 
@@ -32,20 +33,14 @@ FLUSH_ROWS = 150
 @pytest.fixture(scope="module")
 def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     """A small organization of this module's own, with an edited and moved message and a DM."""
-    with Sandbox.start(tmp_path_factory.mktemp("import-org"), size="small", seed=11) as sb:
-        with chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin:
-            sent = admin.messages.send_to_channel("general", "import", "Before the export")
-            admin.messages.edit(sent.id, content="Edited before the export", topic="imported")
-            admin.messages.send_direct(sb.accounts["member"].user_id, "A direct message")
+    with org_for_export(tmp_path_factory.mktemp("import-org"), seed=11, topic="import") as sb:
         yield sb
 
 
 @pytest.fixture(scope="module")
 def tarball(org: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("export") / "demo-export.tar.gz"
-    return export_organization(
-        org.store, out, upload_dir=org.data_dir / "uploads", chunk_size=400, progress=False
-    )
+    return export_tarball(org, out, chunk_size=400)
 
 
 @pytest.fixture(scope="module")

@@ -16,26 +16,20 @@ import chatops
 from chatops.analytics import AnalyticsFrames
 from chatops.analytics.realm_export import MalformedExport, read_export
 from chatops.sandbox import Sandbox
-from chatops.sandbox.export import export_organization
+from tests.analytics.helpers import export_tarball, org_for_export
 
 
 @pytest.fixture(scope="module")
 def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     """A small organization of this module's own, with a live message edited and moved."""
-    with Sandbox.start(tmp_path_factory.mktemp("export-org"), size="small", seed=5) as sb:
-        with chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin:
-            sent = admin.messages.send_to_channel("general", "export", "Before the export")
-            admin.messages.edit(sent.id, content="Edited before the export", topic="exported")
-            admin.messages.send_direct(sb.accounts["member"].user_id, "A direct message")
+    with org_for_export(tmp_path_factory.mktemp("export-org"), seed=5, topic="export") as sb:
         yield sb
 
 
 @pytest.fixture(scope="module")
 def tarball(org: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("export") / "org.tar.gz"
-    return export_organization(
-        org.store, out, upload_dir=org.data_dir / "uploads", chunk_size=700, progress=False
-    )
+    return export_tarball(org, out, chunk_size=700)
 
 
 @pytest.fixture(scope="module")
