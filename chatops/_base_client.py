@@ -21,10 +21,13 @@ import httpx
 import msgspec
 
 from ._config import Credentials
+from ._deadline import BodyReader, BodyTooLarge
 from ._exceptions import (
     ApiError,
     IgnoredParametersWarning,
     LimitError,
+    ResponseTooLarge,
+    Timeout,
     TransportError,
     error_from_response,
 )
@@ -32,6 +35,7 @@ from .types import Capabilities
 
 __all__ = [
     "NOT_GIVEN",
+    "DEFAULT_MAX_RESPONSE_SIZE",
     "DEFAULT_USER_AGENT",
     "FileTypes",
     "NotGiven",
@@ -52,6 +56,8 @@ T = TypeVar("T")
 
 DEFAULT_USER_AGENT: Final = "chatops/0.1 (python-httpx)"
 RETRYABLE_STATUSES: Final = frozenset({500, 502, 503, 504})
+#: the largest answer a client reads by default (a 5,000-message page with content is ~10 MB)
+DEFAULT_MAX_RESPONSE_SIZE: Final = 128 * 1024 * 1024
 #: a file part for multipart upload: (filename, bytes, content type)
 FileTypes = tuple[str, bytes, str]
 
@@ -415,9 +421,13 @@ class _BaseClient:
         timeout: float | None,
         max_retries: int,
         user_agent: str,
+        max_response_size: int | None = DEFAULT_MAX_RESPONSE_SIZE,
     ) -> None:
         self.credentials = credentials
+        #: seconds one call may take in all: connecting, every retry and wait, the whole body
         self.timeout = timeout
+        #: bytes of the largest answer read (decompressed); None reads any size
+        self.max_response_size = max_response_size
         self.max_retries = max_retries
         self.user_agent = user_agent
         self._capabilities: Capabilities | None = None
@@ -483,17 +493,72 @@ class _BaseClient:
         token = f"{self.credentials.email}:{self.credentials.api_key}".encode()
         return "Basic " + base64.b64encode(token).decode("ascii")
 
+    def _deadline(self) -> float | None:
+        """The monotonic time by which a call starting now must end."""
+        return None if self.timeout is None else time.monotonic() + self.timeout
+
+    def _time_left(self, opts: RequestOptions, deadline: float | None) -> float | None:
+        """Seconds left to ``deadline``; raises :class:`Timeout` once it has passed."""
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise self._timeout(opts)
+        return left
+
+    def _timeout(self, opts: RequestOptions) -> Timeout:
+        return Timeout(
+            f"{opts.endpoint}: no whole answer within the client's timeout of {self.timeout:g} s "
+            "(every try and wait counted)"
+        )
+
+    def _wait_before(
+        self, opts: RequestOptions, deadline: float | None, delay: float, why: str
+    ) -> None:
+        """Raise :class:`Timeout` when waiting ``delay`` seconds would pass the deadline."""
+        if deadline is not None and time.monotonic() + delay >= deadline:
+            logger.info("%s: %s, but the call's timeout ends before a retry", opts.endpoint, why)
+            raise self._timeout(opts)
+
+    def _body_reader(self, opts: RequestOptions, response: httpx.Response) -> BodyReader:
+        reader = BodyReader(response.headers.get("content-encoding"), self.max_response_size)
+        try:
+            reader.check_declared(response.headers.get("content-length"))
+        except BodyTooLarge as exc:
+            raise self._too_large(opts, exc.size) from None
+        return reader
+
+    def _whole(self, opts: RequestOptions, content: bytes) -> bytes:
+        """A body some transport already read, held to the size limit all the same."""
+        if self.max_response_size is not None and len(content) > self.max_response_size:
+            raise self._too_large(opts, len(content))
+        return content
+
+    def _too_large(self, opts: RequestOptions, size: int) -> ResponseTooLarge:
+        limit = self.max_response_size or 0
+        return ResponseTooLarge(
+            f"{opts.endpoint}: the answer is over the client's max_response_size of {limit:,} "
+            f"bytes ({size:,} bytes read or announced); raise max_response_size to read it",
+            limit=limit,
+            size=size,
+        )
+
     def _build_request(
-        self, client: httpx.Client | httpx.AsyncClient, opts: RequestOptions
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        opts: RequestOptions,
+        timeout: float | None = None,
     ) -> httpx.Request:
         # Built directly rather than by ``client.build_request``: the URL is already absolute,
         # so this skips a second URL parse and the cookie merge, a third of the per-call cost.
         headers = httpx.Headers(client.headers)
         headers["User-Agent"] = self.user_agent
         headers["Accept"] = "application/json"
+        # the encodings BodyReader inflates in bounded steps
+        headers["Accept-Encoding"] = "gzip, deflate"
         if opts.auth:
             headers["Authorization"] = self._auth_header()
-        extensions = {"timeout": httpx.Timeout(self.timeout).as_dict()}
+        extensions = {"timeout": httpx.Timeout(timeout).as_dict()}
         if opts.method in ("GET", "HEAD"):
             return httpx.Request(
                 opts.method, opts.url, params=opts.params, headers=headers, extensions=extensions
@@ -512,17 +577,25 @@ class _BaseClient:
         )
 
     @overload
-    def _decode(self, opts: RequestOptions, response: httpx.Response, cast_to: type[T]) -> T: ...
-    @overload
-    def _decode(self, opts: RequestOptions, response: httpx.Response, cast_to: None) -> None: ...
     def _decode(
-        self, opts: RequestOptions, response: httpx.Response, cast_to: type[T] | None
+        self, opts: RequestOptions, response: httpx.Response, content: bytes, cast_to: type[T]
+    ) -> T: ...
+    @overload
+    def _decode(
+        self, opts: RequestOptions, response: httpx.Response, content: bytes, cast_to: None
+    ) -> None: ...
+    def _decode(
+        self,
+        opts: RequestOptions,
+        response: httpx.Response,
+        content: bytes,
+        cast_to: type[T] | None,
     ) -> T | None:
         self._note_rate_limit(response)
         return decode_response(
             response.status_code,
             response.headers,
-            response.content,
+            content,
             cast_to,
             endpoint=opts.endpoint,
             secret=self.credentials.api_key,
@@ -542,6 +615,7 @@ class _BaseClient:
         attempt: int,
         outcome: int | BaseException,
         response: httpx.Response | None,
+        content: bytes = b"",
     ) -> float | None:
         """Seconds to sleep before the next attempt, or None to give up. Logs the decision."""
         what = f"HTTP {outcome}" if isinstance(outcome, int) else type(outcome).__name__
@@ -553,7 +627,7 @@ class _BaseClient:
         if outcome == 429 and response is not None:
             body: Mapping[str, Any] | None
             try:
-                decoded = msgspec.json.decode(response.content)
+                decoded = msgspec.json.decode(content)
                 body = decoded if isinstance(decoded, dict) else None
             except msgspec.DecodeError:
                 body = None

@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import httpx
 
 from ._base_client import (
+    DEFAULT_MAX_RESPONSE_SIZE,
     DEFAULT_USER_AGENT,
     FileTypes,
+    RequestOptions,
     _BaseClient,
     logger,
 )
 from ._config import Credentials, resolve_credentials
+from ._deadline import DEADLINE, BodyTooLarge, install
 from ._exceptions import ApiError, AuthenticationError, RateLimited
 from .types import ApiKeyResult, Capabilities, ServerSettings
 
@@ -107,13 +110,23 @@ class Client(_BaseClient):
         transport: httpx.BaseTransport | None = None,
         http_client: httpx.Client | None = None,
         user_agent: str = DEFAULT_USER_AGENT,
+        max_response_size: int | None = DEFAULT_MAX_RESPONSE_SIZE,
     ) -> None:
         creds = _credentials(site, email, api_key, config_file, credentials)
-        super().__init__(creds, timeout=timeout, max_retries=max_retries, user_agent=user_agent)
+        super().__init__(
+            creds,
+            timeout=timeout,
+            max_retries=max_retries,
+            user_agent=user_agent,
+            max_response_size=max_response_size,
+        )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(
             transport=transport, verify=creds.verify, cert=creds.cert, timeout=timeout
         )
+        if transport is None and http_client is None:
+            # the connections it opens keep each call's deadline (chatops._deadline)
+            install(self._http._transport)
 
     @classmethod
     def from_zuliprc(cls, path: str | os.PathLike[str], **kwargs: Any) -> Client:
@@ -340,31 +353,67 @@ class Client(_BaseClient):
         auth: bool = True,
     ) -> T | None:
         opts = self._options(method, path, params, files, idempotent, auth)
-        attempt = 0
-        while True:
-            request = self._build_request(self._http, opts)
-            budget = self.rate_budget
-            while budget is not None and (wait := budget.acquire()) > 0:
-                time.sleep(wait)
-            try:
-                response = self._http.send(request)
-            except BaseException as exc:
-                if budget is not None:
-                    budget.release(None, None)
-                if not isinstance(exc, httpx.TransportError):
-                    raise
-                delay = self._retry_delay(opts, attempt, exc, None)
-                if delay is None:
-                    raise self._transport_error(opts, exc) from None
-            else:
-                status = response.status_code
-                if budget is not None:
-                    budget.release(response.headers, status)
-                delay = None if status < 400 else self._retry_delay(opts, attempt, status, response)
-                if delay is None:
-                    return self._decode(opts, response, cast_to)
-            time.sleep(delay)
-            attempt += 1
+        deadline = self._deadline()
+        token = DEADLINE.set(deadline)
+        try:
+            attempt = 0
+            while True:
+                budget = self.rate_budget
+                while budget is not None and (wait := budget.acquire()) > 0:
+                    self._wait_before(opts, deadline, wait, "waiting for the rate limit")
+                    time.sleep(wait)
+                try:
+                    request = self._build_request(self._http, opts, self._time_left(opts, deadline))
+                    response = self._http.send(request, stream=True)
+                    try:
+                        content = self._read(opts, response, deadline)
+                    finally:
+                        response.close()
+                except BaseException as exc:
+                    if budget is not None:
+                        budget.release(None, None)
+                    if isinstance(exc, httpx.TimeoutException) and deadline is not None:
+                        if time.monotonic() >= deadline - 0.05:
+                            raise self._timeout(opts) from None
+                    if not isinstance(exc, httpx.TransportError):
+                        raise
+                    delay = self._retry_delay(opts, attempt, exc, None)
+                    if delay is None:
+                        raise self._transport_error(opts, exc) from None
+                    why = type(exc).__name__
+                else:
+                    status = response.status_code
+                    if budget is not None:
+                        budget.release(response.headers, status)
+                    delay = (
+                        None
+                        if status < 400
+                        else self._retry_delay(opts, attempt, status, response, content)
+                    )
+                    if delay is None:
+                        return self._decode(opts, response, content, cast_to)
+                    why = f"HTTP {status}"
+                self._wait_before(opts, deadline, delay, why)
+                time.sleep(delay)
+                attempt += 1
+        finally:
+            DEADLINE.reset(token)
+
+    def _read(
+        self, opts: RequestOptions, response: httpx.Response, deadline: float | None
+    ) -> bytes:
+        """The whole body of ``response``, within the deadline and the size limit."""
+        if response.is_stream_consumed:  # a transport that handed over a body already read
+            return self._whole(opts, response.content)
+        reader = self._body_reader(opts, response)
+        pieces = response.iter_raw() if reader.decodes else response.iter_bytes()
+        try:
+            for piece in pieces:
+                reader.feed(piece)
+                self._time_left(opts, deadline)
+            return reader.body()
+        except BodyTooLarge as exc:
+            raise self._too_large(opts, exc.size) from None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -405,13 +454,23 @@ class AsyncClient(_BaseClient):
         transport: httpx.AsyncBaseTransport | None = None,
         http_client: httpx.AsyncClient | None = None,
         user_agent: str = DEFAULT_USER_AGENT,
+        max_response_size: int | None = DEFAULT_MAX_RESPONSE_SIZE,
     ) -> None:
         creds = _credentials(site, email, api_key, config_file, credentials)
-        super().__init__(creds, timeout=timeout, max_retries=max_retries, user_agent=user_agent)
+        super().__init__(
+            creds,
+            timeout=timeout,
+            max_retries=max_retries,
+            user_agent=user_agent,
+            max_response_size=max_response_size,
+        )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(
             transport=transport, verify=creds.verify, cert=creds.cert, timeout=timeout
         )
+        if transport is None and http_client is None:
+            # the connections it opens keep each call's deadline (chatops._deadline)
+            install(self._http._transport)
 
     @classmethod
     def from_zuliprc(cls, path: str | os.PathLike[str], **kwargs: Any) -> AsyncClient:
@@ -625,31 +684,67 @@ class AsyncClient(_BaseClient):
         auth: bool = True,
     ) -> T | None:
         opts = self._options(method, path, params, files, idempotent, auth)
-        attempt = 0
-        while True:
-            request = self._build_request(self._http, opts)
-            budget = self.rate_budget
-            while budget is not None and (wait := budget.acquire()) > 0:
-                await asyncio.sleep(wait)
-            try:
-                response = await self._http.send(request)
-            except BaseException as exc:
-                if budget is not None:
-                    budget.release(None, None)
-                if not isinstance(exc, httpx.TransportError):
-                    raise
-                delay = self._retry_delay(opts, attempt, exc, None)
-                if delay is None:
-                    raise self._transport_error(opts, exc) from None
-            else:
-                status = response.status_code
-                if budget is not None:
-                    budget.release(response.headers, status)
-                delay = None if status < 400 else self._retry_delay(opts, attempt, status, response)
-                if delay is None:
-                    return self._decode(opts, response, cast_to)
-            await asyncio.sleep(delay)
-            attempt += 1
+        deadline = self._deadline()
+        token = DEADLINE.set(deadline)
+        try:
+            attempt = 0
+            while True:
+                budget = self.rate_budget
+                while budget is not None and (wait := budget.acquire()) > 0:
+                    self._wait_before(opts, deadline, wait, "waiting for the rate limit")
+                    await asyncio.sleep(wait)
+                try:
+                    request = self._build_request(self._http, opts, self._time_left(opts, deadline))
+                    response = await self._http.send(request, stream=True)
+                    try:
+                        content = await self._read(opts, response, deadline)
+                    finally:
+                        await response.aclose()
+                except BaseException as exc:
+                    if budget is not None:
+                        budget.release(None, None)
+                    if isinstance(exc, httpx.TimeoutException) and deadline is not None:
+                        if time.monotonic() >= deadline - 0.05:
+                            raise self._timeout(opts) from None
+                    if not isinstance(exc, httpx.TransportError):
+                        raise
+                    delay = self._retry_delay(opts, attempt, exc, None)
+                    if delay is None:
+                        raise self._transport_error(opts, exc) from None
+                    why = type(exc).__name__
+                else:
+                    status = response.status_code
+                    if budget is not None:
+                        budget.release(response.headers, status)
+                    delay = (
+                        None
+                        if status < 400
+                        else self._retry_delay(opts, attempt, status, response, content)
+                    )
+                    if delay is None:
+                        return self._decode(opts, response, content, cast_to)
+                    why = f"HTTP {status}"
+                self._wait_before(opts, deadline, delay, why)
+                await asyncio.sleep(delay)
+                attempt += 1
+        finally:
+            DEADLINE.reset(token)
+
+    async def _read(
+        self, opts: RequestOptions, response: httpx.Response, deadline: float | None
+    ) -> bytes:
+        """The whole body of ``response``, within the deadline and the size limit."""
+        if response.is_stream_consumed:  # a transport that handed over a body already read
+            return self._whole(opts, response.content)
+        reader = self._body_reader(opts, response)
+        pieces = response.aiter_raw() if reader.decodes else response.aiter_bytes()
+        try:
+            async for piece in pieces:
+                reader.feed(piece)
+                self._time_left(opts, deadline)
+            return reader.body()
+        except BodyTooLarge as exc:
+            raise self._too_large(opts, exc.size) from None
 
     async def aclose(self) -> None:
         """Close the connection pool (unless it was passed in)."""

@@ -5,7 +5,9 @@
     ChatopsError
      ├── ConfigError                       bad or missing credentials / zuliprc
      ├── LimitError (also ValueError)      input over a server limit, caught before sending
+     ├── ResponseTooLarge                  an answer over the client's max_response_size
      ├── TransportError                    connection failed after the retries
+     │    ├── Timeout                      no whole answer within the call's timeout
      │    └── UploadInterrupted            a resumable upload stopped; has ``upload_url``
      └── ApiError(code, msg, status, extra)
           ├── BadRequest                   BAD_REQUEST (400)
@@ -68,10 +70,12 @@ __all__ = [
     "ReactionAlreadyExists",
     "ReactionDoesNotExist",
     "RequestVariableMissing",
+    "ResponseTooLarge",
     "ServerError",
     "StreamDoesNotExist",
     "StreamWildcardMentionNotAllowed",
     "SystemGroupRequired",
+    "Timeout",
     "TopicWildcardMentionNotAllowed",
     "TransportError",
     "UnauthorizedPrincipal",
@@ -100,6 +104,19 @@ class LimitError(ChatopsError, ValueError):
 
 class TransportError(ChatopsError):
     """The server could not be reached (after any retries)."""
+
+
+class Timeout(TransportError):
+    """No whole answer within the call's ``timeout``: every try, wait and byte counted."""
+
+
+class ResponseTooLarge(ChatopsError):
+    """An answer grew past the client's ``max_response_size``; reading stopped there."""
+
+    def __init__(self, message: str, *, limit: int, size: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.size = size
 
 
 class UploadInterrupted(TransportError):

@@ -199,7 +199,7 @@ class Events(SyncResource):
             response = client._http.send(request)
         except httpx.TransportError as exc:
             raise client._transport_error(opts, exc) from None
-        return client._decode(opts, response, EventsResult).events
+        return client._decode(opts, response, response.content, EventsResult).events
 
     def delete_queue(self, queue_id: str) -> None:
         """``DELETE /events``: drop a queue (``BadEventQueueId`` if it is already gone)."""
@@ -386,7 +386,7 @@ class AsyncEvents(AsyncResource):
             response = await client._http.send(request)
         except httpx.TransportError as exc:
             raise client._transport_error(opts, exc) from None
-        return client._decode(opts, response, EventsResult).events
+        return client._decode(opts, response, response.content, EventsResult).events
 
     async def delete_queue(self, queue_id: str) -> None:
         """``DELETE /events``: drop a queue (``BadEventQueueId`` if it is already gone)."""

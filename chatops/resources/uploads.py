@@ -166,7 +166,7 @@ class _Tus:
         """The attachment once the last byte is in, else None."""
         self.check(response, "PATCH /tus")
         if response.status_code == 200 and response.content:
-            return self._client._decode(_TUS_OPTS, response, UploadResult)
+            return self._client._decode(_TUS_OPTS, response, response.content, UploadResult)
         return None
 
     def interrupted(self, upload_url: str, offset: int, exc: BaseException) -> UploadInterrupted:
