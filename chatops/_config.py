@@ -109,6 +109,11 @@ def _read_zuliprc(path: Path) -> dict[str, str]:
             parser.read_file(f, str(path))
     except configparser.Error as exc:
         raise ConfigError(f"zuliprc {path} is malformed: {_describe(exc)}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"zuliprc {path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+            f"{exc.start}); save it as UTF-8"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"zuliprc {path} cannot be read: {exc.strerror}") from None
     if not parser.has_section("api"):

@@ -27,6 +27,7 @@ failed to run. ``audit apply`` exits 0 when every call is done, 1 when one faile
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -47,27 +48,45 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
+    def parse_command_line(self, argv: Sequence[str] | None) -> argparse.Namespace:
+        """Parse ``argv``, naming an unknown option before a missing command.
+
+        Commands are optional to argparse, so that ``chatops --bogus`` is told about
+        ``--bogus`` (argparse checks required commands before unknown options); a missing
+        command is then refused here, level by level.
+        """
+        args = self.parse_args(argv)
+        parser: argparse.ArgumentParser = self
+        while True:
+            commands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            if not commands:
+                return args
+            chosen = getattr(args, commands[0].dest)
+            if chosen is None:
+                parser.error(f"name a command: {', '.join(commands[0].choices)}")
+            parser = commands[0].choices[chosen]
+
 
 def _fail(message: str) -> int:
     print(f"chatops: error: {message}", file=sys.stderr)
     return EXIT_USAGE
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser() -> _Parser:
     from .sandbox import SIZES
 
     parser = _Parser(prog="chatops", description="Admin and analytics workbench for team chat.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=False, parser_class=_Parser)
 
     sandbox = commands.add_parser("sandbox", help="the embedded demo server")
-    sandbox_cmds = sandbox.add_subparsers(dest="sandbox_command", required=True)
+    sandbox_cmds = sandbox.add_subparsers(dest="sandbox_command", required=False)
     serve = sandbox_cmds.add_parser("serve", help="serve a demo organization in the foreground")
     demo = sandbox_cmds.add_parser("demo", help="generate a demo organization and exit")
     for sub in (serve, demo):
         sub.add_argument(
             "--data",
             required=True,
-            type=Path,
+            type=_writable_folder,
             metavar="DIR",
             help="data folder; a demo organization is generated when it is new",
         )
@@ -85,14 +104,18 @@ def _build_parser() -> argparse.ArgumentParser:
         "--data", required=True, type=Path, metavar="DIR", help="the sandbox's data folder"
     )
     export.add_argument(
-        "--out", required=True, type=Path, metavar="FILE", help="the .tar.gz to write (0600)"
+        "--out",
+        required=True,
+        type=_writable_file,
+        metavar="FILE",
+        help="the .tar.gz to write (0600)",
     )
     export.add_argument("--no-progress", action="store_true", help="no progress bar")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=9991, help="port (default 9991; 0: any)")
 
     audit = commands.add_parser("audit", help="audit notebooks")
-    audit_cmds = audit.add_subparsers(dest="audit_command", required=True)
+    audit_cmds = audit.add_subparsers(dest="audit_command", required=False)
     audit_cmds.add_parser("list", help="list the audits and their parameters")
     run = audit_cmds.add_parser("run", help="run audits with papermill and write a report")
     run.add_argument("names", nargs="*", metavar="NAME", help="audits to run")
@@ -110,7 +133,10 @@ def _build_parser() -> argparse.ArgumentParser:
     target.add_argument("--site", help="server URL (key from ZULIP_* or ~/.zuliprc)")
     target.add_argument("--zuliprc", help="zuliprc file of the account to audit with")
     run.add_argument(
-        "--report-dir", default="reports", type=Path, help="report folder (default ./reports)"
+        "--report-dir",
+        default="reports",
+        type=_writable_folder,
+        help="report folder (default ./reports)",
     )
     run.add_argument(
         "--as-of",
@@ -146,10 +172,14 @@ def _build_parser() -> argparse.ArgumentParser:
         help="a run's report folder (default ./reports/latest)",
     )
     plan.add_argument(
-        "-o", "--output", type=Path, metavar="PLAN", help="plan file (default RUN_DIR/plan.jsonl)"
+        "-o",
+        "--output",
+        type=_writable_file,
+        metavar="PLAN",
+        help="plan file (default RUN_DIR/plan.jsonl)",
     )
     apply = audit_cmds.add_parser("apply", help="carry out a plan, after confirmation")
-    apply.add_argument("plan", type=Path, metavar="PLAN", help="a plan file (JSON lines)")
+    apply.add_argument("plan", type=_plan_file, metavar="PLAN", help="a plan file (JSON lines)")
     apply.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     apply_target = apply.add_mutually_exclusive_group()
     apply_target.add_argument("--site", help="server URL (key from ZULIP_* or ~/.zuliprc)")
@@ -160,8 +190,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     lab.add_argument(
         "--dir",
-        default=Path("chatops-notebooks"),
-        type=Path,
+        default="chatops-notebooks",
+        type=_writable_folder,
         help="folder for the notebooks (default ./chatops-notebooks; your copies are kept)",
     )
     lab.add_argument("--port", type=_port, default=8888, help="port (default 8888)")
@@ -184,7 +214,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _data_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     data = commands.add_parser("data", help="the local analytics dataset (Parquet)")
-    data_cmds = data.add_subparsers(dest="data_command", required=True, parser_class=_Parser)
+    data_cmds = data.add_subparsers(dest="data_command", required=False, parser_class=_Parser)
     sync = data_cmds.add_parser("sync", help="fetch what is new into the cache")
     export = data_cmds.add_parser("export", help="write every frame as Parquet or CSV files")
     info = data_cmds.add_parser("info", help="what the cache holds: watermarks, coverage, sizes")
@@ -193,7 +223,9 @@ def _data_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         target.add_argument("--site", help="server URL (credentials from ZULIP_* or ~/.zuliprc)")
         target.add_argument("--zuliprc", help="zuliprc file of the account to sync as")
         sub.add_argument(
-            "--cache", type=Path, help="dataset folder (default: one per site and account)"
+            "--cache",
+            type=_writable_folder if sub is sync else Path,
+            help="dataset folder (default: one per site and account)",
         )
     sync.add_argument(
         "--recheck",
@@ -207,16 +239,65 @@ def _data_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     sync.add_argument("--content", action="store_true", help="keep message text in a new cache")
     sync.add_argument("--no-progress", action="store_true", help="no progress bar")
     export.add_argument("--format", required=True, choices=("parquet", "csv"))
-    export.add_argument("--out", required=True, type=Path, help="folder to write the files to")
+    export.add_argument(
+        "--out", required=True, type=_writable_folder, help="folder to write the files to"
+    )
     imp = data_cmds.add_parser(
         "import-export", help="build the dataset from a Zulip organization data export"
     )
     imp.add_argument("file", type=Path, help="the export's .tar.gz, or its unpacked folder")
     imp.add_argument(
-        "--cache", type=Path, help="dataset folder (default: one per export, by its file name)"
+        "--cache",
+        type=_writable_folder,
+        help="dataset folder (default: one per export, by its file name)",
     )
     imp.add_argument("--content", action="store_true", help="keep message text")
     imp.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _write_problem(folder: Path) -> str | None:
+    """Why nothing could be written in ``folder`` (made when missing), or None if it could."""
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a folder"
+    if os.access(probe, os.W_OK | os.X_OK):
+        return None
+    if os.statvfs(probe).f_flag & os.ST_RDONLY:
+        return f"{probe} is on a read-only file system"
+    return f"no permission to write in {probe}"
+
+
+def _writable_folder(text: str) -> Path:
+    """A folder argument the command writes in: checked before anything starts."""
+    path = Path(text).expanduser()
+    problem = _write_problem(path)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text}: {problem}")
+    return path
+
+
+def _writable_file(text: str) -> Path:
+    """A file argument the command writes: its folder is checked before anything starts."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    problem = _write_problem(path.parent)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text}: {problem}")
+    return path
+
+
+def _plan_file(text: str) -> Path:
+    """A plan to carry out: it must be a file, and its results are written beside it."""
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no such file")
+    problem = _write_problem(path.parent)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text}: its results cannot be written: {problem}")
+    return path
 
 
 def _count(least: int) -> Callable[[str], int]:
@@ -383,7 +464,6 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _lab(args: argparse.Namespace) -> int:
-    import os
 
     from .lab import lab_arguments, prepare
 
@@ -480,7 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``chatops`` command; returns the exit status."""
     from .runner import AuditInputError
 
-    args = _build_parser().parse_args(argv)
+    args = _build_parser().parse_command_line(argv)
     try:
         if args.command == "sandbox":
             return _sandbox(args)
@@ -493,6 +573,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _whoami(args)
     except (AuditInputError, ChatopsError) as exc:
         return _fail(str(exc) or type(exc).__name__)
+    except OSError as exc:  # a file or folder that turned out unusable after the checks
+        if exc.filename is None:
+            raise
+        return _fail(f"{exc.filename}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
