@@ -21,8 +21,10 @@ One threshold, with a default the demo organization passes:
 Each finding carries the call that fixes it: ``PATCH /api/v1/streams/{id}`` with
 ``description``, ``folder_id`` or ``new_name`` (a value in braces is one a person must choose;
 a new name that matches ``name_regex`` is proposed when folding the old one gives one), or
-``DELETE /api/v1/streams/{id}`` to archive. With ``dry_run=False`` only the unambiguous calls
-run: channels with no subscribers at all are archived. The others need a person's choice.
+``DELETE /api/v1/streams/{id}`` to archive. A near-duplicate pair's call names no channel
+(``{stream_id_to_archive}``): which of the two to keep, and moving its topics first, is a
+person's choice, and the advice says who is in each. With ``dry_run=False`` only the
+unambiguous calls run: channels with no subscribers at all are archived.
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ def channel_hygiene(
     members_hidden: list[str] = []
     status_unanswered = False
     flags_by_id: dict[int, list[str]] = {}
-    sizes: dict[int, int] = {}
+    members: dict[int, set[int] | None] = {}
     for channel in channels:
         flags: list[str] = []
         privacy = (
@@ -234,11 +236,10 @@ def channel_hygiene(
             }
         )
         flags_by_id[channel.stream_id] = flags
-        sizes[channel.stream_id] = len(active or [])
+        members[channel.stream_id] = None if active is None else set(active)
 
     pairs = _near_duplicates(channels, similarity)
     for a, b, ratio, same in pairs:
-        keep, drop = (a, b) if sizes[a.stream_id] >= sizes[b.stream_id] else (b, a)
         why = (
             "the same name once case, separators and plurals are folded"
             if same
@@ -251,8 +252,9 @@ def channel_hygiene(
                 "warning",
                 f"#{a.name} ({a.stream_id}) / #{b.name} ({b.stream_id})",
                 f"near-duplicate channel names: {why}",
-                f"Merge #{drop.name} into #{keep.name} (move its topics), then archive it",
-                f"DELETE /api/v1/streams/{drop.stream_id}",
+                _merge_advice(a, b, members),
+                # which one goes is a person's choice: the plan never runs this as written
+                "DELETE /api/v1/streams/{stream_id_to_archive}",
             )
         )
     for entry in table_rows:
@@ -346,6 +348,33 @@ def _deactivated_subscribers(
         if body.get("is_subscribed"):
             found.append(user_id)
     return found, False
+
+
+def _merge_advice(a: Channel, b: Channel, members: dict[int, set[int] | None]) -> str:
+    """What a person weighs before merging two channels: who is in each, who would lose access."""
+    parts = []
+    for ch in (a, b):
+        people = members.get(ch.stream_id)
+        count = "subscribers unknown" if people is None else _people(len(people))
+        parts.append(f"#{ch.name} ({'private, ' if ch.invite_only else ''}{count})")
+    advice = (
+        f"Choose which of {parts[0]} and {parts[1]} to keep, move the other's topics into it, "
+        "then archive the other"
+    )
+    for ch, other in ((a, b), (b, a)):
+        inside, outside = members.get(ch.stream_id), members.get(other.stream_id)
+        if ch.invite_only and inside is not None and outside:
+            missing = len(outside - inside)
+            if missing:
+                advice += (
+                    f"; {_people(missing)} of #{other.name} {'is' if missing == 1 else 'are'} "
+                    f"not in private #{ch.name} and would lose its history"
+                )
+    return advice
+
+
+def _people(n: int) -> str:
+    return f"{n} subscriber" if n == 1 else f"{n} subscribers"
 
 
 def _near_duplicates(

@@ -109,6 +109,8 @@ def test_channel_hygiene_findings_thresholds_and_archiving(
     def subject(name: str) -> str:
         return f"#{name} ({ids[name]})"
 
+    engineers = len(admin.channels.members(ids["engineering"]))
+    assert engineers > 1
     rows = [
         [
             "warning",
@@ -121,16 +123,18 @@ def test_channel_hygiene_findings_thresholds_and_archiving(
             "warning",
             f"{subject('engineering')} / {subject('engineerng')}",
             "near-duplicate channel names: names 95% alike",
-            "Merge #engineerng into #engineering (move its topics), then archive it",
-            f"DELETE /api/v1/streams/{ids['engineerng']}",
+            f"Choose which of #engineering ({engineers} subscribers) and #engineerng "
+            "(1 subscriber) to keep, move the other's topics into it, then archive the other",
+            "DELETE /api/v1/streams/{stream_id_to_archive}",
         ],
         [
             "warning",
             f"{subject('release-notes')} / {subject('Release_Notes')}",
             "near-duplicate channel names: the same name once case, separators and plurals "
             "are folded",
-            "Merge #Release_Notes into #release-notes (move its topics), then archive it",
-            f"DELETE /api/v1/streams/{ids['Release_Notes']}",
+            "Choose which of #release-notes (1 subscriber) and #Release_Notes (1 subscriber) "
+            "to keep, move the other's topics into it, then archive the other",
+            "DELETE /api/v1/streams/{stream_id_to_archive}",
         ],
         [
             "warning",
@@ -251,3 +255,36 @@ def test_channel_hygiene_findings_thresholds_and_archiving(
     again = channel_hygiene(admin, max_hygiene_findings=-1)
     assert again.summary["counts"]["no_subscribers"] == 0
     assert len(again.findings) == len(rows) - 1
+
+
+def test_a_near_duplicate_is_never_archived_without_a_person_choosing(
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+) -> None:
+    """The plan of a near-duplicate pair waits for a person, and says who would lose access."""
+    from chatops.plan import parse_api_call
+
+    admin = client_for("admin", fresh_sandbox)
+    member_ids = [u.user_id for u in admin.users.list() if not u.is_bot and u.is_active][:5]
+    admin.channels.subscribe(
+        [{"name": "budget-2027", "description": "Money"}], principals=member_ids
+    )
+    admin.channels.subscribe(
+        [{"name": "budget_2027", "description": "Money, privately"}], invite_only=True
+    )
+    public, private = admin.channels.get_id("budget-2027"), admin.channels.get_id("budget_2027")
+    result = channel_hygiene(admin, max_hygiene_findings=-1)
+    near = result.findings["finding"].str.startswith("near-duplicate")
+    pair = result.findings[near & result.findings["subject"].str.contains("budget")]
+    assert pair["subject"].tolist() == [f"#budget-2027 ({public}) / #budget_2027 ({private})"]
+    advice = pair["recommended_action"].iloc[0]
+    assert "Choose which of #budget-2027 (5 subscribers)" in advice
+    assert "#budget_2027 (private, 1 subscriber)" in advice
+    # the admin is in both: four of the five are not in the private one
+    assert "4 subscribers of #budget-2027 are not in private #budget_2027" in advice
+    call = parse_api_call(pair["api_call"].iloc[0])
+    assert call.method == "DELETE" and call.needs_input
+    # and the same finding names the same call on every run
+    again = channel_hygiene(admin, max_hygiene_findings=-1)
+    near = again.findings["finding"].str.startswith("near-duplicate")
+    repeat = again.findings[near & again.findings["subject"].str.contains("budget")]
+    assert repeat.values.tolist() == pair.values.tolist()
