@@ -120,7 +120,7 @@ def inactive_users(
         if u.is_bot and u.is_active and u.bot_owner_id is not None:
             owned[u.bot_owner_id] = owned.get(u.bot_owner_id, 0) + 1
 
-    messages, truncated = _recent_messages(client, since=cutoff, limit=max_messages)
+    messages, truncated = _recent_messages(client, since=cutoff, until=until, limit=max_messages)
     lo, hi = cutoff.timestamp(), until.timestamp()
     sent_by: dict[int, int] = {}
     last_by: dict[int, int] = {}

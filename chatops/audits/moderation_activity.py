@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._exceptions import ApiError
+from ._history import history_until
 from ._result import AuditResult, findings_frame
 from .overview import _row, _utc
 
@@ -119,7 +120,7 @@ def moderation_activity(
     scanned = 0
     hidden_messages = 0
     history_endpoint = "not needed"
-    for message in client.messages.iter_history(page_size=5000, apply_markdown=False):
+    for message in history_until(client, end, page_size=5000):
         scanned += 1
         entries: list[dict[str, Any]] | None = None
         if message.edit_history is not None:

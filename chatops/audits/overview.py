@@ -14,7 +14,6 @@ Set a threshold to ``-1`` (``min_channel_messages`` to ``0``) to switch its chec
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ import pandas as pd
 from .. import frames, metrics
 from .._exceptions import IgnoredParametersWarning
 from ..types import Channel, Message, User
+from ._history import history_until
 from ._result import AuditResult, findings_frame
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def org_overview(
 
     users = frames.users_frame(_list_users(client))
     channels = frames.channels_frame(_list_channels(client))
-    messages, truncated = _recent_messages(client, since=since, limit=max_messages)
+    messages, truncated = _recent_messages(client, since=since, until=until, limit=max_messages)
     msgs = frames.messages_frame(messages)
 
     live = channels[~channels["is_archived"].fillna(False).astype(bool)]
@@ -253,16 +253,16 @@ def _list_channels(client: Client) -> list[Channel]:
 
 
 def _recent_messages(
-    client: Client, *, since: pd.Timestamp, limit: int
+    client: Client, *, since: pd.Timestamp, until: pd.Timestamp, limit: int
 ) -> tuple[list[Message], bool]:
-    """Messages newer than ``since``, newest first; and whether ``limit`` cut the fetch short."""
+    """Messages sent from ``since`` to ``until``, newest first; whether ``limit`` cut them short.
+
+    Reading starts at ``until`` (the audit's ``now``): nothing sent after it is read.
+    """
     since_ts = since.timestamp()
     out: list[Message] = []
     # No narrow: everything the account can read; direct messages are dropped by the metrics.
-    history: Iterator[Message] = iter(
-        client.messages.iter_history(anchor="newest", page_size=1000, apply_markdown=False)
-    )
-    for message in history:
+    for message in history_until(client, until.timestamp(), page_size=1000):
         if message.timestamp < since_ts:
             return out, False
         if len(out) >= limit:

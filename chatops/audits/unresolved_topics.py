@@ -5,6 +5,10 @@ unresolved topic whose newest message is older than ``older_than_days`` is a fin
 recommended action is to resolve it: ``PATCH /api/v1/messages/{id}`` with the topic
 ``✔ <topic>`` and ``propagate_mode=change_all``; with ``dry_run=False`` the audit does that.
 
+History is read as it stood at ``now``: nothing sent after it is read (so ``--as-of`` gives the
+answer of that day), and ages are measured from it. The empty topic (general chat) is never
+judged: the server resolves no empty topic.
+
 ``only_questions`` judges only topics whose first message asks something (holds a ``?``).
 With ``staff_group`` (a user group's name, its subgroups' members included) each topic says
 whether someone of that group posted in it, and an old topic nobody of it answered says so.
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..resources.messages import RESOLVED_TOPIC_PREFIX
+from ._history import history_until
 from ._result import AuditResult, findings_frame
 from .overview import _row, _utc
 
@@ -96,13 +101,15 @@ def unresolved_topics(
     backlog: list[dict[str, Any]] = []
     for channel in judged:
         topics = client.messages.topics(channel.stream_id)
-        stats = _topic_stats(client, channel.stream_id)
+        stats = _topic_stats(client, channel.stream_id, until.timestamp())
         resolved = 0
         unresolved = 0
         old = 0
         for topic in topics:
             if topic.name.startswith(RESOLVED_TOPIC_PREFIX):
                 resolved += 1
+                continue
+            if topic.name == "":  # general chat: the server resolves no empty topic
                 continue
             messages = stats.get(topic.name)
             if not messages:  # history not readable by this account
@@ -131,7 +138,8 @@ def unresolved_topics(
                     "messages": len(messages),
                     "participants": len(set(senders)),
                     "last_sender": newest.sender_full_name,
-                    "last_message_id": max(topic.max_id, newest.id),
+                    # the topic's newest id may be after ``now``; any of its ids resolves it all
+                    "last_message_id": newest.id,
                     "bot_only": bot_only,
                     "staff_replied": None if staff is None else bool(staff & set(senders)),
                     "old": is_old,
@@ -234,12 +242,10 @@ def unresolved_topics(
     )
 
 
-def _topic_stats(client: Client, stream_id: int) -> dict[str, list[Message]]:
-    """The channel's readable messages, grouped by topic."""
+def _topic_stats(client: Client, stream_id: int, until: float) -> dict[str, list[Message]]:
+    """The channel's readable messages sent up to ``until``, grouped by topic."""
     out: dict[str, list[Message]] = {}
-    for message in client.messages.iter_history(
-        narrow=[("channel", stream_id)], page_size=1000, apply_markdown=False
-    ):
+    for message in history_until(client, until, narrow=[("channel", stream_id)], page_size=1000):
         out.setdefault(message.topic, []).append(message)
     return out
 

@@ -272,7 +272,9 @@ def user_groups(
     usages = [u for u in group_usages(raw_groups, realm, channels) if u["group_id"] in by_id]
 
     cutoff = generated - timedelta(days=stale_days)
-    messages, truncated = _recent_messages(client, since=cutoff, limit=max_messages)
+    messages, truncated = _recent_messages(
+        client, since=cutoff, until=generated, limit=max_messages
+    )
     mentions = group_mentions(
         ((m.timestamp, m.content) for m in messages if m.timestamp <= generated.timestamp()),
         [g.name for g in groups],
