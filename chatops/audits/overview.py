@@ -4,6 +4,7 @@ The judging is three thresholds, each a parameter with a default the demo organi
 
 - ``max_inactive_channel_share`` (0.5): the share of non-archived channels with no message in
   the window. Above it the organization has more dead channels than live ones; archive some.
+  A channel created within the window is judged by its own age, never as idle.
 - ``max_guest_share`` (0.25): the share of active human accounts that are guests.
 - ``min_channel_messages`` (1): fewer channel messages than this in the window means the
   organization is silent (or the account sees nothing; check its subscriptions).
@@ -83,7 +84,12 @@ def org_overview(
     )
     by_role = metrics.accounts_by_role(users)
 
-    inactive = sorted(per_channel.index[per_channel["messages"] == 0])
+    # a channel younger than the window is judged by its own age: it cannot have been idle
+    # for ``days`` days
+    created = dict(zip(live["name"].astype(str), live["date_created"], strict=True))
+    young = {name for name, when in created.items() if pd.notna(when) and when > since}
+    silent = per_channel.index[per_channel["messages"] == 0]
+    inactive = sorted(name for name in silent if name not in young)
     live_count = len(live)
     inactive_share = len(inactive) / live_count if live_count else 0.0
     totals = _row_counts(by_role, "total")

@@ -77,3 +77,21 @@ def test_unresolved_topics_as_of_a_past_day_has_that_days_answer(
         assert row.last_at == pd.Timestamp(max(m.timestamp for m in sent), unit="s", tz="UTC")
         assert row.last_message_id == max(m.id for m in sent)
     assert "" not in set(topics["topic"])
+
+
+def test_org_overview_judges_a_new_channel_by_its_age(
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+) -> None:
+    from chatops.audits import org_overview
+
+    admin = client_for("admin", fresh_sandbox)
+    admin.channels.subscribe([{"name": "brand-new", "description": "Opened today"}])
+    new_id = admin.channels.get_id("brand-new")
+    result = org_overview(admin, days=30)
+    subjects = set(result.findings["subject"])
+    assert "#brand-new" not in subjects
+    assert f"DELETE /api/v1/streams/{new_id}" not in set(result.findings["api_call"])
+    # thirty-one days on, the same silent channel is judged idle
+    later = pd.Timestamp.now(tz="UTC") + pd.Timedelta(days=31)
+    aged = org_overview(admin, days=30, now=later.to_pydatetime())
+    assert "#brand-new" in set(aged.findings["subject"])
