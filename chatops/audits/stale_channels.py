@@ -132,6 +132,7 @@ def stale_channels(
                 "last_message_at": last_at,
                 "last_sender": last.sender_full_name if last is not None else None,
                 "days_idle": round(days_idle, 1) if days_idle is not None else None,
+                "_days_idle": days_idle,  # unrounded, for the finding's words
                 "weekly_traffic": channel.stream_weekly_traffic,
                 "stale": is_stale,
                 "underused": small,
@@ -153,7 +154,7 @@ def stale_channels(
         )
     for channel in stale:
         record = next(r for r in records if r["channel"] == channel.name)
-        idle = record["days_idle"]
+        idle = record["_days_idle"]
         detail = (
             f"{idle:.0f} days since the last message"
             if record["last_message_at"]

@@ -125,6 +125,7 @@ def unresolved_topics(
             last_at = pd.Timestamp(newest.timestamp, unit="s", tz="UTC")
             unresolved += 1
             is_old = bool(last_at < cutoff)
+            age = (until - last_at).total_seconds() / 86400
             old += is_old
             records.append(
                 {
@@ -134,7 +135,8 @@ def unresolved_topics(
                         min(m.timestamp for m in messages), unit="s", tz="UTC"
                     ),
                     "last_at": last_at,
-                    "age_days": round((until - last_at).total_seconds() / 86400, 1),
+                    "age_days": round(age, 1),
+                    "_age_days": age,  # unrounded, for the finding's words
                     "messages": len(messages),
                     "participants": len(set(senders)),
                     "last_sender": newest.sender_full_name,
@@ -180,7 +182,7 @@ def unresolved_topics(
             _row(
                 "warning",
                 f"#{r['channel']} > {r['topic']}",
-                f"unresolved, last message {r['age_days']:.0f} days ago ({r['messages']} "
+                f"unresolved, last message {r['_age_days']:.0f} days ago ({r['messages']} "
                 f"messages, {r['participants']} participants){unanswered}",
                 "Resolve the topic if it is answered; otherwise answer it",
                 f"PATCH /api/v1/messages/{r['last_message_id']} "

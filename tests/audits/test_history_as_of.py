@@ -95,3 +95,20 @@ def test_org_overview_judges_a_new_channel_by_its_age(
     later = pd.Timestamp.now(tz="UTC") + pd.Timedelta(days=31)
     aged = org_overview(admin, days=30, now=later.to_pydatetime())
     assert "#brand-new" in set(aged.findings["subject"])
+
+
+def test_ages_are_rounded_once(
+    history: list[chatops.Message], client_for: Callable[..., chatops.Client]
+) -> None:
+    """An age of 9.47 days is '9 days' in words and 9.5 in the table, never 10."""
+    admin = client_for("admin")
+    last = max(m.timestamp for m in history if m.stream_id is not None)
+    now = pd.Timestamp(last + 9.47 * 86400, unit="s", tz="UTC").to_pydatetime()
+    result = unresolved_topics(admin, older_than_days=9, max_unresolved_topics=-1, now=now)
+    topics = result.tables["topics"]
+    newest = topics[topics["last_at"] == topics["last_at"].max()].iloc[0]
+    assert newest["age_days"] == 9.5
+    words = result.findings[
+        result.findings["subject"] == f"#{newest['channel']} > {newest['topic']}"
+    ]["finding"].iloc[0]
+    assert words.startswith("unresolved, last message 9 days ago"), words
