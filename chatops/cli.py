@@ -293,7 +293,7 @@ def _plan_file(text: str) -> Path:
     """A plan to carry out: it must be a file, and its results are written beside it."""
     path = Path(text).expanduser()
     if not path.is_file():
-        raise argparse.ArgumentTypeError(f"{text}: no such file")
+        raise argparse.ArgumentTypeError(f"plan {text} does not exist")
     problem = _write_problem(path.parent)
     if problem is not None:
         raise argparse.ArgumentTypeError(f"{text}: its results cannot be written: {problem}")

@@ -12,10 +12,17 @@ each::
 whose text holds a placeholder (``{folder_id}``, ``<topic>``, ``...``) or a choice (``A | B``) is
 written with ``"needs_input": true`` and is never executed.
 
+The calls are written in an order where none blocks or undoes another: edits first (resolving
+topics, settings, memberships), then removals of single things (invitations, files, linkifiers,
+scheduled messages), then deactivations of groups, bots and people, and channels archived last
+(a topic in an archived channel can no longer be resolved; a person's bots go before the person).
+
 Applying records each finished call as one line of ``PLAN.results.jsonl`` beside the plan (written
-and flushed as the call finishes), and skips the calls recorded there as done: applying twice does
-nothing the second time. A server's answer that the thing is already gone, archived or deactivated
-counts as done.
+and flushed as the call finishes), and skips the calls recorded there as done or refused:
+applying twice does nothing the second time. A server's answer that the thing is already gone,
+archived or deactivated counts as done. A call the server refused for good (a 4xx answer other
+than 429) is recorded as ``refused`` and not sent again; one that failed on the way (no answer,
+a 5xx, a rate limit) is ``failed`` and is tried again on the next run.
 """
 
 from __future__ import annotations
@@ -41,9 +48,11 @@ __all__ = [
     "PlannedCall",
     "apply_calls",
     "apply_plan",
+    "in_order",
     "parse_api_call",
     "pending",
     "read_plan",
+    "recorded",
     "results_path",
     "write_plan",
 ]
@@ -168,7 +177,7 @@ def write_plan(run_dir: Path, target: Path | None = None) -> tuple[Path, list[Pl
         audits = list(summary["audits"])
     except (ValueError, KeyError, TypeError):
         raise PlanError(f"{summary_path} is not a chatops run summary") from None
-    calls = [c for f in _findings(run, audits) for c in _calls_of(f)]
+    calls = in_order([c for f in _findings(run, audits) for c in _calls_of(f)])
     out = (target or run / "plan.jsonl").expanduser()
     if out.exists() and out.is_dir():
         raise PlanError(f"-o {out} is a folder")
@@ -178,6 +187,45 @@ def write_plan(run_dir: Path, target: Path | None = None) -> tuple[Path, list[Pl
     tmp.write_text("".join(json.dumps(c.record(), ensure_ascii=False) + "\n" for c in calls))
     os.replace(tmp, out)
     return out, calls
+
+
+#: the phases of a plan, in order: (method, path prefix after /api/v1) of the calls in each
+_PHASES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "remove single things",
+        (
+            ("DELETE", "/invites/"),
+            ("DELETE", "/attachments/"),
+            ("DELETE", "/realm/filters/"),
+            ("DELETE", "/scheduled_messages/"),
+            ("DELETE", "/reminders/"),
+        ),
+    ),
+    ("deactivate groups", (("POST", "/user_groups/"),)),
+    ("deactivate bots", (("DELETE", "/bots/"),)),
+    ("deactivate people", (("DELETE", "/users/"),)),
+    ("archive channels", (("DELETE", "/streams/"),)),
+)
+
+
+def phase(call: PlannedCall) -> int:
+    """Where ``call`` goes in a plan: 0 for edits, then each of ``_PHASES`` in turn."""
+    if call.method == "POST" and not call.path.endswith("/deactivate"):
+        return 0  # memberships, reactivations: edits
+    if call.method == "DELETE" and call.path.startswith("/users/me/"):
+        return 0  # unsubscribing is an edit of a membership
+    if call.method == "DELETE" and call.path.startswith("/users/"):
+        if call.finding.get("audit") == "bots":  # a bot is a user too: before its owner
+            return 1 + [name for name, _ in _PHASES].index("deactivate bots")
+    for number, (_, prefixes) in enumerate(_PHASES, 1):
+        if any(call.method == m and call.path.startswith(p) for m, p in prefixes):
+            return number
+    return 0
+
+
+def in_order(calls: Iterable[PlannedCall]) -> list[PlannedCall]:
+    """``calls`` in an order where none blocks or undoes another (stable within a phase)."""
+    return sorted(calls, key=phase)
 
 
 def _findings(run: Path, audits: Iterable[str]) -> list[Finding]:
@@ -238,46 +286,53 @@ def read_plan(plan: Path) -> list[PlannedCall]:
     return calls
 
 
-def done_ids(plan: Path) -> set[str]:
-    """Ids of the calls ``PLAN.results.jsonl`` records as done (a torn last line is ignored)."""
+def recorded(plan: Path) -> dict[str, str]:
+    """The last status ``PLAN.results.jsonl`` records for each call id (a torn line is ignored)."""
     path = results_path(plan)
     if not path.is_file():
-        return set()
-    done: set[str] = set()
+        return {}
+    statuses: dict[str, str] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             record = json.loads(line)
         except ValueError:
             continue
-        if isinstance(record, dict) and record.get("status") in ("done", "already_done"):
-            done.add(str(record.get("id")))
-    return done
+        if isinstance(record, dict) and isinstance(record.get("status"), str):
+            statuses[str(record.get("id"))] = record["status"]
+    return statuses
 
 
 @dataclass(frozen=True)
 class Pending:
-    """What applying a plan would do: calls to run, already done, and needing a person."""
+    """What applying a plan would do: calls to run, done or refused before, needing a person."""
 
     to_run: list[PlannedCall]
     done: list[PlannedCall]
     needs_input: list[PlannedCall]
+    refused: list[PlannedCall] = field(default_factory=list)
 
 
 def pending(plan: Path, calls: Sequence[PlannedCall]) -> Pending:
-    """Sort a plan's calls into to run, done before (skipped) and needing input (never run)."""
-    done = done_ids(plan)
+    """Sort a plan's calls into to run, done before, refused before (neither sent again) and
+    needing input (never run); the calls to run in the plan's order of phases."""
+    statuses = recorded(plan)
     to_run: list[PlannedCall] = []
     seen: set[str] = set()
     skipped: list[PlannedCall] = []
+    refused: list[PlannedCall] = []
     for call in calls:
         if call.needs_input:
             continue
-        if call.id in done or call.id in seen:
+        status = statuses.get(call.id)
+        if status == "refused":
+            refused.append(call)
+        elif status in ("done", "already_done") or call.id in seen:
             skipped.append(call)
         else:
             seen.add(call.id)
             to_run.append(call)
-    return Pending(to_run, skipped, [c for c in calls if c.needs_input])
+    needs = [c for c in calls if c.needs_input]
+    return Pending(in_order(to_run), skipped, needs, refused)
 
 
 def apply_calls(
@@ -289,11 +344,12 @@ def apply_calls(
 ) -> dict[str, int]:
     """Execute ``calls`` in order with a progress bar; one line of results per finished call.
 
-    Returns the number of calls by status: ``done``, ``already_done``, ``failed``.
+    Returns the number of calls by status: ``done``, ``already_done``, ``refused`` (the server
+    said no for good: not sent again) and ``failed`` (tried again on the next run).
     """
     from tqdm import tqdm  # type: ignore[import-untyped]
 
-    tally = {"done": 0, "already_done": 0, "failed": 0}
+    tally = {"done": 0, "already_done": 0, "refused": 0, "failed": 0}
     with results_path(plan).open("a", encoding="utf-8") as results:
         for call in tqdm(calls, desc="Applying", unit="call", disable=not progress, leave=False):
             status, message = _execute(client, call)
@@ -324,9 +380,12 @@ def _execute(client: Client, call: PlannedCall) -> tuple[str, str]:
         send(call.path, params=call.params or None)
     except ApiError as exc:
         removal = call.method == "DELETE" or call.path.rstrip("/").endswith("/deactivate")
-        if removal and _ALREADY.search(str(exc.msg if hasattr(exc, "msg") else exc)):
-            return "already_done", str(getattr(exc, "msg", exc))
-        return "failed", str(getattr(exc, "msg", exc))
+        message = str(getattr(exc, "msg", exc))
+        if removal and _ALREADY.search(message):
+            return "already_done", message
+        if 400 <= exc.status < 500 and exc.status != 429:
+            return "refused", message
+        return "failed", message
     except ChatopsError as exc:
         return "failed", str(exc) or type(exc).__name__
     return "done", ""
@@ -359,8 +418,11 @@ def apply_plan(
         todo = pending(plan, calls)
         say(
             f"Plan {plan.name} against {client.site}: {len(todo.to_run)} to run, "
-            f"{len(todo.done)} done before (skipped), {len(todo.needs_input)} need input (not run)"
+            f"{len(todo.done)} done before (skipped), {len(todo.refused)} refused before (not "
+            f"sent again), {len(todo.needs_input)} need input (not run)"
         )
+        for call in todo.refused:
+            say(f"  refused before  {call.text}  ({call.finding.get('subject', '')})")
         for call in todo.to_run:
             say(
                 f"  will run  {call.text}  ({call.finding.get('audit', '')}: "
@@ -376,7 +438,8 @@ def apply_plan(
             return 1
         tally = apply_calls(plan, todo.to_run, client, say, progress=progress)
     say(
-        f"{tally['done']} done, {tally['already_done']} already done, {tally['failed']} failed; "
+        f"{tally['done']} done, {tally['already_done']} already done, {tally['refused']} "
+        f"refused (not sent again), {tally['failed']} failed (tried again next time); "
         f"results in {results_path(plan)}"
     )
-    return 1 if tally["failed"] else 0
+    return 1 if tally["failed"] or tally["refused"] else 0

@@ -13,6 +13,7 @@ import chatops
 from chatops.plan import (
     PlannedCall,
     apply_calls,
+    in_order,
     parse_api_call,
     pending,
     read_plan,
@@ -133,7 +134,8 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
     results = _lines(results_path(plan))
     assert len(results) == len({line["id"] for line in runnable})
     assert {r["status"] for r in results} == {"done"}
-    assert f"{len(results)} done, 0 already done, 0 failed" in applied.stdout
+    assert f"{len(results)} done, 0 already done, 0 refused" in applied.stdout
+    assert "0 failed" in applied.stdout
 
     with chatops.Client.from_zuliprc(rc) as admin:
         users = {u.user_id: u for u in admin.users.list()}
@@ -209,3 +211,76 @@ def test_interrupt_leaves_the_results_consistent(tmp_path: Path) -> None:
     assert {r["status"] for r in recorded} == {"done"}
     todo = pending(plan, read_plan(plan))
     assert [c.path for c in todo.to_run] == ["/users/2", "/users/3", "/users/4"]
+
+
+def _call(method: str, path: str, audit: str = "x") -> PlannedCall:
+    return PlannedCall(method, path, finding={"audit": audit, "subject": path})
+
+
+def test_a_plan_orders_its_calls_so_none_blocks_another() -> None:
+    calls = [
+        _call("DELETE", "/streams/5", "stale_channels"),
+        _call("DELETE", "/users/8", "inactive_users"),
+        _call("DELETE", "/users/9", "bots"),
+        _call("POST", "/user_groups/3/deactivate", "user_groups"),
+        _call("DELETE", "/invites/4", "invitations"),
+        _call("PATCH", "/messages/70", "unresolved_topics"),
+        _call("POST", "/user_groups/3/members", "user_groups"),
+        _call("DELETE", "/users/me/subscriptions", "guest_access"),
+        _call("PATCH", "/messages/71", "unresolved_topics"),
+    ]
+    assert [c.path for c in in_order(calls)] == [
+        "/messages/70",
+        "/user_groups/3/members",
+        "/users/me/subscriptions",
+        "/messages/71",
+        "/invites/4",
+        "/user_groups/3/deactivate",
+        "/users/9",  # the bot before the people: deactivating its owner would take it along
+        "/users/8",
+        "/streams/5",  # last: a topic in an archived channel can no longer be resolved
+    ]
+
+
+def test_a_refused_call_is_recorded_and_never_sent_again(sandbox: Sandbox, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.jsonl"
+    refused = PlannedCall(
+        "PATCH", "/streams/999999", {"description": "x"}, finding={"subject": "#gone"}
+    )
+    fine = PlannedCall("POST", "/users/me/status", {"status_text": "planning"})
+    plan.write_text("".join(json.dumps(c.record()) + "\n" for c in (refused, fine)))
+    lines: list[str] = []
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as admin:
+        todo = pending(plan, read_plan(plan))
+        tally = apply_calls(plan, todo.to_run, admin, lines.append, progress=False)
+        assert tally == {"done": 1, "already_done": 0, "refused": 1, "failed": 0}
+        statuses = {r["path"]: r["status"] for r in _lines(results_path(plan))}
+        assert statuses == {"/streams/999999": "refused", "/users/me/status": "done"}
+        again = pending(plan, read_plan(plan))
+    assert again.to_run == []
+    assert [c.path for c in again.refused] == ["/streams/999999"]
+
+
+@pytest.mark.slow
+def test_the_whole_suites_plan_applies_cleanly_and_once(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Every audit's plan on the demo organization: no call fails, and a second apply sends none."""
+    rc = str(fresh_sandbox.zuliprc("admin"))
+    reports = tmp_path / "reports"
+    # thresholds at their strictest, so that every finding with a call is planned
+    run = chatops_cli("audit", "run", "--all", "--zuliprc", rc, "--report-dir", str(reports))
+    assert run.returncode in (0, 1), run.stderr
+    plan = tmp_path / "fixes.jsonl"
+    made = chatops_cli("audit", "plan", str(reports / "latest"), "-o", str(plan))
+    assert made.returncode == 0, made.stderr
+    runnable = [line for line in _lines(plan) if not line["needs_input"]]
+    assert len(runnable) >= 5, made.stderr
+    applied = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    statuses = [r["status"] for r in _lines(results_path(plan))]
+    assert "failed" not in statuses and "refused" not in statuses, applied.stdout
+    again = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    assert again.returncode == 0, again.stdout
+    assert "0 to run" in again.stdout and "Nothing to do." in again.stdout
+    assert len(_lines(results_path(plan))) == len(statuses)
