@@ -95,6 +95,11 @@ class Client(_BaseClient):
         with Client.from_zuliprc("~/.zuliprc") as client:
             me = client.users.me()
             client.messages.send_to_channel("general", "greetings", f"Hello from {me.full_name}")
+
+    ``timeout`` (seconds, None for none) bounds each call as a whole: connecting, every retry
+    and wait, and the whole answer, however slowly it arrives (:class:`~chatops.Timeout`).
+    ``max_response_size`` (bytes, after decompression; None for no limit) refuses a larger
+    answer as it arrives (:class:`~chatops.ResponseTooLarge`).
     """
 
     def __init__(
