@@ -273,6 +273,44 @@ def get_user_record(
     )
 
 
+def user_by_api_email(store: Store, viewer: Row, email: str) -> Row | None:
+    """The user ``GET /users/{email}`` finds (facts 2.17; the real server since level 302).
+
+    The real address finds its user only when ``viewer`` may see it; the placeholder
+    ``user<ID>@<realm host>`` finds any user by the ID it embeds.
+    """
+    row = store.one("SELECT * FROM users WHERE lower(delivery_email) = lower(?)", [email])
+    if row is not None and can_see_email(store, viewer, row):
+        return row
+    local, _, host = email.partition("@")
+    if host.lower() == realm_mod.REALM_HOST.lower() and local[:4].lower() == "user":
+        digits = local[4:]
+        if digits.isascii() and digits.isdigit() and len(digits) < 19:
+            return get_user(store, int(digits))
+    return None
+
+
+def get_user_record_by_email(
+    store: Store,
+    viewer: Row,
+    email: str,
+    *,
+    client_gravatar: bool = True,
+    include_custom_profile_fields: bool = False,
+) -> dict[str, Any]:
+    """``GET /users/{email}``: the record of :func:`user_by_api_email`; 400 "No such user"."""
+    target = user_by_api_email(store, viewer, email)
+    if target is None:
+        raise ApiError("No such user")
+    return user_record(
+        store,
+        viewer,
+        target,
+        client_gravatar=client_gravatar,
+        include_custom_profile_fields=include_custom_profile_fields,
+    )
+
+
 def list_users(
     store: Store,
     viewer: Row,
