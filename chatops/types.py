@@ -90,6 +90,9 @@ __all__ = [
     "UploadResult",
     "User",
     "UserGroup",
+    "UserGroupMemberResult",
+    "UserGroupMembersResult",
+    "UserGroupSubgroupsResult",
     "UserGroupsResult",
     "UserIdResult",
     "UserResult",
@@ -638,6 +641,24 @@ class GroupIdResult(Record):
     """``POST /user_groups/create``."""
 
     group_id: int
+
+
+class UserGroupMembersResult(Record):
+    """``GET /user_groups/{id}/members`` (feature level 127)."""
+
+    members: list[int] = []
+
+
+class UserGroupMemberResult(Record):
+    """``GET /user_groups/{id}/members/{user_id}`` (feature level 127)."""
+
+    is_user_group_member: bool
+
+
+class UserGroupSubgroupsResult(Record):
+    """``GET /user_groups/{id}/subgroups`` (feature level 127)."""
+
+    subgroups: list[int] = []
 
 
 # -- invitations: invitations and invitation links -------------------------------------------------
