@@ -341,6 +341,21 @@ def revoke(store: Store, user: Row, invite_id: int, *, multiuse: bool) -> None:
     _announce(store, invite_id)
 
 
+def revoke_sent_by(store: Store, user_id: int) -> None:
+    """Revoke every active invitation and link ``user_id`` made: the real server does so when it
+    deactivates them (``revoke_invites_generated_by_user``), and tells whom it concerns."""
+    with store.atomic():
+        rows = store.query(
+            "SELECT id FROM invites WHERE referrer_id = ? AND status = 'active'", [user_id]
+        )
+        store.execute(
+            "UPDATE invites SET status = 'revoked' WHERE referrer_id = ? AND status = 'active'",
+            [user_id],
+        )
+    if rows:
+        _announce(store, int(rows[0]["id"]))
+
+
 def resend(store: Store, user: Row, invite_id: int, *, base_url: str) -> None:
     """``POST /invites/{id}/resend``: send the email again and restart its clock."""
     row = _access(store, user, invite_id, multiuse=False)

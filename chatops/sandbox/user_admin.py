@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import bots, channel_settings, custom_profile_fields, users
+from . import bots, channel_settings, custom_profile_fields, invitations, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -99,6 +99,8 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
         )
         gone = [user_id, *(int(b["id"]) for b in owned)]
         store.executemany("UPDATE users SET is_active = 0 WHERE id = ?", [(i,) for i in gone])
+        for uid in gone:
+            invitations.revoke_sent_by(store, uid)
     for uid in gone:
         _announce(
             store,
