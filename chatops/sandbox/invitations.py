@@ -17,13 +17,13 @@ from . import channels, clock, users
 from . import realm as realm_mod
 from . import user_groups as groups_mod
 from .bus import event_bus
+from .emails import valid_email
 from .errors import ApiError
 from .messages import send_message
 from .store import Row, Store
 
 DEFAULT_EXPIRY_MINUTES = 14400  # server setting INVITATION_LINK_VALIDITY_MINUTES
 MAX_WELCOME_TEXT = 8000
-EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
 
 
 def new_key() -> str:
@@ -202,7 +202,7 @@ def invite_by_email(
         group_ids=group_ids,
         welcome_message_custom_text=welcome_message_custom_text,
     )
-    invalid = [[e, "Invalid address.", False] for e in emails if not EMAIL.match(e)]
+    invalid = [[e, "Invalid address.", False] for e in emails if not valid_email(e)]
     if invalid:
         raise ApiError(
             "Some emails did not validate, so we didn't send any invitations.",
@@ -394,7 +394,7 @@ def join(store: Store, key: str, *, email: str | None, full_name: str, password:
     invite = invitation_for_key(store, key)
     if not invite["is_multiuse"]:
         email = invite["email"]
-    if not email or not EMAIL.match(email.strip()):
+    if not email or not valid_email(email.strip()):
         raise ApiError("Enter a valid email address.")
     email = email.strip()
     full_name = full_name.strip()

@@ -8,11 +8,11 @@ from typing import Any
 from . import bots, channel_settings, custom_profile_fields, invitations, users
 from . import realm as realm_mod
 from .bus import event_bus
+from .emails import valid_email
 from .errors import ApiError
 from .store import Row, Store
 from .user_groups import active_user_ids
 
-EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
 BOT_TYPES = (1, 2, 3, 4)
 MAX_NAME_LENGTH = 100
 
@@ -54,7 +54,7 @@ def create_user(store: Store, actor: Row, *, email: str, password: str, full_nam
     """``POST /users``: administrators create an account directly."""
     realm_mod.require_admin(actor)
     email = email.strip()
-    if not EMAIL.match(email):
+    if not valid_email(email):
         raise ApiError(f"Bad name or username: '{email}'")
     full_name = _check_name(full_name)
     with store.atomic():

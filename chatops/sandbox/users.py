@@ -12,6 +12,7 @@ from typing import Any
 
 from . import clock
 from . import realm as realm_mod
+from .emails import valid_email
 from .errors import ApiError, unauthorized
 from .store import Row, Store
 
@@ -137,7 +138,7 @@ def authenticate_basic(store: Store, header: str | None) -> Row:
 
 def fetch_api_key(store: Store, username: str, password: str) -> dict[str, Any]:
     """Spec 4.5: exchange an email and password for the API key."""
-    if "@" not in username or username.startswith("@") or username.endswith("@"):
+    if not valid_email(username):  # validate_login_email, when LDAP is not in use
         raise ApiError("Enter a valid email address.")
     user = store.one("SELECT * FROM users WHERE lower(delivery_email) = lower(?)", [username])
     if user is None or not check_password(password, user["password_hash"]):
