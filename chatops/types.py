@@ -486,7 +486,12 @@ class ProfileFieldValue(Record):
 
 
 class User(Record):
-    """A user or bot (spec section 2). ``delivery_email`` is None when hidden."""
+    """A user or bot (spec section 2). ``delivery_email`` is None when hidden.
+
+    As the real server sends them: ``bot_type`` and ``bot_owner_id`` only for bots (None
+    otherwise), ``is_system_bot`` only for system bots (False otherwise), ``profile_data`` only
+    for people when asked for.
+    """
 
     user_id: int
     email: str
@@ -506,7 +511,7 @@ class User(Record):
     avatar_version: int = 0
     profile_data: dict[str, ProfileFieldValue] | None = None
     max_message_id: int | None = None
-    is_system_bot: bool | None = None
+    is_system_bot: bool = False
 
 
 class UserResult(Record):

@@ -435,21 +435,7 @@ def join(store: Store, key: str, *, email: str | None, full_name: str, password:
     new_user = users.get_user(store, user_id)
     assert new_user is not None
     _welcome(store, new_user, invite)
-    event_bus(store).publish(
-        {
-            "type": "realm_user",
-            "op": "add",
-            "person": {
-                "user_id": user_id,
-                "full_name": full_name,
-                "email": email,
-                "role": int(invite["invited_as"]),
-                "is_active": True,
-                "is_bot": False,
-            },
-        },
-        groups_mod.active_user_ids(store),
-    )
+    users.announce_added(store, user_id, groups_mod.active_user_ids(store))
     return user_id
 
 

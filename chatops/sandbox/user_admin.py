@@ -33,19 +33,6 @@ def _check_name(full_name: str) -> str:
     return full_name
 
 
-def _person(row: Row) -> dict[str, Any]:
-    return {
-        "user_id": row["id"],
-        "email": row["delivery_email"],
-        "full_name": row["full_name"],
-        "role": row["role"],
-        "is_active": bool(row["is_active"]),
-        "is_bot": bool(row["is_bot"]),
-        "bot_type": row["bot_type"],
-        "bot_owner_id": row["bot_owner_id"],
-    }
-
-
 def _announce(store: Store, event: dict[str, Any]) -> None:
     event_bus(store).publish(event, active_user_ids(store))
 
@@ -62,7 +49,7 @@ def create_user(store: Store, actor: Row, *, email: str, password: str, full_nam
         channel_settings.subscribe_to_defaults(store, user_id)
         row = users.get_user(store, user_id)
     assert row is not None
-    _announce(store, {"type": "realm_user", "op": "add", "person": _person(row)})
+    users.announce_added(store, int(row["id"]), active_user_ids(store))
     return user_id
 
 
@@ -297,7 +284,7 @@ def create_bot(
             bots.set_config(store, user_id, config_data)
         row = users.get_user(store, user_id)
         assert row is not None
-        _announce(store, {"type": "realm_user", "op": "add", "person": _person(row)})
+        users.announce_added(store, int(row["id"]), active_user_ids(store))
         bots.announce_created(store, user_id)
     return {
         "user_id": user_id,
