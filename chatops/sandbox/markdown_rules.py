@@ -12,7 +12,9 @@ The real server renders with Python-Markdown and its own extensions
 * text and inline code escape only ``&``, ``<`` and ``>``;
 * code blocks are ``<div class="codehilite">`` blocks, highlighted by Pygments when they name a
   language (``data-code-language``), with trailing spaces removed;
-* ``quote`` and ``spoiler`` fences are quotes and spoiler blocks.
+* ``quote`` and ``spoiler`` fences are quotes and spoiler blocks;
+* ``:name:`` of a known emoji is the real server's emoji span (the names are the sandbox's own,
+  from the ``emoji`` package: most agree with the real server's, some such as ``smile`` do not).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from .emoji_data import EXTRA_EMOJI, tables
 from .tlds import TLDS
 
 # -- autolinks (the real server's get_web_link_regex) ------------------------------------------
@@ -105,6 +108,58 @@ def autolink_rule(state: StateCore) -> None:
                 link.attrs = {"href": _href(match.group("url"))}
                 out += [link, _text_token(text[start:end]), Token("link_close", "a", -1)]
                 pos = end
+            if pos == 0:
+                out.append(tok)
+            elif pos < len(text):
+                out.append(_text_token(text[pos:]))
+        block.children = out
+
+
+# -- emoji ---------------------------------------------------------------------------------------
+EMOJI_SYNTAX = re.compile(r":([\w\-+]+):")
+
+
+def _emoji_html(name: str) -> str | None:
+    """The real server's HTML for ``:name:``, or None for a name it does not know."""
+    if name in EXTRA_EMOJI:
+        return (
+            f'<img alt=":{name}:" class="emoji" '
+            f'src="/static/generated/emoji/images/emoji/unicode/{name}.png" title="{name}">'
+        )
+    code = tables()[0].get(name)
+    if code is None:
+        return None
+    label = name.replace("_", " ")
+    return (
+        f'<span aria-label="{label}" class="emoji emoji-{code}" role="img" title="{label}">'
+        f":{name}:</span>"
+    )
+
+
+def emoji_rule(state: StateCore) -> None:
+    """markdown-it core rule: ``:name:`` of a known emoji (outside links and code) as its span."""
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        out: list[Token] = []
+        depth = 0
+        for tok in block.children:
+            depth += {"link_open": 1, "link_close": -1}.get(tok.type, 0)
+            text = tok.content
+            if tok.type != "text" or depth > 0 or ":" not in text:
+                out.append(tok)
+                continue
+            pos = 0
+            for match in EMOJI_SYNTAX.finditer(text):
+                html = _emoji_html(match.group(1))
+                if html is None:
+                    continue
+                if match.start() > pos:
+                    out.append(_text_token(text[pos : match.start()]))
+                span = Token("html_inline", "", 0)
+                span.content = html
+                out.append(span)
+                pos = match.end()
             if pos == 0:
                 out.append(tok)
             elif pos < len(text):
@@ -207,6 +262,7 @@ def parser() -> MarkdownIt:
     )
     md.inline.ruler.before("emphasis", "zulip_underscore", underscore_rule)
     md.core.ruler.push("autolinks", autolink_rule)
+    md.core.ruler.push("emoji", emoji_rule)
     md.add_render_rule("text", _render_text)
     md.add_render_rule("code_inline", _render_code_inline)
     md.add_render_rule("code_block", _render_code_block)

@@ -8,9 +8,9 @@ and rendered over HTTP by ``POST /messages/render``.
 Constructs left out, with the reason:
 
 * inline images and link previews (``message_inline_image``), ``<time:...>`` timestamps, TeX
-  (``$$...$$`` and ``math`` fences), emoji (``:smile:`` and Unicode emoji spans; the sandbox's
-  emoji names come from the ``emoji`` package, not the real server's own names), emoticon
-  translation, ``#**channel>topic**`` links, spoiler blocks with images, and the real server's
+  (``$$...$$`` and ``math`` fences), Unicode emoji characters as spans and custom emoji (the
+  sandbox's emoji names come from the ``emoji`` package; most agree with the real server's),
+  emoticon translation, ``#**channel>topic**`` links, spoiler blocks with images, and the real server's
   guess of a language from a ``#!`` line;
 * Python-Markdown's own list rules (a two-space indent nests a list, ``1.`` items renumber) and
   bold across lines (``**a\nb**`` stays text there);
@@ -155,6 +155,53 @@ CASES = [
     ),
     ("two_space_not_code_block", "  notcode", "<p>notcode</p>"),
     ("basic_paragraph", "test_input", "<p>test_input</p>"),
+    (
+        "random_emoji_1",
+        ":airplane:",
+        '<p><span aria-label="airplane" class="emoji emoji-2708" role="img" title="airplane">:airplane:</span></p>',
+    ),
+    (
+        "random_emoji_2",
+        ":poop:",
+        '<p><span aria-label="poop" class="emoji emoji-1f4a9" role="img" title="poop">:poop:</span></p>',
+    ),
+    (
+        "emojis_without_space",
+        ":cat:hello:dog::rabbit:",
+        '<p><span aria-label="cat" class="emoji emoji-1f408" role="img" title="cat">:cat:</span>hello<span aria-label="dog" class="emoji emoji-1f415" role="img" title="dog">:dog:</span><span aria-label="rabbit" class="emoji emoji-1f407" role="img" title="rabbit">:rabbit:</span></p>',
+    ),
+    (
+        "emojis_newline",
+        ":cat:\n:dog:",
+        '<p><span aria-label="cat" class="emoji emoji-1f408" role="img" title="cat">:cat:</span><br>\n<span aria-label="dog" class="emoji emoji-1f415" role="img" title="dog">:dog:</span></p>',
+    ),
+    ("not_emoji", ":not_an_emoji:", "<p>:not_an_emoji:</p>"),
+    (
+        "zulip_emoji",
+        ":zulip:",
+        '<p><img alt=":zulip:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/zulip.png" title="zulip"></p>',
+    ),
+    (
+        "emoji_pipeline_newline",
+        "The winner is:\nsmiley:smiley:",
+        '<p>The winner is:<br>\nsmiley<span aria-label="smiley" class="emoji emoji-1f603" role="img" title="smiley">:smiley:</span></p>',
+    ),
+    (
+        "emoji_pipeline_emphasis",
+        "Testing *:smiley*: :sm*iley*: Testing",
+        "<p>Testing <em>:smiley</em>: :sm<em>iley</em>: Testing</p>",
+    ),
+    (
+        "emoji_pipeline_link",
+        "Visit https:smiley://google.com.",
+        '<p>Visit https<span aria-label="smiley" class="emoji emoji-1f603" role="img" title="smiley">:smiley:</span>//google.com.</p>',
+    ),
+    ("skin_tones_are_banned", ":skin-tone-2: :skin-tone-3:", "<p>:skin-tone-2: :skin-tone-3:</p>"),
+    (
+        "emojis_with_zwj_are_banned",
+        "Emojis like :man-girl-girl: which have ZWJ are banned for now.",
+        "<p>Emojis like :man-girl-girl: which have ZWJ are banned for now.</p>",
+    ),
 ]
 
 #: (input, expected text, URL) as in the fixtures: ``%s`` is the link the URL becomes
@@ -209,6 +256,12 @@ LINKIFY = [
 ]
 
 KNOWN_DIFFERENCES = [
+    (
+        "valid_emoji_preceded_by_invalid_emoji",
+        "This is :invalidemoji: which should not prevent rendering :smile:",
+        '<p>This is :invalidemoji: which should not prevent rendering <span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>',
+        "the sandbox's emoji names come from the emoji package: its smile is 1f604, the real server's 1f642",
+    ),
     (
         "inline_code_spaces",
         "` outer ` ```    space    ```",
