@@ -193,7 +193,7 @@ def users_frame(users: Iterable[Any]) -> pd.DataFrame:
         cols["is_bot"].append(get("is_bot", False))
         cols["bot_type"].append(get("bot_type", None))
         cols["bot_owner_id"].append(get("bot_owner_id", None))
-        cols["is_system_bot"].append(get("is_system_bot", None))
+        cols["is_system_bot"].append(get("is_system_bot", False))  # sent for system bots only
         cols["date_joined"].append(get("date_joined", None) or None)
         cols["timezone"].append(get("timezone", None))
     order = list(ROLE_NAMES.values())

@@ -90,6 +90,9 @@ __all__ = [
     "UploadResult",
     "User",
     "UserGroup",
+    "UserGroupMemberResult",
+    "UserGroupMembersResult",
+    "UserGroupSubgroupsResult",
     "UserGroupsResult",
     "UserIdResult",
     "UserResult",
@@ -483,7 +486,12 @@ class ProfileFieldValue(Record):
 
 
 class User(Record):
-    """A user or bot (spec section 2). ``delivery_email`` is None when hidden."""
+    """A user or bot (spec section 2). ``delivery_email`` is None when hidden.
+
+    As the real server sends them: ``bot_type`` and ``bot_owner_id`` only for bots (None
+    otherwise), ``is_system_bot`` only for system bots (False otherwise), ``profile_data`` only
+    for people when asked for.
+    """
 
     user_id: int
     email: str
@@ -503,7 +511,7 @@ class User(Record):
     avatar_version: int = 0
     profile_data: dict[str, ProfileFieldValue] | None = None
     max_message_id: int | None = None
-    is_system_bot: bool | None = None
+    is_system_bot: bool = False
 
 
 class UserResult(Record):
@@ -638,6 +646,24 @@ class GroupIdResult(Record):
     """``POST /user_groups/create``."""
 
     group_id: int
+
+
+class UserGroupMembersResult(Record):
+    """``GET /user_groups/{id}/members`` (feature level 127)."""
+
+    members: list[int] = []
+
+
+class UserGroupMemberResult(Record):
+    """``GET /user_groups/{id}/members/{user_id}`` (feature level 127)."""
+
+    is_user_group_member: bool
+
+
+class UserGroupSubgroupsResult(Record):
+    """``GET /user_groups/{id}/subgroups`` (feature level 127)."""
+
+    subgroups: list[int] = []
 
 
 # -- invitations: invitations and invitation links -------------------------------------------------

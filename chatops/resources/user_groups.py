@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._base_client import NOT_GIVEN, NotGiven
-from ..types import GroupIdResult, UserGroup, UserGroupsResult
+from ..types import (
+    GroupIdResult,
+    UserGroup,
+    UserGroupMemberResult,
+    UserGroupMembersResult,
+    UserGroupsResult,
+    UserGroupSubgroupsResult,
+)
 from ._base import AsyncResource, GroupSettingValue, SyncResource, drop_not_given
 from ._base import group_setting_param as _setting_value
 
@@ -117,6 +124,52 @@ class UserGroups(SyncResource):
         params = drop_not_given(add=add, delete=delete)
         self._client._request("POST", f"/user_groups/{int(group_id)}/subgroups", params=params)
 
+    def members(
+        self, group_id: int, *, direct_member_only: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[int]:
+        """``GET /user_groups/{group_id}/members`` (feature level 127): ids of the active members.
+
+        Args:
+            group_id: the group.
+            direct_member_only: leave out the members of its subgroups (server default false).
+        """
+        params = drop_not_given(direct_member_only=direct_member_only)
+        return self._client._request(
+            "GET",
+            f"/user_groups/{int(group_id)}/members",
+            params=params,
+            cast_to=UserGroupMembersResult,
+        ).members
+
+    def is_member(
+        self, group_id: int, user_id: int, *, direct_member_only: bool | NotGiven = NOT_GIVEN
+    ) -> bool:
+        """``GET /user_groups/{group_id}/members/{user_id}`` (feature level 127)."""
+        params = drop_not_given(direct_member_only=direct_member_only)
+        return self._client._request(
+            "GET",
+            f"/user_groups/{int(group_id)}/members/{int(user_id)}",
+            params=params,
+            cast_to=UserGroupMemberResult,
+        ).is_user_group_member
+
+    def subgroups(
+        self, group_id: int, *, direct_subgroup_only: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[int]:
+        """``GET /user_groups/{group_id}/subgroups`` (feature level 127).
+
+        Args:
+            group_id: the group.
+            direct_subgroup_only: leave out subgroups of subgroups (server default false).
+        """
+        params = drop_not_given(direct_subgroup_only=direct_subgroup_only)
+        return self._client._request(
+            "GET",
+            f"/user_groups/{int(group_id)}/subgroups",
+            params=params,
+            cast_to=UserGroupSubgroupsResult,
+        ).subgroups
+
     def deactivate(self, group_id: int) -> None:
         """Spec 4.21 ``POST /user_groups/{group_id}/deactivate`` (feature level 290).
 
@@ -220,6 +273,45 @@ class AsyncUserGroups(AsyncResource):
         await self._client._request(
             "POST", f"/user_groups/{int(group_id)}/subgroups", params=params
         )
+
+    async def members(
+        self, group_id: int, *, direct_member_only: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[int]:
+        """``GET /user_groups/{group_id}/members`` (feature level 127)."""
+        params = drop_not_given(direct_member_only=direct_member_only)
+        result = await self._client._request(
+            "GET",
+            f"/user_groups/{int(group_id)}/members",
+            params=params,
+            cast_to=UserGroupMembersResult,
+        )
+        return result.members
+
+    async def is_member(
+        self, group_id: int, user_id: int, *, direct_member_only: bool | NotGiven = NOT_GIVEN
+    ) -> bool:
+        """``GET /user_groups/{group_id}/members/{user_id}`` (feature level 127)."""
+        params = drop_not_given(direct_member_only=direct_member_only)
+        result = await self._client._request(
+            "GET",
+            f"/user_groups/{int(group_id)}/members/{int(user_id)}",
+            params=params,
+            cast_to=UserGroupMemberResult,
+        )
+        return result.is_user_group_member
+
+    async def subgroups(
+        self, group_id: int, *, direct_subgroup_only: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[int]:
+        """``GET /user_groups/{group_id}/subgroups`` (feature level 127)."""
+        params = drop_not_given(direct_subgroup_only=direct_subgroup_only)
+        result = await self._client._request(
+            "GET",
+            f"/user_groups/{int(group_id)}/subgroups",
+            params=params,
+            cast_to=UserGroupSubgroupsResult,
+        )
+        return result.subgroups
 
     async def deactivate(self, group_id: int) -> None:
         """Spec 4.21 ``POST /user_groups/{group_id}/deactivate`` (feature level 290).

@@ -86,6 +86,12 @@ def _presence_path(user_id_or_email: int | str) -> str:
     return f"/users/{quote(str(user_id_or_email), safe='@')}/presence"
 
 
+def _email_path(email: str) -> str:
+    if not isinstance(email, str) or "@" not in email or not email.strip():
+        raise ValueError(f"give an email address, not {email!r}")
+    return f"/users/{quote(email.strip(), safe='@')}"
+
+
 def _presence_params(
     status: str,
     ping_only: bool | NotGiven,
@@ -133,6 +139,29 @@ class Users(SyncResource):
         )
         return self._client._request(
             "GET", f"/users/{int(user_id)}", params=params, cast_to=UserResult
+        ).user
+
+    def get_by_email(
+        self,
+        email: str,
+        *,
+        client_gravatar: bool | NotGiven = NOT_GIVEN,
+        include_custom_profile_fields: bool | NotGiven = NOT_GIVEN,
+    ) -> User:
+        """``GET /users/{email}`` (server feature level 39).
+
+        Args:
+            email: the real address, found only when its owner's email visibility lets you see
+                it, or the ``user<ID>@<realm host>`` address of :attr:`User.email`.
+            client_gravatar: when true, avatar_url is null for gravatar users (server default).
+            include_custom_profile_fields: include ``profile_data``.
+        """
+        params = drop_not_given(
+            client_gravatar=client_gravatar,
+            include_custom_profile_fields=include_custom_profile_fields,
+        )
+        return self._client._request(
+            "GET", _email_path(email), params=params, cast_to=UserResult
         ).user
 
     def list(
@@ -346,6 +375,23 @@ class AsyncUsers(AsyncResource):
         )
         result = await self._client._request(
             "GET", f"/users/{int(user_id)}", params=params, cast_to=UserResult
+        )
+        return result.user
+
+    async def get_by_email(
+        self,
+        email: str,
+        *,
+        client_gravatar: bool | NotGiven = NOT_GIVEN,
+        include_custom_profile_fields: bool | NotGiven = NOT_GIVEN,
+    ) -> User:
+        """``GET /users/{email}`` (server feature level 39)."""
+        params = drop_not_given(
+            client_gravatar=client_gravatar,
+            include_custom_profile_fields=include_custom_profile_fields,
+        )
+        result = await self._client._request(
+            "GET", _email_path(email), params=params, cast_to=UserResult
         )
         return result.user
 

@@ -120,7 +120,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     msg = "Not found" if exc.status_code == 404 else str(exc.detail)
     headers = dict(exc.headers or {})
     if exc.status_code == 405:
-        headers["Allow"] = _allowed_methods(request)
+        # the real server's shape (zerver/lib/response.py json_method_not_allowed): no code,
+        # and the methods the path answers in the body as well as in the Allow header
+        methods = _allowed_methods(request)
+        headers["Allow"] = ", ".join(methods)
+        return json_response(
+            {"result": "error", "msg": "Method Not Allowed", "allowed_methods": methods},
+            status=405,
+            headers=headers,
+        )
     return json_response(
         {"result": "error", "code": "BAD_REQUEST", "msg": msg},
         status=exc.status_code,
@@ -128,7 +136,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     )
 
 
-def _allowed_methods(request: Request) -> str:
+def _allowed_methods(request: Request) -> list[str]:
     """Every method some route answers on this path (Starlette names only the first route's)."""
     methods: set[str] = set()
     for route in request.app.routes:
@@ -136,7 +144,7 @@ def _allowed_methods(request: Request) -> str:
             match, _ = route.matches({**request.scope, "method": "\0"})
             if match is not Match.NONE:
                 methods |= route.methods
-    return ", ".join(sorted(methods))
+    return sorted(methods)
 
 
 def _server_error_response() -> Response:

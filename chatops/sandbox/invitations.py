@@ -17,13 +17,13 @@ from . import channels, clock, users
 from . import realm as realm_mod
 from . import user_groups as groups_mod
 from .bus import event_bus
+from .emails import valid_email
 from .errors import ApiError
 from .messages import send_message
 from .store import Row, Store
 
 DEFAULT_EXPIRY_MINUTES = 14400  # server setting INVITATION_LINK_VALIDITY_MINUTES
 MAX_WELCOME_TEXT = 8000
-EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
 
 
 def new_key() -> str:
@@ -202,7 +202,7 @@ def invite_by_email(
         group_ids=group_ids,
         welcome_message_custom_text=welcome_message_custom_text,
     )
-    invalid = [[e, "Invalid address.", False] for e in emails if not EMAIL.match(e)]
+    invalid = [[e, "Invalid address.", False] for e in emails if not valid_email(e)]
     if invalid:
         raise ApiError(
             "Some emails did not validate, so we didn't send any invitations.",
@@ -341,6 +341,21 @@ def revoke(store: Store, user: Row, invite_id: int, *, multiuse: bool) -> None:
     _announce(store, invite_id)
 
 
+def revoke_sent_by(store: Store, user_id: int) -> None:
+    """Revoke every active invitation and link ``user_id`` made: the real server does so when it
+    deactivates them (``revoke_invites_generated_by_user``), and tells whom it concerns."""
+    with store.atomic():
+        rows = store.query(
+            "SELECT id FROM invites WHERE referrer_id = ? AND status = 'active'", [user_id]
+        )
+        store.execute(
+            "UPDATE invites SET status = 'revoked' WHERE referrer_id = ? AND status = 'active'",
+            [user_id],
+        )
+    if rows:
+        _announce(store, int(rows[0]["id"]))
+
+
 def resend(store: Store, user: Row, invite_id: int, *, base_url: str) -> None:
     """``POST /invites/{id}/resend``: send the email again and restart its clock."""
     row = _access(store, user, invite_id, multiuse=False)
@@ -379,7 +394,7 @@ def join(store: Store, key: str, *, email: str | None, full_name: str, password:
     invite = invitation_for_key(store, key)
     if not invite["is_multiuse"]:
         email = invite["email"]
-    if not email or not EMAIL.match(email.strip()):
+    if not email or not valid_email(email.strip()):
         raise ApiError("Enter a valid email address.")
     email = email.strip()
     full_name = full_name.strip()
@@ -420,21 +435,7 @@ def join(store: Store, key: str, *, email: str | None, full_name: str, password:
     new_user = users.get_user(store, user_id)
     assert new_user is not None
     _welcome(store, new_user, invite)
-    event_bus(store).publish(
-        {
-            "type": "realm_user",
-            "op": "add",
-            "person": {
-                "user_id": user_id,
-                "full_name": full_name,
-                "email": email,
-                "role": int(invite["invited_as"]),
-                "is_active": True,
-                "is_bot": False,
-            },
-        },
-        groups_mod.active_user_ids(store),
-    )
+    users.announce_added(store, user_id, groups_mod.active_user_ids(store))
     return user_id
 
 

@@ -45,6 +45,8 @@ class Narrow:
             stream = self._stream(operand)
             self.where.append(f"{neg}(m.stream_id = ?)")
             self.params.append(stream["id"])
+        elif op in ("channels", "streams"):
+            self.where.append(f"{neg}(m.stream_id IN ({self._channels(operand)}))")
         elif op == "topic":
             topic = normalise_topic(str(operand))
             self.where.append(f"{neg}(m.stream_id IS NOT NULL AND m.topic = ? COLLATE NOCASE)")
@@ -105,6 +107,23 @@ class Narrow:
             self.params.append(realm_mod.RESOLVED_TOPIC_PREFIX + "%")
         else:
             raise ApiError(f"Invalid narrow operand: {what}", code="BAD_NARROW")
+
+    def _channels(self, operand: Any) -> str:
+        """SQL for the channel ids of ``channels:public`` / ``channels:web-public``.
+
+        As the real server's narrow (``by_channels``): every public channel whose history is
+        public, subscribed or not, or every unarchived web-public channel; what the viewer may
+        read is still limited by :func:`access_condition`.
+        """
+        if operand == "public":
+            return (
+                "SELECT id FROM streams WHERE invite_only = 0 AND history_public_to_subscribers = 1"
+            )
+        if operand == "web-public":
+            return "SELECT id FROM streams WHERE is_web_public = 1 AND is_archived = 0"
+        raise ApiError(
+            f"Invalid narrow operator: unknown channels operand {operand}", code="BAD_NARROW"
+        )
 
     def _stream(self, operand: Any) -> Row:
         if isinstance(operand, int) or (isinstance(operand, str) and operand.isdigit()):

@@ -7,18 +7,19 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
-
 from .linkifiers import Compiled, markdown_rule
+from .markdown_rules import parser
 
-_md = MarkdownIt("commonmark", {"linkify": False, "html": False}).enable("strikethrough")
-_md.core.ruler.push("linkifiers", markdown_rule)
+_md = parser()  # the real server's dialect (see markdown_rules)
+_md.core.ruler.push("linkifiers", markdown_rule)  # after the autolinks
 
 MENTION = re.compile(r"(?<![\w])@(_?)\*\*([^*\n]+?)\*\*")
 STREAM_WILDCARDS = {"all", "everyone", "stream", "channel"}
 TOPIC_WILDCARDS = {"topic"}
 UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[0-9a-f]{1,2}/[A-Za-z0-9_\-]{24}/[^)\s\]\"'<>]+)")
-PLAIN = re.compile(r"^[\w .,!?'\-:;()]+$")
+#: text that renders as itself: no markup, and no dot, colon or @ inside a word (autolinks)
+#: (starting with a letter or digit but not as a list item, and not ending in a space)
+PLAIN = re.compile(r"^(?!\d+[.)](?:\s|$))\w(?:[\w ,!?'\-;()]|[.:](?=[\s.,!?:;)]|$))*(?<! )$")
 
 
 @dataclass
@@ -119,7 +120,7 @@ def render(
             f"{at}{html.escape(name, quote=False)}</span>"
         )
 
-    env = {"linkifiers": linkifiers}
+    env = {"linkifiers": linkifiers, "_markdown": _md}
     held = GROUP_MENTION.sub(group, MENTION.sub(user, content))
     rendered: str = _md.render(held, env).strip()
     for i, span in enumerate(spans):

@@ -379,4 +379,35 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (user_id, muted_user_id)
     );
     """,
+    # message ids are never reused: AUTOINCREMENT keeps the highest id ever issued in
+    # sqlite_sequence, so deleting the newest message does not hand its id to the next one.
+    # SQLite cannot add AUTOINCREMENT to a table, so the table is rebuilt with its indexes.
+    """
+    CREATE TABLE messages_new (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        sender_id INTEGER NOT NULL REFERENCES users(id),
+        recipient_id INTEGER NOT NULL REFERENCES recipients(id),
+        stream_id INTEGER,
+        topic TEXT NOT NULL DEFAULT '',
+        content TEXT NOT NULL,
+        rendered_content TEXT,
+        client TEXT NOT NULL DEFAULT 'API',
+        timestamp INTEGER NOT NULL,
+        last_edit_timestamp INTEGER,
+        last_moved_timestamp INTEGER,
+        edit_history TEXT,
+        is_me_message INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO messages_new SELECT
+        id, sender_id, recipient_id, stream_id, topic, content, rendered_content, client,
+        timestamp, last_edit_timestamp, last_moved_timestamp, edit_history, is_me_message
+        FROM messages;
+    DROP TABLE messages;
+    ALTER TABLE messages_new RENAME TO messages;
+    CREATE INDEX messages_stream_topic ON messages(stream_id, topic COLLATE NOCASE, id);
+    CREATE INDEX messages_recipient ON messages(recipient_id, id);
+    CREATE INDEX messages_sender ON messages(sender_id, id);
+    CREATE INDEX messages_timestamp ON messages(timestamp);
+    CREATE INDEX messages_stream_id ON messages(stream_id, id);
+    """,
 ]

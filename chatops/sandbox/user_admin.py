@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import bots, channel_settings, custom_profile_fields, users
+from . import bots, channel_settings, custom_profile_fields, invitations, users
 from . import realm as realm_mod
 from .bus import event_bus
+from .emails import valid_email
 from .errors import ApiError
 from .store import Row, Store
 from .user_groups import active_user_ids
 
-EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
 BOT_TYPES = (1, 2, 3, 4)
 MAX_NAME_LENGTH = 100
 
@@ -33,19 +33,6 @@ def _check_name(full_name: str) -> str:
     return full_name
 
 
-def _person(row: Row) -> dict[str, Any]:
-    return {
-        "user_id": row["id"],
-        "email": row["delivery_email"],
-        "full_name": row["full_name"],
-        "role": row["role"],
-        "is_active": bool(row["is_active"]),
-        "is_bot": bool(row["is_bot"]),
-        "bot_type": row["bot_type"],
-        "bot_owner_id": row["bot_owner_id"],
-    }
-
-
 def _announce(store: Store, event: dict[str, Any]) -> None:
     event_bus(store).publish(event, active_user_ids(store))
 
@@ -54,7 +41,7 @@ def create_user(store: Store, actor: Row, *, email: str, password: str, full_nam
     """``POST /users``: administrators create an account directly."""
     realm_mod.require_admin(actor)
     email = email.strip()
-    if not EMAIL.match(email):
+    if not valid_email(email):
         raise ApiError(f"Bad name or username: '{email}'")
     full_name = _check_name(full_name)
     with store.atomic():
@@ -62,7 +49,7 @@ def create_user(store: Store, actor: Row, *, email: str, password: str, full_nam
         channel_settings.subscribe_to_defaults(store, user_id)
         row = users.get_user(store, user_id)
     assert row is not None
-    _announce(store, {"type": "realm_user", "op": "add", "person": _person(row)})
+    users.announce_added(store, int(row["id"]), active_user_ids(store))
     return user_id
 
 
@@ -99,6 +86,8 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
         )
         gone = [user_id, *(int(b["id"]) for b in owned)]
         store.executemany("UPDATE users SET is_active = 0 WHERE id = ?", [(i,) for i in gone])
+        for uid in gone:
+            invitations.revoke_sent_by(store, uid)
     for uid in gone:
         _announce(
             store,
@@ -295,7 +284,7 @@ def create_bot(
             bots.set_config(store, user_id, config_data)
         row = users.get_user(store, user_id)
         assert row is not None
-        _announce(store, {"type": "realm_user", "op": "add", "person": _person(row)})
+        users.announce_added(store, int(row["id"]), active_user_ids(store))
         bots.announce_created(store, user_id)
     return {
         "user_id": user_id,

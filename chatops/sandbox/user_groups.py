@@ -171,6 +171,56 @@ def _all_subgroups(store: Store, group_id: int) -> set[int]:
     return out
 
 
+# -- reading membership (feature level 127) ----------------------------------------------------
+def _read_group(store: Store, group_id: int) -> Row:
+    """A group whose membership anyone in the organization may read, deactivated ones too."""
+    return get_group(store, group_id)
+
+
+def _direct_active_members(store: Store, group: Row) -> set[int]:
+    if group["is_system_group"]:  # role groups hold their members through the role
+        return gs.members_of(store, int(group["id"]))
+    rows = store.query(
+        "SELECT m.user_id FROM group_members m JOIN users u ON u.id = m.user_id "
+        "WHERE m.group_id = ? AND u.is_active = 1",
+        [group["id"]],
+    )
+    return {int(r["user_id"]) for r in rows}
+
+
+def member_ids(store: Store, group_id: int, *, direct_member_only: bool = False) -> list[int]:
+    """``GET /user_groups/{id}/members``: active members, through subgroups unless direct only.
+
+    As on the real server since feature level 303, deactivated users are left out.
+    """
+    group = _read_group(store, group_id)
+    members = _direct_active_members(store, group)
+    if not direct_member_only:
+        for sub in _all_subgroups(store, group_id):
+            row = store.one("SELECT * FROM user_groups WHERE id = ?", [sub])
+            if row is not None:
+                members |= _direct_active_members(store, row)
+    return sorted(members)
+
+
+def is_member(
+    store: Store, group_id: int, user_id: int, *, direct_member_only: bool = False
+) -> bool:
+    """``GET /user_groups/{id}/members/{user_id}``; 400 "No such user" for an unknown user."""
+    _read_group(store, group_id)
+    if store.one("SELECT 1 FROM users WHERE id = ?", [user_id]) is None:
+        raise ApiError("No such user")
+    return user_id in member_ids(store, group_id, direct_member_only=direct_member_only)
+
+
+def subgroup_ids(store: Store, group_id: int, *, direct_subgroup_only: bool = False) -> list[int]:
+    """``GET /user_groups/{id}/subgroups``: direct subgroups, or every subgroup below."""
+    _read_group(store, group_id)
+    if direct_subgroup_only:
+        return direct_subgroups(store, group_id)
+    return sorted(_all_subgroups(store, group_id))
+
+
 # -- creation and changes ----------------------------------------------------------------------
 def create_group(
     store: Store,

@@ -12,6 +12,8 @@ from typing import Any
 
 from . import clock
 from . import realm as realm_mod
+from .bus import event_bus
+from .emails import valid_email
 from .errors import ApiError, unauthorized
 from .store import Row, Store
 
@@ -137,7 +139,7 @@ def authenticate_basic(store: Store, header: str | None) -> Row:
 
 def fetch_api_key(store: Store, username: str, password: str) -> dict[str, Any]:
     """Spec 4.5: exchange an email and password for the API key."""
-    if "@" not in username or username.startswith("@") or username.endswith("@"):
+    if not valid_email(username):  # validate_login_email, when LDAP is not in use
         raise ApiError("Enter a valid email address.")
     user = store.one("SELECT * FROM users WHERE lower(delivery_email) = lower(?)", [username])
     if user is None or not check_password(password, user["password_hash"]):
@@ -230,23 +232,53 @@ def user_record(
         "is_admin": role <= realm_mod.ROLE_ADMIN,
         "is_guest": role == realm_mod.ROLE_GUEST,
         "is_bot": bool(target["is_bot"]),
-        "bot_type": target["bot_type"] if target["is_bot"] else None,
-        "bot_owner_id": target["bot_owner_id"] if target["is_bot"] else None,
         "role": role,
         "timezone": target["timezone"],
         "avatar_url": avatar_url(target, client_gravatar=client_gravatar, email_visible=visible),
         "avatar_version": target["avatar_version"],
-        "is_system_bot": bool(target["is_system_bot"]),
     }
-    if include_custom_profile_fields and not target["is_bot"]:
+    # as the real server's format_user_row: the bot fields only for bots, is_system_bot only
+    # for system bots, custom profile data only for people
+    if target["is_bot"]:
+        record["bot_type"] = target["bot_type"]
+        if target["is_system_bot"]:
+            record["is_system_bot"] = True
+        record["bot_owner_id"] = target["bot_owner_id"]
+    elif include_custom_profile_fields:
         record["profile_data"] = profile_data(store, target["id"])
     return record
 
 
+def announce_added(store: Store, user_id: int, recipients: list[int]) -> None:
+    """The ``realm_user``/``add`` event: the whole record, as each recipient may see it.
+
+    The real server (``notify_created_user``) sends one event to those who may see the new
+    user's real address and another, with ``delivery_email`` null, to the others.
+    """
+    target = get_user(store, user_id)
+    assert target is not None
+    by_record: dict[bool, list[int]] = {True: [], False: []}
+    for rid in recipients:
+        viewer = get_user(store, rid)
+        if viewer is not None:
+            by_record[can_see_email(store, viewer, target)].append(rid)
+    for visible, ids in by_record.items():
+        if not ids:
+            continue
+        viewer = get_user(store, ids[0])
+        assert viewer is not None
+        person = user_record(store, viewer, target, client_gravatar=False)
+        if not target["is_bot"]:
+            person["profile_data"] = {}
+        assert (person["delivery_email"] is not None) == visible
+        event_bus(store).publish({"type": "realm_user", "op": "add", "person": person}, ids)
+
+
 def own_user(store: Store, user: Row) -> dict[str, Any]:
     """Spec 4.17: the requester's own record, flattened into the response."""
-    record = user_record(store, user, user, client_gravatar=False)
-    record["profile_data"] = {} if user["is_bot"] else profile_data(store, user["id"])
+    record = user_record(
+        store, user, user, client_gravatar=False, include_custom_profile_fields=True
+    )
     record["delivery_email"] = user["delivery_email"]
     record["max_message_id"] = int(store.scalar("SELECT coalesce(max(id), -1) FROM messages"))
     return record
@@ -260,8 +292,47 @@ def get_user_record(
     client_gravatar: bool = True,
     include_custom_profile_fields: bool = False,
 ) -> dict[str, Any]:
-    """Spec 4.18."""
+    """Spec 4.18; system bots belong to no organization, so they are not found here."""
     target = get_user(store, user_id)
+    if target is None or target["is_system_bot"]:
+        raise ApiError("No such user")
+    return user_record(
+        store,
+        viewer,
+        target,
+        client_gravatar=client_gravatar,
+        include_custom_profile_fields=include_custom_profile_fields,
+    )
+
+
+def user_by_api_email(store: Store, viewer: Row, email: str) -> Row | None:
+    """The user ``GET /users/{email}`` finds (facts 2.17; the real server since level 302).
+
+    The real address finds its user only when ``viewer`` may see it; the placeholder
+    ``user<ID>@<realm host>`` finds any user by the ID it embeds.
+    """
+    row = store.one("SELECT * FROM users WHERE lower(delivery_email) = lower(?)", [email])
+    if row is not None and can_see_email(store, viewer, row) and not row["is_system_bot"]:
+        return row
+    local, _, host = email.partition("@")
+    if host.lower() == realm_mod.REALM_HOST.lower() and local[:4].lower() == "user":
+        digits = local[4:]
+        if digits.isascii() and digits.isdigit() and len(digits) < 19:
+            row = get_user(store, int(digits))
+            return None if row is None or row["is_system_bot"] else row
+    return None
+
+
+def get_user_record_by_email(
+    store: Store,
+    viewer: Row,
+    email: str,
+    *,
+    client_gravatar: bool = True,
+    include_custom_profile_fields: bool = False,
+) -> dict[str, Any]:
+    """``GET /users/{email}``: the record of :func:`user_by_api_email`; 400 "No such user"."""
+    target = user_by_api_email(store, viewer, email)
     if target is None:
         raise ApiError("No such user")
     return user_record(

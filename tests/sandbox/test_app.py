@@ -138,3 +138,19 @@ def test_405_names_every_method_of_the_path(sandbox: Sandbox) -> None:
     assert set(r.headers["allow"].split(", ")) >= {"GET", "PATCH", "DELETE"}
     r = httpx.delete(f"{sandbox.site}/api/v1/server_settings")
     assert r.status_code == 405 and "GET" in r.headers["allow"]
+
+
+def test_405_body_is_the_real_servers(sandbox: Sandbox) -> None:
+    """zerver/lib/response.py json_method_not_allowed: msg and allowed_methods, no code."""
+    acc = sandbox.accounts["member"]
+    r = httpx.put(f"{sandbox.site}/api/v1/messages/1", auth=(acc.email, acc.api_key))
+    assert r.status_code == 405
+    body = r.json()
+    assert body == {
+        "result": "error",
+        "msg": "Method Not Allowed",
+        "allowed_methods": ["DELETE", "GET", "HEAD", "PATCH"],
+    }
+    assert body["allowed_methods"] == r.headers["allow"].split(", ")
+    r = httpx.post(f"{sandbox.site}/api/v1/server_settings")
+    assert r.json()["allowed_methods"] == ["GET", "HEAD"]

@@ -116,6 +116,44 @@ def update_user_group_subgroups(
     return {}
 
 
+@endpoint({"direct_member_only": P(boolean, default=False)})
+def get_user_group_members(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    _me(user)
+    members = user_groups.member_ids(
+        state.store, request.path_params["group_id"], direct_member_only=p["direct_member_only"]
+    )
+    return {"members": members}
+
+
+@endpoint({"direct_member_only": P(boolean, default=False)})
+def get_is_user_group_member(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    _me(user)
+    is_member = user_groups.is_member(
+        state.store,
+        request.path_params["group_id"],
+        request.path_params["user_id"],
+        direct_member_only=p["direct_member_only"],
+    )
+    return {"is_user_group_member": is_member}
+
+
+@endpoint({"direct_subgroup_only": P(boolean, default=False)})
+def get_user_group_subgroups(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    _me(user)
+    subgroups = user_groups.subgroup_ids(
+        state.store,
+        request.path_params["group_id"],
+        direct_subgroup_only=p["direct_subgroup_only"],
+    )
+    return {"subgroups": subgroups}
+
+
 @endpoint()
 def deactivate_user_group(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -138,5 +176,14 @@ ROUTES: list[Route] = [
     ),
     Route(
         f"{API}/user_groups/{{group_id:int}}/deactivate", deactivate_user_group, methods=["POST"]
+    ),
+    Route(f"{API}/user_groups/{{group_id:int}}/members", get_user_group_members, methods=["GET"]),
+    Route(
+        f"{API}/user_groups/{{group_id:int}}/members/{{user_id:int}}",
+        get_is_user_group_member,
+        methods=["GET"],
+    ),
+    Route(
+        f"{API}/user_groups/{{group_id:int}}/subgroups", get_user_group_subgroups, methods=["GET"]
     ),
 ]

@@ -75,6 +75,21 @@ def get_user(request: Request, state: SandboxState, user: Row | None, p: Params)
     return {"user": record}
 
 
+@endpoint(USER_SPEC)
+def get_user_by_email(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``GET /users/{email}`` (feature level 39)."""
+    record = users.get_user_record_by_email(
+        state.store,
+        _me(user),
+        str(request.path_params["email"]),
+        client_gravatar=p["client_gravatar"],
+        include_custom_profile_fields=p["include_custom_profile_fields"],
+    )
+    return {"user": record}
+
+
 @endpoint({**USER_SPEC, "user_ids": P(int_list, default=None)})
 def list_users(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -266,6 +281,7 @@ ROUTES: list[Route] = [
     Route(f"{API}/users/me", users_me, methods=["GET"]),
     Route(f"{API}/users", list_users, methods=["GET"]),
     Route(f"{API}/users/{{user_id:int}}", get_user, methods=["GET"]),
+    Route(f"{API}/users/{{email}}", get_user_by_email, methods=["GET"]),
     Route(f"{API}/users/me/status", update_own_status, methods=["POST"]),
     Route(f"{API}/users/me/profile_data", update_profile_data, methods=["PATCH"]),
     Route(f"{API}/users/me/profile_data", remove_profile_data, methods=["DELETE"]),

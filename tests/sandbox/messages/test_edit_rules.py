@@ -140,13 +140,12 @@ def test_get_user_defaults_and_fields(member: chatops.Client, sandbox: Sandbox) 
         "is_admin",
         "is_guest",
         "is_bot",
-        "bot_type",
-        "bot_owner_id",
         "role",
         "timezone",
         "avatar_url",
         "avatar_version",
     } <= set(user)
+    assert not {"bot_type", "bot_owner_id", "is_system_bot"} & set(user), "only bots have them"
     assert user["avatar_url"] is None, "client_gravatar defaults to true"
     assert "profile_data" not in user or not user["profile_data"], (
         "include_custom_profile_fields defaults to false"

@@ -17,8 +17,6 @@ USER_FIELDS = {
     "is_admin",
     "is_guest",
     "is_bot",
-    "bot_type",
-    "bot_owner_id",
     "role",
     "timezone",
     "avatar_url",
@@ -47,6 +45,7 @@ def test_own_user_raw_fields(sandbox: Sandbox) -> None:
     body = httpx.get(f"{sandbox.site}/api/v1/users/me", auth=(acc.email, acc.api_key)).json()
     assert USER_FIELDS | {"max_message_id", "profile_data"} <= set(body)
     assert "is_billing_admin" not in body
+    assert not {"bot_type", "bot_owner_id", "is_system_bot"} & set(body), "bot fields for bots"
     assert body["is_owner"] and body["is_admin"], "an owner is also an administrator"
 
 
