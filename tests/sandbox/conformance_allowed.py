@@ -178,10 +178,6 @@ ALLOWED: dict[tuple[str, str], dict[str, str]] = {
     ("GET /users/me/{stream_id}/topics", "status_code_conformance"): {
         "status 404": R404,
     },
-    ("GET /users/{email}", "status_code_conformance"): {
-        "status 400": R400,
-        "status 404": R404,
-    },
     ("GET /users/{user_id_or_email}/presence", "status_code_conformance"): {
         "status 400": R400,
     },
@@ -235,9 +231,6 @@ ALLOWED: dict[tuple[str, str], dict[str, str]] = {
     },
     ("PATCH /users/me/subscriptions/muted_topics", "status_code_conformance"): {
         "status 400": R400,
-    },
-    ("PATCH /users/{email}", "status_code_conformance"): {
-        "status 404": R404,
     },
     ("PATCH /users/{user_id}", "status_code_conformance"): {
         "status 404": R404,
