@@ -600,7 +600,7 @@ class InvitationsPanel(Panel):
             return {}
         subscribed = {s.stream_id for s in self.client.channels.subscriptions()}
         allowed: dict[int, str] = {}
-        for ch in self.client.channels.list():
+        for ch in self.client.channels.list(include_default=True):
             member = ch.stream_id in subscribed
             if ch.is_archived or not (member or not ch.invite_only):
                 continue

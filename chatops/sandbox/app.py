@@ -20,7 +20,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -179,6 +179,13 @@ class CatchServerErrors:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except ClientDisconnect:
+            # the client went away before its body arrived: nobody to answer, nothing broken
+            log.warning(
+                "client disconnected before sending the whole body of %s %s",
+                scope.get("method"),
+                scope.get("path"),
+            )
         except Exception:
             log.exception("unhandled error in %s %s", scope.get("method"), scope.get("path"))
             if started:

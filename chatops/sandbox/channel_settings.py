@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import channels, group_settings
+from . import bounds, channels, group_settings
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -54,10 +54,10 @@ def parse_retention(value: Any) -> int | None:
         return None
     if value == "unlimited":
         return -1
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
+    if isinstance(value, str):
+        value = bounds.digits("message_retention_days", value)
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
+        return bounds.in_range("message_retention_days", value)
     raise ApiError(f"Bad value for 'message_retention_days': {value}")
 
 

@@ -185,8 +185,12 @@ def _recently_active(store: Store, stream_id: int) -> bool:
     return newest is not None and int(newest) > int(clock.now()) - 7 * 86400
 
 
-def channel_record(store: Store, stream: Row) -> dict[str, Any]:
-    """The channel record of ``GET /streams`` and ``GET /streams/{id}`` (facts 3.7)."""
+def channel_record(store: Store, stream: Row, *, with_default: bool = False) -> dict[str, Any]:
+    """The channel record of ``GET /streams`` and ``GET /streams/{id}`` (facts 3.7).
+
+    ``is_default`` only with ``with_default``: the real server adds it to ``GET /streams``
+    records when asked with ``include_default``, and nowhere else.
+    """
     retention = stream["message_retention_days"]
     record: dict[str, Any] = {
         "stream_id": stream["id"],
@@ -199,7 +203,6 @@ def channel_record(store: Store, stream: Row) -> dict[str, Any]:
         "is_web_public": bool(stream["is_web_public"]),
         "history_public_to_subscribers": bool(stream["history_public_to_subscribers"]),
         "is_archived": bool(stream["is_archived"]),
-        "is_default": bool(stream["is_default"]),
         "message_retention_days": retention,
         "topics_policy": stream["topics_policy"],
         "folder_id": stream["folder_id"],
@@ -213,6 +216,8 @@ def channel_record(store: Store, stream: Row) -> dict[str, Any]:
         "subscriber_count": len(subscriber_ids(store, stream["id"])),
     }
     record.update(channel_settings(store, stream))
+    if with_default:
+        record["is_default"] = bool(stream["is_default"])
     return record
 
 
@@ -254,7 +259,7 @@ def list_channels(
             or include_all
         )
         if wanted and can_see_metadata(store, user, s):
-            out.append(channel_record(store, s))
+            out.append(channel_record(store, s, with_default=include_default))
     return out
 
 

@@ -11,6 +11,7 @@ import re
 
 import emoji as emoji_pkg
 
+from . import bounds
 from .errors import ApiError
 from .store import Store
 
@@ -64,8 +65,9 @@ def resolve_name(store: Store, name: str) -> tuple[str, str]:
 def check_emoji(store: Store, name: str, code: str, reaction_type: str) -> None:
     """Validate a (name, code, type) triple; raise BAD_REQUEST naming what is wrong."""
     if reaction_type == REALM:
+        emoji_id = bounds.digits("emoji_code", code)
         row = store.one(
-            "SELECT * FROM realm_emoji WHERE id = ?", [int(code)] if code.isdigit() else [-1]
+            "SELECT * FROM realm_emoji WHERE id = ?", [-1 if emoji_id is None else emoji_id]
         )
         if row is None:
             raise ApiError("Invalid custom emoji.")

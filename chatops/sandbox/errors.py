@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the codes whose envelope has ``var_name`` (RequestVariableMissingError and
+#: RequestVariableConversionError in zerver/lib/exceptions.py)
+NAMES_THE_PARAMETER = frozenset({"REQUEST_VARIABLE_MISSING", "REQUEST_VARIABLE_INVALID"})
+
 
 class ApiError(Exception):
     """An API error: ``code``, ``msg``, HTTP ``status`` and the extra envelope fields."""
@@ -21,7 +25,12 @@ class ApiError(Exception):
         self.headers: dict[str, str] = {}
 
     def envelope(self) -> dict[str, Any]:
-        return {"result": "error", "msg": self.msg, "code": self.code, **self.extra}
+        extra = self.extra
+        if "var_name" in extra and self.code not in NAMES_THE_PARAMETER:
+            # the message names the parameter; only the request-variable errors carry it as a
+            # field (the real server's data_fields), so a body never has a field its code lacks
+            extra = {k: v for k, v in extra.items() if k != "var_name"}
+        return {"result": "error", "msg": self.msg, "code": self.code, **extra}
 
 
 def bad_request(msg: str, **extra: Any) -> ApiError:

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from . import bounds
 from . import realm as realm_mod
 from .errors import ApiError
 from .sentinel import MISSING
@@ -144,6 +145,7 @@ def _is_int(value: Any) -> bool:
 
 def check_syntax(name: str, value: Any) -> GroupValue:
     """A decoded JSON value checked for the shape of a group-setting value (not yet normalised)."""
+    bounds.check_ints(name, value)
     if _is_int(value):
         return int(value)
     if isinstance(value, dict) and set(value) == {"direct_members", "direct_subgroups"}:
@@ -160,7 +162,9 @@ def check_syntax(name: str, value: Any) -> GroupValue:
 def parse_value(name: str, raw: str) -> GroupValue:
     """Read a group-setting value sent as JSON text in a form field."""
     try:
-        value = json.loads(raw)
+        value = bounds.loads(name, raw)
+    except ApiError:
+        raise
     except ValueError:
         raise ApiError(f'Argument "{name}" is not valid JSON.', var_name=name) from None
     return check_syntax(name, value)
@@ -169,7 +173,9 @@ def parse_value(name: str, raw: str) -> GroupValue:
 def parse_update(name: str, raw: str) -> tuple[GroupValue, Any]:
     """Read an update ``{"new": value, "old"?: value}``; ``old`` is MISSING when not sent."""
     try:
-        value = json.loads(raw)
+        value = bounds.loads(name, raw)
+    except ApiError:
+        raise
     except ValueError:
         raise ApiError(f'Argument "{name}" is not valid JSON.', var_name=name) from None
     if not isinstance(value, dict) or "new" not in value or set(value) - {"new", "old"}:

@@ -141,8 +141,6 @@ def _realm_user(ctx: Context, state: State) -> None:
             "is_owner": role == realm_mod.ROLE_OWNER,
             "is_moderator": role == realm_mod.ROLE_MODERATOR,
             "is_guest": role == realm_mod.ROLE_GUEST,
-            "is_billing_admin": False,
-            "role": user["role"],
             "can_create_public_streams": realm_mod.realm_permits(
                 store, user, "can_create_public_channel_group"
             ),

@@ -18,7 +18,9 @@ from .messages import (
     STREAM_WILDCARD,
     TOPIC_WILDCARD,
     access_message,
+    check_content_characters,
     check_topic_allowed,
+    check_topic_characters,
     check_wildcards,
     display_topic,
     link_uploads,
@@ -111,6 +113,7 @@ def edit_message(
         new_content = str(content)
         if not new_content.strip():
             raise ApiError("Message must not be empty")
+        check_content_characters(new_content)
         if len(new_content) > realm_mod.LIMITS["max_message_length"]:
             raise ApiError(
                 f"Message too long (maximum {realm_mod.LIMITS['max_message_length']} characters)"
@@ -126,6 +129,7 @@ def edit_message(
         if raw.startswith(PREFIX) and strip_resolved(raw) == "" and old_topic == "":
             raise ApiError("General chat cannot be marked as resolved")
         candidate = normalise_topic(raw)
+        check_topic_characters(candidate)
         if candidate.startswith((PREFIX, "✔")):
             candidate = PREFIX + strip_resolved(candidate)
             if strip_resolved(candidate) == "":

@@ -54,6 +54,19 @@ def normalise_topic(topic: str) -> str:
     return stripped
 
 
+def check_topic_characters(topic: str) -> None:
+    """The real server's ``check_stream_topic``: no control character or non-character."""
+    at = bounds.unprintable_position(topic)
+    if at is not None:
+        raise ApiError(f"Invalid character in topic, at position {at}!")
+
+
+def check_content_characters(content: str) -> None:
+    """The real server's ``normalize_body``: no NUL in a message."""
+    if "\x00" in content:
+        raise ApiError("Message must not contain null bytes")
+
+
 def display_topic(topic: str, allow_empty_topic_name: bool) -> str:
     if topic == "" and not allow_empty_topic_name:
         return realm_mod.EMPTY_TOPIC_DISPLAY_NAME
@@ -220,6 +233,7 @@ def send_message(
     """Post a channel or direct message; returns its id."""
     if not content.strip():
         raise ApiError("Message must not be empty")
+    check_content_characters(content)
     limit = realm_mod.LIMITS["max_message_length"]
     if len(content) > limit:
         content = content[: limit - len(TRUNCATED)] + TRUNCATED
@@ -243,7 +257,9 @@ def send_message(
             raise ApiError("You do not have permission to post in this channel.")
         if topic is None:
             raise ApiError("Missing topic")
-        topic = normalise_topic(topic)[: realm_mod.LIMITS["max_topic_length"]]
+        topic = normalise_topic(topic)
+        check_topic_characters(topic)
+        topic = topic[: realm_mod.LIMITS["max_topic_length"]]
         check_topic_allowed(store, stream, topic)
         check_wildcards(store, sender, stream, topic, found)
         recipient_id = channels.recipient_for_stream(store, stream["id"])

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .bounds import INT_MAX, INT_MIN, MAX_JSON_DEPTH, in_range, loads
+from .bounds import INT_MAX, INT_MIN, MAX_JSON_DEPTH, in_range, loads, no_nul
 from .errors import ApiError, invalid_argument, missing_argument
 from .sentinel import MISSING
 
@@ -36,6 +36,14 @@ def _json(name: str, raw: str) -> Any:
 
 
 def text(name: str, raw: str) -> str:
+    """Plain text: anything but NUL, which no stored name, email or description may carry."""
+    return no_nul(name, raw)
+
+
+def message_text(name: str, raw: str) -> str:
+    """A message's content or topic, as sent: their own rules refuse NUL and unprintables with
+    the real server's messages (``Message must not contain null bytes``, ``Invalid character
+    in topic``)."""
     return raw
 
 

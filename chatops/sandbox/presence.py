@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import clock, user_settings, users
+from . import bounds, clock, user_settings, users
 from . import realm as realm_mod
 from .bus import EventQueue, event_bus
 from .errors import ApiError
@@ -196,9 +196,10 @@ def _announce(store: Store, user: Row, row: Row) -> None:
 
 def user_presence(store: Store, viewer: Row, user_id_or_email: str) -> dict[str, Any]:
     """``GET /users/{user_id_or_email}/presence``: the legacy shape, ``offline`` when stale."""
+    user_id = bounds.digits("user_id_or_email", user_id_or_email)
     target = (
-        users.get_user(store, int(user_id_or_email))
-        if user_id_or_email.isdigit()
+        users.get_user(store, user_id)
+        if user_id is not None
         else users.user_by_email(store, user_id_or_email)
     )
     if target is None or target["is_system_bot"]:

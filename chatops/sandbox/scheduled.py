@@ -69,6 +69,7 @@ def _check_time(timestamp: int) -> None:
 def _check_content(content: str) -> str:
     if not content.strip():
         raise ApiError("Message must not be empty")
+    messages.check_content_characters(content)
     limit = realm_mod.LIMITS["max_message_length"]
     if len(content) > limit:
         raise ApiError(f"Message too long (limit: {limit} characters)")
@@ -111,6 +112,7 @@ def _direct_targets(store: Store, to: Any) -> list[int]:
 
 def _topic(store: Store, stream: Row, topic: str) -> str:
     normalised = messages.normalise_topic(topic)
+    messages.check_topic_characters(normalised)
     limit = realm_mod.LIMITS["max_topic_length"]
     if len(normalised) > limit:
         raise ApiError(f"Topic too long (limit: {limit} characters)")

@@ -127,7 +127,9 @@ ROW_SETTINGS: dict[str, Check] = {
     "email_address_visibility": _choice(1, 2, 3, 4, 5),
 }
 
-#: the legacy top-level display settings of ``POST /register`` (``update_display_settings``)
+#: the legacy top-level display settings of ``POST /register`` (``update_display_settings``):
+#: the real server's ``display_settings_legacy``; settings added later (``user_list_style``,
+#: ``display_emoji_reaction_users``) exist only in ``user_settings``
 DISPLAY_LEGACY = (
     "color_scheme",
     "default_language",
@@ -141,8 +143,6 @@ DISPLAY_LEGACY = (
     "starred_message_counts",
     "translate_emoticons",
     "twenty_four_hour_time",
-    "display_emoji_reaction_users",
-    "user_list_style",
     "web_home_view",
 )
 #: the legacy top-level notification settings (``update_global_notifications``)

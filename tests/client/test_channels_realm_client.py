@@ -29,9 +29,12 @@ def test_async_twins(fresh_sandbox: Sandbox) -> None:
             assert (sub.color, sub.push_notifications) == ("#abcdef", True)
 
             await admin.channels.add_default(design)
-            assert (await admin.channels.get(design)).is_default
+            listed = await admin.channels.list(include_default=True)
+            assert next(c for c in listed if c.stream_id == design).is_default
+            assert (await admin.channels.get(design)).is_default is None  # only when asked
             await admin.channels.remove_default(design)
-            assert not (await admin.channels.get(design)).is_default
+            listed = await admin.channels.list(include_default=True)
+            assert next(c for c in listed if c.stream_id == design).is_default is False
             address = await member.channels.email_address(design)
             assert address.startswith("design.") and address.endswith(".show-sender@127.0.0.1")
             own = await member.channels.email_address(design, sender_id=member_id)

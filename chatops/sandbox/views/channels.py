@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,6 +28,7 @@ from ..params import (
     integer,
     json_list,
     json_value,
+    loads,
     optional_integer,
 )
 from ..state import SandboxState
@@ -43,7 +43,9 @@ def _retention(name: str, raw: str) -> Any:
     if raw in ("realm_default", "unlimited"):
         return raw
     try:
-        return json.loads(raw)
+        return loads(name, raw)
+    except ApiError:
+        raise
     except ValueError:
         return raw
 

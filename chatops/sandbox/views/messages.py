@@ -26,6 +26,7 @@ from ..params import (
     integer,
     json_list,
     json_value,
+    message_text,
     text,
 )
 from ..state import SandboxState
@@ -35,8 +36,8 @@ from ._http import API, endpoint, json_response, since
 SEND_SPEC = {
     "type": P(choice("direct", "private", "stream", "channel"), required=True),
     "to": P(required=True),
-    "content": P(required=True),
-    "topic": P(default=None),
+    "content": P(message_text, required=True),
+    "topic": P(message_text, default=None),
     "queue_id": P(),
     "local_id": P(),
     "read_by_sender": P(boolean, default=True),
@@ -156,11 +157,11 @@ def delete_message(
 
 
 EDIT_SPEC = {
-    "topic": P(),
+    "topic": P(message_text),
     "propagate_mode": P(choice(*message_edit.PROPAGATE_MODES), default="change_one"),
     "send_notification_to_old_thread": P(boolean, default=False),
     "send_notification_to_new_thread": P(boolean, default=True),
-    "content": P(),
+    "content": P(message_text),
     "prev_content_sha256": P(),
     "stream_id": P(integer),
 }

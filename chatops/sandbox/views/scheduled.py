@@ -19,6 +19,7 @@ from ..params import (
     choice,
     integer,
     json_value,
+    message_text,
 )
 from ..state import SandboxState
 from ..store import Row
@@ -39,8 +40,8 @@ MESSAGE_TYPES = ("direct", "private", "stream", "channel")
     {
         "type": P(choice(*MESSAGE_TYPES), required=True),
         "to": P(json_value, required=True),
-        "content": P(required=True),
-        "topic": P(),
+        "content": P(message_text, required=True),
+        "topic": P(message_text),
         "scheduled_delivery_timestamp": P(integer, required=True),
         "read_by_sender": P(boolean),
     },
@@ -68,8 +69,8 @@ def list_scheduled(request: Request, state: SandboxState, user: Row | None, p: P
     {
         "type": P(choice(*MESSAGE_TYPES)),
         "to": P(json_value),
-        "content": P(),
-        "topic": P(),
+        "content": P(message_text),
+        "topic": P(message_text),
         "scheduled_delivery_timestamp": P(integer),
     },
     aliases={"subject": "topic"},

@@ -13,6 +13,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from .. import (
+    bounds,
     tus,
     uploads,
 )
@@ -177,7 +178,7 @@ def _header_int(request: Request, name: str) -> int | None:
     raw = request.headers.get(name)
     if raw is None or not raw.strip().isdigit():
         return None
-    return int(raw)
+    return bounds.in_range(name, int(raw))
 
 
 def _finished(result: dict[str, Any]) -> dict[str, Any]:

@@ -187,7 +187,7 @@ def test_bad_options_are_refused_without_a_queue(member_session: Session, sandbo
         r = member_session.register(expect=400, fetch_event_types="message")
         assert r["code"] == "BAD_REQUEST" and r["msg"] == "fetch_event_types is not a list"
         r = member_session.register(expect=400, include_subscribers="some")
-        assert r["var_name"] == "include_subscribers"
+        assert "include_subscribers" in r["msg"] and "var_name" not in r
 
 
 def test_cross_realm_bots_and_users(member_session: Session, sandbox: Sandbox) -> None:
