@@ -86,6 +86,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             env=env,
         )
+        self.ready = False
 
     def boot(self) -> None:
         assert self.proc.stdout is not None
@@ -93,6 +94,7 @@ class _Worker:
             _receive(self.proc.stdout)  # "ready"
         except (EOFError, OSError) as exc:
             raise WorkerLost(f"read worker {self.proc.pid} did not start") from exc
+        self.ready = True
 
     def call(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -189,9 +191,12 @@ class ReadWorkers:
             worker = _Worker(self.db_path)
             with self._cond:
                 self._all.append(worker)
+                if self._closed:  # closed while this one was being started
+                    worker.proc.kill()
             worker.boot()
         except (OSError, WorkerLost):
-            log.warning("a read worker process on %s did not start", self.db_path)
+            if not self._closed:
+                log.warning("a read worker process on %s did not start", self.db_path)
             if worker is not None:
                 worker.stop(timeout=0)
             with self._cond:
@@ -245,9 +250,12 @@ class ReadWorkers:
             idle, self._idle = self._idle, []
             for worker in idle:
                 self._forget(worker)
+            booting = [w for w in self._all if not w.ready]
             self._cond.notify_all()
         for worker in idle:
             worker.stop()
+        for worker in booting:  # no need to let it finish its imports
+            worker.proc.kill()
 
     def __repr__(self) -> str:
         return (

@@ -183,3 +183,19 @@ def test_workers_end_when_the_server_is_killed(tmp_path: Path) -> None:
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def test_closing_stops_workers_that_are_still_starting(sb: Sandbox) -> None:
+    workers = ReadWorkers(sb.store.path, processes=2)
+    workers.start()
+    deadline = time.monotonic() + 10
+    while len(workers.pids()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pids = workers.pids()
+    assert len(pids) == 2
+    workers.close()
+    deadline = time.monotonic() + 10
+    while (any(_alive(p) for p in pids) or workers.pids()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in pids if _alive(p)] == []  # killed, not left to finish their imports
+    assert workers.pids() == []
