@@ -38,6 +38,7 @@ __all__ = ["ReadWorkers", "WorkerError", "WorkerLost", "WorkerUnavailable", "wor
 
 T = TypeVar("T")
 log = logging.getLogger("chatops.sandbox")
+_NICE = 5  # CFS weight 335 against the serving process's 1024
 _MAX_FAILED_STARTS = 3  # then the serving process answers every call itself
 _HEADER = 8  # a message is its length in 8 bytes, then a pickle
 #: a worker process's program (``-m`` would run this file a second time, as ``__main__``)
@@ -127,9 +128,10 @@ class ReadWorkers:
     """At most ``processes`` read-only worker processes on the database at ``db_path``.
 
     ``processes``: default one per core. A call finds an idle worker, or waits for one; while
-    a worker is still starting (about a second of imports), calls that find none idle are
-    refused with :class:`WorkerUnavailable` and answered by the serving process, so that no
-    request waits for a start.
+    a worker is still starting (about a second of imports; one starts at a time), calls that
+    find none idle are refused with :class:`WorkerUnavailable` and answered by the serving
+    process, so that no request waits for a start. Workers run at a lower priority (nice 5)
+    than the serving process, so that building large pages never delays small requests.
     """
 
     def __init__(self, db_path: str, processes: int | None = None) -> None:
@@ -171,7 +173,7 @@ class ReadWorkers:
         return result
 
     def start(self) -> None:
-        """Start every worker now rather than on the first calls (they boot in the background)."""
+        """Start every worker now, at once, rather than on the first calls (in the background)."""
         with self._cond:
             while not self._closed and self._started < self.processes:
                 self._boot_one()
@@ -227,10 +229,10 @@ class ReadWorkers:
                     return self._idle.pop()
                 if self._failed_starts >= _MAX_FAILED_STARTS:
                     raise WorkerUnavailable("read worker processes do not start")
-                if self._started < self.processes:
-                    self._boot_one()
-                    raise WorkerUnavailable("a read worker is starting")
                 if self._ready < self._started:
+                    raise WorkerUnavailable("a read worker is starting")
+                if self._started < self.processes:
+                    self._boot_one()  # one at a time: each start is a second of imports
                     raise WorkerUnavailable("a read worker is starting")
                 self._cond.wait()
 
@@ -279,6 +281,8 @@ def serve(db_path: str) -> None:
     global _store
     calls, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print goes to stderr, never into the answers
+    # below the serving process: a large page never slows its small requests or its writes
+    os.nice(_NICE)
     _store = Store(db_path, read_only=True)
     # the views, as the calls will need them: a request never waits for these imports
     importlib.import_module("chatops.sandbox.app")
