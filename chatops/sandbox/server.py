@@ -23,6 +23,7 @@ from .files import private_folder
 from .realm import FEATURE_LEVEL
 from .state import RateLimit, SandboxState
 from .store import Store
+from .workers import ReadWorkers
 
 log = logging.getLogger("chatops.sandbox")
 DB_NAME = "sandbox.sqlite3"
@@ -131,6 +132,7 @@ class Sandbox:
         rate_limit: RateLimit | None = None,
         log_level: str = "warning",
         now: int | None = None,
+        read_workers: int | None = None,
     ) -> Sandbox:
         """Open (or generate) the organization and serve it; returns once it accepts requests.
 
@@ -156,7 +158,11 @@ class Sandbox:
         sock = bind_socket(host, port)
         upload_dir = private_folder(path / "uploads")
         state = SandboxState(
-            store=store, upload_dir=upload_dir, feature_level=feature_level, rate_limit=rate_limit
+            store=store,
+            upload_dir=upload_dir,
+            feature_level=feature_level,
+            rate_limit=rate_limit,
+            read_workers=_read_workers(store, read_workers),
         )
         config = uvicorn.Config(
             create_app(state), log_level=log_level, lifespan="on", access_log=False
@@ -214,6 +220,8 @@ class Sandbox:
         if self._thread is not None:
             self._thread.join(timeout=10)
         self._sock.close()
+        if self.state.read_workers is not None:
+            self.state.read_workers.close()
         self.store.close()
         if self._moved_clock:
             clock.reset()
@@ -234,6 +242,12 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox(site={self.site!r}, data_dir={str(self.data_dir)!r})"
+
+
+def _read_workers(store: Store, processes: int | None) -> ReadWorkers | None:
+    if processes == 0 or store.path == ":memory:":
+        return None
+    return ReadWorkers(store.path, processes)
 
 
 def serve(
@@ -261,6 +275,7 @@ def serve(
         upload_dir=upload_dir,
         base_url=site,
         credentials_changed=credential_keeper(accounts, data_dir, site),
+        read_workers=_read_workers(store, None),
     )
     demo.write_credentials(accounts, site, data_dir / "zuliprc")
     echo(f"Credentials: {data_dir / 'zuliprc'}/<account>.zuliprc for {', '.join(accounts)}")
@@ -270,5 +285,7 @@ def serve(
         server.run(sockets=[sock])
     finally:
         sock.close()
+        if state.read_workers is not None:
+            state.read_workers.close()
         store.close()
     echo("Sandbox stopped.")

@@ -11,6 +11,7 @@ from pathlib import Path
 from . import realm as realm_mod
 from .errors import ApiError
 from .store import Store
+from .workers import ReadWorkers
 
 
 @dataclass
@@ -65,3 +66,5 @@ class SandboxState:
     base_url: str = ""
     #: told ``(user_id, new_api_key)`` after a key changes, so the credential files keep up
     credentials_changed: Callable[[int, str], None] | None = None
+    #: worker processes for the large reads of views that allow it; None: all in this process
+    read_workers: ReadWorkers | None = None

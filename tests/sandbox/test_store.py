@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
+import threading
+import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -85,3 +89,121 @@ def test_the_data_folder_is_its_owners_alone(tmp_path: Path) -> None:
             assert stat.S_IMODE((data / "sandbox.sqlite3").stat().st_mode) == 0o600
     finally:
         os.umask(old)
+
+
+def _emoji_count(store: Store) -> int:
+    return int(store.scalar("SELECT count(*) FROM realm_emoji"))
+
+
+def test_reads_go_on_beside_an_open_write_and_see_none_of_it(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    written, release = threading.Event(), threading.Event()
+
+    def write_five() -> None:
+        with store.atomic():
+            for n in range(5):
+                store.execute("INSERT INTO realm_emoji (name, author_id) VALUES (?, 1)", [f"e{n}"])
+            written.set()
+            release.wait(10)
+
+    writer = threading.Thread(target=write_five)
+    writer.start()
+    try:
+        assert written.wait(10)
+        seen: list[int] = []
+        before_commit = store.reading()
+        before_commit.__enter__()
+
+        def read_in_block() -> None:
+            with store.reading():
+                seen.append(_emoji_count(store))
+
+        reader = threading.Thread(target=read_in_block)
+        reader.start()
+        reader.join(5)
+        # the read did not wait for the writer's lock, and saw nothing of the open transaction
+        assert not reader.is_alive()
+        assert seen == [0]
+        assert _emoji_count(store) == 0  # this thread's block: its snapshot starts here
+    finally:
+        release.set()
+        writer.join(10)
+    assert _emoji_count(store) == 0  # same snapshot, though the five rows are committed now
+    before_commit.__exit__(None, None, None)
+    with store.reading():
+        assert _emoji_count(store) == 5
+    store.close()
+
+
+def test_a_reading_block_reads_its_own_writes(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    with store.reading():
+        assert _emoji_count(store) == 0
+        with store.atomic():
+            store.execute("INSERT INTO realm_emoji (name, author_id) VALUES ('a', 1)")
+            assert _emoji_count(store) == 1  # inside the transaction: the writing connection
+        assert _emoji_count(store) == 1  # after the commit: a new snapshot
+        store.execute("INSERT INTO realm_emoji (name, author_id) VALUES ('b', 1)")
+        assert _emoji_count(store) == 2  # a write outside a transaction ends the snapshot too
+    store.close()
+
+
+def test_a_reader_racing_a_multi_row_write_sees_all_or_nothing(fresh_sandbox: Sandbox) -> None:
+    """Moving a topic rewrites every message of it in one transaction; a page sees one name."""
+    acc = fresh_sandbox.accounts["admin"]
+    api = f"{fresh_sandbox.site}/api/v1"
+    auth = (acc.email, acc.api_key)
+    with httpx.Client(base_url=api, auth=auth, timeout=30) as c:
+        ids = [
+            c.post(
+                "/messages",
+                data={"type": "stream", "to": "general", "topic": "left", "content": f"m{n}"},
+            ).json()["id"]
+            for n in range(60)
+        ]
+    stop = threading.Event()
+    moves = {"done": 0}
+    seen: Counter[str] = Counter()
+    torn: list[dict[str, int]] = []
+
+    def move() -> None:
+        with httpx.Client(base_url=api, auth=auth, timeout=30) as c:
+            names = ["left", "right"]
+            while not stop.is_set():
+                new = names[(moves["done"] + 1) % 2]
+                r = c.patch(
+                    f"/messages/{ids[0]}",
+                    data={
+                        "topic": new,
+                        "propagate_mode": "change_all",
+                        "send_notification_to_new_thread": "false",
+                    },
+                )
+                assert r.status_code == 200, r.text
+                moves["done"] += 1
+
+    def read() -> None:
+        with httpx.Client(base_url=api, auth=auth, timeout=30) as c:
+            while not stop.is_set():
+                r = c.get(
+                    "/messages",
+                    params={"message_ids": json.dumps(ids)},
+                )
+                assert r.status_code == 200, r.text
+                topics = Counter(m["subject"] for m in r.json()["messages"])
+                if len(topics) != 1:
+                    torn.append(dict(topics))
+                seen.update(topics.keys())
+
+    threads = [threading.Thread(target=move), *(threading.Thread(target=read) for _ in range(3))]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (moves["done"] < 20 or len(seen) < 2):
+        time.sleep(0.05)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    assert torn == []
+    assert moves["done"] >= 20
+    assert set(seen) == {"left", "right"}  # the readers did read between the moves

@@ -86,7 +86,15 @@ GET_MESSAGES_SPEC = {
 }
 
 
-@endpoint(GET_MESSAGES_SPEC)
+#: pages from this many messages are built in a read worker process, when the sandbox has them
+WORKER_PAGE = 1000
+
+
+def _large_page(p: Params) -> bool:
+    return bool(p["num_before"] + p["num_after"] >= WORKER_PAGE)
+
+
+@endpoint(GET_MESSAGES_SPEC, in_worker=_large_page)
 def get_messages(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
