@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,8 @@ __all__ = ["EVENT_TYPES", "MAX_PAGE", "SyncStats"]
 
 #: The most messages one ``GET /messages`` returns.
 MAX_PAGE = 5000
+#: The newest messages of each narrow asked for before the fetch, for the progress bar.
+SAMPLE = 200
 #: Message ids asked for in one ``GET /messages?message_ids=...``.
 LOOKUP_CHUNK = 1000
 #: The events the queue a sync leaves behind collects for the next one.
@@ -74,28 +76,14 @@ class SyncStats:
         return dict(self.__dict__)
 
 
-def _union(spans: Iterable[tuple[int, int]]) -> int:
-    """How many integers the closed ranges cover together."""
-    total, end = 0, -1
-    for lo, hi in sorted(spans):
-        if hi < lo:
-            continue
-        lo = max(lo, end + 1)
-        if hi >= lo:
-            total += hi - lo + 1
-            end = hi
-    return total
-
-
 class _Progress:
     """Messages fetched of those planned, their rate and the time left.
 
-    Message ids are unique across narrows, so the union of the id ranges the sync will fetch
-    bounds the number of messages in them: that is the first total (exact, less deleted
-    messages and those of narrows the account cannot read, for an account that reads the whole
-    organization). As pages arrive, a narrow's part still ahead is estimated at the density of
-    ids it has shown so far. The total only ever comes down (to what is fetched at least), so
-    the percentage never goes back.
+    Before the first page, each narrow's newest ids are sampled (one small request): where the
+    sample reaches back to where the fetch starts, the narrow's count is known; otherwise the
+    part older than the sample is estimated at the density of ids the sample shows, and, once
+    pages arrive, at the density the narrow's pages show. The total only ever comes down (to
+    what is fetched, at least), so the percentage never goes back.
     """
 
     def __init__(self, enabled: bool) -> None:
@@ -103,26 +91,39 @@ class _Progress:
             total=None, unit="msg", desc="sync", disable=not enabled, leave=True, smoothing=0.1
         )
         self.spans: dict[str, tuple[int, int]] = {}
+        self.samples: dict[str, tuple[np.ndarray, bool]] = {}
         self.reached: dict[str, int] = {}
         self.fetched: dict[str, int] = {}
         self.count = 0
 
-    def plan(self, key: str, lo: int, hi: int) -> None:
-        """Narrow ``key`` will be fetched over ids ``lo`` to ``hi``."""
+    def plan(self, key: str, lo: int, hi: int, sample: list[int], complete: bool) -> None:
+        """Narrow ``key`` will be fetched over ids ``lo`` to ``hi``; ``sample`` holds its
+        newest ids (all of them from ``lo`` on when ``complete``)."""
         self.spans[key] = (lo, hi)
+        self.samples[key] = (np.sort(np.asarray(sample, dtype=np.int64)), complete)
         self.reached[key] = lo - 1
         self.fetched[key] = 0
 
+    def _ahead(self, key: str) -> float:
+        lo, hi = self.spans[key]
+        sample, complete = self.samples[key]
+        if hi < lo:
+            return 0.0
+        begin = max(lo, self.reached[key] + 1)
+        known = int(len(sample) - np.searchsorted(sample, begin))
+        if complete or not len(sample) or sample[0] <= begin:
+            return float(known)
+        gap = int(sample[0]) - begin  # ids older than the sample still to fetch
+        done = self.reached[key] - lo + 1
+        if self.fetched[key] and done > 0:
+            density = self.fetched[key] / done
+        else:
+            width = int(sample[-1] - sample[0])
+            density = (len(sample) - 1) / width if width > 0 else 1.0
+        return known + gap * min(1.0, density)
+
     def _estimate(self) -> float:
-        spans = {k: s for k, s in self.spans.items() if s[1] >= s[0]}
-        width = sum(hi - lo + 1 for lo, hi in spans.values())
-        prior = _union(spans.values()) / width if width else 0.0
-        ahead = 0.0
-        for key, (lo, hi) in spans.items():
-            done = self.reached[key] - lo + 1
-            density = self.fetched[key] / done if self.fetched[key] and done > 0 else prior
-            ahead += max(0, hi - self.reached[key]) * min(1.0, density)
-        return self.count + ahead
+        return self.count + sum(self._ahead(k) for k in self.spans)
 
     def start(self) -> None:
         self.bar.total = round(self._estimate())
@@ -324,11 +325,12 @@ class _Syncer:
         self.stats.requests += 1
         return await asyncio.to_thread(decode_page, body)
 
-    async def _newest(self, narrow: Narrow) -> int:
+    async def _sample(self, narrow: Narrow) -> tuple[list[int], bool]:
+        """The ids of the newest messages of ``narrow``, and whether that is all of them."""
         page = await self._get(
-            {"anchor": "newest", "num_before": 1, "num_after": 0, "narrow": narrow}
+            {"anchor": "newest", "num_before": SAMPLE, "num_after": 0, "narrow": narrow}
         )
-        return max((m.id for m in page.messages), default=0)
+        return sorted(m.id for m in page.messages), bool(page.found_oldest)
 
     async def _pages(self, narrow: Narrow, anchor: int | str, key: str | None) -> Any:
         """Every message of ``narrow`` from ``anchor`` (included) on, one page at a time."""
@@ -367,8 +369,9 @@ class _Syncer:
     ) -> tuple[str, int | None, list[dict[str, Any]], pa.Table | None, int]:
         """What to fetch of a narrow: from where, the files it replaces, and its newest id."""
         start, drop, kept = self._window(key)
-        newest = await self._newest(_narrow_of(self.m["narrows"][key]))
-        self.progress.plan(key, start if start is not None else first_id, newest)
+        sample, complete = await self._sample(_narrow_of(self.m["narrows"][key]))
+        newest = sample[-1] if sample else 0
+        self.progress.plan(key, start if start is not None else first_id, newest, sample, complete)
         return key, start, drop, kept, newest
 
     async def _narrow(

@@ -347,3 +347,48 @@ def test_info_gives_times_as_iso_8601(org: Sandbox, tmp_path: Path) -> None:
         *(n["synced_at"] for n in info["narrows"].values()),
     ]
     assert all(isinstance(t, str) and ISO.match(t) for t in times), times
+
+
+class _Recorder:
+    """A tqdm that keeps (fetched, total) at every update of the bar."""
+
+    updates: list[tuple[int, float | None]] = []
+
+    @classmethod
+    def make(cls) -> type:
+        from tqdm.auto import tqdm
+
+        class Recording(tqdm):  # type: ignore[misc,type-arg]
+            def update(self, n: float | None = 1) -> bool | None:
+                out = super().update(n)
+                cls.updates.append((int(self.n), self.total))
+                return out
+
+        return Recording
+
+
+@pytest.mark.parametrize("account", ["admin", "member"])
+def test_progress_total_is_close_from_the_first_update_and_never_goes_back(
+    org: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, account: str
+) -> None:
+    import chatops.analytics._sync as sync_mod
+
+    monkeypatch.setattr(sync_mod, "tqdm", _Recorder.make())
+    for step in ("first", "again"):
+        _Recorder.updates = []
+        ds = Dataset.sync(
+            org.zuliprc(account),
+            cache=tmp_path / "c",
+            page_size=100,
+            concurrency=1,
+            recheck=300,
+        )
+        fetched = ds.manifest["last_sync"]["fetched"]
+        updates = _Recorder.updates
+        assert len(updates) > 3, (step, updates)
+        first_total = updates[0][1]
+        assert first_total is not None
+        assert abs(first_total - fetched) <= 0.1 * fetched, (step, first_total, fetched)
+        shares = [n / total for n, total in updates if total]
+        assert shares == sorted(shares), (step, shares)  # the percentage never goes back
+        assert updates[-1][0] == fetched
