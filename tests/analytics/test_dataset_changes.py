@@ -392,3 +392,61 @@ def test_progress_total_is_close_from_the_first_update_and_never_goes_back(
         shares = [n / total for n, total in updates if total]
         assert shares == sorted(shares), (step, shares)  # the percentage never goes back
         assert updates[-1][0] == fetched
+
+
+def _doc_types() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """The column types ``docs/dataset-layout.md`` gives: message files, then tables."""
+    doc = (Path(__file__).parents[2] / "docs" / "dataset-layout.md").read_text()
+    messages: dict[str, str] = {}
+    for names, types in re.findall(r"^\| (`[^|]+`) \| ([^|]+) \|", doc, re.M):
+        if "`" in types:
+            continue  # a table's row, below
+        cols = re.findall(r"`(\w+)`", names)
+        kinds = [t.strip() for t in re.split(r",(?![^\[<]*[\]>])", types)]
+        if len(kinds) == 1:  # one type for every column named
+            kinds = kinds * len(cols)
+        messages.update(zip(cols, kinds, strict=True))
+    tables: dict[str, dict[str, str]] = {}
+    for name, cols in re.findall(
+        r"^\| `(users|channels|subscriptions|user_groups)` \| (.+) \|$", doc, re.M
+    ):
+        tables[name] = dict(re.findall(r"`(\w+)` ([\w\[\], <>=]+?)(?=, `|$)", cols))
+    return messages, tables
+
+
+def _norm(arrow_type: str) -> str:
+    return (
+        arrow_type.replace("tz=", "")
+        .replace("<values=string, indices=int8, ordered=1>", "<string>")
+        .replace("<values=string, indices=int8, ordered=0>", "<string>")
+    )
+
+
+def test_the_layout_doc_and_the_schema_say_what_files_and_frames_hold(
+    org: Sandbox, tmp_path: Path
+) -> None:
+    import pyarrow.parquet as pq
+
+    from chatops.analytics.schema import COLUMNS
+
+    ds = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", progress=False)
+    messages, tables = _doc_types()
+    schema = pq.read_schema(ds._files()[0])
+    for field in schema:
+        documented = messages[field.name]
+        if documented.startswith("list<"):
+            assert str(field.type).startswith("list<"), field
+        else:
+            assert _norm(str(field.type)) == documented, (field.name, field.type, documented)
+    assert set(tables) == {"users", "channels", "subscriptions", "user_groups"}
+    for name, cols in tables.items():
+        held = pq.read_schema(ds.cache / "tables" / f"{name}.parquet")
+        assert {f.name: _norm(str(f.type)) for f in held} == cols, name
+    # the frames have exactly the dtypes the schema module gives (datetimes in ns, UTC)
+    f = ds.frames()
+    for kind in ("messages", "users", "channels", "reactions", "edits", "topics"):
+        frame = getattr(f, kind)
+        got = {c: str(frame[c].dtype) for c in COLUMNS[kind]}
+        want = {c: ("category" if d == "category" else d) for c, d in COLUMNS[kind].items()}
+        assert got == want, kind
+    assert str(f.users["date_joined"].dtype) == "datetime64[us, UTC]"  # as the schema says
