@@ -204,7 +204,7 @@ def _as_dtype(series: pd.Series, dtype: str) -> pd.Series:
         else:
             ts = pd.to_datetime(series, utc=True, format="ISO8601")
         # the documented unit, whatever the input's
-        return ts.astype(dtype)
+        return ts.astype(pd.DatetimeTZDtype(unit="us" if dtype == UTC_US else "ns", tz="UTC"))
     if str(series.dtype) == dtype:
         return series
     if dtype == "category":
