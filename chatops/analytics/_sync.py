@@ -193,6 +193,8 @@ class _Syncer:
         #: fetched ids under this may still be stored in another narrow (moved since)
         self.below = 0
         self.relocate: dict[int, str] = {}
+        #: narrows fetched from their first message by this sync
+        self.whole: set[str] = set()
 
     # -- files of a narrow
 
@@ -384,6 +386,8 @@ class _Syncer:
     ) -> None:
         if start is not None and newest < start and not drop:
             return  # nothing newer, nothing stored to re-check: no request
+        if start is None:
+            self.whole.add(key)
         buffer: list[pa.Table] = [kept] if kept is not None and kept.num_rows else []
         buffered = 0
         pending_drop = drop
@@ -564,7 +568,10 @@ class _Syncer:
     async def _reconcile(self, readable: Mapping[str, Any], *, topics: bool) -> None:
         upserts: dict[int, Any] = {}
         if topics:
-            keys = [k for k, v in readable.items() if v["kind"] == "channel"]
+            # a narrow fetched whole by this sync is as the server has it: no list to compare
+            keys = [
+                k for k, v in readable.items() if v["kind"] == "channel" and k not in self.whole
+            ]
             await asyncio.gather(*(self._topics(k, upserts) for k in keys))
         self.seen.update(upserts)
         before = self.vanished - self.seen

@@ -4,9 +4,9 @@
 
     >>> f = ds.frames()
     >>> f.messages.attrs["coverage"]
-    'admin@example.com on https://chat.example.com, 2024-01-02 to 2026-11-25: 12 of 14 channels
-    (2 archived; 2 not readable: private, not a member), 37 direct-message conversations;
-    no message text'
+    'analyst@example.com on https://chat.example.com, 2024-01-02 to 2026-11-25: 12 of 14 channels
+    (1 archived; 2 not readable: private, not a member), 37 direct-message conversations; no
+    message text'
     >>> f.messages.attrs["coverage_detail"].channels_not_readable
     (ChannelCoverage(stream_id=40, name='hr', archived=False, reason='private, not a member'), ...)
 """

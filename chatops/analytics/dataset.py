@@ -1,8 +1,10 @@
 """An organization's history as a local, incremental Parquet dataset.
 
 One call syncs what an account can read into a cache folder and returns the frames the views
-take; a re-run fetches only what is new, and re-checks a window of recent messages for edits,
-moves, reactions and deletions::
+take; a re-run fetches what is new and what changed anywhere in history (edits, moves,
+reactions, deletions: from the event queue the last sync left, the channels' topic lists and a
+re-read of the newest stored messages; see :mod:`chatops.analytics._sync`), so the frames equal
+those of a sync into an empty folder::
 
     >>> from chatops.analytics import Dataset
     >>> ds = Dataset.sync("~/.zuliprc", cache="~/chatops-data/acme")
@@ -11,7 +13,7 @@ moves, reactions and deletions::
 
 The layout (``docs/dataset-layout.md``)::
 
-    CACHE/manifest.json                      schema version, watermarks, files, coverage
+    CACHE/manifest.json                      schema version, watermarks, files, coverage, queue
     CACHE/messages/narrow=channel-12/part-000007.parquet
     CACHE/messages/narrow=dm/part-000003.parquet
     CACHE/tables/{users,channels,subscriptions,user_groups}.parquet
