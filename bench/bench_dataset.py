@@ -8,7 +8,8 @@ slowed by the server's in the same interpreter::
 
 Measures, on the admin account:
 1. cold sync into an empty cache, then ``frames()``: seconds and peak memory of this process;
-2. incremental re-sync after 1,000 new messages and 100 edits (default ``recheck=1000``);
+2. incremental re-sync after 1,000 new messages and 100 edits (default ``recheck=1000``), then
+   three re-syncs with no change;
 3. decoding the same ``GET /messages`` pages (5,000 messages each) into a messages frame:
    msgspec into Arrow columns and the typed frame (the dataset's path) against ``json.loads``
    (what the official ``zulip`` client does with a response: ``requests``' ``.json()``) plus
@@ -150,6 +151,13 @@ def main() -> None:
         ds = Dataset.sync(rc, cache=cache, progress=False)
         t_inc = time.perf_counter() - t0
         inc = ds.manifest["last_sync"]
+        # nothing changed since: what every re-sync costs at least (three runs, each kept)
+        t_same = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            ds = Dataset.sync(rc, cache=cache, progress=False)
+            t_same.append(time.perf_counter() - t0)
+        same = ds.manifest["last_sync"]
 
         # the same pages, raw
         bodies: list[bytes] = []
@@ -204,6 +212,9 @@ def main() -> None:
         f"(process before: {rss0:,.0f} MB) |",
         f"| re-sync after 1,000 new messages and 100 edits ({inc['fetched']:,} fetched, "
         f"{inc['new']:,} new) | {t_inc:.2f} s |",
+        f"| re-sync with no change ({same['requests']} requests, {same['fetched']:,} fetched, "
+        f"changes from {same['changes_from']}), three runs | "
+        f"{', '.join(f'{t:.2f}' for t in t_same)} s |",
         f"| {len(bodies)} pages, {decoded:,} messages: msgspec -> Arrow -> typed messages frame, "
         f"fresh interpreter | {fresh['ours']:.3f} s |",
         f"| same pages: `json.loads` + `pd.DataFrame(list_of_dicts)`, fresh interpreter | "

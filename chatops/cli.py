@@ -15,6 +15,7 @@
                 [-- JUPYTERLAB OPTIONS...]
     chatops whoami [--zuliprc PATH]
     chatops data sync [--site URL | --zuliprc PATH] [--cache DIR] [--recheck N] [--concurrency N]
+                      [--content] [--verify] [--no-progress]
     chatops data export --format parquet|csv --out DIR [--cache DIR | --site URL | --zuliprc PATH]
     chatops data info [--cache DIR | --site URL | --zuliprc PATH]
     chatops data import-export FILE [--cache DIR] [--content] [--no-progress]
@@ -231,12 +232,24 @@ def _data_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         "--recheck",
         type=_count(0),
         default=1000,
-        help="newest messages per narrow fetched again for edits, moves, deletions (1000)",
+        help=(
+            "the dataset's newest stored messages, counted over all channels and direct "
+            "messages together, fetched again on a re-sync (1000)"
+        ),
+    )
+    sync.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-read every stored message, as a sync into an empty folder would",
     )
     sync.add_argument(
         "--concurrency", type=_count(1), default=4, help="requests in flight at once (4)"
     )
-    sync.add_argument("--content", action="store_true", help="keep message text in a new cache")
+    sync.add_argument(
+        "--content",
+        action="store_true",
+        help="keep message text (a cache made without it fetches the text of what it holds)",
+    )
     sync.add_argument("--no-progress", action="store_true", help="no progress bar")
     export.add_argument("--format", required=True, choices=("parquet", "csv"))
     export.add_argument(
@@ -533,6 +546,7 @@ def _data_command(args: argparse.Namespace) -> int:
                 concurrency=args.concurrency,
                 content=True if args.content else None,
                 progress=not args.no_progress,
+                verify=args.verify,
             )
         stats = ds.manifest["last_sync"]
         print(

@@ -12,6 +12,7 @@ Views are pure functions over frames (:mod:`.schema`); each returns a result wit
 from __future__ import annotations
 
 from ._common import ViewResult, gini, hash_user_id
+from .coverage import ChannelCoverage, Coverage
 from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache, topics_frame
 from .records import (
     AnalyticsFrames,
@@ -52,6 +53,8 @@ __all__ = [
     "CLIENT_LABELS",
     "COLUMNS",
     "SCHEMA_VERSION",
+    "ChannelCoverage",
+    "Coverage",
     "Dataset",
     "SyncStats",
     "default_cache",

@@ -8,7 +8,9 @@ missing values by :func:`validate`)::
     >>> messages["timestamp"].dt.tz
     UTC
 
-Conventions: datetimes are UTC (``datetime64[ns, UTC]``; integers are read as Unix seconds);
+Conventions: datetimes are UTC, ``datetime64[ns, UTC]`` (``users.date_joined`` and
+``channels.date_created``: ``datetime64[us, UTC]``, as the API's records give them); integers
+in a datetime column are read as Unix seconds;
 ids are nullable ``Int64``; channel, topic, sender, client and kinds are categoricals.
 
 Kinds and their columns (required ones marked ``*``):
@@ -73,6 +75,9 @@ RESOLVED_PREFIX = "✔ "
 EDIT_KINDS = ("edit", "move_topic", "move_channel", "resolve", "unresolve")
 
 UTC = "datetime64[ns, UTC]"
+#: the dates of the organization's records (when a user joined, a channel was made), in the
+#: microseconds both the API frames (:mod:`chatops.frames`) and the dataset's tables hold
+UTC_US = "datetime64[us, UTC]"
 
 _MESSAGE_DTYPES = {
     "id": "Int64",
@@ -103,7 +108,7 @@ _USER_DTYPES = {
     "bot_type": "Int64",
     "bot_owner_id": "Int64",
     "is_system_bot": "boolean",
-    "date_joined": UTC,
+    "date_joined": UTC_US,
     "timezone": "category",
 }
 assert tuple(_USER_DTYPES) == USER_COLUMNS
@@ -118,7 +123,7 @@ _CHANNEL_DTYPES = {
     "is_default": "boolean",
     "subscriber_count": "Int64",
     "stream_weekly_traffic": "Int64",
-    "date_created": UTC,
+    "date_created": UTC_US,
     "creator_id": "Int64",
     "first_message_id": "Int64",
     "folder_id": "Int64",
@@ -190,13 +195,16 @@ def _kind_columns(kind: str) -> dict[str, str]:
 
 
 def _as_dtype(series: pd.Series, dtype: str) -> pd.Series:
-    if dtype == UTC:
+    if dtype in (UTC, UTC_US):
         if pd.api.types.is_datetime64_any_dtype(series.dtype):
             ts = pd.to_datetime(series)
-            return ts.dt.tz_localize("UTC") if ts.dt.tz is None else ts.dt.tz_convert("UTC")
-        if pd.api.types.is_numeric_dtype(series.dtype):
-            return pd.to_datetime(series.astype("Int64"), unit="s", utc=True)
-        return pd.to_datetime(series, utc=True, format="ISO8601")
+            ts = ts.dt.tz_localize("UTC") if ts.dt.tz is None else ts.dt.tz_convert("UTC")
+        elif pd.api.types.is_numeric_dtype(series.dtype):
+            ts = pd.to_datetime(series.astype("Int64"), unit="s", utc=True)
+        else:
+            ts = pd.to_datetime(series, utc=True, format="ISO8601")
+        # the documented unit, whatever the input's
+        return ts.astype(pd.DatetimeTZDtype(unit="us" if dtype == UTC_US else "ns", tz="UTC"))
     if str(series.dtype) == dtype:
         return series
     if dtype == "category":

@@ -513,6 +513,7 @@ def delete_message(store: Store, user: Row, message_id: int) -> None:
         if limit is not None and now() - int(message["timestamp"]) > int(limit):
             raise ApiError("The time limit for deleting this message has passed")
     with store.atomic():
+        publish_deletion(store, user, message)
         store.execute("DELETE FROM reactions WHERE message_id = ?", [message_id])
         store.execute("DELETE FROM message_flags WHERE message_id = ?", [message_id])
         store.execute("DELETE FROM attachment_messages WHERE message_id = ?", [message_id])
@@ -557,6 +558,37 @@ def publish_message(store: Store, message_id: int) -> None:
         return {"type": "message", "message": record, "flags": flags}
 
     bus.publish_each(receivers, "message", make)
+
+
+def publish_deletion(store: Store, actor: Row, message: Row) -> None:
+    """A ``delete_message`` event for everyone who had ``message``, as the real server sends it.
+
+    Clients registered with the ``bulk_message_deletion`` capability get ``message_ids`` (a
+    list); the others get one event per message with ``message_id``. A channel message's event
+    names its channel and its topic (lowercased, as the server groups deletions by topic); a
+    direct message's says ``"message_type": "private"``. Called before the rows are deleted,
+    inside the deleting transaction, so the event is delivered only if the deletion commits.
+    """
+    message_id = int(message["id"])
+    base: Event = {"type": "delete_message"}
+    if message["stream_id"] is not None:
+        base |= {
+            "message_type": "stream",
+            "stream_id": int(message["stream_id"]),
+            "topic": str(message["topic"]).lower(),
+        }
+        subscribers = channels.subscriber_ids(store, int(message["stream_id"]))
+    else:
+        base["message_type"] = "private"
+        subscribers = []
+    receivers = {*message_audience(store, [message_id]), *subscribers, int(actor["id"])}
+
+    def make(queue: EventQueue) -> Event:
+        if queue.client_capabilities.get("bulk_message_deletion"):
+            return base | {"message_ids": [message_id]}
+        return base | {"message_id": message_id}
+
+    event_bus(store).publish_each(receivers, "delete_message", make)
 
 
 def message_audience(store: Store, message_ids: Iterable[int]) -> dict[int, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -21,8 +22,28 @@ def test_sync_info_export(sandbox: Sandbox, tmp_path: Path) -> None:
     assert info["messages"] > 0 and info["coverage"]["channels_readable"]
     assert all(n["watermark"] for n in info["narrows"].values() if n["messages"])
     assert sandbox.accounts["admin"].api_key not in json.dumps(info)
+    # times as ISO 8601, no epoch integers
+    iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+    assert iso.match(info["updated"]) and iso.match(info["last_sync"]["finished"])
+    assert iso.match(info["coverage"]["as_of"])
+    assert all(iso.match(n["synced_at"]) for n in info["narrows"].values())
     again = chatops("data", "sync", "--zuliprc", rc, "--cache", str(cache), "--no-progress")
     assert again.returncode == 0 and "(0 new" in again.stdout
+    # the cache made without text gains it, and a verify re-reads everything
+    more = chatops(
+        "data", "sync", "--zuliprc", rc, "--cache", str(cache), "--no-progress", "--content"
+    )
+    assert more.returncode == 0, more.stderr
+    info = json.loads(chatops("data", "info", "--cache", str(cache)).stdout)
+    assert info["content"] is True
+    assert info["last_sync"]["changes_from"] == "full re-read"
+    assert info["last_sync"]["fetched"] >= info["messages"]
+    checked = chatops(
+        "data", "sync", "--zuliprc", rc, "--cache", str(cache), "--no-progress", "--verify"
+    )
+    assert checked.returncode == 0, checked.stderr
+    info = json.loads(chatops("data", "info", "--cache", str(cache)).stdout)
+    assert info["last_sync"]["changes_from"] == "full re-read"
     out = tmp_path / "csv"
     proc = chatops("data", "export", "--cache", str(cache), "--format", "csv", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
