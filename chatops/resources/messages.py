@@ -364,6 +364,8 @@ class Messages(SyncResource):
             anchor: where to start; default ``newest`` going older, ``oldest`` going newer.
             page_size: messages per request (at most 5000).
             direction: ``older`` or ``newer``; each page is in that order.
+            allow_empty_topic_name: as for :meth:`get` (default: the empty topic as ``""`` on
+                servers that can say so).
         """
         return self.iter_history(
             narrow=narrow,
@@ -867,6 +869,7 @@ class AsyncMessages(AsyncResource):
         direction: Direction = "older",
         apply_markdown: bool | NotGiven = NOT_GIVEN,
         client_gravatar: bool | NotGiven = NOT_GIVEN,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
     ) -> AsyncIterator[list[Message]]:
         """Pages of history from ``anchor`` until the oldest (or newest) message, no duplicates."""
         check_length("page_size", page_size, MAX_MESSAGES_PER_REQUEST, "messages")
@@ -882,6 +885,7 @@ class AsyncMessages(AsyncResource):
                 include_anchor=last is None,
                 apply_markdown=apply_markdown,
                 client_gravatar=client_gravatar,
+                allow_empty_topic_name=allow_empty_topic_name,
             )
             batch, last, done = _history_step(page, direction, last)
             if batch:
@@ -899,6 +903,7 @@ class AsyncMessages(AsyncResource):
         direction: Direction = "older",
         apply_markdown: bool | NotGiven = NOT_GIVEN,
         client_gravatar: bool | NotGiven = NOT_GIVEN,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
     ) -> AsyncIterator[Message]:
         """Every message of ``narrow`` in ``direction`` order, fetched page by page."""
         async for batch in self.iter_pages(
@@ -908,6 +913,7 @@ class AsyncMessages(AsyncResource):
             direction=direction,
             apply_markdown=apply_markdown,
             client_gravatar=client_gravatar,
+            allow_empty_topic_name=allow_empty_topic_name,
         ):
             for message in batch:
                 yield message

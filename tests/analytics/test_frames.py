@@ -212,10 +212,13 @@ def _from_history(sandbox: Sandbox, **kwargs: Any) -> AnalyticsFrames:
         )
 
 
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"page_size": 700, "direction": "newer"}], ids=["older", "newer-small-pages"]
+)
 def test_frames_of_iter_history_equal_the_datasets(
-    sandbox: Sandbox, synced: AnalyticsFrames
+    sandbox: Sandbox, synced: AnalyticsFrames, kwargs: dict[str, Any]
 ) -> None:
-    frames = _from_history(sandbox)
+    frames = _from_history(sandbox, **kwargs)
     assert len(frames.messages) > 1000 and len(frames.reactions) > 0 and len(frames.edits) > 0
     assert frames.messages["id"].is_monotonic_increasing
     for name in FRAME_NAMES:
