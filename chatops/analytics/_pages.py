@@ -1,8 +1,11 @@
 """``GET /messages`` pages -> Arrow tables, with no Python dict per message in between.
 
-A page is decoded by msgspec into small Structs holding only the fields the dataset keeps, and
+A page is decoded by msgspec into small Structs holding only the fields the frames keep, and
 the columns go straight into Arrow arrays; reactions, edit history, direct-message recipients and
 topic links become list columns of the same row (one Parquet file holds a message whole).
+
+The one decoder of messages: the dataset's sync, ``AnalyticsFrames.from_records`` (the raw pages
+of ``iter_history``, or records converted to these Structs) and the export import all use it.
 """
 
 from __future__ import annotations
@@ -118,7 +121,7 @@ class _Message(msgspec.Struct, gc=False):
 
 
 class Page(msgspec.Struct):
-    """The parts of a ``GET /messages`` answer the dataset reads."""
+    """The parts of a ``GET /messages`` answer the frames read."""
 
     messages: list[_Message] = []
     found_newest: bool = False
