@@ -492,7 +492,7 @@ def _lab(args: argparse.Namespace) -> int:
 
 def _whoami(args: argparse.Namespace) -> int:
     from ._client import Client
-    from .frames import role_name
+    from .types import role_name
 
     with Client(config_file=args.zuliprc) as client:
         me = client.users.me()

@@ -61,6 +61,7 @@ __all__ = [
     "OwnBotsResult",
     "ProfileFieldValue",
     "QueueRegistration",
+    "ROLE_NAMES",
     "Reaction",
     "RealmEmoji",
     "RealmEmojiResult",
@@ -99,6 +100,7 @@ __all__ = [
     "UserStatus",
     "UserStatusResult",
     "UsersResult",
+    "role_name",
 ]
 
 
@@ -483,6 +485,23 @@ class ProfileFieldValue(Record):
 
     value: Any = None
     rendered_value: str | None = None
+
+
+#: Organization roles (spec section 2) by their integer value.
+ROLE_NAMES: dict[int, str] = {
+    100: "owner",
+    200: "administrator",
+    300: "moderator",
+    400: "member",
+    600: "guest",
+}
+
+
+def role_name(role: int | None) -> str:
+    """The name of an organization role value (``400`` -> ``"member"``)."""
+    if role is None:
+        return "unknown"
+    return ROLE_NAMES.get(int(role), f"role {role}")
 
 
 class User(Record):

@@ -1,4 +1,4 @@
-"""Analytics: the frames the views take, the ten views (V1-V10) and their plots.
+"""Analytics: the frames the views take, the ten views (V1-V10), their plots, and the audits' metrics.
 
 Views are pure functions over frames (:mod:`.schema`); each returns a result with a tidy
 ``frame``, ``to_csv`` and ``plot``::
@@ -12,16 +12,26 @@ Views are pure functions over frames (:mod:`.schema`); each returns a result wit
 from __future__ import annotations
 
 from ._common import ViewResult, gini, hash_user_id
+from ._tables import topics_frame
 from .coverage import ChannelCoverage, Coverage
-from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache, topics_frame
+from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache
+from .metrics import (
+    accounts_by_role,
+    messages_per_channel,
+    messages_per_period,
+    plot_messages_per_channel,
+)
 from .records import (
     AnalyticsFrames,
+    channels_frame,
     dm_recipients_frame,
     edit_kind,
     edits_frame,
     messages_frame,
+    messages_table,
     reactions_frame,
     subscriptions_frame,
+    users_frame,
 )
 from .schema import COLUMNS, EDIT_KINDS, REQUIRED, RESOLVED_PREFIX, empty, validate
 from .views import (
@@ -74,9 +84,11 @@ __all__ = [
     "ReactionsAndEngagement",
     "TopicLifecycle",
     "ViewResult",
+    "accounts_by_role",
     "active_users",
     "activity_heatmap",
     "channel_scorecard",
+    "channels_frame",
     "client_and_dm_mix",
     "client_label",
     "dm_recipients_frame",
@@ -88,11 +100,16 @@ __all__ = [
     "interaction_graph",
     "messages_frame",
     "messages_over_time",
+    "messages_per_channel",
+    "messages_per_period",
+    "messages_table",
     "newcomer_cohorts",
     "participation_distribution",
+    "plot_messages_per_channel",
     "reactions_and_engagement",
     "reactions_frame",
     "subscriptions_frame",
     "topic_lifecycle",
+    "users_frame",
     "validate",
 ]

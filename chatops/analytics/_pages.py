@@ -1,15 +1,20 @@
 """``GET /messages`` pages -> Arrow tables, with no Python dict per message in between.
 
-A page is decoded by msgspec into small Structs holding only the fields the dataset keeps, and
+A page is decoded by msgspec into small Structs holding only the fields the frames keep, and
 the columns go straight into Arrow arrays; reactions, edit history, direct-message recipients and
 topic links become list columns of the same row (one Parquet file holds a message whole).
+
+The one decoder of messages: the dataset's sync, ``AnalyticsFrames.from_records`` (the raw pages
+of ``iter_history``, or records converted to these Structs) and the export import all use it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import operator
 from collections.abc import Iterator, Sequence, Sized
+from itertools import chain
 from typing import Any
 
 import msgspec
@@ -116,7 +121,7 @@ class _Message(msgspec.Struct, gc=False):
 
 
 class Page(msgspec.Struct):
-    """The parts of a ``GET /messages`` answer the dataset reads."""
+    """The parts of a ``GET /messages`` answer the frames read."""
 
     messages: list[_Message] = []
     found_newest: bool = False
@@ -125,6 +130,7 @@ class Page(msgspec.Struct):
 
 _DECODER = msgspec.json.Decoder(Page)
 _NO_STRING = pa.scalar(None, pa.string())
+_RECIPIENT_ID = operator.attrgetter("id")
 
 
 def decode_page(body: bytes) -> Page:
@@ -200,8 +206,10 @@ def _page_table(ms: list[_Message], content: bool) -> pa.Table:
     s = MESSAGE_SCHEMA
     stream_ids = pa.array(col["stream_id"], pa.int64())  # absent from direct messages
     is_channel = pc.is_valid(stream_ids)
-    contents = pa.array(col["content"], pa.string())
-    reacts = [r for x in reaction_lists if x for r in x]
+    # the text's length in code points (Arrow's utf8_length): the text itself only if kept
+    contents = pa.array(col["content"], pa.string()) if content else None
+    lengths = np.fromiter(map(len, col["content"]), np.int64, count=len(ms))
+    reacts = list(chain.from_iterable(reaction_lists))
     rc = _columns(reacts, _Reaction)
     reactions = pa.StructArray.from_arrays(
         [
@@ -212,7 +220,7 @@ def _page_table(ms: list[_Message], content: bool) -> pa.Table:
         ],
         fields=list(REACTION_TYPE),
     )
-    eds = [e for x in histories if x for e in x]
+    eds = list(chain.from_iterable(histories))
     ec = _columns(eds, _Edit)
     prevs = [
         p if p is not None else q for p, q in zip(ec["prev_topic"], ec["prev_subject"], strict=True)
@@ -231,7 +239,7 @@ def _page_table(ms: list[_Message], content: bool) -> pa.Table:
         ],
         fields=list(EDIT_TYPE),
     )
-    links_ = [x for y in link_lists if y for x in y]
+    links_ = list(chain.from_iterable(link_lists))
     lc = _columns(links_, _Link)
     links = pa.StructArray.from_arrays(
         [pa.array(lc["text"], pa.string()), pa.array(lc["url"], pa.string())],
@@ -239,7 +247,7 @@ def _page_table(ms: list[_Message], content: bool) -> pa.Table:
     )
     # a channel message's recipient is the channel's name, a direct message's its people
     dm_lists = [() if d.__class__ is str else d for d in recipients]
-    dm_ids = [r.id for d in dm_lists if d for r in d]
+    dm_ids = list(map(_RECIPIENT_ID, chain.from_iterable(dm_lists)))
     columns = [
         pa.array(col["id"], pa.int64()),
         pa.array(col["timestamp"], pa.int64()).cast(_TS),
@@ -255,8 +263,8 @@ def _page_table(ms: list[_Message], content: bool) -> pa.Table:
         pa.array(col["sender_full_name"], pa.string()),
         pa.array(col["sender_email"], pa.string()),
         pa.array(col["client"], pa.string()),
-        contents if content else pa.nulls(len(ms), pa.string()),
-        pc.utf8_length(contents).cast(pa.int64()),
+        contents if contents is not None else pa.nulls(len(ms), pa.string()),
+        pa.array(lengths, pa.int64()),
         pa.array(col["recipient_id"], pa.int64()),
         pa.array(col["last_edit_timestamp"], pa.int64()).cast(_TS),
         pa.array(col["last_moved_timestamp"], pa.int64()).cast(_TS),

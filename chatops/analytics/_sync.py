@@ -33,11 +33,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from .. import frames as base_frames
 from .._client import AsyncClient
 from .._exceptions import ApiError, BadEventQueueId
 from . import _files
 from ._pages import MESSAGE_SCHEMA, decode_page, page_table
+from .records import channels_frame, users_frame
 
 __all__ = ["EVENT_TYPES", "MAX_PAGE", "SyncStats"]
 
@@ -630,8 +630,8 @@ class _Syncer:
         ]
         groups = await c.user_groups.list()
         tables = {
-            "users": base_frames.users_frame(users),
-            "channels": base_frames.channels_frame(channels),
+            "users": users_frame(users),
+            "channels": channels_frame(channels),
             "subscriptions": pd.DataFrame(pairs, columns=["stream_id", "user_id"], dtype="Int64"),
             "user_groups": pd.DataFrame(
                 [(g.name, u) for g in groups for u in g.members], columns=["name", "user_id"]

@@ -35,7 +35,6 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -48,10 +47,11 @@ from . import _files
 from ._files import SCHEMA_VERSION
 from ._pages import MESSAGE_SCHEMA
 from ._sync import MAX_PAGE, SyncStats, _Syncer
+from ._tables import CATEGORICAL, frames_from_table
 from .coverage import Coverage, coverage_from_manifest, iso
 from .realm_export import import_export
 from .records import AnalyticsFrames
-from .schema import RESOLVED_PREFIX, validate
+from .schema import validate
 
 __all__ = ["MAX_PAGE", "SCHEMA_VERSION", "Coverage", "Dataset", "SyncStats", "default_cache"]
 
@@ -59,8 +59,6 @@ T = TypeVar("T")
 
 _PART = re.compile(r"^part-\d{6}\.parquet$")
 _TABLES = ("users", "channels", "subscriptions", "user_groups")
-#: The message columns the frames make categorical (read dictionary-encoded from the files).
-CATEGORICAL = ("type", "channel", "topic", "sender", "sender_email", "client")
 Source = Client | AsyncClient | Credentials | str | os.PathLike[str]
 
 
@@ -404,8 +402,8 @@ class Dataset:
             content: add the message text as a ``content`` column (if the cache keeps it).
         """
         table = self.table(content=content and bool(self.manifest["content"]))
-        frames = _frames(
-            table,
+        frames = AnalyticsFrames(
+            **frames_from_table(table),
             users=self._org_table("users", "users"),
             channels=self._org_table("channels", "channels"),
             subscriptions=self._org_table("subscriptions", "subscriptions"),
@@ -466,143 +464,3 @@ def _csv_writer(df: pd.DataFrame) -> Callable[[Path], None]:
         df.to_csv(tmp, index=False)
 
     return write
-
-
-# -- frames from the table ----------------------------------------------------------------------
-
-_TYPES = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype()}
-
-
-def _first_seen(column: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """``column`` dictionary-encoded with its values in order of first appearance.
-
-    That is the order ``dictionary_encode`` gives a plain string column, so the categories of a
-    frame do not depend on how its rows were spread over files (nor on which files a re-sync
-    rewrote); values no row uses are dropped.
-    """
-    if not pa.types.is_dictionary(column.type):
-        return pc.dictionary_encode(column)
-    if isinstance(column, pa.ChunkedArray):
-        column = column.unify_dictionaries().combine_chunks()
-    used = pc.unique(column.indices).drop_null()
-    position = np.zeros(len(column.dictionary), np.int32)  # unused values: never looked up
-    position[used.to_numpy()] = np.arange(len(used), dtype=np.int32)
-    codes = pc.take(pa.array(position), column.indices)
-    return pa.DictionaryArray.from_arrays(codes, column.dictionary.take(used))
-
-
-def _pandas(table: pa.Table, categorical: tuple[str, ...] = ()) -> pd.DataFrame:
-    cols = {}
-    for name in table.column_names:
-        col = table[name]
-        if name in categorical:
-            col = _first_seen(col)
-        cols[name] = col
-    df: pd.DataFrame = pa.table(cols).to_pandas(
-        types_mapper=_TYPES.get, coerce_temporal_nanoseconds=True, split_blocks=True
-    )
-    return df
-
-
-def _flatten(table: pa.Table, column: str) -> tuple[pa.Array, pa.Table]:
-    """The message ids and the rows of a list column, one per element."""
-    lists = table[column].combine_chunks()
-    parents = pc.list_parent_indices(lists)
-    ids = table["id"].combine_chunks().take(parents)
-    flat = pc.list_flatten(lists)
-    if isinstance(flat, pa.ChunkedArray):
-        flat = flat.combine_chunks()
-    children = {f.name: flat.field(i) for i, f in enumerate(flat.type)}
-    return ids, pa.table(children)
-
-
-def messages_from_table(table: pa.Table) -> pd.DataFrame:
-    """The ``messages`` frame of a table of :data:`MESSAGE_SCHEMA` (in its row order)."""
-    base = table.select(
-        [
-            c
-            for c in (
-                "id",
-                "timestamp",
-                "type",
-                "stream_id",
-                "channel",
-                "topic",
-                "sender_id",
-                "sender",
-                "sender_email",
-                "client",
-                "content_length",
-                "recipient_id",
-                "last_edit_timestamp",
-                "last_moved_timestamp",
-                "content",
-            )
-            if c in table.column_names
-        ]
-    )
-    base = base.append_column("is_edited", pc.is_valid(table["last_edit_timestamp"]))
-    base = base.append_column("is_moved", pc.is_valid(table["last_moved_timestamp"]))
-    base = base.append_column(
-        "reaction_count", pc.cast(pc.list_value_length(table["reactions"]), pa.int64())
-    )
-    return validate(_pandas(base, CATEGORICAL), "messages")
-
-
-def _frames(
-    table: pa.Table,
-    *,
-    users: pd.DataFrame | None,
-    channels: pd.DataFrame | None,
-    subscriptions: pd.DataFrame | None,
-    user_groups: pd.DataFrame | None,
-) -> AnalyticsFrames:
-    messages = messages_from_table(table)
-    ids, r = _flatten(table, "reactions")
-    reactions = validate(
-        _pandas(r.add_column(0, "message_id", ids), ("emoji_name", "emoji_code", "reaction_type")),
-        "reactions",
-    )
-    ids, e = _flatten(table, "edits")
-    edits = validate(_pandas(e.add_column(0, "message_id", ids), ("kind",)), "edits")
-    lists = table["dm_recipients"].combine_chunks()
-    dm = pa.table(
-        {
-            "message_id": table["id"].combine_chunks().take(pc.list_parent_indices(lists)),
-            "user_id": pc.list_flatten(lists),
-        }
-    )
-    dm_recipients = validate(_pandas(dm), "dm_recipients")
-    ids, ln = _flatten(table, "topic_links")
-    topic_links = validate(_pandas(ln.add_column(0, "message_id", ids)), "topic_links")
-    return AnalyticsFrames(
-        messages=messages,
-        users=users,
-        channels=channels,
-        subscriptions=subscriptions,
-        reactions=reactions,
-        edits=edits,
-        dm_recipients=dm_recipients,
-        topics=topics_frame(messages),
-        topic_links=topic_links,
-        user_groups=user_groups,
-    )
-
-
-def topics_frame(messages: pd.DataFrame) -> pd.DataFrame:
-    """One row per (channel, topic) of a messages frame: size, span, senders, resolved."""
-    m = messages[messages["stream_id"].notna()]
-    if m.empty:
-        return validate(pd.DataFrame(columns=["stream_id", "channel", "topic"]), "topics")
-    g = m.groupby(["stream_id", "topic"], observed=True, sort=True)
-    out = g.agg(
-        channel=("channel", "first"),
-        messages=("id", "size"),
-        senders=("sender_id", "nunique"),
-        first_message_id=("id", "min"),
-        last_message_id=("id", "max"),
-        first_timestamp=("timestamp", "min"),
-        last_timestamp=("timestamp", "max"),
-    ).reset_index()
-    out["resolved"] = out["topic"].astype("string").str.startswith(RESOLVED_PREFIX)
-    return validate(out, "topics")

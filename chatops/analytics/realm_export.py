@@ -61,17 +61,21 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import frames as base_frames
 from . import _files
 from ._pages import _Message as _PageMessage
 from ._pages import page_table
+from ._tables import (
+    dm_recipients_from_table,
+    edits_from_table,
+    messages_from_table,
+    reactions_from_table,
+)
 from .records import (
     AnalyticsFrames,
-    dm_recipients_frame,
-    edits_frame,
-    messages_frame,
-    reactions_frame,
+    channels_frame,
+    messages_table,
     subscriptions_frame,
+    users_frame,
 )
 from .schema import RESOLVED_PREFIX, empty, validate
 
@@ -434,10 +438,11 @@ def _concat(parts: list[pd.DataFrame], kind: str) -> pd.DataFrame:
 def _add_frames(parts: dict[str, list[pd.DataFrame]], records: list[dict[str, Any]]) -> None:
     """Turn a batch of records into frames (then forgotten: memory holds one batch)."""
     if records:
-        parts["messages"].append(messages_frame(records))
-        parts["reactions"].append(reactions_frame(records))
-        parts["edits"].append(edits_frame(records))
-        parts["dm_recipients"].append(dm_recipients_frame(records))
+        table = messages_table(records)
+        parts["messages"].append(messages_from_table(table))
+        parts["reactions"].append(reactions_from_table(table))
+        parts["edits"].append(edits_from_table(table))
+        parts["dm_recipients"].append(dm_recipients_from_table(table))
         records.clear()
 
 
@@ -479,8 +484,8 @@ def read_export(path: str | Path, *, progress: bool = True) -> AnalyticsFrames:
     messages = _concat(parts["messages"], "messages").sort_values("id", ignore_index=True)
     return AnalyticsFrames(
         messages=messages,
-        users=validate(base_frames.users_frame(realm.users.values()), "users"),
-        channels=validate(base_frames.channels_frame(realm.streams.values()), "channels"),
+        users=validate(users_frame(realm.users.values()), "users"),
+        channels=validate(channels_frame(realm.streams.values()), "channels"),
         subscriptions=subscriptions_frame(realm.stream_members),
         reactions=_concat(parts["reactions"], "reactions"),
         edits=_concat(parts["edits"], "edits"),
@@ -652,8 +657,8 @@ def _build(source: Path, out: Path, *, content: bool, flush_rows: int, progress:
                 bar.set_postfix(messages=parts.messages, refresh=False)
         parts.close()
     tables = {
-        "users": base_frames.users_frame(realm.users.values()),
-        "channels": base_frames.channels_frame(realm.streams.values()),
+        "users": users_frame(realm.users.values()),
+        "channels": channels_frame(realm.streams.values()),
         "subscriptions": subscriptions_frame(realm.stream_members),
         "user_groups": groups,
     }

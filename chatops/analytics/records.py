@@ -1,12 +1,18 @@
 """API records -> the analytics frames of :mod:`chatops.analytics.schema`.
 
-For a small organization (or a test) the frames can be built straight from the client; the
-incremental dataset produces the same frames from its cache::
+For an organization small enough to hold in memory (or a test) the frames come straight from
+the client; the incremental dataset produces the same frames from its cache::
 
-    >>> msgs = list(client.messages.iter_history(page_size=5000))
-    >>> frames = AnalyticsFrames.from_records(
-    ...     msgs, users=client.users.list(), channels=client.channels.list(),
-    ...     subscriptions={c.stream_id: client.channels.members(c.stream_id) for c in chans})
+    >>> with chatops.Client.from_zuliprc("~/.zuliprc") as client:
+    ...     frames = AnalyticsFrames.from_records(
+    ...         client.messages.iter_history(page_size=5000, apply_markdown=False),
+    ...         users=client.users.list(), channels=client.channels.list(include_all=True))
+
+Messages take one road into frames whatever they come as: the ``GET /messages`` page decoder
+of the dataset (:mod:`._pages`, msgspec into Arrow columns) and :mod:`._tables`. A
+:class:`~chatops.resources.messages.PagedHistory` (what ``iter_history`` returns) hands it its
+raw pages, so no record per message is made; ``Message`` records and API dicts are converted to
+the decoder's structs first.
 """
 
 from __future__ import annotations
@@ -15,20 +21,39 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from .. import frames as base_frames
-from .schema import RESOLVED_PREFIX, empty, validate
+from .._base_client import NotGiven
+from ..resources.messages import PagedHistory
+from ..types import ROLE_NAMES, role_name
+from ._pages import MESSAGE_SCHEMA, _gc_paused, _Message, decode_page, page_table
+from ._tables import (
+    dm_recipients_from_table,
+    edits_from_table,
+    frames_from_table,
+    messages_from_table,
+    reactions_from_table,
+)
+from .schema import COLUMNS, RESOLVED_PREFIX, empty, validate
 
 __all__ = [
     "AnalyticsFrames",
+    "channels_frame",
     "dm_recipients_frame",
     "edit_kind",
     "edits_frame",
     "messages_frame",
+    "messages_table",
     "reactions_frame",
     "subscriptions_frame",
+    "users_frame",
 ]
+
+#: Records converted to the page decoder's structs at a time.
+_CHUNK = 5000
 
 
 def _get(record: Any, name: str, default: Any = None) -> Any:
@@ -37,40 +62,76 @@ def _get(record: Any, name: str, default: Any = None) -> Any:
     return getattr(record, name, default)
 
 
-def messages_frame(messages: Iterable[Any]) -> pd.DataFrame:
-    """The ``messages`` frame: :func:`chatops.frames.messages_frame` plus the analytics columns.
+def _structs(records: list[Any]) -> list[_Message]:
+    """``Message`` records or API message dicts as the page decoder's structs."""
+    try:
+        if records and all(isinstance(r, Mapping) for r in records):
+            return msgspec.convert(records, list[_Message])
+        return msgspec.convert(records, list[_Message], from_attributes=True)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"not a message record: {exc}") from exc
+
+
+def messages_table(messages: Iterable[Any], *, content: bool = False) -> pa.Table:
+    """Messages as one Arrow table of the dataset's message schema, sorted by id.
+
+    The columns are those of ``MESSAGE_SCHEMA`` (``content`` only if asked), as
+    ``Dataset.table`` gives them without ``narrow``.
 
     Args:
-        messages: ``Message`` Structs or API message dicts.
+        messages: what ``client.messages.iter_history(...)`` returns (its raw pages are decoded
+            straight into columns), or ``Message`` records, or API message dicts.
+        content: keep the message text in a ``content`` column.
+
+    Raises ValueError naming the field when a record is not a message.
     """
-    records = list(messages)
-    df = base_frames.messages_frame(records)
-    df["recipient_id"] = pd.Series([_get(m, "recipient_id") for m in records], dtype="Int64")
-    for col in ("last_edit_timestamp", "last_moved_timestamp"):
-        df[col] = pd.Series([_get(m, col) for m in records], dtype="Int64")
-    return validate(df, "messages")
+    tables: list[pa.Table] = []
+    # A page makes tens of thousands of acyclic objects: collections while they live would
+    # cost more than the decoding (see _pages.decode_page); one pause for all the pages.
+    with _gc_paused():
+        if isinstance(messages, PagedHistory) and not messages.started:
+            # the empty topic by its display name, as the dataset stores it
+            empty_topic = messages.allow_empty_topic_name
+            older = messages.direction == "older"
+            for batch in messages.pages(
+                decode_page,
+                allow_empty_topic_name=False if isinstance(empty_topic, NotGiven) else empty_topic,
+            ):
+                # pages come in travel order: built oldest first, they need no sort after
+                tables.append(page_table(batch[::-1] if older else batch, content=content))
+            if older:
+                tables.reverse()
+        else:
+            it = iter(messages)
+            while chunk := [m for _, m in zip(range(_CHUNK), it, strict=False)]:
+                tables.append(page_table(_structs(chunk), content=content))
+    if not tables:
+        table = MESSAGE_SCHEMA.empty_table()
+    else:
+        table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+        ids = table["id"].to_numpy()
+        if len(ids) > 1 and not bool((ids[1:] > ids[:-1]).all()):
+            table = table.take(pc.sort_indices(table["id"]))
+    return table if content else table.drop_columns(["content"])
+
+
+def messages_frame(messages: Iterable[Any], *, content: bool = False) -> pd.DataFrame:
+    """The ``messages`` frame (see :mod:`.schema`), one row per message in id order.
+
+    Args:
+        messages: ``client.messages.iter_history(...)``, ``Message`` records or API dicts.
+        content: add the message text as a ``content`` column.
+    """
+    return messages_from_table(messages_table(messages, content=content))
 
 
 def reactions_frame(messages: Iterable[Any]) -> pd.DataFrame:
     """The ``reactions`` frame: one row per reaction of each message.
 
     Args:
-        messages: ``Message`` Structs or API message dicts (their ``reactions``).
+        messages: ``client.messages.iter_history(...)``, ``Message`` records or API dicts.
     """
-    rows: dict[str, list[Any]] = {
-        k: [] for k in ("message_id", "user_id", "emoji_name", "emoji_code", "reaction_type")
-    }
-    for m in messages:
-        for r in _get(m, "reactions", None) or []:
-            rows["message_id"].append(_get(m, "id"))
-            user = _get(r, "user_id")
-            if user is None:  # servers before feature level 2 nest the user
-                user = _get(_get(r, "user", {}) or {}, "id")
-            rows["user_id"].append(user)
-            rows["emoji_name"].append(_get(r, "emoji_name"))
-            rows["emoji_code"].append(_get(r, "emoji_code"))
-            rows["reaction_type"].append(_get(r, "reaction_type", "unicode_emoji"))
-    return validate(pd.DataFrame(rows), "reactions")
+    return reactions_from_table(messages_table(messages))
 
 
 def edit_kind(entry: Any) -> str:
@@ -97,40 +158,18 @@ def edits_frame(messages: Iterable[Any]) -> pd.DataFrame:
     """The ``edits`` frame: one row per entry of each message's ``edit_history``.
 
     Args:
-        messages: ``Message`` Structs or API message dicts fetched with their edit history.
+        messages: ``Message`` records or API dicts fetched with their edit history.
     """
-    keys = ("message_id", "timestamp", "user_id", "kind", "prev_topic", "topic")
-    rows: dict[str, list[Any]] = {k: [] for k in (*keys, "prev_stream_id", "stream_id")}
-    for m in messages:
-        for e in _get(m, "edit_history", None) or []:
-            rows["message_id"].append(_get(m, "id"))
-            rows["timestamp"].append(_get(e, "timestamp"))
-            rows["user_id"].append(_get(e, "user_id"))
-            rows["kind"].append(edit_kind(e))
-            rows["prev_topic"].append(_get(e, "prev_topic") or _get(e, "prev_subject"))
-            rows["topic"].append(_get(e, "topic"))
-            rows["prev_stream_id"].append(_get(e, "prev_stream"))
-            rows["stream_id"].append(_get(e, "stream"))
-    df = pd.DataFrame(rows)
-    df["timestamp"] = df["timestamp"].astype("Int64")
-    return validate(df, "edits")
+    return edits_from_table(messages_table(messages))
 
 
 def dm_recipients_frame(messages: Iterable[Any]) -> pd.DataFrame:
     """The ``dm_recipients`` frame: one row per recipient of each direct message.
 
     Args:
-        messages: ``Message`` Structs or API message dicts.
+        messages: ``client.messages.iter_history(...)``, ``Message`` records or API dicts.
     """
-    ids: list[Any] = []
-    users: list[Any] = []
-    for m in messages:
-        recipient = _get(m, "display_recipient")
-        if isinstance(recipient, list):
-            for r in recipient:
-                ids.append(_get(m, "id"))
-                users.append(_get(r, "id"))
-    return validate(pd.DataFrame({"message_id": ids, "user_id": users}), "dm_recipients")
+    return dm_recipients_from_table(messages_table(messages))
 
 
 def subscriptions_frame(members: Mapping[int, Iterable[int]]) -> pd.DataFrame:
@@ -142,6 +181,92 @@ def subscriptions_frame(members: Mapping[int, Iterable[int]]) -> pd.DataFrame:
     pairs = [(int(s), int(u)) for s, us in members.items() for u in us]
     return validate(
         pd.DataFrame(pairs, columns=["stream_id", "user_id"], dtype="Int64"), "subscriptions"
+    )
+
+
+def _getter(record: Any) -> Any:
+    if isinstance(record, Mapping):
+        return record.get
+    return lambda name, default: getattr(record, name, default)
+
+
+def _category(values: list[Any]) -> pd.Series:
+    return pd.Series(values, dtype="object").astype("category")
+
+
+def _utc_seconds(values: list[Any]) -> pd.Series:
+    return pd.to_datetime(pd.Series(values, dtype="Int64"), unit="s", utc=True)
+
+
+def users_frame(users: Iterable[Any]) -> pd.DataFrame:
+    """The ``users`` frame: one row per user or bot.
+
+    Args:
+        users: ``User`` records (``client.users.list()``) or API user dicts.
+
+    ``role_name`` is an ordered categorical (owner < administrator < ... < guest);
+    ``date_joined`` is a UTC datetime.
+    """
+    names = tuple(COLUMNS["users"])
+    cols: dict[str, list[Any]] = {name: [] for name in names}
+    for u in users:
+        get = _getter(u)
+        role = get("role", None)
+        cols["user_id"].append(get("user_id", None))
+        cols["full_name"].append(get("full_name", None))
+        cols["email"].append(get("email", None))
+        cols["role"].append(role)
+        cols["role_name"].append(role_name(role))
+        cols["is_active"].append(get("is_active", True))
+        cols["is_bot"].append(get("is_bot", False))
+        cols["bot_type"].append(get("bot_type", None))
+        cols["bot_owner_id"].append(get("bot_owner_id", None))
+        cols["is_system_bot"].append(get("is_system_bot", False))  # sent for system bots only
+        cols["date_joined"].append(get("date_joined", None) or None)
+        cols["timezone"].append(get("timezone", None))
+    order = list(ROLE_NAMES.values())
+    order += sorted({r for r in cols["role_name"] if r not in order})
+    return pd.DataFrame(
+        {
+            "user_id": pd.Series(cols["user_id"], dtype="Int64"),
+            "full_name": pd.Series(cols["full_name"], dtype="string"),
+            "email": pd.Series(cols["email"], dtype="string"),
+            "role": pd.Series(cols["role"], dtype="Int64"),
+            "role_name": pd.Categorical(cols["role_name"], categories=order, ordered=True),
+            "is_active": pd.Series(cols["is_active"], dtype="boolean"),
+            "is_bot": pd.Series(cols["is_bot"], dtype="boolean"),
+            "bot_type": pd.Series(cols["bot_type"], dtype="Int64"),
+            "bot_owner_id": pd.Series(cols["bot_owner_id"], dtype="Int64"),
+            "is_system_bot": pd.Series(cols["is_system_bot"], dtype="boolean"),
+            "date_joined": pd.to_datetime(
+                pd.Series(cols["date_joined"], dtype="object"), utc=True, format="ISO8601"
+            ),
+            "timezone": _category(cols["timezone"]),
+        },
+        columns=list(names),
+    )
+
+
+def channels_frame(channels: Iterable[Any]) -> pd.DataFrame:
+    """The ``channels`` frame: one row per channel.
+
+    Args:
+        channels: ``Channel`` records (``client.channels.list()``) or API channel dicts.
+    """
+    dtypes = COLUMNS["channels"]
+    cols: dict[str, list[Any]] = {name: [] for name in dtypes}
+    for c in channels:
+        get = _getter(c)
+        for name in dtypes:
+            cols[name].append(get(name, None))
+    return pd.DataFrame(
+        {
+            name: _utc_seconds(values)
+            if name == "date_created"
+            else pd.Series(values, dtype=dtypes[name])
+            for name, values in cols.items()
+        },
+        columns=list(dtypes),
     )
 
 
@@ -175,21 +300,19 @@ class AnalyticsFrames:
         channels: Iterable[Any] | None = None,
         subscriptions: Mapping[int, Iterable[int]] | None = None,
     ) -> AnalyticsFrames:
-        """Build every frame from API records.
+        """Build every frame from API records, the messages through the dataset's page decoder.
 
         Args:
-            messages: ``Message`` Structs or dicts (with ``edit_history`` for the edits frame).
+            messages: ``client.messages.iter_history(...)`` itself (its raw pages are decoded
+                into columns, no record per message), or ``Message`` records or API dicts (with
+                ``edit_history`` for the edits frame). The frames are in message id order.
             users: ``User`` records (``client.users.list()``).
             channels: ``Channel`` records (``client.channels.list()``).
             subscriptions: ``{stream_id: [user_id, ...]}``.
         """
-        records = list(messages)
         return cls(
-            messages=messages_frame(records),
-            users=base_frames.users_frame(users) if users is not None else None,
-            channels=base_frames.channels_frame(channels) if channels is not None else None,
+            **frames_from_table(messages_table(messages)),
+            users=users_frame(users) if users is not None else None,
+            channels=channels_frame(channels) if channels is not None else None,
             subscriptions=subscriptions_frame(subscriptions) if subscriptions is not None else None,
-            reactions=reactions_frame(records),
-            edits=edits_frame(records),
-            dm_recipients=dm_recipients_frame(records),
         )

@@ -16,12 +16,13 @@ ids are nullable ``Int64``; channel, topic, sender, client and kinds are categor
 Kinds and their columns (required ones marked ``*``):
 
 ``messages``
-    the columns of :data:`chatops.frames.MESSAGE_COLUMNS` (``id*``, ``timestamp*``, ``type*``
-    (``stream`` or ``private``), ``stream_id*``, ``channel*``, ``topic*``, ``sender_id*``,
-    ``sender``, ``sender_email``, ``client``, ``content_length``, ``is_edited``, ``is_moved``,
-    ``reaction_count``) plus ``recipient_id``, ``last_edit_timestamp``, ``last_moved_timestamp``.
-    ``channel``/``topic``/``stream_id`` are missing for direct messages; ``topic`` is the current
-    name (a resolved topic starts with ``"✔ "``).
+    one row per message, in id order: ``id*``, ``timestamp*``, ``type*`` (``stream`` or
+    ``private``), ``stream_id*``, ``channel*``, ``topic*``, ``sender_id*``, ``sender`` (the
+    sender's full name when fetched), ``sender_email``, ``client``, ``content_length``,
+    ``is_edited``, ``is_moved``, ``reaction_count``, ``recipient_id``, ``last_edit_timestamp``,
+    ``last_moved_timestamp`` (and ``content`` when asked for). ``channel``/``topic``/``stream_id``
+    are missing for direct messages; ``topic`` is the current name (a resolved topic starts with
+    ``"✔ "``).
 ``dm_recipients``
     long, one row per recipient of a direct message (sender included): ``message_id*``,
     ``user_id*``.
@@ -33,9 +34,14 @@ Kinds and their columns (required ones marked ``*``):
     ``kind*`` (one of :data:`EDIT_KINDS`), ``prev_topic``, ``topic``, ``prev_stream_id``,
     ``stream_id``.
 ``users``
-    :data:`chatops.frames.USER_COLUMNS` (``user_id*``, ``is_bot*``, ``full_name``, ...).
+    one row per user or bot: ``user_id*``, ``is_bot*``, ``full_name``, ``email``, ``role``,
+    ``role_name`` (ordered: owner < administrator < moderator < member < guest), ``is_active``,
+    ``bot_type``, ``bot_owner_id``, ``is_system_bot``, ``date_joined``, ``timezone``.
 ``channels``
-    :data:`chatops.frames.CHANNEL_COLUMNS` (``stream_id*``, ``name*``, ``invite_only``, ...).
+    one row per channel: ``stream_id*``, ``name*``, ``description``, ``invite_only``,
+    ``is_web_public``, ``is_archived``, ``is_default``, ``subscriber_count``,
+    ``stream_weekly_traffic``, ``date_created``, ``creator_id``, ``first_message_id``,
+    ``folder_id``.
 ``subscriptions``
     ``stream_id*``, ``user_id*``: who is subscribed to which channel.
 ``presence``
@@ -57,8 +63,6 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ..frames import CHANNEL_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS
-
 __all__ = [
     "COLUMNS",
     "EDIT_KINDS",
@@ -76,7 +80,7 @@ EDIT_KINDS = ("edit", "move_topic", "move_channel", "resolve", "unresolve")
 
 UTC = "datetime64[ns, UTC]"
 #: the dates of the organization's records (when a user joined, a channel was made), in the
-#: microseconds both the API frames (:mod:`chatops.frames`) and the dataset's tables hold
+#: microseconds both the API frames (:mod:`chatops.analytics.records`) and the dataset's tables hold
 UTC_US = "datetime64[us, UTC]"
 
 _MESSAGE_DTYPES = {
@@ -95,7 +99,6 @@ _MESSAGE_DTYPES = {
     "is_moved": "boolean",
     "reaction_count": "Int64",
 }
-assert tuple(_MESSAGE_DTYPES) == MESSAGE_COLUMNS
 
 _USER_DTYPES = {
     "user_id": "Int64",
@@ -111,7 +114,6 @@ _USER_DTYPES = {
     "date_joined": UTC_US,
     "timezone": "category",
 }
-assert tuple(_USER_DTYPES) == USER_COLUMNS
 
 _CHANNEL_DTYPES = {
     "stream_id": "Int64",
@@ -128,7 +130,6 @@ _CHANNEL_DTYPES = {
     "first_message_id": "Int64",
     "folder_id": "Int64",
 }
-assert tuple(_CHANNEL_DTYPES) == CHANNEL_COLUMNS
 
 #: Column name -> dtype, per kind of frame, in column order.
 COLUMNS: dict[str, dict[str, str]] = {

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .. import frames
 from .._exceptions import ApiError
+from ..types import role_name
 from ._result import AuditResult, findings_frame
 from .overview import DEFAULT_MAX_MESSAGES, _recent_messages, _row, _utc
 
@@ -151,7 +151,7 @@ def inactive_users(
                 "full_name": u.full_name,
                 "email": u.email,
                 "role": u.role,
-                "role_name": frames.role_name(u.role),
+                "role_name": role_name(u.role),
                 "is_bot": u.is_bot,
                 "bot_owner": _owner(u, by_id),
                 "date_joined": joined,

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import pandas as pd
 
-from .. import frames, metrics
 from .._exceptions import IgnoredParametersWarning
+from ..analytics import metrics
+from ..analytics.records import channels_frame, messages_frame, users_frame
 from ..types import Channel, Message, User
 from ._history import history_until
 from ._result import AuditResult, findings_frame
@@ -67,10 +68,10 @@ def org_overview(
     until = _utc(now)
     since = until - timedelta(days=days)
 
-    users = frames.users_frame(_list_users(client))
-    channels = frames.channels_frame(_list_channels(client))
+    users = users_frame(_list_users(client))
+    channels = channels_frame(_list_channels(client))
     messages, truncated = _recent_messages(client, since=since, until=until, limit=max_messages)
-    msgs = frames.messages_frame(messages)
+    msgs = messages_frame(messages)
 
     live = channels[~channels["is_archived"].fillna(False).astype(bool)]
     per_channel = metrics.messages_per_channel(
@@ -78,7 +79,7 @@ def org_overview(
     )
     per_channel = per_channel[per_channel.index.isin([str(n) for n in live["name"]])]
     channel_msgs = msgs[msgs["channel"].notna()]
-    per_day = metrics.messages_over_time(
+    per_day = metrics.messages_per_period(
         channel_msgs[(channel_msgs["timestamp"] >= since) & (channel_msgs["timestamp"] < until)],
         "D",
     )

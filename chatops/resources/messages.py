@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from .._base_client import NOT_GIVEN, NotGiven, check_length, content_sha256
 from .._exceptions import LimitError, MoveMessagesTimeLimitExceeded
@@ -29,6 +30,7 @@ from ._base import AsyncResource, SyncResource, drop_not_given
 __all__ = [
     "RESOLVED_TOPIC_PREFIX",
     "AsyncMessages",
+    "PagedHistory",
     "Messages",
     "MessageType",
     "FlagOp",
@@ -195,13 +197,22 @@ def _history_start(anchor: Anchor | None, direction: Direction) -> Anchor:
     return "newest" if direction == "older" else "oldest"
 
 
+_ID = operator.attrgetter("id")
+
+
 def _history_step(
-    page: MessagesPage, direction: Direction, last: int | None
-) -> tuple[list[Message], int | None, bool]:
-    """New messages of ``page`` in travel order, the next anchor, and whether history ended."""
-    ordered = sorted(page.messages, key=lambda m: m.id, reverse=direction == "older")
-    if last is not None:
-        ordered = [m for m in ordered if (m.id < last if direction == "older" else m.id > last)]
+    page: Any, direction: Direction, last: int | None
+) -> tuple[list[Any], int | None, bool]:
+    """New messages of ``page`` in travel order, the next anchor, and whether history ended.
+
+    ``page`` is a :class:`MessagesPage` or any decoding of one with ``messages`` (each with an
+    ``id``), ``found_oldest`` and ``found_newest``.
+    """
+    older = direction == "older"
+    ordered = sorted(page.messages, key=_ID, reverse=older)
+    # only the first few (at most the anchor's neighbours) can be on the wrong side of ``last``
+    if last is not None and ordered and (ordered[0].id >= last if older else ordered[0].id <= last):
+        ordered = [m for m in ordered if (m.id < last if older else m.id > last)]
     nxt = ordered[-1].id if ordered else last
     done = page.found_oldest if direction == "older" else page.found_newest
     return ordered, nxt, done or not ordered
@@ -306,6 +317,35 @@ class Messages(SyncResource):
         )
         return self._client._request("GET", "/messages", params=params, cast_to=MessagesPage)
 
+    def get_raw(
+        self,
+        *,
+        anchor: Anchor | NotGiven = NOT_GIVEN,
+        num_before: int | NotGiven = NOT_GIVEN,
+        num_after: int | NotGiven = NOT_GIVEN,
+        narrow: Narrow | NotGiven = NOT_GIVEN,
+        include_anchor: bool | NotGiven = NOT_GIVEN,
+        apply_markdown: bool | NotGiven = NOT_GIVEN,
+        client_gravatar: bool | NotGiven = NOT_GIVEN,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
+        message_ids: Sequence[int] | NotGiven = NOT_GIVEN,
+    ) -> bytes:
+        """:meth:`get`'s request, returning the response body undecoded (errors still raise)."""
+        caps = self._client.get_capabilities()
+        params = _get_params(
+            caps,
+            anchor,
+            num_before,
+            num_after,
+            narrow,
+            include_anchor,
+            apply_markdown,
+            client_gravatar,
+            allow_empty_topic_name,
+            message_ids,
+        )
+        return self._client._request("GET", "/messages", params=params, cast_to=bytes)
+
     def iter_pages(
         self,
         *,
@@ -315,6 +355,7 @@ class Messages(SyncResource):
         direction: Direction = "older",
         apply_markdown: bool | NotGiven = NOT_GIVEN,
         client_gravatar: bool | NotGiven = NOT_GIVEN,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
     ) -> Iterator[list[Message]]:
         """Pages of history from ``anchor`` until the oldest (or newest) message, no duplicates.
 
@@ -323,27 +364,18 @@ class Messages(SyncResource):
             anchor: where to start; default ``newest`` going older, ``oldest`` going newer.
             page_size: messages per request (at most 5000).
             direction: ``older`` or ``newer``; each page is in that order.
+            allow_empty_topic_name: as for :meth:`get` (default: the empty topic as ``""`` on
+                servers that can say so).
         """
-        check_length("page_size", page_size, MAX_MESSAGES_PER_REQUEST, "messages")
-        current: Anchor = _history_start(anchor, direction)
-        last: int | None = None
-        while True:
-            before, after = (page_size, 0) if direction == "older" else (0, page_size)
-            page = self.get(
-                anchor=current,
-                num_before=before,
-                num_after=after,
-                narrow=narrow,
-                include_anchor=last is None,
-                apply_markdown=apply_markdown,
-                client_gravatar=client_gravatar,
-            )
-            batch, last, done = _history_step(page, direction, last)
-            if batch:
-                yield batch
-            if done or last is None:
-                return
-            current = last
+        return self.iter_history(
+            narrow=narrow,
+            anchor=anchor,
+            page_size=page_size,
+            direction=direction,
+            apply_markdown=apply_markdown,
+            client_gravatar=client_gravatar,
+            allow_empty_topic_name=allow_empty_topic_name,
+        ).pages()
 
     def iter_history(
         self,
@@ -354,17 +386,25 @@ class Messages(SyncResource):
         direction: Direction = "older",
         apply_markdown: bool | NotGiven = NOT_GIVEN,
         client_gravatar: bool | NotGiven = NOT_GIVEN,
-    ) -> Iterator[Message]:
-        """Every message of ``narrow`` in ``direction`` order, fetched page by page."""
-        for batch in self.iter_pages(
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
+    ) -> PagedHistory:
+        """Every message of ``narrow`` in ``direction`` order, fetched page by page.
+
+        Iterating gives typed :class:`~chatops.types.Message` records; the returned
+        :class:`PagedHistory` also hands its raw pages to a decoder of one's own (what
+        ``analytics.AnalyticsFrames.from_records`` does, with no record per message).
+        """
+        check_length("page_size", page_size, MAX_MESSAGES_PER_REQUEST, "messages")
+        return PagedHistory(
+            self,
             narrow=narrow,
             anchor=anchor,
             page_size=page_size,
             direction=direction,
             apply_markdown=apply_markdown,
             client_gravatar=client_gravatar,
-        ):
-            yield from batch
+            allow_empty_topic_name=allow_empty_topic_name,
+        )
 
     def get_one(
         self,
@@ -647,6 +687,120 @@ class Messages(SyncResource):
         )
 
 
+class PagedHistory(Iterator[Message]):
+    """A narrow's history, fetched page by page as it is read (``Messages.iter_history``).
+
+    Iterate it for :class:`~chatops.types.Message` records, or call :meth:`pages` with a decoder
+    of response bodies to get each page as that decoder makes it. Either way each request is
+    made when the previous page has been used, once: a history is read one way, once.
+    """
+
+    def __init__(
+        self,
+        resource: Messages,
+        *,
+        narrow: Narrow | NotGiven,
+        anchor: Anchor | None,
+        page_size: int,
+        direction: Direction,
+        apply_markdown: bool | NotGiven,
+        client_gravatar: bool | NotGiven,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self._resource = resource
+        self.narrow = narrow
+        self.anchor = anchor
+        self.page_size = page_size
+        self.direction: Direction = direction
+        self.apply_markdown = apply_markdown
+        self.client_gravatar = client_gravatar
+        self.allow_empty_topic_name = allow_empty_topic_name
+        self._records: Iterator[Message] | None = None
+        self._started = False
+
+    def __repr__(self) -> str:
+        narrow = "all" if isinstance(self.narrow, NotGiven) else self.narrow
+        return (
+            f"PagedHistory(narrow={narrow!r}, direction={self.direction!r}, "
+            f"page_size={self.page_size})"
+        )
+
+    def __iter__(self) -> PagedHistory:
+        return self
+
+    def __next__(self) -> Message:
+        if self._records is None:
+            self._records = (m for batch in self.pages() for m in batch)
+        return next(self._records)
+
+    @property
+    def started(self) -> bool:
+        """Whether a page has been requested (then the history cannot be read another way)."""
+        return self._started
+
+    @overload
+    def pages(self) -> Iterator[list[Message]]: ...
+    @overload
+    def pages(
+        self,
+        decode: Callable[[bytes], Any],
+        *,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
+    ) -> Iterator[list[Any]]: ...
+    def pages(
+        self,
+        decode: Callable[[bytes], Any] | None = None,
+        *,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
+    ) -> Iterator[list[Any]]:
+        """Each page's new messages in travel order, until history ends.
+
+        Args:
+            decode: turns a ``GET /messages`` response body into an object with ``messages``
+                (each with an ``id``), ``found_oldest`` and ``found_newest``; default the
+                client's own :class:`~chatops.types.MessagesPage`.
+            allow_empty_topic_name: overrides the history's own (False: the server names the
+                empty topic by the organization's display name for it, as the dataset stores it).
+
+        Raises RuntimeError if this history has already been read.
+        """
+        if self._started:
+            raise RuntimeError("this history has already been read: call iter_history again")
+        self._started = True
+        if isinstance(allow_empty_topic_name, NotGiven):
+            allow_empty_topic_name = self.allow_empty_topic_name
+        return self._walk(decode, allow_empty_topic_name)
+
+    def _walk(
+        self, decode: Callable[[bytes], Any] | None, allow_empty_topic_name: bool | NotGiven
+    ) -> Iterator[list[Any]]:
+        resource, direction = self._resource, self.direction
+        current: Anchor = _history_start(self.anchor, direction)
+        last: int | None = None
+        while True:
+            before, after = (self.page_size, 0) if direction == "older" else (0, self.page_size)
+            kwargs: dict[str, Any] = {
+                "anchor": current,
+                "num_before": before,
+                "num_after": after,
+                "narrow": self.narrow,
+                "include_anchor": last is None,
+                "apply_markdown": self.apply_markdown,
+                "client_gravatar": self.client_gravatar,
+                "allow_empty_topic_name": allow_empty_topic_name,
+            }
+            if decode is None:
+                page: Any = resource.get(**kwargs)
+            else:
+                page = decode(resource.get_raw(**kwargs))
+            batch, last, done = _history_step(page, direction, last)
+            if batch:
+                yield batch
+            if done or last is None:
+                return
+            current = last
+
+
 class AsyncMessages(AsyncResource):
     """``client.messages`` of an ``AsyncClient``."""
 
@@ -715,6 +869,7 @@ class AsyncMessages(AsyncResource):
         direction: Direction = "older",
         apply_markdown: bool | NotGiven = NOT_GIVEN,
         client_gravatar: bool | NotGiven = NOT_GIVEN,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
     ) -> AsyncIterator[list[Message]]:
         """Pages of history from ``anchor`` until the oldest (or newest) message, no duplicates."""
         check_length("page_size", page_size, MAX_MESSAGES_PER_REQUEST, "messages")
@@ -730,6 +885,7 @@ class AsyncMessages(AsyncResource):
                 include_anchor=last is None,
                 apply_markdown=apply_markdown,
                 client_gravatar=client_gravatar,
+                allow_empty_topic_name=allow_empty_topic_name,
             )
             batch, last, done = _history_step(page, direction, last)
             if batch:
@@ -747,6 +903,7 @@ class AsyncMessages(AsyncResource):
         direction: Direction = "older",
         apply_markdown: bool | NotGiven = NOT_GIVEN,
         client_gravatar: bool | NotGiven = NOT_GIVEN,
+        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
     ) -> AsyncIterator[Message]:
         """Every message of ``narrow`` in ``direction`` order, fetched page by page."""
         async for batch in self.iter_pages(
@@ -756,6 +913,7 @@ class AsyncMessages(AsyncResource):
             direction=direction,
             apply_markdown=apply_markdown,
             client_gravatar=client_gravatar,
+            allow_empty_topic_name=allow_empty_topic_name,
         ):
             for message in batch:
                 yield message

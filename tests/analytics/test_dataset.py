@@ -17,7 +17,7 @@ import pytest
 
 import chatops
 from chatops.analytics import Dataset
-from chatops.analytics.dataset import _first_seen, _pandas
+from chatops.analytics._tables import _first_seen, _pandas
 from chatops.sandbox import RateLimit, Sandbox
 
 RECHECK = 60

@@ -17,8 +17,7 @@ import pandas as pd
 import pytest
 
 import chatops
-from chatops.analytics import Dataset
-from chatops.analytics.dataset import topics_frame
+from chatops.analytics import Dataset, topics_frame
 from chatops.analytics.realm_export import MalformedExport, read_export
 from chatops.sandbox import Sandbox
 from chatops.sandbox.export import export_organization

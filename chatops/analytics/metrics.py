@@ -1,6 +1,6 @@
-"""Pure analytics: DataFrame in, DataFrame out, no I/O.
+"""The audits' metrics: DataFrame in, DataFrame out, no I/O; and the figure of one of them.
 
-The inputs are the frames of :mod:`chatops.frames`::
+The inputs are the frames of :mod:`chatops.analytics.schema`::
 
     >>> users = users_frame(client.users.list())
     >>> accounts_by_role(users)
@@ -8,6 +8,11 @@ The inputs are the frames of :mod:`chatops.frames`::
     role_name
     owner                      1            0            0      1
     ...
+    >>> fig = plot_messages_per_channel(messages_per_channel(messages, since="2024-01-01"))
+    >>> fig.savefig("channels.png")
+
+Figures are built with ``matplotlib.figure.Figure`` (no pyplot state), so they work under the
+Agg backend, in threads and in notebooks alike; in Jupyter, a returned figure displays inline.
 """
 
 from __future__ import annotations
@@ -17,8 +22,15 @@ from datetime import datetime
 from typing import Any
 
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-__all__ = ["accounts_by_role", "messages_over_time", "messages_per_channel"]
+__all__ = [
+    "accounts_by_role",
+    "messages_per_channel",
+    "messages_per_period",
+    "plot_messages_per_channel",
+]
 
 TimeLike = datetime | pd.Timestamp | str
 
@@ -41,7 +53,7 @@ def accounts_by_role(users_df: pd.DataFrame) -> pd.DataFrame:
     """Accounts per organization role: active humans, active bots, deactivated, total.
 
     Args:
-        users_df: a :func:`chatops.frames.users_frame`.
+        users_df: a :func:`chatops.analytics.users_frame`.
 
     One row per role (owner first, guest last), every known role present even when empty; a
     final ``total`` row sums the columns.
@@ -73,7 +85,7 @@ def messages_per_channel(
     """Channel messages per channel in ``[since, until)``, busiest first.
 
     Args:
-        messages_df: a :func:`chatops.frames.messages_frame`; direct messages are ignored.
+        messages_df: a :func:`chatops.analytics.messages_frame`; direct messages are ignored.
         since, until: the window (UTC when naive); open-ended when None.
         channels: channel names to list even when they had no messages (count 0).
 
@@ -110,13 +122,13 @@ def messages_per_channel(
     return table.drop(columns="_name")
 
 
-def messages_over_time(
+def messages_per_period(
     messages_df: pd.DataFrame, freq: str = "D", *, by: str | None = None
 ) -> pd.DataFrame:
     """Messages per time bucket (UTC), empty buckets included.
 
     Args:
-        messages_df: a :func:`chatops.frames.messages_frame`.
+        messages_df: a :func:`chatops.analytics.messages_frame`.
         freq: a pandas frequency: ``"D"`` day, ``"W"`` week, ``"MS"`` month, ``"h"`` hour.
         by: a column to split by (``"channel"``, ``"client"``, ``"type"``); one column per value.
 
@@ -140,3 +152,40 @@ def messages_over_time(
         counts.columns = pd.Index([str(c) for c in counts.columns], name=by)
     counts.index.name = "timestamp"
     return counts.astype("int64")
+
+
+def plot_messages_per_channel(
+    df: pd.DataFrame, ax: Axes | None = None, *, top: int | None = 25, title: str | None = None
+) -> Figure:
+    """Horizontal bars of messages per channel, busiest at the top.
+
+    Args:
+        df: a :func:`messages_per_channel` table (index channel, ``messages``).
+        ax: axes to draw into; default a new figure sized to the number of channels.
+        top: draw only the busiest ``top`` channels (None: all).
+        title: the axes title; default "Messages per channel".
+    """
+    data = df["messages"].sort_values(ascending=False, kind="stable")
+    if top is not None:
+        data = data.head(top)
+    if ax is None:
+        fig = Figure(figsize=(7.0, max(2.0, 0.35 * len(data) + 1.0)), layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = _figure_of(ax)
+    labels = [str(i) for i in data.index][::-1]
+    values = [int(v) for v in data.to_numpy()][::-1]
+    bars = ax.barh(labels, values, color="#4c72b0")
+    ax.bar_label(bars, padding=3, fontsize=8)
+    ax.set_xlabel("messages")
+    ax.set_title(title or "Messages per channel")
+    ax.spines[["top", "right"]].set_visible(False)
+    if not values:
+        ax.text(0.5, 0.5, "no messages", ha="center", va="center", transform=ax.transAxes)
+    return fig
+
+
+def _figure_of(ax: Axes) -> Figure:
+    fig: Any = ax.get_figure(root=True)
+    assert isinstance(fig, Figure)
+    return fig

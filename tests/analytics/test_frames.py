@@ -1,11 +1,23 @@
-"""frames and metrics on small hand-made records, with exact expected values."""
+"""The frames of API records and the audits' metrics on small hand-made records, exact values."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 import pytest
 
-from chatops import frames, metrics
+import chatops
+from chatops.analytics import (
+    COLUMNS,
+    AnalyticsFrames,
+    Dataset,
+    channels_frame,
+    messages_frame,
+    metrics,
+    users_frame,
+)
+from chatops.sandbox import Sandbox
 from chatops.types import Channel, Message, User
 
 DAY = 86_400
@@ -34,7 +46,7 @@ def _msg(id: int, ts: int, channel: str | None, topic: str, sender: int, **extra
 
 @pytest.fixture
 def messages() -> pd.DataFrame:
-    return frames.messages_frame(
+    return messages_frame(
         [
             _msg(1, 1 * DAY, "general", "hello", 10),
             _msg(2, 1 * DAY + 60, "general", "hello", 11),
@@ -49,7 +61,7 @@ def messages() -> pd.DataFrame:
 
 
 def test_messages_frame_dtypes(messages: pd.DataFrame) -> None:
-    assert list(messages.columns) == list(frames.MESSAGE_COLUMNS)
+    assert list(messages.columns) == list(COLUMNS["messages"])
     assert str(messages["timestamp"].dt.tz) == "UTC"
     for col in ("channel", "topic", "sender", "client", "type"):
         assert isinstance(messages[col].dtype, pd.CategoricalDtype), col
@@ -63,22 +75,22 @@ def test_messages_frame_dtypes(messages: pd.DataFrame) -> None:
 
 
 def test_messages_frame_from_structs_equals_from_dicts() -> None:
-    record = _msg(7, DAY, "general", "t", 3)
+    record = _msg(7, DAY, "general", "t", 3, recipient_id=20)
     struct = Message(
         **{k: v for k, v in record.items() if k != "display_recipient"}, display_recipient="general"
     )
-    pd.testing.assert_frame_equal(frames.messages_frame([struct]), frames.messages_frame([record]))
+    pd.testing.assert_frame_equal(messages_frame([struct]), messages_frame([record]))
 
 
 def test_empty_frames_keep_columns_and_dtypes() -> None:
-    assert list(frames.messages_frame([]).columns) == list(frames.MESSAGE_COLUMNS)
-    assert list(frames.users_frame([]).columns) == list(frames.USER_COLUMNS)
-    assert list(frames.channels_frame([]).columns) == list(frames.CHANNEL_COLUMNS)
-    assert str(frames.messages_frame([])["timestamp"].dt.tz) == "UTC"
+    assert list(messages_frame([]).columns) == list(COLUMNS["messages"])
+    assert list(users_frame([]).columns) == list(COLUMNS["users"])
+    assert list(channels_frame([]).columns) == list(COLUMNS["channels"])
+    assert str(messages_frame([])["timestamp"].dt.tz) == "UTC"
 
 
 def test_users_and_channels_frames() -> None:
-    users = frames.users_frame(
+    users = users_frame(
         [
             User(
                 user_id=1,
@@ -100,7 +112,7 @@ def test_users_and_channels_frames() -> None:
     assert users["role_name"].tolist() == ["owner", "guest"]
     assert users["date_joined"].iloc[0] == pd.Timestamp("2024-01-02 03:04:05", tz="UTC")
     assert pd.isna(users["date_joined"].iloc[1])
-    channels = frames.channels_frame(
+    channels = channels_frame(
         [Channel(stream_id=3, name="g", date_created=DAY, subscriber_count=4)]
     )
     assert channels["subscriber_count"].tolist() == [4]
@@ -125,21 +137,21 @@ def test_messages_per_channel_window_is_half_open(messages: pd.DataFrame) -> Non
     assert table.index.tolist() == ["dev", "general"]  # ties sorted by name
 
 
-def test_messages_over_time(messages: pd.DataFrame) -> None:
-    daily = metrics.messages_over_time(messages, "D")
+def test_messages_per_period(messages: pd.DataFrame) -> None:
+    daily = metrics.messages_per_period(messages, "D")
     assert daily["messages"].tolist() == [2, 2, 1, 1]
     assert daily.index[0] == pd.Timestamp("1970-01-02", tz="UTC")
-    split = metrics.messages_over_time(messages, "D", by="channel")
+    split = metrics.messages_per_period(messages, "D", by="channel")
     assert split.to_dict("list") == {
         "(none)": [0, 0, 1, 0],
         "dev": [0, 1, 0, 1],
         "general": [2, 1, 0, 0],
     }
-    assert metrics.messages_over_time(messages.iloc[:0])["messages"].tolist() == []
+    assert metrics.messages_per_period(messages.iloc[:0])["messages"].tolist() == []
 
 
 def test_accounts_by_role() -> None:
-    users = frames.users_frame(
+    users = users_frame(
         [
             {"user_id": 1, "full_name": "O", "email": "o", "role": 100},
             {"user_id": 2, "full_name": "M", "email": "m", "role": 400},
@@ -165,8 +177,84 @@ def test_accounts_by_role() -> None:
 def test_plot_messages_per_channel_is_agg_safe(messages: pd.DataFrame) -> None:
     from matplotlib.figure import Figure
 
-    from chatops.plots import plot_messages_per_channel
-
-    fig = plot_messages_per_channel(metrics.messages_per_channel(messages))
+    fig = metrics.plot_messages_per_channel(metrics.messages_per_channel(messages))
     assert isinstance(fig, Figure)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["dev", "general"]
+
+
+# -- the same frames whatever the road: pages of iter_history, records, the dataset ------------
+
+FRAME_NAMES = (
+    "messages",
+    "reactions",
+    "edits",
+    "dm_recipients",
+    "topics",
+    "topic_links",
+    "users",
+    "channels",
+)
+
+
+@pytest.fixture(scope="module")
+def synced(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> AnalyticsFrames:
+    """The frames of a dataset synced by the member (the demo organization's small size)."""
+    cache = tmp_path_factory.mktemp("frames-dataset")
+    return Dataset.sync(sandbox.zuliprc("member"), cache=cache, progress=False).frames()
+
+
+def _from_history(sandbox: Sandbox, **kwargs: Any) -> AnalyticsFrames:
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("member")) as client:
+        return AnalyticsFrames.from_records(
+            client.messages.iter_history(apply_markdown=False, **kwargs),
+            users=client.users.list(),
+            channels=client.channels.list(include_all=True),
+        )
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"page_size": 700, "direction": "newer"}], ids=["older", "newer-small-pages"]
+)
+def test_frames_of_iter_history_equal_the_datasets(
+    sandbox: Sandbox, synced: AnalyticsFrames, kwargs: dict[str, Any]
+) -> None:
+    frames = _from_history(sandbox, **kwargs)
+    assert len(frames.messages) > 1000 and len(frames.reactions) > 0 and len(frames.edits) > 0
+    assert frames.messages["id"].is_monotonic_increasing
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(getattr(frames, name), getattr(synced, name), obj=name)
+
+
+def test_frames_of_typed_records_equal_the_datasets(
+    sandbox: Sandbox, synced: AnalyticsFrames
+) -> None:
+    """Records someone iterated first give the same frames (any page size, any direction)."""
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("member")) as client:
+        history = client.messages.iter_history(
+            page_size=700, direction="newer", apply_markdown=False, allow_empty_topic_name=False
+        )
+        records = [m for m in history]
+        assert all(isinstance(m, Message) for m in records)
+        frames = AnalyticsFrames.from_records(records, users=client.users.list())
+    for name in ("messages", "reactions", "edits", "dm_recipients", "topics", "topic_links"):
+        pd.testing.assert_frame_equal(getattr(frames, name), getattr(synced, name), obj=name)
+
+
+def test_a_history_is_read_once(sandbox: Sandbox) -> None:
+    with chatops.Client.from_zuliprc(sandbox.zuliprc("member")) as client:
+        history = client.messages.iter_history(page_size=50)
+        first = next(history)
+        assert isinstance(first, Message)
+        with pytest.raises(RuntimeError, match="already been read"):
+            history.pages()
+        # a history already started is read on as records, from where it stands
+        rest = messages_frame(history)
+    assert first.id not in set(rest["id"])
+    assert len(rest) > 1000
+
+
+def test_a_record_that_is_not_a_message_is_named() -> None:
+    with pytest.raises(
+        ValueError, match=r"not a message record: .*required field `id` - at `\$\[0\]`"
+    ):
+        messages_frame([{"timestamp": 1}])
