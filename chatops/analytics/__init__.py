@@ -7,11 +7,16 @@ Views are pure functions over frames (:mod:`.schema`); each returns a result wit
     >>> f = analytics.AnalyticsFrames.from_records(msgs, users=users, channels=channels)
     >>> r = analytics.messages_over_time(f.messages, users=f.users, freq="W")
     >>> r.plot().savefig("messages.png"); r.to_csv("out/")
+
+In a notebook a result (or its ``plot()``) as a cell's last expression shows its figure; the
+sentences under each view come from :mod:`.sentences`.
 """
 
 from __future__ import annotations
 
+from . import sentences
 from ._common import ViewResult, gini, hash_user_id
+from ._figure import ReportFigure
 from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache, topics_frame
 from .records import (
     AnalyticsFrames,
@@ -60,6 +65,7 @@ __all__ = [
     "REQUIRED",
     "RESOLVED_PREFIX",
     "ActiveUsers",
+    "ReportFigure",
     "ActivityHeatmap",
     "AnalyticsFrames",
     "ChannelScorecard",
@@ -89,6 +95,7 @@ __all__ = [
     "participation_distribution",
     "reactions_and_engagement",
     "reactions_frame",
+    "sentences",
     "subscriptions_frame",
     "topic_lifecycle",
     "validate",

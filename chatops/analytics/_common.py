@@ -274,10 +274,10 @@ class ViewResult:
         return fig
 
     def __str__(self) -> str:
+        """One line: the result's kind and the rows of each frame (the figure says the rest)."""
         rows = {name: len(df) for name, df in self.frames().items()}
         parts = ", ".join(f"{name} {n:,} rows" for name, n in rows.items())
-        note = f"; coverage: {self.coverage}" if self.coverage else ""
-        return f"{type(self).__name__} ({parts}{note})"
+        return f"{type(self).__name__} ({parts})"
 
     def _repr_png_(self) -> bytes:
         from ._figure import figure_png

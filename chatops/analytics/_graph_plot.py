@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.text import Text
@@ -39,8 +40,10 @@ PALETTE = (
 )
 #: colour of the people (channels) of communities past the palette
 OTHER = "#b0b0b0"
-#: people (channels) labelled at most, the most active first
+#: people labelled at most, the most active first
 LABELS = 10
+#: channels labelled at most, the biggest first
+CHANNEL_LABELS = 20
 #: links drawn at most per node, the strongest first
 LINKS_PER_NODE = 4
 
@@ -132,13 +135,14 @@ def drop_overlapping(fig: Figure, texts: Sequence[Text]) -> None:
     if not texts:
         return
     renderer = renderer_of(fig)
+    pad = 2.0 * fig.dpi / 72.0  # two points between labels
     kept: list[Any] = []
     for t in texts:
         for offset, ha, va in _PLACES:
             t.set_position(offset)
             t.set_horizontalalignment(ha)
             t.set_verticalalignment(va)
-            box = t.get_window_extent(renderer)
+            box = t.get_window_extent(renderer).padded(pad)
             if not any(box.overlaps(k) for k in kept):
                 kept.append(box)
                 break
@@ -157,32 +161,33 @@ def draw_graph(
     """Nodes coloured by community at their community's place, the strongest links, labels."""
     pos = community_layout(g, community, seed)
     edges = strongest_edges(g)
+    # drawn with matplotlib itself: networkx's drawing functions import pyplot
     if edges:
         weights = np.array([g[a][b].get("weight", 1) for a, b in edges], dtype=float)
-        same = [community.get(a) == community.get(b) for a, b in edges]
-        nx.draw_networkx_edges(
-            g,
-            pos,
-            ax=ax,
-            edgelist=edges,
-            width=list(0.3 + 2.2 * weights / weights.max()),
+        colours = [
+            _colour(community.get(a, 0)) if community.get(a) == community.get(b) else "#dddddd"
+            for a, b in edges
+        ]
+        lines = LineCollection(
+            [(pos[a], pos[b]) for a, b in edges],
+            linewidths=list(0.3 + 2.2 * weights / weights.max()),
+            colors=colours,
             alpha=0.4,
-            edge_color=[
-                _colour(community.get(a, 0)) if s else "#dddddd"
-                for (a, _), s in zip(edges, same, strict=True)
-            ],
+            zorder=1,
         )
+        ax.add_collection(lines)
     nodes = list(g.nodes)
-    nx.draw_networkx_nodes(
-        g,
-        pos,
-        ax=ax,
-        nodelist=nodes,
-        node_color=[_colour(community.get(n, 0)) for n in nodes],
-        node_size=[size.get(n, 30.0) for n in nodes],
-        edgecolors="white",
-        linewidths=0.6,
-    )
+    if nodes:
+        xy = np.array([pos[n] for n in nodes], dtype=float)
+        ax.scatter(
+            xy[:, 0],
+            xy[:, 1],
+            s=[size.get(n, 30.0) for n in nodes],
+            c=[_colour(community.get(n, 0)) for n in nodes],
+            edgecolors="white",
+            linewidths=0.6,
+            zorder=2,
+        )
     ax.set_axis_off()
     ax.margins(0.08)
     return _label(ax, pos, labels)
@@ -272,7 +277,7 @@ def plot_interaction_graph(result: InteractionGraph, ax: Axes | None = None) -> 
             c: 40.0 + 360.0 * m / top for c, m in zip(cn["channel"], cn["members"], strict=True)
         }
         biggest = cn.sort_values(["members", "channel"], ascending=[False, True])["channel"]
-        names = {c: str(c) for c in list(biggest)[:LABELS]}
+        names = {c: str(c) for c in list(biggest)[:CHANNEL_LABELS]}
         texts += draw_graph(cax, cg, community, size, names, seed=0)
     finish(fig, result.coverage)
     drop_overlapping(fig, texts)
