@@ -350,6 +350,7 @@ def _first_reply_histogram(hist: Axes, result: TopicLifecycle) -> None:
     hist.set_xticks([h for h, _ in marks], [t for _, t in marks])
     hist.xaxis.set_minor_locator(NullLocator())
     hist.axvline(sla, color="#c44e52", linestyle="--", label=f"SLA {sla:g} h")
+    hist.set_ylim(0, hist.get_ylim()[1] * 1.35)  # headroom: the legend never covers a bar
     met = (
         "" if np.isnan(result.sla_met_pct) else f"; {percent(result.sla_met_pct / 100)} within SLA"
     )
