@@ -98,7 +98,7 @@ def coverage_note(fig: Figure, note: str | None) -> Text | None:
     """
     if not note:
         return None
-    width = max(40, int(fig.get_figwidth() * 17))
+    width = max(40, int(fig.get_figwidth() * 14))  # characters of 8 pt text per inch, with room
     text = textwrap.fill(f"Coverage: {note}", width=width)
     label: Text = fig.supxlabel(text, x=0.01, ha="left", fontsize=8, color="#555555")
     return label

@@ -357,7 +357,10 @@ def _first_reply_histogram(hist: Axes, result: TopicLifecycle) -> None:
     hist.legend(
         loc="upper right",
         fontsize=8,
-        frameon=False,
+        frameon=True,  # opaque, so the SLA line passes behind it, not through its words
+        facecolor="white",
+        edgecolor="none",
+        framealpha=1.0,
         title=f"{len(hours):,} replied{met}",
         title_fontsize=8,
     )

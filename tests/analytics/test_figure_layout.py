@@ -310,3 +310,21 @@ def test_interaction_graph_labels_only_top_people_and_none_overlap(
         lambda p: ((centres["x"] - p["x"]) ** 2 + (centres["y"] - p["y"]) ** 2).idxmin(), axis=1
     )
     assert (nearest == pos["community"]).mean() > 0.9
+
+
+def test_a_long_coverage_note_wraps_inside_the_figure() -> None:
+    f = hand_built()
+    note = "; ".join(
+        f"channel #team-{i:02d} read up to 2024-03-31 as admin@example.com" for i in range(6)
+    )
+    f.messages.attrs["coverage"] = note
+    for view in VIEWS:
+        fig = run_view(view, f).plot()
+        text = footnote(fig)
+        assert " ".join(text.get_text().split()) == f"Coverage: {note}"
+        assert text.get_text().count("\n") >= 2, view  # wrapped, not one line off the edge
+        renderer = draw(fig)
+        box = text.get_window_extent(renderer)
+        assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1, view
+        assert fig.bbox.y0 <= box.y0, view
+        assert box.y1 <= min(ax.get_window_extent(renderer).y0 for ax in fig.axes), view
