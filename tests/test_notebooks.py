@@ -4,10 +4,12 @@ them with a new execution through nbval)."""
 
 from __future__ import annotations
 
+import base64
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import papermill
@@ -127,3 +129,81 @@ def test_explore_notebook_parameters(path: Path) -> None:
     # the sandbox demo organization by default: no server, no credentials
     assert params["zuliprc"]["default"] == '""' and params["site"]["default"] == '""'
     assert parse_as_of(params["as_of"]["default"].strip('"')) is not None
+
+
+# -- figures: every view cell shows one -------------------------------------------------------
+
+#: the tag of a cell that shows one of the ten analytics views (its output must hold a figure)
+VIEW_TAG = "view"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def view_cells_without_image(nb: Any) -> list[str]:
+    """The first line of every cell tagged ``view`` whose outputs hold no PNG image."""
+    missing = []
+    for cell in nb.cells:
+        if VIEW_TAG not in cell.metadata.get("tags", []):
+            continue
+        images = [
+            o.data["image/png"] for o in cell.get("outputs", []) if "image/png" in o.get("data", {})
+        ]
+        if not any(base64.b64decode(img).startswith(PNG) for img in images):
+            missing.append(cell.source.splitlines()[0])
+    return missing
+
+
+def view_calls(nb: Any) -> list[str]:
+    """The analytics view each ``view`` cell calls, in order."""
+    calls = []
+    for cell in nb.cells:
+        if VIEW_TAG in cell.metadata.get("tags", []):
+            calls += re.findall(r"analytics\.(\w+)\(", cell.source)
+    return calls
+
+
+def test_view_cells_are_found_and_an_imageless_one_is_caught() -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("r = analytics.active_users(m)\nr"),
+        nbformat.v4.new_code_cell("print(1)"),
+    ]
+    nb.cells[0].metadata["tags"] = [VIEW_TAG]
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/plain": "ActiveUsers (...)"})
+    ]
+    assert view_cells_without_image(nb) == ["r = analytics.active_users(m)"]
+    png = base64.b64encode(PNG + b"rest").decode()
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"image/png": png})]
+    assert view_cells_without_image(nb) == []
+    assert view_calls(nb) == ["active_users"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE, ids=lambda p: p.stem)
+def test_committed_view_cells_show_a_figure(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    assert view_cells_without_image(nb) == []
+    if path in EXPLORE:  # the ten views, each in its own cell, in order
+        assert view_calls(nb) == list(ANALYTICS_VIEWS)
+
+
+@pytest.mark.parametrize("path", EXPLORE, ids=lambda p: p.stem)
+def test_freshly_executed_view_cells_show_a_figure(path: Path, tmp_path: Path) -> None:
+    target = tmp_path / path.name
+    refresh(path, target)
+    nb = nbformat.read(target, as_version=4)
+    assert view_calls(nb) == list(ANALYTICS_VIEWS)
+    assert view_cells_without_image(nb) == []
+
+
+ANALYTICS_VIEWS = (
+    "messages_over_time",
+    "active_users",
+    "channel_scorecard",
+    "topic_lifecycle",
+    "participation_distribution",
+    "activity_heatmap",
+    "newcomer_cohorts",
+    "reactions_and_engagement",
+    "client_and_dm_mix",
+    "interaction_graph",
+)

@@ -7,11 +7,16 @@ Views are pure functions over frames (:mod:`.schema`); each returns a result wit
     >>> f = analytics.AnalyticsFrames.from_records(msgs, users=users, channels=channels)
     >>> r = analytics.messages_over_time(f.messages, users=f.users, freq="W")
     >>> r.plot().savefig("messages.png"); r.to_csv("out/")
+
+In a notebook a result (or its ``plot()``) as a cell's last expression shows its figure; the
+sentences under each view come from :mod:`.sentences`.
 """
 
 from __future__ import annotations
 
+from . import sentences
 from ._common import ViewResult, gini, hash_user_id
+from ._figure import ReportFigure
 from ._tables import topics_frame
 from .coverage import ChannelCoverage, Coverage
 from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache
@@ -73,6 +78,7 @@ __all__ = [
     "REQUIRED",
     "RESOLVED_PREFIX",
     "ActiveUsers",
+    "ReportFigure",
     "ActivityHeatmap",
     "AnalyticsFrames",
     "ChannelScorecard",
@@ -108,6 +114,7 @@ __all__ = [
     "plot_messages_per_channel",
     "reactions_and_engagement",
     "reactions_frame",
+    "sentences",
     "subscriptions_frame",
     "topic_lifecycle",
     "users_frame",

@@ -261,6 +261,9 @@ class ViewResult:
     def plot(self, ax: Axes | None = None) -> Figure:
         """The view's figure (a new one when ``ax`` is None, else the main panel drawn on ``ax``).
 
+        A new figure is a :class:`~chatops.analytics.plots.ReportFigure`: as a notebook cell's
+        last expression it shows itself, and ``.savefig(...)`` writes it.
+
         Args:
             ax: matplotlib axes to draw the main panel into.
         """
@@ -269,3 +272,20 @@ class ViewResult:
         func = getattr(plots, f"plot_{self.view}")
         fig: Figure = func(self, ax=ax)
         return fig
+
+    def __str__(self) -> str:
+        """One line: the result's kind and the rows of each frame (the figure says the rest)."""
+        rows = {name: len(df) for name, df in self.frames().items()}
+        parts = ", ".join(f"{name} {n:,} rows" for name, n in rows.items())
+        return f"{type(self).__name__} ({parts})"
+
+    def _repr_png_(self) -> bytes:
+        from ._figure import figure_png
+
+        return figure_png(self.plot())
+
+    def _repr_mimebundle_(
+        self, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
+    ) -> dict[str, Any]:
+        """What Jupyter shows for a result: its figure, and one line of text where there is none."""
+        return {"image/png": self._repr_png_(), "text/plain": str(self)}

@@ -16,12 +16,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import matplotlib.dates as mdates
-import networkx as nx
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import NullLocator
+
+from ._figure import ReportFigure, counts, finish, new_figure, tidy
+from ._figure import axes as _axes
+from ._figure import empty as _empty
+from ._figure import figure_of as _figure_of
+from ._graph_plot import plot_interaction_graph
+from .sentences import percent
 
 if TYPE_CHECKING:
     from .views import (
@@ -29,7 +36,6 @@ if TYPE_CHECKING:
         ActivityHeatmap,
         ChannelScorecard,
         ClientAndDmMix,
-        InteractionGraph,
         MessagesOverTime,
         NewcomerCohorts,
         ParticipationDistribution,
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "ReportFigure",
     "plot_active_users",
     "plot_activity_heatmap",
     "plot_channel_scorecard",
@@ -71,41 +78,6 @@ _SPLIT_WORDS = {
 }
 
 
-def _figure_of(ax: Axes) -> Figure:
-    fig: Any = ax.get_figure(root=True)
-    assert isinstance(fig, Figure)
-    return fig
-
-
-def _axes(
-    ax: Axes | None,
-    panels: int = 1,
-    size: tuple[float, float] = (8.0, 4.2),
-    ratios: tuple[float, ...] | None = None,
-) -> tuple[Figure, list[Axes]]:
-    """The figure and axes to draw on: ``ax`` alone, or a new figure with ``panels`` axes."""
-    if ax is not None:
-        return _figure_of(ax), [ax]
-    fig = Figure(figsize=size, layout="constrained")
-    axes = fig.subplots(1, panels, width_ratios=ratios) if panels > 1 else [fig.add_subplot()]
-    return fig, list(np.asarray(axes, dtype=object).ravel())
-
-
-def _tidy(ax: Axes) -> None:
-    ax.spines[["top", "right"]].set_visible(False)
-
-
-def _empty(ax: Axes, what: str = "no messages") -> None:
-    ax.text(0.5, 0.5, what, ha="center", va="center", transform=ax.transAxes, color="#666666")
-
-
-def _coverage(fig: Figure, note: str | None) -> None:
-    if note:
-        fig.text(
-            0.01, 0.005, f"coverage: {note}", fontsize=7, color="#666666", ha="left", va="bottom"
-        )
-
-
 def _date_axis(ax: Axes) -> None:
     locator = mdates.AutoDateLocator(minticks=3, maxticks=8)  # type: ignore[no-untyped-call]
     ax.xaxis.set_major_locator(locator)
@@ -131,21 +103,29 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
     fig, (ax,) = _axes(ax)
     df = result.frame
     word = _FREQ_WORD.get(result.freq, result.freq)
+    categories = list(df["split"].cat.categories) if len(df) else []
+    # only what is drawn: a split with no message in any bucket (bots left out) is not a series
+    totals = df.groupby("split", observed=False)["messages"].sum() if len(df) else None
+    splits = [c for c in categories if totals is not None and totals[c] > 0] or categories[:1]
     split = _SPLIT_WORDS.get(result.split or "", f"by {result.split}") if result.split else ""
+    if len(splits) < 2:
+        split = f"{splits[0]}s only" if result.split == "is_bot" and splits else ""
     ax.set_title(f"Messages sent per {word}" + (f", {split}" if split else ""))
     ax.set_xlabel(f"{word} ({result.tz})")
     ax.set_ylabel(f"messages per {word}")
-    _tidy(ax)
+    tidy(ax)
+    counts(ax.yaxis)
     if df.empty:
         _empty(ax)
-        return fig
-    splits = list(df["split"].cat.categories)
-    starts = _naive(df.loc[df["split"] == splits[0], "bucket_start"])
-    ends = _naive(df.loc[df["split"] == splits[0], "bucket_end"])
+        return finish(fig, result.coverage)
+    first = df["split"] == categories[0]
+    starts = _naive(df.loc[first, "bucket_start"])
+    ends = _naive(df.loc[first, "bucket_end"])
     width = (ends - starts) * 0.85
-    partial = df.loc[df["split"] == splits[0], "partial"].to_numpy()
+    partial = df.loc[first, "partial"].to_numpy()
     bottom = np.zeros(len(starts))
-    for i, name in enumerate(splits):
+    for name in splits:
+        i = categories.index(name)
         values = df.loc[df["split"] == name, "messages"].to_numpy(dtype=float)
         bars = ax.bar(
             starts,
@@ -167,6 +147,7 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
         _naive(total.index), total.to_numpy(), color="#222222", linewidth=1.5, label="cumulative"
     )
     twin.set_ylabel("cumulative messages")
+    counts(twin.yaxis)
     # headroom above the tallest bar and the line so the legend never covers them
     ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.35)
     twin.set_ylim(0, max(float(total.max()), 1.0) * 1.35)
@@ -179,8 +160,7 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
         labels.append("partial (still counting)")
     ax.legend(handles, labels, loc="upper left", fontsize=8, frameon=False, ncols=2)
     _date_axis(ax)
-    _coverage(fig, result.coverage)
-    return fig
+    return finish(fig, result.coverage)
 
 
 # -- V2 ----------------------------------------------------------------------------------------
@@ -194,19 +174,21 @@ def plot_active_users(result: ActiveUsers, ax: Axes | None = None) -> Figure:
         ax: axes for the active-user lines alone; default a new figure with both panels.
     """
     stick_ax: Axes | None = None
+    fig: Figure
     if ax is None:
-        fig = Figure(figsize=(8.0, 5.2), layout="constrained")
+        fig = new_figure((8.0, 5.2))
         ax, stick_ax = fig.subplots(2, 1, sharex=True, height_ratios=(3, 1))
     else:
         fig = _figure_of(ax)
     what = "sent a message" if result.definition == "sent" else "sent a message or were seen"
     ax.set_title(f"Active users (people who {what} in the trailing window)")
     ax.set_ylabel("active users")
-    _tidy(ax)
+    tidy(ax)
+    counts(ax.yaxis)
     df = result.frame
     if df.empty:
         _empty(ax)
-        return fig
+        return finish(fig, result.coverage)
     for i, (w, part) in enumerate(df.groupby("window", sort=True)):
         label = str(part["label"].iloc[0])
         ax.plot(
@@ -229,15 +211,16 @@ def plot_active_users(result: ActiveUsers, ax: Axes | None = None) -> Figure:
             linewidth=1.0,
             label="DAU/MAU",
         )
-        mean = "" if np.isnan(result.mean_stickiness) else f" (mean {result.mean_stickiness:.0%})"
+        mean = (
+            "" if np.isnan(result.mean_stickiness) else f" (mean {percent(result.mean_stickiness)})"
+        )
         stick_ax.set_title(f"Stickiness: daily / 28-day active users{mean}", fontsize=9)
         stick_ax.set_ylabel("DAU/MAU (%)")
         stick_ax.set_ylim(0, 100)
         stick_ax.set_xlabel("day")
-        _tidy(stick_ax)
+        tidy(stick_ax)
     _date_axis(ax)
-    _coverage(fig, result.coverage)
-    return fig
+    return finish(fig, result.coverage)
 
 
 # -- V3 ----------------------------------------------------------------------------------------
@@ -259,10 +242,11 @@ def plot_channel_scorecard(result: ChannelScorecard, ax: Axes | None = None) -> 
     hhi = "" if np.isnan(result.hhi) else f" (HHI {result.hhi:.2f})"
     ax.set_title(f"Top {len(data)} channels by messages, {span}{hhi}")
     ax.set_xlabel("messages")
-    _tidy(ax)
+    tidy(ax)
+    counts(ax.xaxis)
     if data.empty:
         _empty(ax, "no channels")
-        return fig
+        return finish(fig, result.coverage)
     y = np.arange(len(data))
     has_prev = data["previous_messages"].notna().any()
     h = 0.4 if has_prev else 0.7
@@ -284,12 +268,11 @@ def plot_channel_scorecard(result: ChannelScorecard, ax: Axes | None = None) -> 
         ax.legend(loc="lower right", fontsize=8, frameon=False)
     labels = []
     for n, ch in zip(data["change_pct"], data["messages"], strict=True):
-        labels.append(f"{ch}" + ("" if pd.isna(n) else f"  ({n:+.0f}%)"))
+        labels.append(f"{ch:,}" + ("" if pd.isna(n) else f"  ({n:+.0f}%)"))
     ax.bar_label(bars, labels=labels, padding=3, fontsize=8)
     ax.set_yticks(y, [str(c) for c in data["channel"]])
     ax.margins(x=0.18)
-    _coverage(fig, result.coverage)
-    return fig
+    return finish(fig, result.coverage)
 
 
 # -- V4 ----------------------------------------------------------------------------------------
@@ -304,49 +287,83 @@ def plot_topic_lifecycle(result: TopicLifecycle, ax: Axes | None = None) -> Figu
     """
     fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.0))
     surv = axes[0]
-    surv.set_title(f"Topics still unresolved ({result.topics} topics)")
-    surv.set_xlabel("hours since the topic started")
-    surv.set_ylabel("share unresolved (%)")
-    _tidy(surv)
     s = result.survival
+    # past three days, hours are hard to read: the curve is drawn in days
+    in_days = len(s) > 0 and float(s["hours"].max()) > 72
+    unit = "days" if in_days else "hours"
+    surv.set_title(f"Topics still unresolved ({result.topics:,} topics)")
+    surv.set_xlabel(f"{unit} since the topic started")
+    surv.set_ylabel("share unresolved (%)")
+    tidy(surv)
     if len(s):
         surv.step(
-            s["hours"],
+            s["hours"] / (24.0 if in_days else 1.0),
             s["unresolved_share"] * 100,
             where="post",
             color=PALETTE[0],
             label="Kaplan-Meier estimate",
         )
         surv.set_ylim(0, 102)
+        surv.set_xlim(left=0)
         surv.legend(loc="upper right", fontsize=8, frameon=False)
     else:
         _empty(surv, "no topics")
     if len(axes) > 1:
-        hist = axes[1]
-        sla = result.first_reply_sla_hours
-        hist.set_title("Time to first reply")
-        hist.set_xlabel("hours to first reply")
-        hist.set_ylabel("topics")
-        _tidy(hist)
-        hours = result.frame["hours_to_first_reply"].dropna().to_numpy(dtype=float)
-        if len(hours):
-            top = max(float(hours.max()), sla) * 1.02
-            hist.hist(
-                hours, bins=list(np.linspace(0, top, 25)), color=PALETTE[1], label="replied topics"
-            )
-            hist.axvline(sla, color="#c44e52", linestyle="--", label=f"SLA {sla:g} h")
-            met = "" if np.isnan(result.sla_met_pct) else f"; {result.sla_met_pct:.0f}% within SLA"
-            hist.legend(
-                loc="upper right",
-                fontsize=8,
-                frameon=False,
-                title=f"{len(hours)} replied{met}",
-                title_fontsize=8,
-            )
-        else:
-            _empty(hist, "no replies")
-    _coverage(fig, result.coverage)
-    return fig
+        _first_reply_histogram(axes[1], result)
+    return finish(fig, result.coverage)
+
+
+#: readable marks of a log time axis, in hours
+_DURATION_TICKS = (
+    (1 / 60, "1 min"),
+    (10 / 60, "10 min"),
+    (1.0, "1 h"),
+    (6.0, "6 h"),
+    (24.0, "1 day"),
+    (168.0, "1 week"),
+    (720.0, "30 days"),
+    (8760.0, "1 year"),
+)
+#: the shortest time to first reply drawn: a reply within a minute is drawn at one minute
+_LEAST_HOURS = 1 / 60
+
+
+def _first_reply_histogram(hist: Axes, result: TopicLifecycle) -> None:
+    """Time to first reply on a log axis (a minute to the slowest reply), with the SLA line."""
+    sla = result.first_reply_sla_hours
+    hist.set_title("Time to first reply")
+    hist.set_xlabel("time to first reply (log scale)")
+    hist.set_ylabel("topics")
+    tidy(hist)
+    counts(hist.yaxis)
+    hours = result.frame["hours_to_first_reply"].dropna().to_numpy(dtype=float)
+    if not len(hours):
+        _empty(hist, "no replies")
+        return
+    drawn = np.clip(hours, _LEAST_HOURS, None)
+    low = min(float(drawn.min()), sla) / 1.2
+    high = max(float(drawn.max()), sla) * 1.2
+    hist.hist(drawn, bins=list(np.geomspace(low, high, 25)), color=PALETTE[1], label="topics")
+    hist.set_xscale("log")
+    hist.set_xlim(low, high)
+    marks = [(h, t) for h, t in _DURATION_TICKS if low <= h <= high]
+    hist.set_xticks([h for h, _ in marks], [t for _, t in marks])
+    hist.xaxis.set_minor_locator(NullLocator())
+    hist.axvline(sla, color="#c44e52", linestyle="--", label=f"SLA {sla:g} h")
+    hist.set_ylim(0, hist.get_ylim()[1] * 1.35)  # headroom: the legend never covers a bar
+    met = (
+        "" if np.isnan(result.sla_met_pct) else f"; {percent(result.sla_met_pct / 100)} within SLA"
+    )
+    hist.legend(
+        loc="upper right",
+        fontsize=8,
+        frameon=True,  # opaque, so the SLA line passes behind it, not through its words
+        facecolor="white",
+        edgecolor="none",
+        framealpha=1.0,
+        title=f"{len(hours):,} replied{met}",
+        title_fontsize=8,
+    )
 
 
 # -- V5 ----------------------------------------------------------------------------------------
@@ -367,7 +384,7 @@ def plot_participation_distribution(
     lor.set_title(f"Participation: Lorenz curve (Gini {g})")
     lor.set_xlabel("share of people, fewest messages first (%)")
     lor.set_ylabel("share of messages (%)")
-    _tidy(lor)
+    tidy(lor)
     lz = result.lorenz
     lor.plot([0, 100], [0, 100], color="#999999", linestyle=":", label="everyone equal")
     lor.plot(
@@ -386,12 +403,12 @@ def plot_participation_distribution(
     )
     lor.set_xlim(0, 100)
     lor.set_ylim(0, 100)
-    note = "" if np.isnan(result.lurker_share) else f"; lurkers {result.lurker_share:.0%}"
+    note = "" if np.isnan(result.lurker_share) else f"; lurkers {percent(result.lurker_share)}"
     lor.legend(
         loc="upper left",
         fontsize=8,
         frameon=False,
-        title=f"{result.posters} posters{note}",
+        title=f"{result.posters:,} posters{note}",
         title_fontsize=8,
     )
     if len(axes) > 1:
@@ -399,7 +416,8 @@ def plot_participation_distribution(
         data = result.frame[result.frame["messages"] > 0].head(result.top_n).iloc[::-1]
         top.set_title(f"Top {len(data)} senders")
         top.set_xlabel("messages")
-        _tidy(top)
+        tidy(top)
+        counts(top.xaxis)
         if "name" in data.columns:
             who = [
                 str(n) if not pd.isna(n) else str(u)
@@ -408,10 +426,9 @@ def plot_participation_distribution(
         else:
             who = [str(u) for u in data["user_id"]]
         bars = top.barh(who, data["messages"].to_numpy(dtype=float), color=PALETTE[0])
-        top.bar_label(bars, labels=[f"{s:.0%}" for s in data["share"]], padding=3, fontsize=8)
+        top.bar_label(bars, labels=[percent(s) for s in data["share"]], padding=3, fontsize=8)
         top.margins(x=0.15)
-    _coverage(fig, result.coverage)
-    return fig
+    return finish(fig, result.coverage)
 
 
 # -- V6 ----------------------------------------------------------------------------------------
@@ -445,8 +462,8 @@ def plot_activity_heatmap(result: ActivityHeatmap, ax: Axes | None = None) -> Fi
     ax.set_yticks(range(7), ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
     bar = fig.colorbar(image, ax=ax, pad=0.01)
     bar.set_label("messages")
-    _coverage(fig, result.coverage)
-    return fig
+    counts(bar.ax.yaxis)
+    return finish(fig, result.coverage)
 
 
 # -- V7 ----------------------------------------------------------------------------------------
@@ -472,7 +489,8 @@ def plot_newcomer_cohorts(result: NewcomerCohorts, ax: Axes | None = None) -> Fi
         _empty(ret)
     else:
         matrix = df.pivot(index="cohort", columns="offset", values="retention").reindex(
-            columns=range(result.horizon)
+            # offsets past the end of the data are never observed: no empty columns for them
+            columns=range(min(result.horizon, int(df["offset"].max()) + 1))
         )
         sizes = df.drop_duplicates("cohort").set_index("cohort")["cohort_size"]
         image = ret.imshow(
@@ -483,20 +501,20 @@ def plot_newcomer_cohorts(result: NewcomerCohorts, ax: Axes | None = None) -> Fi
             vmax=100,
             interpolation="nearest",
         )
-        small = len(matrix) * result.horizon <= 160
+        small = matrix.size <= 160
         if small:
             for (i, j), v in np.ndenumerate(matrix.to_numpy(dtype=float)):
                 if not np.isnan(v):
                     ret.text(
                         j,
                         i,
-                        f"{v:.0%}",
+                        percent(v, digits=1),
                         ha="center",
                         va="center",
                         fontsize=7,
                         color="white" if v > 0.6 else "#222222",
                     )
-        ret.set_xticks(range(result.horizon))
+        ret.set_xticks(range(matrix.shape[1]))
         ret.set_yticks(range(len(matrix)), [f"{c} (n={sizes[c]})" for c in matrix.index])
         bar = fig.colorbar(image, ax=ret, pad=0.01)
         bar.set_label("still posting (%)")
@@ -506,32 +524,37 @@ def plot_newcomer_cohorts(result: NewcomerCohorts, ax: Axes | None = None) -> Fi
         ten.set_title(f"Messages by tenure ({word}s since first post)")
         ten.set_xlabel(word)
         ten.set_ylabel(f"messages per {word}")
-        _tidy(ten)
+        tidy(ten)
+        counts(ten.yaxis)
         if len(t):
             wide = t.pivot(index="period_start", columns="tenure", values="messages")
-            order = [c for c in ("0", "1-2", "3-5", "6-11", "12+") if c in wide.columns]
+            # only tenures with a message: a legend names only what is drawn
+            order = [
+                c
+                for c in ("0", "1-2", "3-5", "6-11", "12+")
+                if c in wide.columns and wide[c].fillna(0).sum() > 0
+            ]
             labels = [str(p) for p in t.drop_duplicates("period_start")["period"]]
             x = np.arange(len(wide))
             bottom = np.zeros(len(wide))
-            for i, c in enumerate(order):
-                values = wide[c].to_numpy(dtype=float)
+            for c in order:
+                values = wide[c].fillna(0).to_numpy(dtype=float)
                 ten.bar(
                     x,
                     values,
                     bottom=bottom,
                     width=0.8,
-                    color=PALETTE[i % len(PALETTE)],
+                    color=PALETTE[("0", "1-2", "3-5", "6-11", "12+").index(c)],
                     label=f"{c} {word}s" if c != "0" else f"first {word}",
                 )
                 bottom += values
-            step = max(1, len(x) // 8)
-            ten.set_xticks(x[::step], labels[::step], rotation=30 if len(x) > 6 else 0)
+            step = max(1, -(-len(x) // 6))
+            ten.set_xticks(x[::step], labels[::step])
             ten.set_ylim(0, max(float(bottom.max()), 1.0) * 1.3)
             ten.legend(loc="upper left", fontsize=8, frameon=False, ncols=2)
         else:
             _empty(ten)
-    _coverage(fig, result.coverage)
-    return fig
+    return finish(fig, result.coverage)
 
 
 # -- V8 ----------------------------------------------------------------------------------------
@@ -547,16 +570,17 @@ def plot_reactions_and_engagement(result: ReactionsAndEngagement, ax: Axes | Non
     fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.2))
     top = axes[0]
     data = result.frame.head(result.top_n).iloc[::-1]
-    top.set_title(f"Top {len(data)} emoji ({result.reactions} reactions)")
+    top.set_title(f"Top {len(data)} emoji ({result.reactions:,} reactions)")
     top.set_xlabel("reactions")
-    _tidy(top)
+    tidy(top)
+    counts(top.xaxis)
     if len(data):
         bars = top.barh(
             [str(e) for e in data["emoji_name"]],
             data["reactions"].to_numpy(dtype=float),
             color=PALETTE[1],
         )
-        top.bar_label(bars, padding=3, fontsize=8)
+        top.bar_label(bars, fmt="{:,.0f}", padding=3, fontsize=8)
         top.margins(x=0.12)
     else:
         _empty(top, "no reactions")
@@ -566,7 +590,7 @@ def plot_reactions_and_engagement(result: ReactionsAndEngagement, ax: Axes | Non
         line.set_title("Reactions per message")
         line.set_xlabel("time")
         line.set_ylabel("reactions per message")
-        _tidy(line)
+        tidy(line)
         if len(o):
             line.plot(
                 _naive(o["bucket_start"]),
@@ -588,8 +612,7 @@ def plot_reactions_and_engagement(result: ReactionsAndEngagement, ax: Axes | Non
             _date_axis(line)
         else:
             _empty(line)
-    _coverage(fig, result.coverage)
-    return fig
+    return finish(fig, result.coverage)
 
 
 # -- V9 ----------------------------------------------------------------------------------------
@@ -607,25 +630,26 @@ def plot_client_and_dm_mix(result: ClientAndDmMix, ax: Axes | None = None) -> Fi
     data = result.frame.iloc[::-1]
     mix.set_title("Messages by client")
     mix.set_xlabel("messages")
-    _tidy(mix)
+    tidy(mix)
+    counts(mix.xaxis)
     if len(data):
         bars = mix.barh(
             [str(x) for x in data["label"]],
             data["messages"].to_numpy(dtype=float),
             color=PALETTE[2],
         )
-        mix.bar_label(bars, labels=[f"{s:.0%}" for s in data["share"]], padding=3, fontsize=8)
+        mix.bar_label(bars, labels=[percent(s) for s in data["share"]], padding=3, fontsize=8)
         mix.margins(x=0.15)
     else:
         _empty(mix)
     if len(axes) > 1:
         dm = axes[1]
         o = result.over_time
-        share = "" if np.isnan(result.dm_share) else f" (overall {result.dm_share:.0%})"
+        share = "" if np.isnan(result.dm_share) else f" (overall {percent(result.dm_share)})"
         dm.set_title(f"Direct-message share{share}")
         dm.set_xlabel("time")
         dm.set_ylabel("direct messages (% of all)")
-        _tidy(dm)
+        tidy(dm)
         if len(o):
             dm.plot(
                 _naive(o["bucket_start"]),
@@ -640,100 +664,4 @@ def plot_client_and_dm_mix(result: ClientAndDmMix, ax: Axes | None = None) -> Fi
             _date_axis(dm)
         else:
             _empty(dm)
-    _coverage(fig, result.coverage)
-    return fig
-
-
-# -- V10 ---------------------------------------------------------------------------------------
-
-
-def _draw_graph(
-    ax: Axes,
-    g: Any,
-    community: dict[Any, int],
-    size: dict[Any, float],
-    labels: dict[Any, str],
-    seed: int,
-) -> None:
-    pos = nx.spring_layout(g, weight="weight", seed=seed)
-    weights = np.array([d.get("weight", 1) for _, _, d in g.edges(data=True)], dtype=float)
-    widths = 0.4 + 2.6 * weights / weights.max() if len(weights) else []
-    nx.draw_networkx_edges(g, pos, ax=ax, width=widths, alpha=0.35, edge_color="#777777")
-    nodes = list(g.nodes)
-    nx.draw_networkx_nodes(
-        g,
-        pos,
-        ax=ax,
-        nodelist=nodes,
-        node_color=[PALETTE[community.get(n, 0) % len(PALETTE)] for n in nodes],
-        node_size=[size.get(n, 30.0) for n in nodes],
-        edgecolors="white",
-        linewidths=0.5,
-    )
-    if labels:
-        nx.draw_networkx_labels(g, pos, labels=labels, ax=ax, font_size=7)
-    ax.set_axis_off()
-
-
-def plot_interaction_graph(result: InteractionGraph, ax: Axes | None = None) -> Figure:
-    """V10: the reply graph coloured by community; beside it, channels linked by shared members.
-
-    Args:
-        result: an :func:`~chatops.analytics.views.interaction_graph` result.
-        ax: axes for the reply graph alone; default a new figure with both panels.
-    """
-    two = (
-        ax is None
-        and result.channel_graph is not None
-        and result.channel_graph.number_of_nodes() > 0
-    )
-    fig, axes = _axes(ax, 2 if two else 1, size=(12.0 if two else 7.0, 5.5))
-    rep = axes[0]
-    g = result.graph
-    rep.set_title(
-        f"Who replies to whom: {g.number_of_nodes()} people, {result.communities} communities"
-    )
-    nodes = result.nodes
-    if g.number_of_nodes():
-        key = nodes["user_id"].tolist()
-        community = dict(zip(key, nodes["community"], strict=True))
-        deg = dict(zip(key, nodes["weighted_degree"], strict=True))
-        top = max(deg.values()) or 1
-        size = {k: 30.0 + 270.0 * v / top for k, v in deg.items()}
-        labels: dict[Any, str] = {}
-        if "name" in nodes.columns:
-            best = nodes.sort_values("betweenness", ascending=False).head(8)
-            labels = {
-                u: str(n).split(" ")[0]
-                for u, n in zip(best["user_id"], best["name"], strict=True)
-                if not pd.isna(n)
-            }
-        _draw_graph(rep, g, community, size, labels, seed=0)
-        handles = [
-            Patch(color=PALETTE[i % len(PALETTE)], label=f"community {i + 1}")
-            for i in range(min(result.communities, len(PALETTE)))
-        ]
-        rep.legend(
-            handles=handles,
-            loc="lower left",
-            fontsize=7,
-            frameon=False,
-            title="node size: replies",
-            title_fontsize=7,
-        )
-    else:
-        rep.set_axis_off()
-        _empty(rep, "no replies")
-    if two:
-        cax = axes[1]
-        cg = result.channel_graph
-        cn = result.channel_nodes
-        cax.set_title(f"Channels linked by shared members ({cg.number_of_edges()} links)")
-        community = dict(zip(cn["channel"], cn["community"], strict=True))
-        top = max(cn["members"].max(), 1)
-        size = {
-            c: 60.0 + 400.0 * m / top for c, m in zip(cn["channel"], cn["members"], strict=True)
-        }
-        _draw_graph(cax, cg, community, size, {c: str(c) for c in cg.nodes}, seed=0)
-    _coverage(fig, result.coverage)
-    return fig
+    return finish(fig, result.coverage)

@@ -1501,7 +1501,7 @@ class InteractionGraph(ViewResult):
     channel_graph: Any = None
     communities: int = 0
     modularity: float = math.nan
-    anonymized: bool = True
+    anonymized: bool = False
 
     def summary(self) -> dict[str, Any]:
         """The result's numbers (graphs left out)."""
@@ -1533,7 +1533,7 @@ def interaction_graph(
     since: TimeLike | None = None,
     until: TimeLike | None = None,
     exclude_bots: bool = False,
-    anonymize: bool = True,
+    anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
 ) -> InteractionGraph:
@@ -1548,8 +1548,8 @@ def interaction_graph(
         communities: ``louvain`` (networkx ``louvain_communities`` with ``seed``) or ``greedy``
             (greedy modularity, deterministic).
         seed: the random seed of Louvain, so the split is the same on every run.
-        anonymize: on by default here: a graph of who talks to whom is personal data.
-        since, until, exclude_bots, salt, coverage: as for every view.
+        since, until, exclude_bots, anonymize, salt, coverage: as for every view (off by
+            default, as in the other nine; pass ``anonymize=True`` before sharing the graph).
     """
     if not isinstance(min_weight, int | np.integer) or min_weight < 1:
         raise ValueError(f"min_weight must be a positive whole number, got {min_weight!r}")

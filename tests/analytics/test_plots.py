@@ -95,7 +95,18 @@ def test_v4_survival_curve_and_first_reply_histogram() -> None:
     assert surv.get_xlabel() == "hours since the topic started"
     assert len(hist.patches) == 24 and len(hist.get_lines()) == 1  # bins and the SLA line
     assert "SLA 2 h" in legend_texts(hist)
-    assert hist.get_xlabel() == "hours to first reply"
+    assert hist.get_xlabel() == "time to first reply (log scale)"
+    # a log axis: bins of equal width in log space, from under a minute past the slowest reply
+    assert hist.get_xscale() == "log"
+    edges = [p.get_x() for p in hist.patches]
+    ratios = [b / a for a, b in zip(edges, edges[1:], strict=False)]
+    assert max(ratios) / min(ratios) < 1.0001
+    hours = r.frame["hours_to_first_reply"].dropna()
+    assert hist.get_xlim()[0] < hours.min() and hist.get_xlim()[1] > hours.max()
+    assert "1 h" in [t.get_text() for t in hist.get_xticklabels()]
+    assert (
+        sum(p.get_height() for p in hist.patches) == r.frame["hours_to_first_reply"].notna().sum()
+    )
 
 
 def test_v5_lorenz_and_top_senders() -> None:
@@ -133,11 +144,18 @@ def test_v7_retention_matrix_and_tenure_area() -> None:
     fig = r.plot()
     ret, ten, bar = fig.axes
     (image,) = ret.images
-    assert image.get_array().shape == (len(r.frame["cohort"].unique()), 4)
+    # one column per offset the data reaches (Jan and Feb: 0 and 1), not an empty one per month
+    # of the horizon
+    assert image.get_array().shape == (len(r.frame["cohort"].unique()), 2)
+    assert [t.get_text() for t in ret.get_xticklabels()] == ["0", "1"]
     assert ret.get_xlabel() == "months since first post" and bar.get_ylabel() == "still posting (%)"
     periods = r.tenure["period"].nunique()
-    assert len(ten.patches) == periods * 5  # one bar per period and tenure bucket
-    assert legend_texts(ten)[0] == "first month"
+    # one bar per period and tenure bucket that has a message: here everyone is in their first
+    # month, so the legend names that bucket alone
+    with_messages = r.tenure.groupby("tenure", observed=True)["messages"].sum()
+    assert list(with_messages[with_messages > 0].index) == ["0"]
+    assert len(ten.patches) == periods * 1
+    assert legend_texts(ten) == ["first month"]
 
 
 def test_v8_top_emoji_and_reactions_per_message() -> None:

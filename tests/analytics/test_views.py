@@ -703,17 +703,23 @@ def test_v10_reply_edges_and_two_communities(v10_frames: tuple[pd.DataFrame, pd.
     assert gc[1] == gc[2] == gc[3] != gc[4] == gc[5] == gc[6]
 
 
-def test_v10_min_weight_and_anonymize_by_default(
+def test_v10_min_weight_and_anonymize(
     v10_frames: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
     msgs, subs = v10_frames
-    r = views.interaction_graph(msgs, subscriptions=subs, min_weight=2)
+    # the same default as the other nine views: names unless anonymize=True
+    plain = views.interaction_graph(msgs, subscriptions=subs, min_weight=2)
+    assert plain.anonymized is False
+    assert set(plain.nodes["user_id"]) == set(range(1, 7))
+    assert plain.nodes.set_index("user_id")["name"][1] == "Person 1"
+    r = views.interaction_graph(msgs, subscriptions=subs, min_weight=2, anonymize=True)
+    assert r.anonymized is True
     assert len(r.frame) == 6 and r.frame["weight"].min() == 2
     assert r.channel_edges.empty
     assert "name" not in r.nodes.columns
     assert set(r.nodes["user_id"]) == {analytics.hash_user_id(i) for i in range(1, 7)}
     assert set(r.graph.nodes) == set(r.nodes["user_id"])
-    again = views.interaction_graph(msgs, subscriptions=subs, min_weight=2)
+    again = views.interaction_graph(msgs, subscriptions=subs, min_weight=2, anonymize=True)
     assert again.frame["source"].tolist() == r.frame["source"].tolist()
     for bad in (0, -1):
         with pytest.raises(ValueError, match="min_weight"):
@@ -819,7 +825,7 @@ def test_demo_v9_dm_share(demo: AnalyticsFrames) -> None:
 
 def test_demo_v10_graph(demo: AnalyticsFrames) -> None:
     r = views.interaction_graph(
-        demo.messages, subscriptions=demo.subscriptions, channels=demo.channels
+        demo.messages, subscriptions=demo.subscriptions, channels=demo.channels, anonymize=True
     )
     assert len(r.nodes) > 10 and r.communities >= 1
     assert all(str(u).startswith("u-") for u in r.nodes["user_id"])
