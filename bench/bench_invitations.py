@@ -27,7 +27,7 @@ import zulip
 
 import chatops
 from chatops.sandbox import Sandbox
-from widgets.invitations import INVITED, InvitationsPanel
+from chatops.widgets.invitations import INVITED, InvitationsPanel
 
 
 def machine() -> str:

@@ -14,8 +14,8 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.types import AnonymousGroup
+from chatops.widgets._base import Confirm, FieldError, Panel, Session, describe_error, frame
 from tests.conftest import group_id, realm_settings
-from widgets._base import Confirm, FieldError, Panel, Session, describe_error, frame
 
 
 class Toy(Panel):

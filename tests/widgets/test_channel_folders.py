@@ -14,7 +14,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.types import ChannelFolder
-from widgets.channel_folders import ChannelFoldersPanel
+from chatops.widgets.channel_folders import ChannelFoldersPanel
 
 from ..conftest import unchanged
 

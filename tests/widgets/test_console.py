@@ -13,7 +13,7 @@ import pytest
 import chatops
 from chatops import ConfigError
 from chatops.sandbox import Sandbox
-from widgets import AdminConsole
+from chatops.widgets import AdminConsole
 
 TITLES = ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status"]
 

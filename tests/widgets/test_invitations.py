@@ -19,9 +19,8 @@ import pytest
 import chatops
 from chatops.sandbox import RateLimit, Sandbox
 from chatops.types import Invite
-from tests.conftest import group_id, realm_settings, unchanged
-from widgets._base import FieldError
-from widgets.invitations import (
+from chatops.widgets._base import FieldError
+from chatops.widgets.invitations import (
     FAILED,
     INVITED,
     NOT_SENT,
@@ -34,6 +33,7 @@ from widgets.invitations import (
     addresses_from_file,
     split_addresses,
 )
+from tests.conftest import group_id, realm_settings, unchanged
 
 Connect = Callable[[str], chatops.Client]
 _serial = itertools.count(1)

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import chatops
-import widgets.linkifiers as linkifiers_panel
+import chatops.widgets.linkifiers as linkifiers_panel
 from chatops.sandbox import Sandbox
+from chatops.widgets._base import FieldError
+from chatops.widgets.linkifiers import LinkifiersPanel
 from tests.conftest import unchanged
-from widgets._base import FieldError
-from widgets.linkifiers import LinkifiersPanel
 
 Connect = Callable[[str], chatops.Client]
 _serial = itertools.count(1)

@@ -15,8 +15,8 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
+from chatops.widgets.status import StatusPanel, unicode_emoji
 from tests.conftest import unchanged
-from widgets.status import StatusPanel, unicode_emoji
 
 Connect = Callable[[str], chatops.Client]
 _serial = itertools.count(1)

@@ -13,8 +13,8 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
+from chatops.widgets.user_groups import UserGroupsPanel
 from tests.conftest import realm_settings, unchanged
-from widgets.user_groups import UserGroupsPanel
 
 Connect = Callable[[str], chatops.Client]
 

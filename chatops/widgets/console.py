@@ -37,7 +37,7 @@ class AdminConsole:
 
     Example::
 
-        from widgets import AdminConsole
+        from chatops.widgets import AdminConsole
 
         console = AdminConsole.open(zuliprc="~/.zuliprc")   # a real server
         console = AdminConsole.open()                       # a demo sandbox for this session

@@ -1,6 +1,6 @@
 """ipywidgets admin panels for JupyterLab, and the AdminConsole that holds them as tabs.
 
-    >>> from widgets import AdminConsole
+    >>> from chatops.widgets import AdminConsole
     >>> AdminConsole.open()                              # doctest: +SKIP  (a demo organization)
     >>> AdminConsole.open(zuliprc="~/.zuliprc")          # doctest: +SKIP
 
