@@ -71,7 +71,8 @@ class AdminConsole:
         self.refresh_button.on_click(lambda _b: self.refresh())
         where = self.client.site
         self.title = w.HTML(
-            value=STYLE + f"<h3 style='margin:4px 0'>Organization admin · {escape(where)}</h3>"
+            value=STYLE
+            + f"<h3 class='chatops-console-title'>Organization admin · {escape(where)}</h3>"
         )
         self.root = w.VBox([w.HBox([self.title, self.refresh_button]), self.tabs])
         self.root.add_class("chatops-console")

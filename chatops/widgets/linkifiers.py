@@ -50,12 +50,6 @@ OVERLAP_COLUMNS = ["note", "winner", "winner pattern", "loser", "loser pattern",
 
 CheckKind = Literal["ok", "problem", "warning", "info"]
 _MARKS: dict[str, str] = {"ok": "✓", "problem": "✗", "warning": "⚠", "info": "•"}
-_COLOURS: dict[str, str] = {
-    "ok": "#1b5e20",
-    "problem": "#b71c1c",
-    "warning": "#8d6e00",
-    "info": "#37474f",
-}
 
 
 @dataclass(frozen=True)
@@ -518,7 +512,7 @@ class LinkifiersPanel(Panel):
         editing = self._picked()
         self.checks = self.check(self.pattern.value, self.url_template.value, editing=editing)
         self.check_html.value = "".join(
-            f'<div class="chatops-linkifiers-check-{c.kind}" style="color:{_COLOURS[c.kind]}">'
+            f'<div class="chatops-check chatops-check-{c.kind} chatops-linkifiers-check-{c.kind}">'
             f"{escape(c.line)}</div>"
             for c in self.checks
         )
