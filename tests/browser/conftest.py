@@ -75,11 +75,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     sandbox = Sandbox.start(base / "org", size="small", seed=31)
     root = base / "notebooks"
     settings = base / "settings"
-    # no news toast, no autosave: the page stays as the test leaves it
-    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
-    (
-        settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    ).write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # no autosave: the page stays as the test leaves it (the news toast is off in chatops lab)
     (settings / "@jupyterlab" / "docmanager-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
         json.dumps({"autosave": False})
