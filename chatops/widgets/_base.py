@@ -11,24 +11,42 @@ with the traceback in the panel's log instead of the notebook.
 
 from __future__ import annotations
 
-import base64
-import html
 import threading
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import ipywidgets as w
 import pandas as pd
 
-from chatops import ApiError, ChatopsError, Client, LimitError, TransportError, User
-from chatops.types import AnonymousGroup, Capabilities, UserGroup
+from chatops import ChatopsError, Client, LimitError
+
+from ._controls import (
+    COLUMN_LAYOUT,
+    Confirm,
+    Field,
+    Progress,
+    StatusLine,
+    TableView,
+    fold,
+    is_fold,
+)
+from ._model import (
+    ROLE_NAMES,
+    FieldError,
+    Session,
+    describe_error,
+    escape,
+    frame,
+    plural,
+)
+from ._style import STYLE
 
 __all__ = [
     "ROLE_NAMES",
+    "STYLE",
     "Confirm",
     "Field",
     "FieldError",
@@ -38,79 +56,13 @@ __all__ = [
     "StatusLine",
     "TableView",
     "describe_error",
+    "escape",
+    "frame",
     "in_kernel",
+    "plural",
 ]
 
 T = TypeVar("T")
-
-#: Organization roles (spec §2) in the words an admin uses.
-ROLE_NAMES: Mapping[int, str] = {
-    100: "owner",
-    200: "administrator",
-    300: "moderator",
-    400: "member",
-    600: "guest",
-}
-
-#: The panels' look. Every colour is one of JupyterLab's theme variables (``--jp-*``), so the
-#: panels follow the Light, Dark and high-contrast themes; text is always a font colour on a
-#: layout colour, and the meaning of a line (success, error, warning) is carried by a coloured
-#: bar and a mark beside it, never by coloured text alone.
-STYLE = """
-<style>
-.chatops-console, .chatops-panel { font-family: var(--jp-ui-font-family);
-  color: var(--jp-ui-font-color1); }
-.chatops-panel { max-width: 1360px; }
-.chatops-panel .chatops-who { padding: 6px 10px; background: var(--jp-layout-color2);
-  border-left: 4px solid var(--jp-success-color1); border-radius: 3px; margin-bottom: 6px; }
-.chatops-panel .chatops-readonly { padding: 6px 10px; background: var(--jp-layout-color2);
-  color: var(--jp-ui-font-color1); border-left: 4px solid var(--jp-warn-color1);
-  border-radius: 3px; }
-.chatops-outcome-ok, .chatops-outcome-error, .chatops-outcome-info, .chatops-outcome-warning {
-  display: block; padding: 4px 10px; margin: 2px 0; border-radius: 3px;
-  background: var(--jp-layout-color2); color: var(--jp-ui-font-color1); }
-.chatops-outcome-ok { border-left: 4px solid var(--jp-success-color1); }
-.chatops-outcome-error { border-left: 4px solid var(--jp-error-color1); font-weight: 600; }
-.chatops-outcome-warning { border-left: 4px solid var(--jp-warn-color1); }
-.chatops-outcome-info { border-left: 4px solid var(--jp-info-color1); }
-.chatops-field-error { color: var(--jp-ui-font-color0); font-size: 12px; font-weight: 600;
-  border-left: 3px solid var(--jp-error-color1); padding-left: 6px; }
-.chatops-field-hint { color: var(--jp-ui-font-color2); font-size: 12px; }
-table.chatops-table { border-collapse: collapse; font-size: 12.5px; margin: 4px 0;
-  color: var(--jp-ui-font-color1); }
-table.chatops-table th { background: var(--jp-layout-color2); text-align: left;
-  padding: 3px 8px; border-bottom: 1px solid var(--jp-border-color1); }
-table.chatops-table td { padding: 2px 8px; border-bottom: 1px solid var(--jp-border-color2);
-  vertical-align: top; }
-table.chatops-table tr.chatops-row-problem td:first-child {
-  box-shadow: inset 3px 0 0 var(--jp-error-color1); }
-.chatops-panel button.jupyter-button { width: auto; min-width: 120px; padding: 0 12px;
-  align-self: flex-start; }
-:is(.chatops-console, .chatops-panel) .jupyter-button:is(.mod-primary, .mod-success,
-  .mod-danger, .mod-warning, .mod-info), :is(.chatops-console, .chatops-panel)
-  .jupyter-button:is(.mod-primary, .mod-success, .mod-danger, .mod-warning, .mod-info):hover {
-  background-color: var(--jp-layout-color2); color: var(--jp-ui-font-color1); }
-:is(.chatops-console, .chatops-panel) .jupyter-button.mod-primary {
-  box-shadow: inset 4px 0 0 var(--jp-brand-color1); }
-:is(.chatops-console, .chatops-panel) .jupyter-button.mod-success {
-  box-shadow: inset 4px 0 0 var(--jp-success-color1); }
-:is(.chatops-console, .chatops-panel) .jupyter-button.mod-danger {
-  box-shadow: inset 4px 0 0 var(--jp-error-color1); }
-:is(.chatops-console, .chatops-panel) .jupyter-button.mod-warning {
-  box-shadow: inset 4px 0 0 var(--jp-warn-color1); }
-.chatops-muted { color: var(--jp-ui-font-color2); }
-.chatops-section { font-weight: 600; margin-top: 8px; color: var(--jp-ui-font-color0); }
-.chatops-check { padding: 1px 0 1px 8px; margin: 1px 0; color: var(--jp-ui-font-color1); }
-.chatops-check-ok { border-left: 3px solid var(--jp-success-color1); }
-.chatops-check-problem { border-left: 3px solid var(--jp-error-color1); font-weight: 600; }
-.chatops-check-warning { border-left: 3px solid var(--jp-warn-color1); }
-.chatops-check-info { border-left: 3px solid var(--jp-info-color1); }
-.chatops-panel .widget-html-content, .chatops-panel .widget-label { color: inherit; }
-.chatops-console-title { margin: 4px 0; color: var(--jp-ui-font-color0); }
-.chatops-feedback { margin: 2px 0 6px 0; }
-.chatops-panel details.chatops-details > summary { cursor: pointer; font-weight: 600; }
-</style>
-"""
 
 
 def in_kernel() -> bool:
@@ -123,406 +75,14 @@ def in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def escape(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-# -- errors ---------------------------------------------------------------------------------------
-class FieldError(ValueError):
-    """A value the admin typed is wrong; shown next to the field named ``field``."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-
-
-def describe_error(exc: BaseException) -> str:
-    """A sentence for the admin: the API's code and message, or what went wrong locally."""
-    if isinstance(exc, LimitError):
-        return f"{exc}."
-    if isinstance(exc, ApiError):
-        return f"The server refused: {exc.msg} ({exc.code}, HTTP {exc.status})"
-    if isinstance(exc, TransportError):
-        return f"Could not reach the server: {exc}"
-    if isinstance(exc, FieldError):
-        return exc.message
-    if isinstance(exc, ChatopsError):
-        return str(exc)
-    return f"Unexpected error ({type(exc).__name__}): {exc}. Details are in the panel's log."
-
-
-# -- the shared session ---------------------------------------------------------------------------
-class Session:
-    """One connection shared by the panels of a console: the client, who it acts as, the
-    server's limits, and the organization's settings and groups (fetched once, refreshable).
-
-    Example::
-
-        session = Session(chatops.Client.from_zuliprc("~/.zuliprc"))
-        session.me.full_name, session.role_name, session.capabilities.feature_level
-    """
-
-    def __init__(self, client: Client) -> None:
-        self.client = client
-        self._me: User | None = None
-        self._realm: dict[str, Any] | None = None
-        self._groups: list[UserGroup] | None = None
-
-    @property
-    def me(self) -> User:
-        """The account the panels act as."""
-        if self._me is None:
-            self._me = self.client.users.me()
-        return self._me
-
-    @property
-    def capabilities(self) -> Capabilities:
-        """Feature level and limits of the server."""
-        return self.client.get_capabilities()
-
-    @property
-    def realm(self) -> dict[str, Any]:
-        """The organization's settings as ``POST /register`` gives them (``realm_*`` keys)."""
-        if self._realm is None:
-            self._realm = self.client.server.register(
-                fetch_event_types=["realm"], event_types=["realm"]
-            )
-        return self._realm
-
-    @property
-    def groups(self) -> list[UserGroup]:
-        """Every user group, deactivated ones included."""
-        if self._groups is None:
-            self._groups = list(self.client.user_groups.list(include_deactivated_groups=True))
-        return self._groups
-
-    def refresh(self) -> None:
-        """Forget what was fetched; the next use fetches it again."""
-        self._me = None
-        self._realm = None
-        self._groups = None
-        self.client.get_capabilities(refresh=True)
-
-    @property
-    def role(self) -> int:
-        return int(self.me.role)
-
-    @property
-    def role_name(self) -> str:
-        if self.me.is_bot:
-            return f"bot ({ROLE_NAMES.get(self.role, str(self.role))})"
-        return ROLE_NAMES.get(self.role, f"role {self.role}")
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role <= 200
-
-    def group_members(self, value: Any) -> set[int]:
-        """The users a group-setting value (a group ID, or direct members and subgroups) reaches,
-        following subgroups; deactivated groups reach nobody."""
-        by_id = {g.id: g for g in self.groups}
-        members: set[int] = set()
-        stack: list[int] = []
-        if isinstance(value, bool):
-            return members
-        if isinstance(value, int):
-            stack.append(value)
-        elif isinstance(value, AnonymousGroup):  # typed records
-            members.update(value.direct_members)
-            stack.extend(value.direct_subgroups)
-        elif isinstance(value, Mapping):  # raw JSON (POST /register)
-            members.update(int(u) for u in value.get("direct_members", []) or [])
-            stack.extend(int(g) for g in value.get("direct_subgroups", []) or [])
-        seen: set[int] = set()
-        while stack:
-            gid = stack.pop()
-            group = by_id.get(gid)
-            if gid in seen or group is None or group.deactivated:
-                continue
-            seen.add(gid)
-            members.update(group.members)
-            stack.extend(group.direct_subgroup_ids)
-        return members
-
-    def permits(self, setting: str) -> bool:
-        """Whether the organization setting ``setting`` (``can_invite_users_group``, ...) includes
-        the acting user. A setting the server does not report permits nobody but administrators."""
-        value = self.realm.get(f"realm_{setting}")
-        if value is None:
-            return self.is_admin
-        return self.me.user_id in self.group_members(value)
-
-    def identity_html(self) -> str:
-        me = self.me
-        return (
-            '<div class="chatops-who">Acting as <b>'
-            f"{escape(me.full_name)}</b> &lt;{escape(me.email)}&gt; · {escape(self.role_name)}"
-            f" · {escape(self.client.site)} · feature level "
-            f"{self.capabilities.feature_level}</div>"
-        )
-
-
-# -- small widgets --------------------------------------------------------------------------------
-class StatusLine:
-    """One line of outcome: a success, an error with its code, or information."""
-
-    def __init__(self) -> None:
-        self.widget = w.HTML(value="")
-        self.widget.add_class("chatops-outcome")
-        self.kind = ""
-        self.text = ""
-
-    def _show(self, kind: str, text: str) -> None:
-        self.kind = kind
-        self.text = text
-        self.widget.value = f'<span class="chatops-outcome-{kind}">{escape(text)}</span>'
-
-    def ok(self, text: str) -> None:
-        self._show("ok", text)
-
-    def error(self, text: str) -> None:
-        self._show("error", text)
-
-    def info(self, text: str) -> None:
-        self._show("info", text)
-
-    def clear(self) -> None:
-        self.kind = ""
-        self.text = ""
-        self.widget.value = ""
-
-
-class Field:
-    """An input with its label, an optional hint (limits, counts) and its error line."""
-
-    def __init__(self, name: str, widget: w.ValueWidget, *, label: str, hint: str = "") -> None:
-        self.name = name
-        self.input = widget
-        self._hint = w.HTML(value=self._hint_html(hint))
-        self._error = w.HTML(value="")
-        self.error_text = ""
-        label_widget = w.HTML(value=f"<b>{escape(label)}</b>", layout=w.Layout(width="150px"))
-        self.box = w.VBox(
-            [
-                w.HBox([label_widget, widget]),
-                w.HBox([w.HTML(layout=w.Layout(width="150px")), w.VBox([self._hint, self._error])]),
-            ]
-        )
-
-    @staticmethod
-    def _hint_html(text: str) -> str:
-        return f'<span class="chatops-field-hint">{escape(text)}</span>' if text else ""
-
-    @property
-    def value(self) -> Any:
-        return self.input.value
-
-    @value.setter
-    def value(self, new: Any) -> None:
-        self.input.value = new
-
-    def hint(self, text: str) -> None:
-        self._hint.value = self._hint_html(text)
-
-    def error(self, message: str) -> None:
-        self.error_text = message
-        self._error.value = f'<span class="chatops-field-error">{escape(message)}</span>'
-
-    def clear(self) -> None:
-        self.error_text = ""
-        self._error.value = ""
-
-
-#: Rows a table shows at most; Export CSV writes every row.
-MAX_SHOWN_ROWS = 1000
-
-
-def _cell(value: object) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
-        return ""
-    return escape(value)
-
-
-class TableView:
-    """A titled table of a DataFrame with Refresh and Export CSV buttons.
-
-    ``load`` returns the frame; Refresh calls it again. Export writes the frame shown to a CSV
-    file under ``export_dir`` and offers it as a download link too.
-    """
-
-    def __init__(
-        self,
-        title: str,
-        load: Callable[[], pd.DataFrame],
-        *,
-        export_dir: Path,
-        slug: str,
-        guard: Callable[[Callable[[], Any]], Any],
-        empty: str = "Nothing to show.",
-    ) -> None:
-        self.title = title
-        self._load = load
-        self._export_dir = export_dir
-        self._slug = slug
-        self._guard = guard
-        self._empty = empty
-        self.frame = pd.DataFrame()
-        self.html = w.HTML(value="")
-        self.refresh_button = w.Button(description="Refresh", icon="refresh")
-        self.export_button = w.Button(description="Export CSV", icon="download")
-        self.export_link = w.HTML(value="")
-        self.refresh_button.on_click(lambda _b: self._guard(self.refresh))
-        self.export_button.on_click(lambda _b: self._guard(self.export))
-        self.widget = w.VBox(
-            [
-                w.HTML(value=f'<div class="chatops-section">{escape(title)}</div>'),
-                w.HBox([self.refresh_button, self.export_button, self.export_link]),
-                self.html,
-            ]
-        )
-
-    def refresh(self) -> pd.DataFrame:
-        """Load the rows again and show them."""
-        self.show(self._load())
-        return self.frame
-
-    def show(self, frame: pd.DataFrame) -> None:
-        """Show ``frame`` (the first :data:`MAX_SHOWN_ROWS` rows; the export keeps them all)."""
-        self.frame = frame
-        if frame.empty:
-            self.html.value = f'<span class="chatops-muted">{escape(self._empty)}</span>'
-            return
-        # Written directly: DataFrame.to_html costs about 0.1 ms a cell, more than the request
-        # behind a long list.
-        head = "".join(f"<th>{escape(c)}</th>" for c in frame.columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>"
-            for row in frame.head(MAX_SHOWN_ROWS).itertuples(index=False, name=None)
-        )
-        more = ""
-        if len(frame) > MAX_SHOWN_ROWS:
-            more = (
-                f'<div class="chatops-muted">Showing the first {MAX_SHOWN_ROWS:,} of '
-                f"{len(frame):,} rows; Export CSV writes them all.</div>"
-            )
-        self.html.value = (
-            f'<table class="chatops-table"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table>{more}"
-        )
-
-    def export(self, path: str | Path | None = None) -> Path:
-        """Write the rows shown to CSV; returns the file's path."""
-        if path is None:
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-            path = self._export_dir / f"{self._slug}-{stamp}.csv"
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        data = self.frame.to_csv(index=False)
-        tmp = target.with_name(target.name + ".part")
-        tmp.write_text(data, encoding="utf-8")
-        tmp.replace(target)
-        encoded = base64.b64encode(data.encode("utf-8")).decode("ascii")
-        self.export_link.value = (
-            f"Saved {len(self.frame)} rows to <code>{escape(target)}</code> · "
-            f'<a download="{escape(target.name)}" href="data:text/csv;base64,{encoded}">'
-            "download</a>"
-        )
-        return target
-
-
-class Progress:
-    """A progress bar with counts and a Cancel button, for work done item by item.
-
-    The work checks :attr:`cancelled` between items; an item in flight always finishes, so
-    nothing is left half-done.
-    """
-
-    def __init__(self) -> None:
-        self.bar = w.IntProgress(value=0, min=0, max=1, layout=w.Layout(width="320px"))
-        self.label = w.HTML(value="")
-        self.cancel_button = w.Button(description="Cancel", icon="stop", button_style="warning")
-        self.cancel_button.on_click(lambda _b: self.cancel())
-        self.widget = w.HBox([self.bar, self.label, self.cancel_button])
-        self.widget.layout.display = "none"
-        self._cancel = threading.Event()
-        self.verb = ""
-        self.total = 0
-        self.done = 0
-        self.failed = 0
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def cancel(self) -> None:
-        """Ask the running work to stop after the item in flight."""
-        self._cancel.set()
-        self.cancel_button.disabled = True
-
-    def start(self, total: int, verb: str) -> None:
-        self._cancel.clear()
-        self.verb = verb
-        self.total = total
-        self.done = 0
-        self.failed = 0
-        self.bar.max = max(total, 1)
-        self.bar.value = 0
-        self.bar.bar_style = "info"
-        self.cancel_button.disabled = False
-        self.cancel_button.layout.display = None
-        self.widget.layout.display = "flex"
-        self._label()
-
-    def advance(self, count: int = 1, *, failed: int = 0) -> None:
-        """``count`` more items finished, ``failed`` of them unsuccessfully."""
-        self.done += count
-        self.failed += failed
-        self._label()
-        self.bar.value = min(self.done, self.bar.max)
-
-    def finish(self) -> None:
-        self.cancel_button.disabled = True
-        self.cancel_button.layout.display = "none"  # nothing left to cancel
-        self.bar.bar_style = "danger" if self.failed else "success"
-        if self.cancelled:
-            self.bar.bar_style = "warning"
-        self._label()
-
-    def _label(self) -> None:
-        failed = f" · {self.failed} failed" if self.failed else ""
-        state = " · cancelled" if self.cancelled else ""
-        self.label.value = f"&nbsp;{self.done} of {self.total} {escape(self.verb)}{failed}{state}"
-
-
-class Confirm:
-    """A question under an action: the action runs only when the admin clicks Yes."""
-
-    def __init__(self) -> None:
-        self.message = w.HTML(value="")
-        self.yes = w.Button(description="Yes", button_style="danger")
-        self.no = w.Button(description="Cancel")
-        self.widget = w.HBox([self.message, self.yes, self.no])
-        self.widget.layout.display = "none"
-        self._action: Callable[[], Any] | None = None
-        self.yes.on_click(lambda _b: self._answer(True))
-        self.no.on_click(lambda _b: self._answer(False))
-
-    @property
-    def pending(self) -> bool:
-        return self._action is not None
-
-    def ask(self, question: str, action: Callable[[], Any], *, yes: str = "Yes") -> None:
-        self.message.value = f"<b>{escape(question)}</b>&nbsp;"
-        self.yes.description = yes
-        self._action = action
-        self.widget.layout.display = "flex"
-
-    def _answer(self, yes: bool) -> None:
-        action, self._action = self._action, None
-        self.widget.layout.display = "none"
-        if yes and action is not None:
-            action()
+def _kernel_loop() -> Any:
+    """The kernel's event loop (to run work after the current message), or None."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets depends on IPython
+        return None
+    kernel = getattr(get_ipython(), "kernel", None)  # type: ignore[no-untyped-call]
+    return getattr(kernel, "io_loop", None)
 
 
 # -- the panel ------------------------------------------------------------------------------------
@@ -560,18 +120,73 @@ class Panel:
         self.actions: list[w.DOMWidget] = []
         self.fields: dict[str, Field] = {}
         self._task: _Task | None = None
-        self.header = w.HTML(value=STYLE + self.session.identity_html())
-        self.notice = w.HTML(value="")
-        body = self.build()
-        self.read_only_reason = self.missing_permission()
-        if self.read_only_reason:
-            self._make_read_only(self.read_only_reason)
-        self.root = w.VBox(
-            [self.header, self.notice, body, self.progress.widget, self.status.widget, self.log]
+        self._bound: dict[int, w.Widget] = {}
+        self._outcomes: dict[int, list[w.Widget]] = {}
+        self._slots: dict[int, w.VBox] = {}
+        self.read_only_reason: str | None = None
+        self.loaded = False
+        self._loading = threading.Lock()
+        # Nothing is asked of the server here: the panel loads when it is first shown (or
+        # asked for with load()), and says so meanwhile.
+        self.loading = w.HTML(
+            value=STYLE
+            + f'<div class="chatops-loading chatops-outcome-info">Loading {escape(self.title)}…'
+            "</div>"
         )
+        self.root = w.VBox([self.loading])
         self.root.add_class("chatops-panel")
         self.root.add_class(f"chatops-panel-{self.slug}")
-        self.guard(self.refresh)
+
+    def load(self) -> Self:
+        """Ask the server who acts and for the panel's lists, and build it (once); returns the
+        panel. Showing the panel loads it too."""
+        with self._loading:
+            if self.loaded:
+                return self
+            self.header = w.HTML(value=STYLE + self.session.identity_html())
+            self.notice = w.HTML(value="")
+            body = self.build()
+            self.read_only_reason = self.missing_permission()
+            if self.read_only_reason:
+                self._make_read_only(self.read_only_reason)
+            # Outcomes of the panel as a whole (the first load) show under the header; an
+            # action's outcome shows right under the control that started it.
+            self.general_feedback = self._slot()
+            self.feedback = self.general_feedback
+            self._place_feedback(body)
+            self._focus(self.general_feedback, ())
+            self.loaded = True
+            self.after_load()
+            self.guard(self.refresh)
+            self.update_controls()
+            self.root.children = (self.header, self.notice, self.general_feedback, body, self.log)
+        return self
+
+    def load_soon(self) -> None:
+        """Load the panel: inside a kernel, just after the current message (the display of
+        the panel, or the click on its tab) so that its loading line shows meanwhile; inline
+        otherwise. A failure shows in place of the panel."""
+        if self.loaded:
+            return
+
+        def work() -> None:
+            try:
+                self.load()
+            except Exception as exc:
+                self.loading.value = (
+                    STYLE + f'<div class="chatops-outcome-error">{escape(self.title)} could not '
+                    f"load: {escape(describe_error(exc))}</div>"
+                )
+                self.log.append_stdout(traceback.format_exc())
+                self.root.children = (self.loading, self.log)
+
+        loop = _kernel_loop() if self.background else None
+        if loop is not None:
+            # on the kernel's own thread: widget updates made from another thread can be lost
+            # (a Dropdown's options never reached the page when loaded from a thread)
+            loop.add_callback(work)
+        else:
+            work()
 
     # -- what subclasses provide
     def build(self) -> w.Widget:
@@ -581,6 +196,9 @@ class Panel:
     def missing_permission(self) -> str | None:
         """Why the acting account may not use this panel's actions, or None when it may."""
         return None
+
+    def after_load(self) -> None:
+        """Anything to set once the widgets exist and the permission is known."""
 
     def refresh(self) -> None:
         """Fetch and show the panel's lists again."""
@@ -596,6 +214,8 @@ class Panel:
         )
         for widget in self.actions:
             widget.disabled = True  # type: ignore[attr-defined]
+            if isinstance(widget, w.Button):
+                widget.tooltip = f"Read-only: {reason}"
 
     def field(self, name: str, widget: w.ValueWidget, *, label: str, hint: str = "") -> Field:
         """Make and remember a field, so that a :class:`FieldError` naming it shows beside it."""
@@ -634,13 +254,127 @@ class Panel:
         return None
 
     def on_click(self, button: w.Button, action: Callable[[], Any]) -> None:
-        """Run ``action`` under :meth:`guard` when ``button`` is clicked, clearing old errors."""
+        """Run ``action`` under :meth:`guard` when ``button`` is clicked, clearing old errors.
+
+        The action's progress, outcome and result tables show right under the button."""
 
         def handler(_button: w.Button) -> None:
             self.clear_errors()
+            self.focus_on(button)
             self.guard(action)
+            self.update_controls()
 
         button.on_click(handler)
+        self._bound[id(button)] = button
+
+    def control_reasons(self) -> list[tuple[w.DOMWidget, str]]:
+        """Each action control with why it cannot act now ("" when it can). Panels override."""
+        return []
+
+    def update_controls(self) -> None:
+        """Enable each control that can act now; disable the others, the reason as tooltip."""
+        if not self.loaded or self.read_only or self.busy:
+            return  # still being built, read-only (all disabled) or working (all disabled)
+        for control, reason in self.control_reasons():
+            control.disabled = bool(reason)  # type: ignore[attr-defined]
+            control.tooltip = reason or None  # type: ignore[attr-defined]
+
+    def watch(self, *inputs: w.ValueWidget) -> None:
+        """Re-check which controls can act whenever one of ``inputs`` changes."""
+        for widget in inputs:
+            widget.observe(lambda _change: self.update_controls(), "value")
+
+    @staticmethod
+    def columns(lists: Sequence[w.Widget], forms: Sequence[w.Widget]) -> w.HBox:
+        """The layout every panel uses: its lists on the left, its forms on the right, each
+        column scrolling on its own so both fit a laptop screen together (1400x900)."""
+        left = w.VBox(list(lists), layout=w.Layout(**COLUMN_LAYOUT, flex="1 1 52%"))
+        right = w.VBox(list(forms), layout=w.Layout(**COLUMN_LAYOUT, flex="1 1 48%"))
+        left.add_class("chatops-list-column")
+        right.add_class("chatops-form-column")
+        both = w.HBox([left, right], layout=w.Layout(width="100%", grid_gap="16px"))
+        both.add_class("chatops-columns")
+        return both
+
+    def outcome_of(self, control: w.Widget, *views: TableView | w.Widget) -> None:
+        """Show ``views`` (result tables, a confirmation) under ``control`` once it is used,
+        tables folded under a one-line summary, problems first."""
+        made: list[w.Widget] = []
+        for view in views:
+            if isinstance(view, TableView):
+                made.append(fold(view))
+            else:
+                made.append(view)
+        self._outcomes.setdefault(id(control), []).extend(made)
+
+    def focus_on(self, control: w.Widget) -> None:
+        """Move the progress bar, the status line and ``control``'s result views under it."""
+        slot = self._slots.get(id(control))
+        if slot is None:
+            return
+        self._focus(slot, self._outcomes.get(id(control), ()))
+
+    def _focus(self, slot: w.VBox, extra: Sequence[w.Widget]) -> None:
+        moving = [self.progress.widget, self.status.widget, *extra]
+        if slot is not self.feedback:
+            self.feedback.children = tuple(
+                c for c in self.feedback.children if all(c is not m for m in moving)
+            )
+        for other in self._slots.values():  # a view shared by two controls leaves the other
+            if other is not slot and any(c is m for c in other.children for m in moving):
+                other.children = tuple(c for c in other.children if all(c is not m for m in moving))
+        slot.children = tuple(moving)
+        self.feedback = slot
+
+    @staticmethod
+    def _slot() -> w.VBox:
+        slot = w.VBox([])
+        slot.add_class("chatops-feedback")
+        return slot
+
+    def _place_feedback(self, body: w.Widget) -> None:
+        """Give each control bound with :meth:`on_click` a place right under it (under its row
+        when it sits in a row), and take its result views out of the layout until it is used."""
+        shown_later = {id(v) for views in self._outcomes.values() for v in views}
+        shown_later |= {
+            id(v.children[0]) for views in self._outcomes.values() for v in views if is_fold(v)
+        }
+
+        def visit(box: w.Box) -> list[w.Widget]:
+            vertical = not isinstance(box, w.HBox)
+            placed: list[w.Widget] = []
+            left: list[w.Widget] = []
+            changed = False
+            for child in box.children:
+                if id(child) in shown_later:
+                    changed = True
+                    continue
+                placed.append(child)
+                found: list[w.Widget] = []
+                if isinstance(child, (w.Tab, w.Accordion, w.Stack)):
+                    continue
+                if isinstance(child, w.Box):
+                    found = visit(child)
+                elif id(child) in self._bound:
+                    found = [child]
+                if not found:
+                    continue
+                if vertical:
+                    slot = self._slot()
+                    for control in found:
+                        self._slots[id(control)] = slot
+                    placed.append(slot)
+                    changed = True
+                else:
+                    left.extend(found)
+            if changed:
+                box.children = tuple(placed)
+            return left
+
+        if isinstance(body, w.Box):
+            for control in visit(body):  # a row at the top of the body: its place follows it
+                self._slots[id(control)] = self._slot()
+                body.children = (*body.children, self._slots[id(control)])
 
     def action_button(self, description: str, *, icon: str = "", style: str = "") -> w.Button:
         """A button that changes the organization (disabled when the panel is read-only)."""
@@ -649,7 +383,14 @@ class Panel:
         return button
 
     def table(
-        self, title: str, load: Callable[[], pd.DataFrame], *, slug: str, empty: str = ""
+        self,
+        title: str,
+        load: Callable[[], pd.DataFrame],
+        *,
+        slug: str,
+        empty: str = "",
+        problem: Callable[[Mapping[str, Any]], bool] | None = None,
+        cells: Mapping[str, Callable[[Any], str]] | None = None,
     ) -> TableView:
         return TableView(
             title,
@@ -658,6 +399,8 @@ class Panel:
             slug=f"{self.slug}-{slug}",
             guard=self.guard,
             empty=empty or "Nothing to show.",
+            problem=problem,
+            cells=cells,
         )
 
     @property
@@ -681,6 +424,8 @@ class Panel:
                 if not self.read_only:
                     for widget in self.actions:
                         widget.disabled = False  # type: ignore[attr-defined]
+                    self._task = None
+                    self.update_controls()
 
         if self.background:
             thread = threading.Thread(target=body, name=f"chatops-{self.slug}", daemon=True)
@@ -702,9 +447,5 @@ class Panel:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
         bundle: dict[str, Any] | None = self.root._repr_mimebundle_(**kwargs)
+        self.load_soon()
         return bundle
-
-
-def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
-    """A DataFrame of ``rows`` with exactly ``columns`` (also when there are no rows)."""
-    return pd.DataFrame(list(rows), columns=list(columns))

@@ -49,6 +49,13 @@ OVERLAP_COLUMNS = ["note", "winner", "winner pattern", "loser", "loser pattern",
 
 
 CheckKind = Literal["ok", "problem", "warning", "info"]
+
+#: Said under the patterns: why a nested repeat such as ``(a+)+b`` is no danger here.
+RE2_NOTE = (
+    "The server runs linkifier patterns with RE2, which takes time linear in the length of the "
+    "message whatever the pattern: nested repeats such as (a+)+b cannot make it hang, as they "
+    "can in backtracking engines."
+)
 _MARKS: dict[str, str] = {"ok": "✓", "problem": "✗", "warning": "⚠", "info": "•"}
 
 
@@ -198,6 +205,7 @@ class LinkifiersPanel(Panel):
             label="Linkifier",
             hint="Pick one to edit, move or delete it; “New linkifier” to add one.",
         )
+        self.watch(self.picker.input)
         self.pattern = self.field(
             "pattern",
             w.Text(
@@ -211,6 +219,8 @@ class LinkifiersPanel(Panel):
                 f"(?P<name>...). At most {MAX_PATTERN_LENGTH} characters."
             ),
         )
+        self.re2_note = w.HTML(value=f'<div class="chatops-muted">{escape(RE2_NOTE)}</div>')
+        self.re2_note.add_class("chatops-linkifiers-re2-note")
         self.url_template = self.field(
             "url_template",
             w.Text(
@@ -313,6 +323,7 @@ class LinkifiersPanel(Panel):
                 w.HTML(value='<div class="chatops-section">Add or edit a linkifier</div>'),
                 self.picker.box,
                 self.pattern.box,
+                self.re2_note,
                 self.url_template.box,
                 self.sample.box,
                 w.HBox([self.scan_count.box, self.scan_button]),
@@ -330,15 +341,25 @@ class LinkifiersPanel(Panel):
                 self.confirm.widget,
             ]
         )
-        return w.VBox(
-            [
-                self.list_table.widget,
-                form,
-                self.preview_table.widget,
-                self.overlap_table.widget,
-                self.overlap_info,
-            ]
+        return self.columns(
+            [self.list_table.widget, self.overlap_table.widget, self.overlap_info],
+            [form, self.preview_table.widget],
         )
+
+    def control_reasons(self) -> list[tuple[w.DOMWidget, str]]:
+        """Save, move and delete need a linkifier picked; moves need room to move."""
+        picked = self._picked()
+        ids = [lf.id for lf in self.linkifiers]
+        pick = "" if picked in ids else "Pick a linkifier in the list first."
+        first = "It is already the first linkifier." if ids and picked == ids[0] else ""
+        last = "It is already the last linkifier." if ids and picked == ids[-1] else ""
+        return [
+            (self.save_button, pick),
+            (self.delete_button, pick),
+            (self.up_button, pick or first),
+            (self.down_button, pick or last),
+            (self.add_button, "" if picked == 0 else "Pick “New linkifier” to add one."),
+        ]
 
     def missing_permission(self) -> str | None:
         if self.session.is_admin:

@@ -21,7 +21,10 @@ import pandas as pd
 from chatops import CannotDeactivateGroupInUse, User
 from chatops.audits.user_groups import group_usages
 
-from ._base import Confirm, FieldError, Panel, TableView, escape, frame
+from ._base import Confirm, FieldError, Panel, TableView, frame
+from ._base import plural as _plural
+from ._controls import setting_cell
+from ._words import setting_label
 
 __all__ = ["UserGroupsPanel"]
 
@@ -75,11 +78,6 @@ class GroupInfo:
         if self.deactivated:
             return f"{self.name} (deactivated)"
         return self.name
-
-
-def _plural(count: int, word: str) -> str:
-    """``1 place``, ``3 places``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _role_words(name: str) -> str:
@@ -142,11 +140,13 @@ class UserGroupsPanel(Panel):
         picker.add_class("chatops-groups-pick")
         self.group_field = self.field("group", picker, label="User group")
         picker.observe(lambda _change: self.guard(self._show_selected), "value")
+        self.watch(picker)
 
         self.uses_table = self.table(
             "What uses this group (deactivation is refused while anything does)",
             lambda: self._reloaded(lambda: self.uses_table),
             slug="uses",
+            cells={"Setting": setting_cell},
             empty="Nothing uses this group: it can be deactivated.",
         )
         self.uses_table.widget.add_class("chatops-groups-uses")
@@ -169,30 +169,53 @@ class UserGroupsPanel(Panel):
             "What the server says still uses the group",
             lambda: self._reloaded(lambda: self.objections_table),
             slug="objections",
+            cells={"Setting": setting_cell},
             empty="The server reported no objections.",
         )
         self.objections_table.widget.add_class("chatops-groups-objections")
         self.objections_box = w.VBox([self.objections_note, self.objections_table.widget])
         self.objections_box.layout.display = "none"
 
+        self.outcome_of(self.deactivate_button, self.confirm.widget, self.objections_box)
+        self.outcome_of(self.reactivate_button, self.confirm.widget, self.objections_box)
+
         filters = w.HBox(
             [self.name_filter, self.only_empty, self.only_unused, self.show_deactivated],
             layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="12px"),
         )
-        body = w.VBox(
+        body = self.columns(
+            [filters, self.groups_table.widget],
             [
-                filters,
-                self.groups_table.widget,
                 w.HTML(value='<div class="chatops-section">Deactivate or reactivate a group</div>'),
                 self.group_field.box,
                 self.uses_table.widget,
                 w.HBox([self.deactivate_button, self.reactivate_button]),
-                self.confirm.widget,
-                self.objections_box,
-            ]
+            ],
         )
         body.add_class("chatops-groups")
         return body
+
+    def control_reasons(self) -> list[tuple[w.DOMWidget, str]]:
+        """Deactivate and reactivate say why they cannot act on the group picked."""
+        gid = self._selected()
+        group = self._groups.get(gid) if gid is not None else None
+        if group is None:
+            why = "Pick a user group first."
+            return [(self.deactivate_button, why), (self.reactivate_button, why)]
+        common = ""
+        if group.is_system_group:
+            common = f'"{group.name}" is a system group: it follows the organization\'s roles.'
+        elif not group.may_manage:
+            common = (
+                f'You may not manage "{group.name}": that needs its “Who can administer this '
+                f"group” or the organization's “Who can administer all user groups” "
+                f"({self._manage_all_words()})."
+            )
+        deactivated = group.deactivated
+        return [
+            (self.deactivate_button, common or ("Already deactivated." if deactivated else "")),
+            (self.reactivate_button, common or ("" if deactivated else "It is active.")),
+        ]
 
     # -- permission -----------------------------------------------------------------------
     def missing_permission(self) -> str | None:
@@ -204,8 +227,9 @@ class UserGroupsPanel(Panel):
             return None
         return (
             "Deactivating or reactivating a user group needs permission to manage it: being in "
-            f"the organization's can_manage_all_groups setting ({self._manage_all_words()}) or "
-            f"in the group's own can_manage_group. You are a {self.session.role_name} and may "
+            f"the organization's “Who can administer all user groups” "
+            f"({self._manage_all_words()}) or in the group's own “Who can administer this "
+            f"group”. You are a {self.session.role_name} and may "
             f"manage none of the {len(groups)} user groups."
         )
 
@@ -290,10 +314,11 @@ class UserGroupsPanel(Panel):
     def _use_row(use: Mapping[str, Any]) -> tuple[str, str, str]:
         kind = str(use["kind"])
         if kind == "realm":
-            return ("organization", NOT_APPLICABLE, str(use["setting"]))
+            return ("organization", NOT_APPLICABLE, setting_label("realm", str(use["setting"])))
         if kind == "subgroup":
             return ("subgroup of", str(use["where"]), NOT_APPLICABLE)
-        return (kind, str(use["where"]), str(use["setting"]))
+        scope = "group" if kind == "group" else "stream"
+        return (kind, str(use["where"]), setting_label(scope, str(use["setting"])))
 
     @staticmethod
     def _use_order(row: tuple[str, str, str]) -> tuple[int, str, str]:
@@ -403,13 +428,15 @@ class UserGroupsPanel(Panel):
                 for gid in objection.get("supergroup_ids", []) or []:
                     rows.append(("subgroup of", self._group_name(int(gid)), NOT_APPLICABLE))
             elif kind == "realm":
-                rows.extend(("organization", NOT_APPLICABLE, s) for s in settings)
+                rows.extend(
+                    ("organization", NOT_APPLICABLE, setting_label("realm", s)) for s in settings
+                )
             elif kind == "channel":
                 where = self._channel_name(objection.get("channel_id"))
-                rows.extend(("channel", where, s) for s in settings)
+                rows.extend(("channel", where, setting_label("stream", s)) for s in settings)
             elif kind == "user_group":
                 where = self._group_name(objection.get("group_id"))
-                rows.extend(("group", where, s) for s in settings)
+                rows.extend(("group", where, setting_label("group", s)) for s in settings)
             else:
                 # A kind newer than this panel: still say what it is rather than hide it.
                 rows.extend((kind or "unknown", NOT_APPLICABLE, s) for s in settings or [""])
@@ -507,8 +534,9 @@ class UserGroupsPanel(Panel):
         if not group.may_manage:
             raise FieldError(
                 "group",
-                f'You may not {action} "{group.name}": that needs its can_manage_group or the '
-                f"organization's can_manage_all_groups ({self._manage_all_words()}).",
+                f'You may not {action} "{group.name}": that needs its “Who can administer this '
+                f"group” or the organization's “Who can administer all user groups” "
+                f"({self._manage_all_words()}).",
             )
         needed = DEACTIVATE_FEATURE_LEVEL if action == "deactivate" else REACTIVATE_FEATURE_LEVEL
         level = self.session.capabilities.feature_level
@@ -528,7 +556,8 @@ class UserGroupsPanel(Panel):
         question = f'Deactivate the user group "{group.name}"?'
         if group.uses:
             question += (
-                f" The panel sees {len(group.uses)} uses of it, so the server will likely refuse."
+                f" It is still used in {_plural(len(group.uses), 'place')} (listed above), so "
+                "the server will likely refuse."
             )
         else:
             question += " It can no longer be mentioned or used in permissions."
@@ -569,9 +598,9 @@ class UserGroupsPanel(Panel):
         self.objections_table.show(table)
         stamp = datetime.now().strftime("%H:%M:%S")
         advice = self.what_to_change(table)
+        # the status line above says what and why; the note only dates the list
         self.objections_note.value = (
-            f"The server refused to deactivate <b>{escape(group.name)}</b> at {stamp}: it is "
-            f"still used in {_plural(len(table), 'place')}, listed below. {escape(advice)}"
+            f'<span class="chatops-muted">What the server listed at {stamp}:</span>'
         )
         self.objections_box.layout.display = "flex"
         self.status.error(
@@ -590,7 +619,7 @@ class UserGroupsPanel(Panel):
 
         steps: list[str] = []
         if settings := places("organization"):
-            steps.append(f"the organization's {', '.join(settings)}")
+            steps.append(f"the organization's {', '.join(f'“{s}”' for s in settings)}")
         if channels := places("channel"):
             steps.append(f"the settings of {', '.join(channels)} that name it")
         if groups := places("group"):

@@ -32,7 +32,7 @@ def make_panel(
     connect: Connect, account: str = "admin", export_dir: Path | None = None
 ) -> LinkifiersPanel:
     kwargs = {"export_dir": export_dir} if export_dir is not None else {}
-    panel = LinkifiersPanel(connect(account), background=False, **kwargs)
+    panel = LinkifiersPanel(connect(account), background=False, **kwargs).load()
     assert panel.status.kind != "error", panel.status.text
     return panel
 

@@ -50,3 +50,24 @@ def test_every_colour_in_the_style_is_a_theme_variable() -> None:
     for shadow_or_border in re.findall(r"(?:border[\w-]*|box-shadow)\s*:\s*([^;}]+)", STYLE):
         colours = re.sub(r"var\(--jp-[a-z0-9-]+\)", "", shadow_or_border)
         assert not re.search(r"#|rgb|hsl|\b(?:white|black|red|green)\b", colours), shadow_or_border
+
+
+def test_setting_labels_are_zulips_and_lead_back_to_the_api_name() -> None:
+    from chatops.widgets._controls import markdown_cell, setting_cell
+    from chatops.widgets._words import SETTING_LABELS, api_name, setting_label
+
+    assert setting_label("stream", "can_send_message_group") == "Who can post to this channel"
+    assert setting_label("realm", "can_create_public_channel_group") == (
+        "Who can create public channels"
+    )
+    assert setting_label("group", "can_manage_group") == "Who can administer this group"
+    every = [(n, lab) for labels in SETTING_LABELS.values() for n, lab in labels.items()]
+    for name, label in every:  # one label never stands for two API names
+        assert api_name(label) == name, label
+    assert setting_cell("Who can post to this channel") == (
+        '<span title="API: can_send_message_group">Who can post to this channel</span>'
+    )
+    assert setting_cell("subgroup of") == "subgroup of"
+    assert markdown_cell("Build **and** ship <script>") == (
+        '<div class="chatops-markdown">Build <strong>and</strong> ship &lt;script&gt;</div>'
+    )
