@@ -187,6 +187,7 @@ class TableView:
         self._empty = empty
         self.frame = pd.DataFrame()
         self.html = w.HTML(value="")
+        self.html.add_class("chatops-table-html")
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.export_button = w.Button(description="Export CSV", icon="download")
         self.export_link = w.HTML(value="")
@@ -194,7 +195,9 @@ class TableView:
         self.export_button.on_click(lambda _b: self._guard(self.export))
         self.widget = w.VBox(
             [
-                w.HTML(value=f'<div class="chatops-section">{escape(title)}</div>'),
+                w.HTML(
+                    value=f'<div class="chatops-section chatops-table-title">{escape(title)}</div>'
+                ),
                 w.HBox([self.refresh_button, self.export_button, self.export_link]),
                 self.html,
             ]
@@ -253,7 +256,7 @@ class TableView:
         if self._problem is None:
             return f"{self.title}: {plural(rows, 'row')}"
         if not self.problems:
-            return f"{self.title}: all {rows:,} fine"
+            return f"{self.title}: {plural(rows, 'row')}, none needs attention"
         return f"{self.title}: {self.problems:,} of {rows:,} need attention"
 
     def export(self, path: str | Path | None = None) -> Path:

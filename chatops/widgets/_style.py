@@ -68,6 +68,8 @@ table.chatops-table tr.chatops-row-problem td:first-child {
 .chatops-columns :is(.widget-text, .widget-textarea, .widget-dropdown, .widget-select-multiple,
   .widget-select, .widget-upload) { max-width: 100%; min-width: 0; }
 .chatops-columns :is(input, textarea, select) { min-width: 0; }
+.chatops-panel .chatops-table-html { overflow-x: auto; max-width: 100%; }
+.chatops-fold .chatops-table-title { display: none; }
 .chatops-feedback { margin: 2px 0 6px 0; }
 .chatops-panel details.chatops-details > summary { cursor: pointer; font-weight: 600; }
 </style>

@@ -85,7 +85,8 @@ def test_no_news_toast_over_the_console(page: Any) -> None:
 def pick_option(panel: Any, selector: str, starts: str = "") -> None:
     """Pick the first option of a select (or the first whose text starts with ``starts``)."""
     select = panel.locator(selector)
-    texts = select.locator("option").all_text_contents()
+    # option labels come with non-breaking spaces
+    texts = [t.replace("\xa0", " ") for t in select.locator("option").all_text_contents()]
     found = [i for i, t in enumerate(texts) if t.strip() and t.strip().startswith(starts)]
     assert found, (selector, starts, texts)
     index = found[0]

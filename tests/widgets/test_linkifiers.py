@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import chatops
-import chatops.widgets.linkifiers as linkifiers_panel
+import chatops.widgets.linkifiers_model as linkifiers_model
 from chatops.sandbox import Sandbox
 from chatops.widgets._base import FieldError
 from chatops.widgets.linkifiers import LinkifiersPanel
@@ -252,7 +252,7 @@ def test_server_field_errors_land_beside_the_field(
 ) -> None:
     """A refusal the panel could not foresee (here a server whose URL templates are shorter than
     the panel expects) lands beside the field the server's ``errors`` names."""
-    monkeypatch.setattr(linkifiers_panel, "MAX_URL_TEMPLATE_LENGTH", 4096)
+    monkeypatch.setattr(linkifiers_model, "MAX_URL_TEMPLATE_LENGTH", 4096)
     panel = make_panel(connect)
     panel.pattern.value = r"LONG-(?P<n>[0-9]+)"
     panel.url_template.value = "https://long.example.org/" + "x" * 1100 + "/{n}"
