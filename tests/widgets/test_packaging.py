@@ -55,3 +55,38 @@ def test_panels_import_from_chatops() -> None:
 
     assert AdminConsole.__module__ == "chatops.widgets.console"
     assert ChannelFoldersPanel.__module__.startswith("chatops.widgets.")
+
+
+def test_the_models_work_without_ipywidgets() -> None:
+    """A script using a panel's logic imports no widget library."""
+    probe = (
+        "import sys\n"
+        "import chatops.widgets.folders_model, chatops.widgets.linkifiers_model\n"
+        "import chatops.widgets.groups_model, chatops.widgets.invitations_model\n"
+        "import chatops.widgets.status_model\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "[]"
+
+
+def test_a_model_acts_from_a_script(tmp_path: Path) -> None:
+    """FoldersModel over a sandbox, with no panel: checks, request, outcome in words."""
+    import chatops
+    from chatops.sandbox import Sandbox
+    from chatops.widgets._model import FieldError
+    from chatops.widgets.folders_model import FoldersModel
+
+    with Sandbox.start(tmp_path / "org", size="small", seed=5) as sandbox:
+        with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
+            model = FoldersModel(client)
+            model.fetch()
+            with pytest.raises(FieldError, match="needs a name"):
+                model.create_folder("  ")
+            folder_id = model.create_folder("Scripted", description="From a script")
+            assert model.status.kind == "ok"
+            assert model.status.text == "Created the channel folder 'Scripted'."
+            assert model.find(folder_id) is not None  # fetched again after the change
+            assert {f.name for f in client.channels.folders()} >= {"Scripted"}
