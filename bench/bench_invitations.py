@@ -27,7 +27,7 @@ import zulip
 
 import chatops
 from chatops.sandbox import Sandbox
-from widgets.invitations import INVITED, InvitationsPanel
+from chatops.widgets.invitations import INVITED, InvitationsPanel
 
 
 def machine() -> str:
@@ -47,7 +47,7 @@ def machine() -> str:
 def bench_panel(sb: Sandbox, emails: list[str], batch_size: int) -> tuple[float, int]:
     """Seconds for the panel to invite ``emails``; and how many requests it sent."""
     with chatops.Client.from_zuliprc(sb.zuliprc("admin")) as client:
-        panel = InvitationsPanel(client, background=False, batch_size=batch_size)
+        panel = InvitationsPanel(client, background=False, batch_size=batch_size).load()
         panel.addresses.value = "\n".join(emails)
         t0 = time.perf_counter()
         panel.send_button.click()

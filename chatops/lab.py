@@ -16,9 +16,27 @@ from pathlib import Path
 
 from ._exceptions import ConfigError
 
-__all__ = ["CONSOLE_NOTEBOOK", "lab_arguments", "notebooks_root", "prepare"]
+__all__ = [
+    "CONSOLE_NOTEBOOK",
+    "LAB_OVERRIDES",
+    "lab_arguments",
+    "lab_settings_dir",
+    "notebooks_root",
+    "prepare",
+]
 
 CONSOLE_NOTEBOOK = "admin_console.ipynb"
+
+#: JupyterLab settings the console's lab starts with (the admin can still change them): no
+#: "get notified about Jupyter news?" toast over the console, no update checks.
+LAB_OVERRIDES: dict[str, dict[str, object]] = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+}
+
+
+def lab_settings_dir(folder: Path) -> Path:
+    """The lab's application settings (``overrides.json``), kept in a hidden folder of ``folder``."""
+    return folder.resolve() / ".chatops-lab" / "settings"
 
 
 def notebooks_root() -> Path:
@@ -48,6 +66,9 @@ def prepare(folder: Path, *, zuliprc: str = "", site: str = "") -> Path:
         parameters["site"] = site
     source = notebooks_root()
     folder.mkdir(parents=True, exist_ok=True)
+    settings = lab_settings_dir(folder)
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "overrides.json").write_text(json.dumps(LAB_OVERRIDES, indent=1) + "\n")
     for notebook in sorted(source.rglob("*.ipynb")):
         relative = notebook.relative_to(source)
         if any(part.startswith(".") for part in relative.parts):
@@ -100,6 +121,8 @@ def lab_arguments(
         # no calls to the outside for news and update checks
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        # overrides.json there turns the news toast off (written by prepare)
+        f"--LabApp.app_settings_dir={lab_settings_dir(folder)}",
     ]
     if not open_browser:
         args.append("--no-browser")

@@ -74,3 +74,14 @@ def test_lab_listens_on_loopback_and_opens_the_console(tmp_path: Path) -> None:
     assert f"--LabApp.default_url=/lab/tree/{CONSOLE_NOTEBOOK}" in args
     assert "--no-browser" in args and args[-1] == "--x=1"
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in args
+
+
+def test_the_lab_starts_without_the_news_toast(tmp_path: Path) -> None:
+    prepare(tmp_path / "nb")
+    args = lab_arguments(tmp_path / "nb", port=8899, open_browser=False)
+    settings = tmp_path.resolve() / "nb" / ".chatops-lab" / "settings"
+    assert f"--LabApp.app_settings_dir={settings}" in args
+    overrides = json.loads((settings / "overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    # the hidden settings folder is not copied as a notebook nor shown as one
+    assert not list((tmp_path / "nb" / ".chatops-lab").rglob("*.ipynb"))

@@ -75,11 +75,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     sandbox = Sandbox.start(base / "org", size="small", seed=31)
     root = base / "notebooks"
     settings = base / "settings"
-    # no news toast, no autosave: the page stays as the test leaves it
-    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
-    (
-        settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    ).write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # no autosave: the page stays as the test leaves it (the news toast is off in chatops lab)
     (settings / "@jupyterlab" / "docmanager-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
         json.dumps({"autosave": False})
@@ -112,7 +108,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"chatops lab exited: {(base / 'lab.log').read_text()[-2000:]}")
@@ -122,7 +118,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError("JupyterLab did not start within 90 s")
+                raise RuntimeError("JupyterLab did not start within 180 s")
             time.sleep(0.3)
         yield Lab(url=url, token=token, root=root, sandbox=sandbox)
     finally:

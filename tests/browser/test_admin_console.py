@@ -140,7 +140,7 @@ def test_groups_tab_shows_the_objections_of_a_group_in_use(
     objections = panel.locator(".chatops-groups-objections table")
     expect(objections).to_be_visible()
     expect(objections).to_contain_text(f"#{BUSY_CHANNEL}")
-    expect(objections).to_contain_text("can_send_message_group")
+    expect(objections).to_contain_text("Who can post to this channel")  # Zulip's own words
     expect(objections).not_to_contain_text("channel_id")  # names, never raw JSON
     status = panel.locator(".chatops-outcome")
     expect(status).to_contain_text("CANNOT_DEACTIVATE_GROUP_IN_USE")

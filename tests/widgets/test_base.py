@@ -14,8 +14,8 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.types import AnonymousGroup
+from chatops.widgets._base import Confirm, FieldError, Panel, Session, describe_error, frame
 from tests.conftest import group_id, realm_settings
-from widgets._base import Confirm, FieldError, Panel, Session, describe_error, frame
 
 
 class Toy(Panel):
@@ -51,7 +51,7 @@ class Toy(Panel):
 
 
 def test_header_says_who_acts(org: Sandbox, connect: Callable[[str], chatops.Client]) -> None:
-    panel = Toy(connect("admin"), background=False)
+    panel = Toy(connect("admin"), background=False).load()
     header = panel.header.value
     me = panel.session.me
     assert me.full_name in header and me.email in header
@@ -65,7 +65,7 @@ def test_header_says_who_acts(org: Sandbox, connect: Callable[[str], chatops.Cli
 def test_read_only_gives_the_reason_and_disables_actions(
     connect: Callable[[str], chatops.Client],
 ) -> None:
-    panel = Toy(connect("member"), background=False)
+    panel = Toy(connect("member"), background=False).load()
     assert panel.read_only
     assert "Toys need an administrator; you are a member." in panel.notice.value
     assert "Read-only" in panel.notice.value
@@ -73,7 +73,7 @@ def test_read_only_gives_the_reason_and_disables_actions(
 
 
 def test_field_error_shows_beside_the_field(connect: Callable[[str], chatops.Client]) -> None:
-    panel = Toy(connect("admin"), background=False)
+    panel = Toy(connect("admin"), background=False).load()
     panel.go.click()
     assert panel.name.error_text == "A name is needed."
     assert panel.status.kind == "error"
@@ -84,7 +84,7 @@ def test_field_error_shows_beside_the_field(connect: Callable[[str], chatops.Cli
 
 def test_api_error_shows_code_and_status(connect: Callable[[str], chatops.Client]) -> None:
     client = connect("admin")
-    panel = Toy(client, background=False)
+    panel = Toy(client, background=False).load()
     panel.name.value = "x"
 
     def refused() -> None:
@@ -99,7 +99,7 @@ def test_api_error_shows_code_and_status(connect: Callable[[str], chatops.Client
 def test_limit_error_lands_beside_the_field_it_names(
     connect: Callable[[str], chatops.Client],
 ) -> None:
-    panel = Toy(connect("admin"), background=False)
+    panel = Toy(connect("admin"), background=False).load()
     panel.name.value = "x"
     panel.failure = chatops.LimitError("name", 60, 75)
     panel.go.click()
@@ -107,7 +107,7 @@ def test_limit_error_lands_beside_the_field_it_names(
 
 
 def test_unexpected_error_is_shown_not_raised(connect: Callable[[str], chatops.Client]) -> None:
-    panel = Toy(connect("admin"), background=False)
+    panel = Toy(connect("admin"), background=False).load()
     panel.name.value = "x"
     panel.failure = RuntimeError("boom")
     panel.go.click()  # must not raise
@@ -122,7 +122,7 @@ def test_describe_error_never_quotes_a_secret() -> None:
 def test_table_escapes_html_and_exports_csv(
     connect: Callable[[str], chatops.Client], export_dir: Path
 ) -> None:
-    panel = Toy(connect("admin"), background=False, export_dir=export_dir)
+    panel = Toy(connect("admin"), background=False, export_dir=export_dir).load()
     assert "&lt;b&gt;bold&lt;/b&gt;" in panel.items.html.value
     assert "<b>bold</b>" not in panel.items.html.value
     path = panel.items.export()
@@ -141,7 +141,7 @@ def test_table_escapes_html_and_exports_csv(
 def test_progress_counts_and_cancels_between_items(
     connect: Callable[[str], chatops.Client],
 ) -> None:
-    panel = Toy(connect("admin"), background=False)
+    panel = Toy(connect("admin"), background=False).load()
     done: list[int] = []
 
     def work() -> None:
@@ -164,7 +164,7 @@ def test_progress_counts_and_cancels_between_items(
 
 
 def test_background_work_runs_in_a_thread(connect: Callable[[str], chatops.Client]) -> None:
-    panel = Toy(connect("admin"), background=True)
+    panel = Toy(connect("admin"), background=True).load()
     seen: list[bool] = []
     panel.run_long(lambda: seen.append(panel.busy))
     panel.wait(5)

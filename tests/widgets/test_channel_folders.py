@@ -14,7 +14,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.types import ChannelFolder
-from widgets.channel_folders import ChannelFoldersPanel
+from chatops.widgets.channel_folders import ChannelFoldersPanel
 
 from ..conftest import unchanged
 
@@ -24,7 +24,7 @@ Connect = Callable[[str], chatops.Client]
 @pytest.fixture
 def panel(connect: Connect, export_dir: Path) -> ChannelFoldersPanel:
     """The panel as an organization administrator."""
-    return ChannelFoldersPanel(connect("admin"), background=False, export_dir=export_dir)
+    return ChannelFoldersPanel(connect("admin"), background=False, export_dir=export_dir).load()
 
 
 @pytest.fixture
@@ -591,7 +591,7 @@ def test_cancel_mid_assignment(panel: ChannelFoldersPanel, other: chatops.Client
 def test_read_only_for_non_administrators(
     connect: Connect, export_dir: Path, org: Sandbox, account: str, role: str
 ) -> None:
-    panel = ChannelFoldersPanel(connect(account), background=False, export_dir=export_dir)
+    panel = ChannelFoldersPanel(connect(account), background=False, export_dir=export_dir).load()
     assert panel.read_only
     assert (
         "Creating and changing channel folders needs an organization administrator; "
@@ -622,7 +622,7 @@ def test_server_refusal_shows_its_code_when_admin_was_demoted_meanwhile(
     connect: Connect, export_dir: Path, org: Sandbox, other: chatops.Client
 ) -> None:
     acting = connect("admin")
-    panel = ChannelFoldersPanel(acting, background=False, export_dir=export_dir)
+    panel = ChannelFoldersPanel(acting, background=False, export_dir=export_dir).load()
     assert not panel.read_only
     me = acting.users.me().user_id
     other.users.update(me, role=400)

@@ -13,7 +13,7 @@ import pytest
 import chatops
 from chatops import ConfigError
 from chatops.sandbox import Sandbox
-from widgets import AdminConsole
+from chatops.widgets import AdminConsole
 
 TITLES = ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status"]
 
@@ -25,7 +25,7 @@ def test_five_tabs_share_one_session(
     assert list(console.tabs.titles) == TITLES
     assert list(console.panels) == ["folders", "linkifiers", "groups", "invitations", "status"]
     assert all(p.session is console.session for p in console.panels.values())
-    assert all(not p.read_only for p in console.panels.values())
+    assert all(not console.panel(slug).read_only for slug in console.panels)
     assert console.tabs.children == tuple(p.root for p in console.panels.values())
     assert console.select("status") is console.panel("status")
     assert console.tabs.selected_index == 4
@@ -138,3 +138,25 @@ def test_console_notebook_says_why_it_cannot_open(tmp_path: Path) -> None:
     assert info.value.ename == "SystemExit"
     assert "The console could not open: zuliprc" in info.value.evalue
     assert "does not exist" in info.value.evalue
+
+
+def test_no_request_before_a_panel_is_shown(
+    org: Sandbox, connect: Callable[[str], chatops.Client]
+) -> None:
+    import httpx
+
+    client = connect("admin")
+    client.users.me()
+    client.get_capabilities()
+    sent: list[str] = []
+    client._http.event_hooks["request"].append(lambda request: sent.append(request.url.path))
+    console = AdminConsole(client, background=False)
+    assert sent == []  # made, not shown: only loading lines
+    assert all(not p.loaded for p in console.panels.values())
+    assert "Loading Channel folders…" in console.panels["folders"].root.children[0].value
+    console._repr_mimebundle_()  # shown: the first tab loads, the others wait for their tab
+    assert sent
+    assert [p.loaded for p in console.panels.values()] == [True, False, False, False, False]
+    console.tabs.selected_index = 3
+    assert console.panels["invitations"].loaded and not console.panels["status"].loaded
+    assert isinstance(client._http, httpx.Client)

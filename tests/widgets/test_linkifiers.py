@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import chatops
-import widgets.linkifiers as linkifiers_panel
+import chatops.widgets.linkifiers_model as linkifiers_model
 from chatops.sandbox import Sandbox
+from chatops.widgets._base import FieldError
+from chatops.widgets.linkifiers import LinkifiersPanel
 from tests.conftest import unchanged
-from widgets._base import FieldError
-from widgets.linkifiers import LinkifiersPanel
 
 Connect = Callable[[str], chatops.Client]
 _serial = itertools.count(1)
@@ -32,7 +32,7 @@ def make_panel(
     connect: Connect, account: str = "admin", export_dir: Path | None = None
 ) -> LinkifiersPanel:
     kwargs = {"export_dir": export_dir} if export_dir is not None else {}
-    panel = LinkifiersPanel(connect(account), background=False, **kwargs)
+    panel = LinkifiersPanel(connect(account), background=False, **kwargs).load()
     assert panel.status.kind != "error", panel.status.text
     return panel
 
@@ -252,7 +252,7 @@ def test_server_field_errors_land_beside_the_field(
 ) -> None:
     """A refusal the panel could not foresee (here a server whose URL templates are shorter than
     the panel expects) lands beside the field the server's ``errors`` names."""
-    monkeypatch.setattr(linkifiers_panel, "MAX_URL_TEMPLATE_LENGTH", 4096)
+    monkeypatch.setattr(linkifiers_model, "MAX_URL_TEMPLATE_LENGTH", 4096)
     panel = make_panel(connect)
     panel.pattern.value = r"LONG-(?P<n>[0-9]+)"
     panel.url_template.value = "https://long.example.org/" + "x" * 1100 + "/{n}"

@@ -15,8 +15,8 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
+from chatops.widgets.status import StatusPanel, unicode_emoji
 from tests.conftest import unchanged
-from widgets.status import StatusPanel, unicode_emoji
 
 Connect = Callable[[str], chatops.Client]
 _serial = itertools.count(1)
@@ -45,7 +45,7 @@ def people(admin: chatops.Client, count: int) -> list[int]:
 
 
 def make_panel(connect: Connect, account: str = "admin", **kwargs: Any) -> StatusPanel:
-    panel = StatusPanel(connect(account), background=False, **kwargs)
+    panel = StatusPanel(connect(account), background=False, **kwargs).load()
     assert panel.status.kind != "error", panel.status.text
     return panel
 
@@ -465,7 +465,7 @@ def test_server_gone_mid_run_stops_after_that_user(tmp_path: Path) -> None:
     server = Sandbox.start(data, size="small", seed=21)
     client = chatops.Client.from_zuliprc(server.zuliprc("admin"), max_retries=0)
     try:
-        panel = StatusPanel(client, background=False)
+        panel = StatusPanel(client, background=False).load()
         first, second, third = (value for _, value in panel.users.options[:3])
         panel.users.value = (first, second, third)
         panel.status_text.value = "Maintenance"
@@ -524,7 +524,7 @@ def test_read_only_on_a_server_before_feature_level_407(tmp_path: Path) -> None:
     with Sandbox.start(tmp_path / "old", size="small", seed=21, feature_level=406) as old:
         client = chatops.Client.from_zuliprc(old.zuliprc("admin"))
         try:
-            panel = StatusPanel(client, background=False)
+            panel = StatusPanel(client, background=False).load()
             assert panel.read_only_reason == (
                 "Setting another user's status needs a server at feature level 407 or later; "
                 "this server is at feature level 406."

@@ -13,8 +13,8 @@ import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
+from chatops.widgets.user_groups import UserGroupsPanel
 from tests.conftest import realm_settings, unchanged
-from widgets.user_groups import UserGroupsPanel
 
 Connect = Callable[[str], chatops.Client]
 
@@ -28,7 +28,7 @@ def unique(prefix: str) -> str:
 
 
 def open_panel(client: chatops.Client, export_dir: Path) -> UserGroupsPanel:
-    return UserGroupsPanel(client, background=False, export_dir=export_dir)
+    return UserGroupsPanel(client, background=False, export_dir=export_dir).load()
 
 
 def rows_of(panel: UserGroupsPanel, table: str = "groups_table") -> dict[str, dict[str, Any]]:
@@ -80,7 +80,7 @@ def test_list_shows_members_subgroups_state_and_where_used(
         "State": "active",
         "System group": "no",
         "Uses": 1,
-        "Where used": f"#{channel}: can_send_message_group",
+        "Where used": f"#{channel}: Who can post to this channel",
         "You may manage": "yes",
         "ID": top,
     }
@@ -90,7 +90,10 @@ def test_list_shows_members_subgroups_state_and_where_used(
     assert (owners["System group"], owners["You may manage"]) == ("yes", "no")
     assert owners["Members (first few)"] == "Olivia Owner"
     # the demo's "leads" is in an organization setting through an anonymous group
-    assert "organization: can_mention_many_users_group" in rows["leads"]["Where used"]
+    assert (
+        "organization: Who can notify a large number of users with a wildcard mention"
+        in rows["leads"]["Where used"]
+    )
     assert rows["leads"]["You may manage"] == "no"  # made by the owner; admins are not in
     # can_manage_all_groups (owners) in the demo organization
     names = list(panel.groups_table.frame["Group"])
@@ -192,14 +195,15 @@ def test_uses_are_shown_before_deactivation(
         panel.group_field.value = target
         assert uses(panel.uses_table.frame) == [
             ("subgroup of", holder, DASH),
-            ("organization", DASH, "can_invite_users_group"),
-            ("channel", f"#{channel}", "can_send_message_group"),
-            ("group", settings_group, "can_mention_group"),
+            ("organization", DASH, "Who can send email invitations to new users"),
+            ("channel", f"#{channel}", "Who can post to this channel"),
+            ("group", settings_group, "Who can mention this group"),
         ]
         assert "used in 4 places" in panel.group_field._hint.value
         assert rows_of(panel)[target_name]["Where used"] == (
-            f"subgroup of {holder}; organization: can_invite_users_group; "
-            f"#{channel}: can_send_message_group; group {settings_group}: can_mention_group"
+            f"subgroup of {holder}; organization: Who can send email invitations to new users; "
+            f"#{channel}: Who can post to this channel; group {settings_group}: "
+            "Who can mention this group"
         )
 
 
@@ -210,10 +214,14 @@ def test_uses_count_settings_named_groups(
     target = admin.user_groups.create(unique("creators"), members=[MEMBER])
     with realm_settings(org.store, can_create_groups=target):
         panel.refresh()
-        assert uses(panel.uses_frame(target)) == [("organization", DASH, "can_create_groups")]
+        assert uses(panel.uses_frame(target)) == [
+            ("organization", DASH, "Who can create user groups")
+        ]
         with unchanged(org.store):
             assert panel.deactivate(target) is False
-        assert uses(panel.objections_table.frame) == [("organization", DASH, "can_create_groups")]
+        assert uses(panel.objections_table.frame) == [
+            ("organization", DASH, "Who can create user groups")
+        ]
 
 
 def test_uses_table_with_nothing_using_the_group(
@@ -272,9 +280,9 @@ def test_deactivate_a_used_group_shows_the_objections(
         assert not is_deactivated(admin, target)
         assert uses(panel.objections_table.frame) == [
             ("subgroup of", holder, DASH),
-            ("organization", DASH, "can_invite_users_group"),
-            ("channel", f"#{channel}", "can_send_message_group"),
-            ("group", settings_group, "can_mention_group"),
+            ("organization", DASH, "Who can send email invitations to new users"),
+            ("channel", f"#{channel}", "Who can post to this channel"),
+            ("group", settings_group, "Who can mention this group"),
         ]
         assert panel.objections_box.layout.display == "flex"
         html = panel.objections_table.html.value
@@ -282,13 +290,17 @@ def test_deactivate_a_used_group_shows_the_objections(
         assert panel.status.kind == "error"
         assert "CANNOT_DEACTIVATE_GROUP_IN_USE, HTTP 400" in panel.status.text
         advice = (
-            f"First change the organization's can_invite_users_group and the settings of "
+            "First change the organization's “Who can send email invitations to new users” and the "
+            f"settings of "
             f"#{channel} that name it and the settings of the groups {settings_group} that "
             f"name it to another group; then remove it from the subgroups of {holder}; then "
             "deactivate it again."
         )
         assert advice in panel.status.text
-        assert "used in 4 places" in panel.objections_note.value
+        # said once: the advice is on the status line, not repeated over the table
+        assert "First change" not in panel.objections_note.value
+        assert "used in 4 places" in panel.status.text
+        assert 'title="API: can_invite_users_group"' in html  # the API name as a tooltip
 
         # picking another group hides objections that belong to this one
         panel.group_field.value = panel.group_id("role:members")
@@ -327,7 +339,7 @@ def test_objections_of_a_channel_made_after_the_last_fetch_are_named(
     with unchanged(org.store):
         assert panel.deactivate(target) is False
     assert uses(panel.objections_table.frame) == [
-        ("channel", f"#{channel}", "can_add_subscribers_group")
+        ("channel", f"#{channel}", "Who can subscribe anyone to this channel")
     ]
 
 
@@ -366,7 +378,7 @@ def test_group_the_account_may_not_manage_is_refused_before_sending(
         panel.deactivate_button.click()
     assert not panel.confirm.pending
     assert 'You may not deactivate "leads"' in panel.group_field.error_text
-    assert "can_manage_all_groups (owners)" in panel.group_field.error_text
+    assert "“Who can administer all user groups” (owners)" in panel.group_field.error_text
     assert not is_deactivated(admin, leads)
 
 

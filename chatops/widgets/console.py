@@ -37,7 +37,7 @@ class AdminConsole:
 
     Example::
 
-        from widgets import AdminConsole
+        from chatops.widgets import AdminConsole
 
         console = AdminConsole.open(zuliprc="~/.zuliprc")   # a real server
         console = AdminConsole.open()                       # a demo sandbox for this session
@@ -67,11 +67,14 @@ class AdminConsole:
             titles=[p.title for p in self.panels.values()],
         )
         self.tabs.add_class("chatops-console-tabs")
+        # a tab loads when it is first opened; the first one when the console is shown
+        self.tabs.observe(self._on_tab, "selected_index")
         self.refresh_button = w.Button(description="Refresh all", icon="refresh")
         self.refresh_button.on_click(lambda _b: self.refresh())
         where = self.client.site
         self.title = w.HTML(
-            value=STYLE + f"<h3 style='margin:4px 0'>Organization admin · {escape(where)}</h3>"
+            value=STYLE
+            + f"<h3 class='chatops-console-title'>Organization admin · {escape(where)}</h3>"
         )
         self.root = w.VBox([w.HBox([self.title, self.refresh_button]), self.tabs])
         self.root.add_class("chatops-console")
@@ -131,11 +134,18 @@ class AdminConsole:
         return cls(client, background=background, export_dir=export_dir)
 
     def panel(self, slug: str) -> Panel:
-        """The panel of a tab: ``folders``, ``linkifiers``, ``groups``, ``invitations``, ``status``."""
+        """The panel of a tab (loaded): ``folders``, ``linkifiers``, ``groups``,
+        ``invitations``, ``status``."""
         try:
-            return self.panels[slug]
+            panel = self.panels[slug]
         except KeyError:
             raise KeyError(f"no panel {slug!r}; choose one of {', '.join(self.panels)}") from None
+        return panel.load()
+
+    def _on_tab(self, change: dict[str, Any]) -> None:
+        index = change["new"]
+        if index is not None:
+            list(self.panels.values())[index].load_soon()
 
     def select(self, slug: str) -> Panel:
         """Show the tab of a panel and return the panel."""
@@ -147,7 +157,8 @@ class AdminConsole:
         """Fetch the organization's settings again and refresh every panel."""
         self.session.refresh()
         for panel in self.panels.values():
-            panel.guard(panel.refresh)
+            if panel.loaded:  # the others fetch everything when they are first opened
+                panel.guard(panel.refresh)
 
     def close(self) -> None:
         """Stop the panels' work, close the connection and any sandbox started for it."""
@@ -161,6 +172,7 @@ class AdminConsole:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
         bundle: dict[str, Any] | None = self.root._repr_mimebundle_(**kwargs)
+        list(self.panels.values())[self.tabs.selected_index or 0].load_soon()
         return bundle
 
     def __repr__(self) -> str:

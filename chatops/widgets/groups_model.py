@@ -1,29 +1,28 @@
-"""The User groups panel: every group with its members and where it is used, and deactivation
-(spec 4.21) that shows what blocks it before and after the admin asks, plus reactivation.
+"""User groups without widgets: every group with its members and where it is used, and
+deactivation (spec 4.21) with the server's objections, plus reactivation.
+:class:`~chatops.widgets.user_groups.UserGroupsPanel` lays it out.
 
-"Used" means what the server's ``objections`` list: an organization setting, a channel setting,
-another group's setting, or membership as a subgroup of another active group. The panel works
-it out locally from raw JSON (so that settings newer than the typed records count too), but the
-server has the last word: when it answers ``CANNOT_DEACTIVATE_GROUP_IN_USE`` its ``objections``
-are shown as a table of names.
+    model = GroupsModel(chatops.Client.from_zuliprc("~/.zuliprc"))
+    model.fetch()
+    model.deactivate(model.group_id("alumni"))   # False when in use: model.status says where
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
-import ipywidgets as w
 import pandas as pd
 
-from chatops import CannotDeactivateGroupInUse, User
+from chatops import CannotDeactivateGroupInUse, Client, User
 from chatops.audits.user_groups import group_usages
 
-from ._base import Confirm, FieldError, Panel, TableView, escape, frame
+from ._model import FieldError, Reporter, Said, Session, frame
+from ._model import plural as _plural
+from ._words import setting_label
 
-__all__ = ["UserGroupsPanel"]
+__all__ = ["GroupInfo", "GroupsModel"]
 
 #: Feature levels of the endpoints (spec 4.21; facts 2.21).
 DEACTIVATE_FEATURE_LEVEL = 290
@@ -77,122 +76,26 @@ class GroupInfo:
         return self.name
 
 
-def _plural(count: int, word: str) -> str:
-    """``1 place``, ``3 places``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def _role_words(name: str) -> str:
     """``role:owners`` -> ``owners``: system groups in an admin's words."""
     return name.removeprefix("role:")
 
 
-class UserGroupsPanel(Panel):
-    """User groups: list with filters, uses of a group, deactivate (with confirmation and the
-    server's objections as a table) and reactivate.
+class GroupsModel:
+    """The user groups of an organization as one account sees and manages them; ``status``
+    receives each outcome in words."""
 
-    Example::
+    def __init__(self, client: Client | Session, *, status: Reporter | None = None) -> None:
+        self.session = client if isinstance(client, Session) else Session(client)
+        self.client = self.session.client
+        self.status: Reporter = status if status is not None else Said()
+        self._setup()
 
-        panel = UserGroupsPanel(chatops.Client.from_zuliprc("~/.zuliprc"))
-        panel                                   # shows the panel in JupyterLab
-        panel.uses_frame(panel.group_id("support-team"))
-        panel.deactivate(panel.group_id("alumni"))   # True, or False with panel.objections_table
-        panel.reactivate(panel.group_id("alumni"))
-    """
-
-    title: ClassVar[str] = "User groups"
-    slug: ClassVar[str] = "groups"
-
-    # -- building ---------------------------------------------------------------------------
-    def build(self) -> w.Widget:
-        """Make the filters, the tables, the group picker and the action buttons."""
+    def _setup(self) -> None:
         self._groups: dict[int, GroupInfo] = {}
         self._channel_names: dict[int, str] = {}
         self._objections: list[dict[str, Any]] = []
         self._objections_group: int | None = None
-
-        self.name_filter = w.Text(
-            placeholder="part of a name",
-            description="Name contains",
-            style={"description_width": "initial"},
-        )
-        self.only_empty = w.Checkbox(
-            value=False, description="Only empty (no active member)", indent=False
-        )
-        self.only_unused = w.Checkbox(value=False, description="Only unused", indent=False)
-        self.show_deactivated = w.Checkbox(
-            value=False, description="Show deactivated", indent=False
-        )
-        self.name_filter.add_class("chatops-groups-filter-name")
-        self.only_empty.add_class("chatops-groups-only-empty")
-        self.only_unused.add_class("chatops-groups-only-unused")
-        self.show_deactivated.add_class("chatops-groups-show-deactivated")
-        for widget in (self.name_filter, self.only_empty, self.only_unused, self.show_deactivated):
-            widget.observe(lambda _change: self.guard(self.apply_filters), "value")
-
-        self.groups_table = self.table(
-            "User groups",
-            lambda: self._reloaded(lambda: self.groups_table),
-            slug="list",
-            empty="No user group matches the filters.",
-        )
-        self.groups_table.widget.add_class("chatops-groups-table")
-
-        picker = w.Dropdown(options=[], layout=w.Layout(width="360px"))
-        picker.add_class("chatops-groups-pick")
-        self.group_field = self.field("group", picker, label="User group")
-        picker.observe(lambda _change: self.guard(self._show_selected), "value")
-
-        self.uses_table = self.table(
-            "What uses this group (deactivation is refused while anything does)",
-            lambda: self._reloaded(lambda: self.uses_table),
-            slug="uses",
-            empty="Nothing uses this group: it can be deactivated.",
-        )
-        self.uses_table.widget.add_class("chatops-groups-uses")
-
-        self.deactivate_button = self.action_button("Deactivate…", icon="ban", style="danger")
-        self.reactivate_button = self.action_button("Reactivate", icon="undo", style="success")
-        self.deactivate_button.add_class("chatops-groups-deactivate")
-        self.reactivate_button.add_class("chatops-groups-reactivate")
-        self.on_click(self.deactivate_button, self.ask_deactivate)
-        self.on_click(self.reactivate_button, lambda: self.reactivate(self._selected()))
-
-        self.confirm = Confirm()
-        self.confirm.widget.add_class("chatops-groups-confirm")
-        self.confirm.yes.add_class("chatops-groups-confirm-yes")
-        self.confirm.no.add_class("chatops-groups-confirm-no")
-
-        self.objections_note = w.HTML(value="")
-        self.objections_note.add_class("chatops-groups-objections-note")
-        self.objections_table = self.table(
-            "What the server says still uses the group",
-            lambda: self._reloaded(lambda: self.objections_table),
-            slug="objections",
-            empty="The server reported no objections.",
-        )
-        self.objections_table.widget.add_class("chatops-groups-objections")
-        self.objections_box = w.VBox([self.objections_note, self.objections_table.widget])
-        self.objections_box.layout.display = "none"
-
-        filters = w.HBox(
-            [self.name_filter, self.only_empty, self.only_unused, self.show_deactivated],
-            layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="12px"),
-        )
-        body = w.VBox(
-            [
-                filters,
-                self.groups_table.widget,
-                w.HTML(value='<div class="chatops-section">Deactivate or reactivate a group</div>'),
-                self.group_field.box,
-                self.uses_table.widget,
-                w.HBox([self.deactivate_button, self.reactivate_button]),
-                self.confirm.widget,
-                self.objections_box,
-            ]
-        )
-        body.add_class("chatops-groups")
-        return body
 
     # -- permission -----------------------------------------------------------------------
     def missing_permission(self) -> str | None:
@@ -204,8 +107,9 @@ class UserGroupsPanel(Panel):
             return None
         return (
             "Deactivating or reactivating a user group needs permission to manage it: being in "
-            f"the organization's can_manage_all_groups setting ({self._manage_all_words()}) or "
-            f"in the group's own can_manage_group. You are a {self.session.role_name} and may "
+            f"the organization's “Who can administer all user groups” "
+            f"({self._manage_all_words()}) or in the group's own “Who can administer this "
+            f"group”. You are a {self.session.role_name} and may "
             f"manage none of the {len(groups)} user groups."
         )
 
@@ -234,8 +138,8 @@ class UserGroupsPanel(Panel):
         return self.session.me.user_id in self.session.group_members(can_manage_group)
 
     # -- data -----------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Fetch groups, users, channels and organization settings again and show them."""
+    def fetch(self) -> None:
+        """Fetch groups, users, channels and organization settings again."""
         self.session.refresh()
         raw_groups: list[dict[str, Any]] = self.client.get(
             "/user_groups", params={"include_deactivated_groups": True}
@@ -246,7 +150,6 @@ class UserGroupsPanel(Panel):
         users = self.client.users.list()
         self._channel_names = {int(c["stream_id"]): str(c["name"]) for c in channels}
         self._groups = self._group_infos(raw_groups, channels, users)
-        self._render()
 
     def _group_infos(
         self,
@@ -290,10 +193,11 @@ class UserGroupsPanel(Panel):
     def _use_row(use: Mapping[str, Any]) -> tuple[str, str, str]:
         kind = str(use["kind"])
         if kind == "realm":
-            return ("organization", NOT_APPLICABLE, str(use["setting"]))
+            return ("organization", NOT_APPLICABLE, setting_label("realm", str(use["setting"])))
         if kind == "subgroup":
             return ("subgroup of", str(use["where"]), NOT_APPLICABLE)
-        return (kind, str(use["where"]), str(use["setting"]))
+        scope = "group" if kind == "group" else "stream"
+        return (kind, str(use["where"]), setting_label(scope, str(use["setting"])))
 
     @staticmethod
     def _use_order(row: tuple[str, str, str]) -> tuple[int, str, str]:
@@ -318,19 +222,26 @@ class UserGroupsPanel(Panel):
         return reached
 
     # -- what the tables show ---------------------------------------------------------------
-    def groups_frame(self) -> pd.DataFrame:
+    def groups_frame(
+        self,
+        name: str = "",
+        *,
+        only_empty: bool = False,
+        only_unused: bool = False,
+        show_deactivated: bool = True,
+    ) -> pd.DataFrame:
         """The groups the filters let through: active before deactivated, custom before system
         groups, then by name."""
-        needle = self.name_filter.value.strip().casefold()
+        needle = name.strip().casefold()
         rows = []
         for g in self._sorted_groups():
-            if g.deactivated and not self.show_deactivated.value:
+            if g.deactivated and not show_deactivated:
                 continue
             if needle and needle not in g.name.casefold():
                 continue
-            if self.only_empty.value and g.active_members:
+            if only_empty and g.active_members:
                 continue
-            if self.only_unused.value and g.uses:
+            if only_unused and g.uses:
                 continue
             rows.append(self._group_row(g))
         return frame(rows, GROUP_COLUMNS)
@@ -356,7 +267,7 @@ class UserGroupsPanel(Panel):
             "State": "deactivated" if g.deactivated else "active",
             "System group": "yes" if g.is_system_group else "no",
             "Uses": len(g.uses),
-            "Where used": UserGroupsPanel.where_used(g.uses),
+            "Where used": GroupsModel.where_used(g.uses),
             "You may manage": "yes" if g.may_manage else "no",
             "ID": g.id,
         }
@@ -403,13 +314,15 @@ class UserGroupsPanel(Panel):
                 for gid in objection.get("supergroup_ids", []) or []:
                     rows.append(("subgroup of", self._group_name(int(gid)), NOT_APPLICABLE))
             elif kind == "realm":
-                rows.extend(("organization", NOT_APPLICABLE, s) for s in settings)
+                rows.extend(
+                    ("organization", NOT_APPLICABLE, setting_label("realm", s)) for s in settings
+                )
             elif kind == "channel":
                 where = self._channel_name(objection.get("channel_id"))
-                rows.extend(("channel", where, s) for s in settings)
+                rows.extend(("channel", where, setting_label("stream", s)) for s in settings)
             elif kind == "user_group":
                 where = self._group_name(objection.get("group_id"))
-                rows.extend(("group", where, s) for s in settings)
+                rows.extend(("group", where, setting_label("group", s)) for s in settings)
             else:
                 # A kind newer than this panel: still say what it is rather than hide it.
                 rows.extend((kind or "unknown", NOT_APPLICABLE, s) for s in settings or [""])
@@ -430,66 +343,26 @@ class UserGroupsPanel(Panel):
                 return g.id
         raise FieldError("group", f'There is no user group called "{name}".')
 
-    # -- rendering --------------------------------------------------------------------------
-    def _render(self) -> None:
-        options = [(g.label, g.id) for g in self._picker_order()]
-        picker = self.group_field.input
-        current = picker.value
-        picker.options = options
-        if current in self._groups:
-            picker.value = current
-        elif options:
-            picker.value = options[0][1]
-        self.groups_table.show(self.groups_frame())
-        self._show_selected()
-        if self._objections:
-            self.objections_table.show(self.objections_frame(self._objections))
-
-    def _picker_order(self) -> list[GroupInfo]:
-        return sorted(
-            self._groups.values(),
-            key=lambda g: (g.is_system_group, g.deactivated, g.name.casefold()),
-        )
-
-    def _reloaded(self, view: Callable[[], TableView]) -> pd.DataFrame:
-        self.refresh()
-        return view().frame
-
-    def apply_filters(self) -> None:
-        """Show the groups table again as the filters now say (no new fetch)."""
-        self.groups_table.show(self.groups_frame())
-
-    def _selected(self) -> int | None:
-        value = self.group_field.value
-        return int(value) if value is not None else None
-
-    def _show_selected(self) -> None:
-        gid = self._selected()
-        self.uses_table.show(self.uses_frame(gid))
-        if self._objections_group is not None and self._objections_group != gid:
-            self._hide_objections()
-        group = self._groups.get(gid) if gid is not None else None
-        self.group_field.clear()
-        self.group_field.hint(self._describe(group) if group else "")
-
-    def _describe(self, g: GroupInfo) -> str:
-        members = _plural(len(g.active_members), "active member")
-        if g.is_system_group:
-            return (
-                f"System group, {members}: it follows the organization's roles and cannot be "
-                "deactivated."
-            )
-        state = "Deactivated" if g.deactivated else "Active"
-        uses = f"used in {_plural(len(g.uses), 'place')}" if g.uses else "not used"
-        may = "you may manage it" if g.may_manage else "you may not manage it"
-        return f"{state}, {members}, {uses}; {may}."
+    # -- where a panel shows what changed --------------------------------------------------------
+    def refresh(self) -> None:
+        """Fetch everything again (a panel shows it too)."""
+        self.fetch()
 
     def _hide_objections(self) -> None:
         self._objections = []
         self._objections_group = None
-        self.objections_note.value = ""
-        self.objections_table.show(frame([], USE_COLUMNS))
-        self.objections_box.layout.display = "none"
+
+    def _show_objections(
+        self, group: GroupInfo, objections: list[dict[str, Any]], exc: CannotDeactivateGroupInUse
+    ) -> None:
+        self._objections = objections
+        self._objections_group = group.id
+        table = self.objections_frame(objections)
+        self.status.error(
+            f'Cannot deactivate "{group.name}": it is still used in '
+            f"{_plural(len(table), 'place')} ({exc.code}, HTTP {exc.status}). "
+            f"{self.what_to_change(table)}"
+        )
 
     # -- actions ----------------------------------------------------------------------------
     def _checked(self, group_id: int | None, *, action: str) -> GroupInfo:
@@ -507,8 +380,9 @@ class UserGroupsPanel(Panel):
         if not group.may_manage:
             raise FieldError(
                 "group",
-                f'You may not {action} "{group.name}": that needs its can_manage_group or the '
-                f"organization's can_manage_all_groups ({self._manage_all_words()}).",
+                f'You may not {action} "{group.name}": that needs its “Who can administer this '
+                f"group” or the organization's “Who can administer all user groups” "
+                f"({self._manage_all_words()}).",
             )
         needed = DEACTIVATE_FEATURE_LEVEL if action == "deactivate" else REACTIVATE_FEATURE_LEVEL
         level = self.session.capabilities.feature_level
@@ -519,24 +393,6 @@ class UserGroupsPanel(Panel):
                 f"feature level {needed}.",
             )
         return group
-
-    def ask_deactivate(self) -> None:
-        """Check the picked group and ask for confirmation before deactivating it."""
-        group = self._checked(self._selected(), action="deactivate")
-        if group.deactivated:
-            raise FieldError("group", f'"{group.name}" is already deactivated.')
-        question = f'Deactivate the user group "{group.name}"?'
-        if group.uses:
-            question += (
-                f" The panel sees {len(group.uses)} uses of it, so the server will likely refuse."
-            )
-        else:
-            question += " It can no longer be mentioned or used in permissions."
-        self.confirm.ask(question, lambda: self._confirmed(group.id), yes="Deactivate")
-
-    def _confirmed(self, group_id: int) -> None:
-        self.clear_errors()
-        self.guard(lambda: self.deactivate(group_id))
 
     def deactivate(self, group_id: int | None) -> bool:
         """Deactivate a group; False when the server refuses because it is in use (its
@@ -560,25 +416,6 @@ class UserGroupsPanel(Panel):
         )
         return True
 
-    def _show_objections(
-        self, group: GroupInfo, objections: list[dict[str, Any]], exc: CannotDeactivateGroupInUse
-    ) -> None:
-        self._objections = objections
-        self._objections_group = group.id
-        table = self.objections_frame(objections)
-        self.objections_table.show(table)
-        stamp = datetime.now().strftime("%H:%M:%S")
-        advice = self.what_to_change(table)
-        self.objections_note.value = (
-            f"The server refused to deactivate <b>{escape(group.name)}</b> at {stamp}: it is "
-            f"still used in {_plural(len(table), 'place')}, listed below. {escape(advice)}"
-        )
-        self.objections_box.layout.display = "flex"
-        self.status.error(
-            f'Cannot deactivate "{group.name}": it is still used in '
-            f"{_plural(len(table), 'place')} ({exc.code}, HTTP {exc.status}). {advice}"
-        )
-
     @staticmethod
     def what_to_change(uses: pd.DataFrame) -> str:
         """A sentence saying what to change before a group can be deactivated."""
@@ -590,7 +427,7 @@ class UserGroupsPanel(Panel):
 
         steps: list[str] = []
         if settings := places("organization"):
-            steps.append(f"the organization's {', '.join(settings)}")
+            steps.append(f"the organization's {', '.join(f'“{s}”' for s in settings)}")
         if channels := places("channel"):
             steps.append(f"the settings of {', '.join(channels)} that name it")
         if groups := places("group"):

@@ -1,18 +1,11 @@
-"""The Status panel: set or clear the status of many users at once (spec 4.7).
+"""Setting the status of many users, without widgets (spec 4.7): who the choices reach, the
+checks of a new status, the preview, and one request per user with a result each.
+:class:`~chatops.widgets.status.StatusPanel` lays it out.
 
-The admin chooses users four ways that add up to one list: by user group (members of its
-subgroups included), by role, from an uploaded CSV file of emails or user IDs, or by name. Bots
-and deactivated users never get a status here; the panel says which ones it left out. The new
-status is a text of at most 60 characters (counted as the admin types) and an emoji from the
-organization's custom emoji or the Unicode emoji, checked before anything is sent. A preview
-shows each user's current and new status; Apply and Clear then send one request per user (the
-API has no bulk call), with a progress bar that can be cancelled between users and a result per
-user.
-
-Emoji names follow the server's three namespaces in its order: the organization's custom emoji
-first, then the service's extra emoji (``zulip``), then Unicode emoji by name. A Unicode emoji's
-code is the dash-separated lowercase hex of its codepoints without the variation selector
-U+FE0F, as the server expects.
+    model = StatusModel(chatops.Client.from_zuliprc("~/.zuliprc"))
+    model.fetch()
+    model.chosen_roles = (600,)                                  # all guests
+    model.apply("Onboarding week", "wave")                       # a result per user
 """
 
 from __future__ import annotations
@@ -25,15 +18,25 @@ from dataclasses import dataclass
 from typing import Any
 
 import emoji as emoji_pkg
-import ipywidgets as w
 import pandas as pd
 
-from chatops import ApiError, ChatopsError, TransportError, User
+from chatops import ApiError, ChatopsError, Client, TransportError, User
 from chatops.types import RealmEmoji, UserStatus
 
-from ._base import ROLE_NAMES, Confirm, FieldError, Panel, describe_error, escape, frame
+from ._model import (
+    ROLE_NAMES,
+    Counter,
+    FieldError,
+    Reporter,
+    Said,
+    Session,
+    Tracker,
+    describe_error,
+    frame,
+)
+from ._model import plural as _plural
 
-__all__ = ["MAX_STATUS_TEXT", "NewStatus", "StatusPanel", "unicode_emoji"]
+__all__ = ["MAX_STATUS_TEXT", "NewStatus", "StatusModel", "unicode_emoji"]
 
 #: Longest status text the server accepts, in characters, after stripping spaces (spec §8).
 MAX_STATUS_TEXT = 60
@@ -147,10 +150,6 @@ def _same(status: UserStatus | None, new: NewStatus) -> bool:
     ) == new.emoji_name
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def _normalise_emoji(name: str) -> str:
     return name.strip().strip(":").strip().lower().replace(" ", "_")
 
@@ -159,25 +158,25 @@ def _header_key(cell: str) -> str:
     return cell.strip().lower().replace(" ", "_").replace("-", "_")
 
 
-class StatusPanel(Panel):
-    """Set or clear the status of many users: choose users, type the status, preview, apply.
+class StatusModel:
+    """The statuses of an organization's users as one account may set them. Scripts set
+    :attr:`chosen_group`, :attr:`chosen_roles` and :attr:`chosen_users` (and
+    :meth:`read_csv`); the ``_shown_*`` methods are where a panel shows what changed."""
 
-    Example::
+    def __init__(
+        self,
+        client: Client | Session,
+        *,
+        status: Reporter | None = None,
+        progress: Tracker | None = None,
+    ) -> None:
+        self.session = client if isinstance(client, Session) else Session(client)
+        self.client = self.session.client
+        self.status: Reporter = status if status is not None else Said()
+        self.progress: Tracker = progress if progress is not None else Counter()
+        self._setup()
 
-        panel = StatusPanel(chatops.Client.from_zuliprc("~/.zuliprc"))
-        panel                                   # in JupyterLab: the panel
-        panel.roles.value = (600,)              # all guests ...
-        panel.status_text.value = "Onboarding week"
-        panel.emoji.value = "wave"
-        panel.preview()                         # each guest's current and new status
-        panel.apply()                           # one request per guest, with progress
-    """
-
-    title = "Status"
-    slug = "status"
-
-    # -- building ---------------------------------------------------------------------------------
-    def build(self) -> w.Widget:
+    def _setup(self) -> None:
         self._users: dict[int, User] = {}
         self._statuses: dict[int, UserStatus] = {}
         self._custom: dict[str, RealmEmoji] = {}
@@ -192,131 +191,34 @@ class StatusPanel(Panel):
         #: (user, reason) of the users the choices reached but that get no status
         self.left_out: list[tuple[User, str]] = []
         self._results = frame([], RESULT_COLUMNS)
-
-        # choosing users
-        self.group = w.Dropdown(options=[("(no group)", None)], value=None)
-        self.group.add_class("chatops-status-group")
-        self.roles = w.SelectMultiple(
-            options=[(name, role) for role, name in ROLE_NAMES.items()], rows=5
-        )
-        self.roles.add_class("chatops-status-roles")
-        self.upload = w.FileUpload(accept=".csv,.txt", multiple=False, description="CSV file")
-        self.upload.add_class("chatops-status-csv")
-        self.forget_csv_button = w.Button(description="Forget file", icon="times")
-        self.forget_csv_button.add_class("chatops-status-csv-forget")
-        self.users = w.SelectMultiple(options=[], rows=8, layout=w.Layout(width="420px"))
-        self.users.add_class("chatops-status-users")
-        self.reset_choices_button = w.Button(description="Choose nobody", icon="eraser")
-        self.reset_choices_button.add_class("chatops-status-reset-choices")
-        group_field = self.field(
-            "group", self.group, label="By user group", hint="Members of its subgroups too."
-        )
-        roles_field = self.field(
-            "roles", self.roles, label="By role", hint="Ctrl/Cmd-click to choose several."
-        )
-        self.csv_field = self.field("csv", self.upload, label="From a CSV file", hint=CSV_HINT)
-        users_field = self.field(
-            "users", self.users, label="By name", hint="Ctrl/Cmd-click to choose several."
-        )
-        self.left_out_note = w.HTML(value="")
-        self.left_out_note.add_class("chatops-status-left-out")
-        self.targets_table = self.table(
-            "Chosen users",
-            self._load_targets,
-            slug="users",
-            empty="No users chosen yet: choose a group, roles, a CSV file or names above.",
-        )
-        self.targets_table.widget.add_class("chatops-status-targets")
-        self.csv_table = self.table(
-            "CSV rows not used",
-            lambda: self._csv_problems,
-            slug="csv-problems",
-            empty="No CSV file rows left unused.",
-        )
-        self.csv_table.widget.add_class("chatops-status-csv-problems")
-
-        # the new status
-        self.status_text = w.Text(placeholder="e.g. On vacation", layout=w.Layout(width="420px"))
-        self.status_text.add_class("chatops-status-text")
-        self.text_count = w.HTML(value="")
-        self.text_count.add_class("chatops-status-count")
-        text_field = self.field(
-            "status_text",
-            self.status_text,
-            label="Status text",
-            hint=f"At most {MAX_STATUS_TEXT} characters; spaces at either end do not count.",
-        )
-        self.emoji = w.Combobox(
-            options=[],
-            placeholder="e.g. palm_tree, or empty for no emoji",
-            ensure_option=False,
-            layout=w.Layout(width="420px"),
-        )
-        self.emoji.add_class("chatops-status-emoji")
-        self.emoji_field = self.field(
-            "emoji", self.emoji, label="Emoji", hint="Custom or Unicode emoji name; empty: none."
-        )
-        self.preview_button = w.Button(description="Preview", icon="eye")
-        self.preview_button.add_class("chatops-status-preview")
-        self.apply_button = self.action_button("Apply status", icon="check", style="primary")
-        self.apply_button.add_class("chatops-status-apply")
-        self.clear_button = self.action_button("Clear status", icon="eraser", style="danger")
-        self.clear_button.add_class("chatops-status-clear")
-        self.confirm = Confirm()
-        self.confirm.widget.add_class("chatops-status-confirm")
-        self.actions.append(self.confirm.yes)
-        self.preview_table = self.table(
-            "Preview: current and new status",
-            self._load_preview,
-            slug="preview",
-            empty="Click Preview (or Apply) to see each user's current and new status.",
-        )
-        self.preview_table.widget.add_class("chatops-status-preview-table")
-        self.results_table = self.table(
-            "Results",
-            lambda: self._results,
-            slug="results",
-            empty="Nothing applied yet.",
-        )
-        self.results_table.widget.add_class("chatops-status-results")
         self._preview_clear = False
-        #: what the line under the emoji says: the emoji picked, or why the name is unknown
-        self.emoji_hint = ""
+        self._why_not: list[str | None] = []
+        self.chosen_group: int | None = None
+        self.chosen_roles: tuple[int, ...] = ()
+        self.chosen_users: tuple[int, ...] = ()
+        self.typed_text = ""
+        self.typed_emoji = ""
 
-        # wiring: callbacks only read widgets and call public methods under guard
-        for chooser in (self.group, self.roles, self.users):
-            chooser.observe(self._on_choice, "value")
-        self.upload.observe(self._on_upload, "value")
-        self.forget_csv_button.on_click(lambda _b: self.guard(self.forget_csv))
-        self.reset_choices_button.on_click(lambda _b: self.guard(self.choose_nobody))
-        self.status_text.observe(self._on_status_input, "value")
-        self.emoji.observe(self._on_status_input, "value")
-        self.on_click(self.preview_button, self.preview)
-        self.on_click(self.apply_button, self._ask_apply)
-        self.on_click(self.clear_button, self._ask_clear)
-        self._show_count()
+    # -- where the choices come from, and where a panel shows what changed -----------------------
+    def _choices(self) -> tuple[int | None, tuple[int, ...], tuple[int, ...]]:
+        """The user group, roles and users chosen."""
+        return self.chosen_group, tuple(self.chosen_roles), tuple(self.chosen_users)
 
-        body = w.VBox(
-            [
-                w.HTML(value='<div class="chatops-section">1. Choose users</div>'),
-                group_field.box,
-                roles_field.box,
-                w.HBox([self.csv_field.box, self.forget_csv_button]),
-                users_field.box,
-                w.HBox([self.reset_choices_button, self.left_out_note]),
-                self.targets_table.widget,
-                self.csv_table.widget,
-                w.HTML(value='<div class="chatops-section">2. New status</div>'),
-                w.HBox([text_field.box, self.text_count]),
-                self.emoji_field.box,
-                w.HBox([self.preview_button, self.apply_button, self.clear_button]),
-                self.confirm.widget,
-                self.preview_table.widget,
-                self.results_table.widget,
-            ]
-        )
-        body.add_class("chatops-status")
-        return body
+    def _typed(self) -> tuple[str, str]:
+        """The status text and emoji name typed."""
+        return self.typed_text, self.typed_emoji
+
+    def _shown_left_out(self, count: int) -> None:
+        """The chosen users changed (``count`` of them get a status)."""
+
+    def _shown_csv(self) -> None:
+        """The users of the CSV file changed."""
+
+    def _shown_preview(self, shown: pd.DataFrame) -> None:
+        """A preview was made."""
+
+    def _shown_results(self) -> None:
+        """Statuses were set or cleared."""
 
     def missing_permission(self) -> str | None:
         level = self.session.capabilities.feature_level
@@ -341,44 +243,20 @@ class StatusPanel(Panel):
     def _article(role: str) -> str:
         return f"an {role}" if role[:1] in "aeiou" else f"a {role}"
 
-    # -- refreshing -------------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Fetch users, user groups and custom emoji again, and the chosen users' statuses."""
+    def why_not(self) -> str | None:
+        """Why this account may not set statuses (asked once), or None."""
+        if not self._why_not:
+            self._why_not.append(self.missing_permission())
+        return self._why_not[0]
+
+    def fetch(self) -> None:
+        """Fetch users and custom emoji again; statuses are fetched again when next needed."""
         self.session.refresh()
         self._users = {u.user_id: u for u in self.client.users.list()}
         self._statuses.clear()
         emoji = sorted(self.client.realm.emoji().values(), key=lambda e: int(e.id))
         self._custom = {e.name: e for e in emoji if not e.deactivated}
         self._custom_deactivated = {e.name for e in emoji if e.deactivated} - set(self._custom)
-        self._quiet = True
-        try:
-            self._fill_choices()
-        finally:
-            self._quiet = False
-        self.targets_table.refresh()
-        self._show_emoji_hint()
-
-    def _fill_choices(self) -> None:
-        group, roles, picked = self.group.value, self.roles.value, self.users.value
-        people = self._people()
-        groups = [g for g in self.session.groups if not g.deactivated]
-        groups.sort(key=lambda g: (g.is_system_group, g.name.casefold()))
-        options: list[tuple[str, int | None]] = [("(no group)", None)]
-        for g in groups:
-            reached = len(self.session.group_members(g.id) & people)
-            system = ", system group" if g.is_system_group else ""
-            options.append((f"{g.name} ({_plural(reached, 'user')}{system})", g.id))
-        self.group.options = options
-        self.group.value = group if group in {gid for _, gid in options} else None
-        humans = sorted(
-            (self._users[uid] for uid in people),
-            key=lambda u: (u.full_name.casefold(), self._email(u)),
-        )
-        self.users.options = [(f"{u.full_name} <{self._email(u)}>", u.user_id) for u in humans]
-        self.users.value = tuple(uid for uid in picked if uid in people)
-        self.roles.value = roles
-        names = sorted(self._custom) + [n for n in EXTRA_EMOJI if n not in self._custom]
-        self.emoji.options = names + sorted(n for n in unicode_emoji() if n not in self._custom)
 
     def _people(self) -> set[int]:
         return {u.user_id for u in self._users.values() if u.is_active and not u.is_bot}
@@ -400,12 +278,13 @@ class StatusPanel(Panel):
     def chosen_user_ids(self) -> list[int]:
         """The users the four choices reach together, before bots and deactivated users are
         left out."""
+        group, roles, users = self._choices()
         reached: set[int] = set()
-        if self.group.value is not None:
-            reached |= self.users_in_group(int(self.group.value))
-        reached |= self.users_with_roles(self.roles.value)
+        if group is not None:
+            reached |= self.users_in_group(int(group))
+        reached |= self.users_with_roles(roles)
         reached |= set(self.csv_user_ids)
-        reached |= set(self.users.value)
+        reached |= set(users)
         return sorted(reached)
 
     def targets(self) -> list[User]:
@@ -426,26 +305,12 @@ class StatusPanel(Panel):
         chosen.sort(key=lambda u: (u.full_name.casefold(), self._email(u)))
         left_out.sort(key=lambda item: (item[1], item[0].full_name.casefold()))
         self.left_out = left_out
-        self._show_left_out(len(chosen))
+        self._shown_left_out(len(chosen))
         return chosen
 
     def target_ids(self) -> list[int]:
         """The IDs of :meth:`targets`."""
         return [u.user_id for u in self.targets()]
-
-    def _show_left_out(self, count: int) -> None:
-        bots = [u.full_name for u, why in self.left_out if why == "bot"]
-        gone = [u.full_name for u, why in self.left_out if why == "deactivated"]
-        parts = [f"<b>{_plural(count, 'user')} chosen.</b>"]
-        if bots:
-            parts.append(f"Left out {_plural(len(bots), 'bot')}: {escape(', '.join(bots))}.")
-        if gone:
-            names = escape(", ".join(gone))
-            parts.append(f"Left out {_plural(len(gone), 'deactivated user')}: {names}.")
-        parts.append(
-            '<span class="chatops-muted">Bots and deactivated users never get a status here.</span>'
-        )
-        self.left_out_note.value = "&nbsp;" + " ".join(parts)
 
     def current_status(self, user_id: int) -> UserStatus:
         """A user's status, fetched once per refresh."""
@@ -467,28 +332,6 @@ class StatusPanel(Panel):
             for u in self.targets()
         ]
         return frame(rows, TARGET_COLUMNS)
-
-    def _load_targets(self) -> pd.DataFrame:
-        # Refresh fetches the statuses again: someone may have changed theirs meanwhile.
-        self._statuses.clear()
-        return self.targets_frame()
-
-    def show_targets(self) -> None:
-        """Show the chosen users (statuses already fetched are not fetched again)."""
-        self.targets_table.show(self.targets_frame())
-
-    def choose_nobody(self) -> None:
-        """Reset the four choices."""
-        self._quiet = True
-        try:
-            self.group.value = None
-            self.roles.value = ()
-            self.users.value = ()
-            self._forget_csv()
-        finally:
-            self._quiet = False
-        self._inputs_changed()
-        self.show_targets()
 
     # -- CSV upload -------------------------------------------------------------------------------
     def read_csv(self, data: bytes, name: str = "the file") -> list[int]:
@@ -529,14 +372,11 @@ class StatusPanel(Panel):
         self.csv_user_ids = found
         self.csv_name = name
         self._csv_problems = frame(problems, CSV_PROBLEM_COLUMNS)
-        self.csv_table.show(self._csv_problems)
         source = f"column {column_name!r}" if column_name else "the first column"
         usable = len(set(found) & self._people())
         unused = f"; {_plural(len(problems), 'row')} not used (listed below)" if problems else ""
         self.csv_summary = f"{name}: {_plural(usable, 'user')} from {source}{unused}."
-        self.csv_field.hint(self.csv_summary)
-        self._inputs_changed()
-        self.show_targets()
+        self._shown_csv()
         return found
 
     def _csv_rows(self, data: bytes, name: str) -> list[list[str]]:
@@ -586,41 +426,17 @@ class StatusPanel(Panel):
             return user, "" if user else "no user with this email"
         return None, "neither an email nor a user ID"
 
-    def forget_csv(self) -> None:
-        """Stop choosing the users of the uploaded CSV file."""
-        self._forget_csv()
-        self._inputs_changed()
-        self.show_targets()
-
     def _forget_csv(self) -> None:
         self.csv_user_ids = []
         self.csv_name = ""
         self._csv_problems = frame([], CSV_PROBLEM_COLUMNS)
-        self.csv_table.show(self._csv_problems)
         self.csv_summary = ""
-        self.csv_field.hint(CSV_HINT)
-        self.csv_field.clear()
 
     # -- the new status ---------------------------------------------------------------------------
     @staticmethod
     def text_length(text: str) -> int:
         """The length the server measures: characters after stripping spaces at either end."""
         return len(text.strip())
-
-    @property
-    def text_count_text(self) -> str:
-        """The live count shown beside the status text, e.g. ``23 / 60``."""
-        return f"{self.text_length(self.status_text.value)} / {MAX_STATUS_TEXT}"
-
-    @property
-    def text_over_limit(self) -> bool:
-        return self.text_length(self.status_text.value) > MAX_STATUS_TEXT
-
-    def _show_count(self) -> None:
-        over = self.text_over_limit
-        css = "chatops-field-error" if over else "chatops-field-hint"
-        extra = " characters: too long" if over else " characters"
-        self.text_count.value = f'&nbsp;<span class="{css}">{self.text_count_text}{extra}</span>'
 
     def resolve_emoji(self, name: str) -> NewStatus:
         """The identity of an emoji name (custom, extra, then Unicode); ``FieldError`` if none.
@@ -648,7 +464,8 @@ class StatusPanel(Panel):
 
     def new_status(self, status_text: str | None = None, emoji: str | None = None) -> NewStatus:
         """Check a status before sending it (the widgets' values when not given)."""
-        text = self.status_text.value if status_text is None else status_text
+        typed_text, typed_emoji = self._typed()
+        text = typed_text if status_text is None else status_text
         text = text.strip()
         if len(text) > MAX_STATUS_TEXT:
             raise FieldError(
@@ -656,7 +473,7 @@ class StatusPanel(Panel):
                 f"The status text is {len(text)} characters; the server allows at most "
                 f"{MAX_STATUS_TEXT} ({len(text) - MAX_STATUS_TEXT} too many).",
             )
-        picked = self.resolve_emoji(self.emoji.value if emoji is None else emoji)
+        picked = self.resolve_emoji(typed_emoji if emoji is None else emoji)
         new = NewStatus(text, picked.emoji_name, picked.emoji_code, picked.reaction_type)
         if new.is_empty:
             raise FieldError(
@@ -664,20 +481,6 @@ class StatusPanel(Panel):
                 "Type a status text or choose an emoji; to remove statuses, use Clear status.",
             )
         return new
-
-    def _show_emoji_hint(self) -> None:
-        value = self.emoji.value
-        if not _normalise_emoji(value):
-            self.emoji_hint = "No emoji."
-        else:
-            try:
-                picked = self.resolve_emoji(value)
-            except FieldError as exc:
-                self.emoji_hint = exc.message
-            else:
-                kinds = {REALM: "custom emoji", EXTRA: "extra emoji", UNICODE: "Unicode emoji"}
-                self.emoji_hint = f"{picked.describe()} {kinds[picked.reaction_type]}"
-        self.emoji_field.hint(self.emoji_hint)
 
     # -- preview ----------------------------------------------------------------------------------
     def preview(
@@ -717,13 +520,8 @@ class StatusPanel(Panel):
             )
         self._preview_clear = clear
         shown = frame(rows, PREVIEW_COLUMNS)
-        self.preview_table.show(shown)
+        self._shown_preview(shown)
         return shown
-
-    def _load_preview(self) -> pd.DataFrame:
-        for uid in self.target_ids():
-            self._statuses.pop(uid, None)
-        return self.preview(clear=self._preview_clear)
 
     def _checked_targets(self, user_ids: Sequence[int] | None) -> list[int]:
         ids = self.target_ids() if user_ids is None else list(user_ids)
@@ -753,8 +551,9 @@ class StatusPanel(Panel):
         return self._update(self._checked_targets(user_ids), NewStatus())
 
     def _update(self, ids: list[int], new: NewStatus) -> pd.DataFrame:
-        if self.read_only_reason:
-            raise ChatopsError(self.read_only_reason)
+        reason = self.why_not()
+        if reason:
+            raise ChatopsError(reason)
         done_word = "cleared" if new.is_empty else "set"
         self.progress.start(len(ids), "users")
         rows: list[dict[str, str]] = []
@@ -785,9 +584,8 @@ class StatusPanel(Panel):
                 self._statuses.pop(uid, None)
         self.progress.finish()
         self._results = frame(rows, RESULT_COLUMNS)
-        self.results_table.show(self._results)
+        self._shown_results()
         self._summarise(rows, done_word, failed)
-        self.guard(self.show_targets)
         return self._results
 
     def _summarise(self, rows: list[dict[str, str]], done_word: str, failed: int) -> None:
@@ -806,55 +604,3 @@ class StatusPanel(Panel):
             self.status.info(text)
         else:
             self.status.ok(text)
-
-    # -- callbacks --------------------------------------------------------------------------------
-    def _on_choice(self, _change: dict[str, Any]) -> None:
-        if self._quiet:
-            return
-        self._inputs_changed()
-        self.guard(self.show_targets)
-
-    def _on_upload(self, change: dict[str, Any]) -> None:
-        files = change["new"]
-        if not files:
-            return
-        upload = files[0]
-        content = bytes(upload["content"])
-        name = str(upload.get("name") or "the file")
-        self.csv_field.clear()
-        self.guard(lambda: self.read_csv(content, name))
-        # Emptied so that choosing the same file again (after editing it) reads it again.
-        self.upload.value = ()
-
-    def _on_status_input(self, _change: dict[str, Any]) -> None:
-        self._show_count()
-        self._show_emoji_hint()
-        self._inputs_changed()
-
-    def _inputs_changed(self) -> None:
-        # A pending question was about other users or another status: ask again.
-        if self.confirm.pending:
-            self.confirm.no.click()
-        if not self.preview_table.frame.empty:
-            self.preview_table.show(frame([], PREVIEW_COLUMNS))
-
-    def _ask_apply(self) -> None:
-        new = self.new_status()
-        shown = self.preview()
-        ids = self.target_ids()
-        replaced = int((shown["change"] == "replaced").sum())
-        note = f" ({replaced} of them have another status now)" if replaced else ""
-        self.confirm.ask(
-            f"Set the status “{new.describe()}” for {_plural(len(ids), 'user')}{note}?",
-            lambda: self.run_long(lambda: self._update(ids, new)),
-            yes="Apply status",
-        )
-
-    def _ask_clear(self) -> None:
-        self.preview(clear=True)
-        ids = self.target_ids()
-        self.confirm.ask(
-            f"Remove the status of {_plural(len(ids), 'user')}?",
-            lambda: self.run_long(lambda: self._update(ids, NewStatus())),
-            yes="Clear status",
-        )

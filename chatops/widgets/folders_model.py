@@ -1,7 +1,12 @@
-"""The Channel folders panel (spec 4.6): create, rename, describe, archive, reorder channel folders
-and put channels in them.
+"""Channel folders without widgets (spec 4.6): the lists, the checks the server would make, and
+every change, reporting to a :class:`~chatops.widgets._model.Reporter` and a
+:class:`~chatops.widgets._model.Tracker`. :class:`ChannelFoldersPanel` lays it out.
 
-Only organization administrators may change folders; anyone else sees the lists read-only.
+    model = FoldersModel(chatops.Client.from_zuliprc("~/.zuliprc"))
+    model.fetch()
+    folder_id = model.create_folder("Engineering", description="Build and ship")
+    model.assign_channels(folder_id, [model.channel_id("design")])
+    model.status.text        # "1 channel assigned to 'Engineering'; ..."
 """
 
 from __future__ import annotations
@@ -11,15 +16,34 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import ipywidgets as w
 import pandas as pd
 
-from chatops import ApiError, Channel, ChatopsError
+from chatops import ApiError, Channel, ChatopsError, Client
 from chatops.types import ChannelFolder
 
-from ._base import Confirm, Field, FieldError, Panel, TableView, describe_error, frame
+from ._model import (
+    Counter,
+    FieldError,
+    Reporter,
+    Said,
+    Session,
+    Tracker,
+    describe_error,
+    frame,
+)
+from ._model import plural as _plural
 
-__all__ = ["ChannelFoldersPanel", "FolderPermissionError"]
+__all__ = [
+    "CHANNEL_COLUMNS",
+    "FOLDER_COLUMNS",
+    "FOLDERS_FEATURE_LEVEL",
+    "NO_FOLDER",
+    "REORDER_FEATURE_LEVEL",
+    "RESULT_COLUMNS",
+    "FolderPermissionError",
+    "FoldersModel",
+    "length_hint",
+]
 
 #: Channel folders exist from this feature level; their order (and reordering) from the next.
 FOLDERS_FEATURE_LEVEL = 389
@@ -46,7 +70,7 @@ class FolderPermissionError(ChatopsError):
 
 
 @dataclass(frozen=True)
-class _Move:
+class Move:
     """One channel of a bulk assignment and what happened to it."""
 
     channel: str
@@ -63,7 +87,7 @@ def _same_name(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
 
 
-def _length_hint(text: str, limit: int | None) -> str:
+def length_hint(text: str, limit: int | None) -> str:
     if limit is None:
         return f"{len(text)} characters"
     over = len(text) - limit
@@ -71,177 +95,36 @@ def _length_hint(text: str, limit: int | None) -> str:
     return f"{len(text)} / {limit} characters{extra}"
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+class FoldersModel:
+    """The channel folders of an organization as one account sees and changes them.
 
-
-class ChannelFoldersPanel(Panel):
-    """Channel folders: the list in the server's order, create, rename, change the description,
-    archive and unarchive, move up and down, and assign channels to a folder or take them out.
-
-    Example::
-
-        panel = ChannelFoldersPanel(chatops.Client.from_zuliprc("~/.zuliprc"))
-        panel                                   # shows the panel in JupyterLab
-        folder_id = panel.create_folder("Engineering", description="Build and ship")
-        panel.assign_channels(folder_id, [panel.channel_id("design")])
-        panel.move_folder(folder_id, -1)        # one place up
+    ``status`` receives each outcome in words, ``progress`` counts bulk work (and carries its
+    Cancel), and ``changed`` runs after the server changed something (the panel reloads its
+    lists there; alone, the model fetches again).
     """
 
-    title = "Channel folders"
-    slug = "folders"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # build() and refresh() run inside Panel.__init__, so the data they use exists first.
+    def __init__(
+        self,
+        client: Client | Session,
+        *,
+        status: Reporter | None = None,
+        progress: Tracker | None = None,
+        changed: Callable[[], None] | None = None,
+    ) -> None:
+        self.session = client if isinstance(client, Session) else Session(client)
+        self.client = self.session.client
+        self.status: Reporter = status if status is not None else Said()
+        self.progress: Tracker = progress if progress is not None else Counter()
+        self.changed: Callable[[], None] = changed if changed is not None else self.fetch
         self.folders: list[ChannelFolder] = []
         self.channels: list[Channel] = []
         self._user_names: dict[int, str] = {}
-        self._results: list[_Move] = []
-        self._syncing = False
-        super().__init__(*args, **kwargs)
-        self.root.add_class(f"chatops-{self.slug}")
+        self.results: list[Move] = []
+        self._reason: str | None = None
+        self._reason_known = False
 
-    # -- building ---------------------------------------------------------------------------------
-    def build(self) -> w.Widget:
-        """Make the lists, the create form, the folder actions and the channel assignment."""
-        self.folders_table = self.table(
-            "Channel folders (in the server's order; archived ones marked)",
-            self._load_folders,
-            slug="list",
-            empty="No channel folders yet.",
-        )
-        self.channels_table = self.table(
-            "Channels and their folder",
-            self._load_channels,
-            slug="channels",
-            empty="No channels.",
-        )
-        self.results_table = self.table(
-            "Result per channel (last assignment)",
-            self.results_frame,
-            slug="results",
-            empty="No channels assigned or taken out yet.",
-        )
-        self.folders_table.widget.add_class("chatops-folders-list")
-        self.channels_table.widget.add_class("chatops-folders-channel-list")
-        self.results_table.widget.add_class("chatops-folders-results")
-
-        create = self._build_create()
-        edit = self._build_edit()
-        assign = self._build_assign()
-        return w.VBox(
-            [
-                self.folders_table.widget,
-                w.HTML(value='<div class="chatops-section">Create a channel folder</div>'),
-                create,
-                w.HTML(value='<div class="chatops-section">Change a channel folder</div>'),
-                edit,
-                w.HTML(value='<div class="chatops-section">Channels in the folder</div>'),
-                assign,
-                self.results_table.widget,
-                self.channels_table.widget,
-            ]
-        )
-
-    def _text(self, name: str, label: str, *, area: bool = False, placeholder: str = "") -> Field:
-        widget: w.ValueWidget
-        if area:
-            widget = w.Textarea(
-                value="", placeholder=placeholder, layout=w.Layout(width="460px", height="60px")
-            )
-        else:
-            widget = w.Text(value="", placeholder=placeholder, layout=w.Layout(width="460px"))
-        widget.add_class(f"chatops-folders-{name.replace('_', '-')}")
-        made = self.field(name, widget, label=label)
-        self.actions.append(widget)
-        return made
-
-    def _button(
-        self, description: str, role: str, action: Callable[[], Any], **kw: str
-    ) -> w.Button:
-        button = self.action_button(description, **kw)
-        button.add_class(f"chatops-folders-{role}")
-        self.on_click(button, action)
-        return button
-
-    def _build_create(self) -> w.Widget:
-        self.name_field = self._text("name", "Name", placeholder="e.g. Engineering")
-        self.description_field = self._text(
-            "description", "Description", area=True, placeholder="optional; Markdown"
-        )
-        self._live_hint(self.name_field, "name")
-        self._live_hint(self.description_field, "description")
-        self.create_button = self._button(
-            "Create folder", "create", self._on_create, icon="plus", style="success"
-        )
-        return w.VBox([self.name_field.box, self.description_field.box, self.create_button])
-
-    def _build_edit(self) -> w.Widget:
-        picker = w.Dropdown(options=[], value=None, layout=w.Layout(width="460px"))
-        picker.add_class("chatops-folders-folder")
-        self.folder_field = self.field("folder", picker, label="Folder")
-        picker.observe(self._on_pick, "value")
-        self.new_name_field = self._text("new_name", "New name")
-        self.new_description_field = self._text("new_description", "New description", area=True)
-        self._live_hint(self.new_name_field, "name")
-        self._live_hint(self.new_description_field, "description")
-        self.rename_button = self._button("Rename", "rename", self._on_rename, icon="pencil")
-        self.describe_button = self._button(
-            "Change description", "describe", self._on_describe, icon="pencil"
-        )
-        self.archive_button = self._button(
-            "Archive…", "archive", self._on_archive, icon="archive", style="warning"
-        )
-        self.unarchive_button = self._button(
-            "Unarchive", "unarchive", self._on_unarchive, icon="undo"
-        )
-        self.move_up_button = self._button("Move up", "move-up", self._on_move_up, icon="arrow-up")
-        self.move_down_button = self._button(
-            "Move down", "move-down", self._on_move_down, icon="arrow-down"
-        )
-        self.confirm = Confirm()
-        self.confirm.widget.add_class("chatops-folders-confirm")
-        self.confirm.yes.add_class("chatops-folders-confirm-yes")
-        self.confirm.no.add_class("chatops-folders-confirm-no")
-        return w.VBox(
-            [
-                self.folder_field.box,
-                w.HBox([self.move_up_button, self.move_down_button]),
-                self.new_name_field.box,
-                self.rename_button,
-                self.new_description_field.box,
-                self.describe_button,
-                w.HBox([self.archive_button, self.unarchive_button]),
-                self.confirm.widget,
-            ]
-        )
-
-    def _build_assign(self) -> w.Widget:
-        select = w.SelectMultiple(options=[], value=(), rows=8, layout=w.Layout(width="460px"))
-        select.add_class("chatops-folders-channels")
-        self.channels_field = self.field(
-            "channels",
-            select,
-            label="Channels",
-            hint="Shown as “name (current folder)”; Ctrl/Shift-click to pick several.",
-        )
-        self.actions.append(select)
-        self.assign_button = self._button(
-            "Assign to folder", "assign", self._on_assign, icon="folder-open", style="primary"
-        )
-        self.take_out_button = self._button(
-            "Take out of folder", "take-out", self._on_take_out, icon="sign-out"
-        )
-        return w.VBox([self.channels_field.box, w.HBox([self.assign_button, self.take_out_button])])
-
-    def _live_hint(self, field: Field, kind: str) -> None:
-        def update(_change: Any = None) -> None:
-            field.hint(_length_hint(str(field.value), self._limit(kind)))
-
-        field.input.observe(update, "value")
-        update()
-
-    def _limit(self, kind: str) -> int | None:
+    def limit(self, kind: str) -> int | None:
+        """The server's length limit for a folder's ``name`` or ``description``."""
         caps = self.session.capabilities
         if kind == "name":
             return caps.max_channel_folder_name_length
@@ -263,44 +146,31 @@ class ChannelFoldersPanel(Panel):
             )
         return None
 
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why this account may not change folders (asked once), or None."""
+        if not self._reason_known:
+            self._reason = self.missing_permission()
+            self._reason_known = True
+        return self._reason
+
     def _require_permission(self) -> None:
         if self.read_only_reason:
             raise FolderPermissionError(f"Read-only: {self.read_only_reason}")
 
     # -- reading ----------------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Fetch the folders and channels again and show them."""
-        if self.session.capabilities.feature_level < FOLDERS_FEATURE_LEVEL:
-            self.status.info("This server has no channel folders.")
-            return
-        self.folders_table.refresh()
-
-    def _fetch(self) -> None:
+    def fetch(self) -> None:
+        """Fetch the folders, the channels and the names of the folders' creators."""
         self.folders = list(self.client.channels.folders(include_archived=True))
         self.channels = list(self.client.channels.list(include_all=True, exclude_archived=False))
         creators = {f.creator_id for f in self.folders if f.creator_id is not None}
         if creators - set(self._user_names):
             self._user_names = {u.user_id: u.full_name for u in self.client.users.list()}
 
-    def _load_folders(self) -> pd.DataFrame:
-        self._fetch()
-        self._sync_pickers()
-        self.channels_table.show(self.channels_frame())
-        return self.folders_frame()
-
-    def _load_channels(self) -> pd.DataFrame:
-        self._fetch()
-        self._sync_pickers()
-        self.folders_table.show(self.folders_frame())
-        return self.channels_frame()
-
-    def _reload(self) -> None:
-        self.folders_table.refresh()
-
-    def _active_count(self, folder_id: int) -> int:
+    def active_count(self, folder_id: int) -> int:
         return sum(1 for c in self.channels if c.folder_id == folder_id and not c.is_archived)
 
-    def _folder_name(self, folder_id: int | None) -> str:
+    def folder_name(self, folder_id: int | None) -> str:
         if folder_id is None:
             return NO_FOLDER
         for folder in self.folders:
@@ -328,7 +198,7 @@ class ChannelFoldersPanel(Panel):
                     "Name": folder.name,
                     "Description": folder.description,
                     "Archived": "archived" if folder.is_archived else "",
-                    "Active channels": self._active_count(folder.id),
+                    "Active channels": self.active_count(folder.id),
                     "Created by": creator,
                     "Created (UTC)": created,
                     "Folder ID": folder.id,
@@ -349,7 +219,7 @@ class ChannelFoldersPanel(Panel):
         rows = [
             {
                 "Channel": c.name,
-                "Folder": self._folder_name(c.folder_id),
+                "Folder": self.folder_name(c.folder_id),
                 "Private": "private" if c.invite_only else "",
                 "Archived": "archived" if c.is_archived else "",
                 "Channel ID": c.stream_id,
@@ -362,57 +232,17 @@ class ChannelFoldersPanel(Panel):
         """What the last assignment or taking out did, one row per channel."""
         rows = [
             {"Channel": m.channel, "Folder before": m.before, "Result": m.result}
-            for m in self._results
+            for m in self.results
         ]
         return frame(rows, RESULT_COLUMNS)
 
-    def _sync_pickers(self) -> None:
-        picked = self.folder_field.value
-        options = []
-        for folder in self.folders:
-            state = (
-                "archived"
-                if folder.is_archived
-                else _plural(self._active_count(folder.id), "channel")
-            )
-            options.append((f"{folder.name} · {state}", folder.id))
-        ids = [folder_id for _label, folder_id in options]
-        # New options reset the Dropdown's value; that must not overwrite what the admin typed.
-        self._syncing = True
-        try:
-            self.folder_field.input.options = options
-            self.folder_field.value = picked if picked in ids else (ids[0] if ids else None)
-        finally:
-            self._syncing = False
-        if self.folder_field.value != picked:
-            self._prefill(self.folder_field.value)
-
-        chosen = set(self.channels_field.value)
-        active = sorted(
-            (c for c in self.channels if not c.is_archived), key=lambda c: c.name.lower()
-        )
-        self.channels_field.input.options = [
-            (f"{c.name} ({self._folder_name(c.folder_id)})", c.stream_id) for c in active
-        ]
-        self.channels_field.value = tuple(c.stream_id for c in active if c.stream_id in chosen)
-
-    def _on_pick(self, change: dict[str, Any]) -> None:
-        if not self._syncing:
-            self._prefill(change["new"])
-
-    def _prefill(self, folder_id: Any) -> None:
-        folder = self._find(folder_id)
-        if folder is not None:
-            self.new_name_field.value = folder.name
-            self.new_description_field.value = folder.description
-
-    def _find(self, folder_id: Any) -> ChannelFolder | None:
+    def find(self, folder_id: Any) -> ChannelFolder | None:
         return next((f for f in self.folders if f.id == folder_id), None)
 
-    def _picked(self, folder_id: int | None) -> ChannelFolder:
+    def picked(self, folder_id: int | None) -> ChannelFolder:
         if folder_id is None:
             raise FieldError("folder", "Pick a channel folder first.")
-        folder = self._find(folder_id)
+        folder = self.find(folder_id)
         if folder is None:
             raise FieldError("folder", f"There is no channel folder with ID {folder_id}.")
         return folder
@@ -425,11 +255,11 @@ class ChannelFoldersPanel(Panel):
         raise FieldError("channels", f"There is no channel named {name!r}.")
 
     # -- validation -------------------------------------------------------------------------------
-    def _check_name(self, field: str, name: str, *, folder_id: int | None = None) -> str:
+    def check_name(self, field: str, name: str, *, folder_id: int | None = None) -> str:
         name = name.strip()
         if not name:
             raise FieldError(field, "A channel folder needs a name.")
-        limit = self._limit("name")
+        limit = self.limit("name")
         if limit is not None and len(name) > limit:
             raise FieldError(
                 field,
@@ -452,8 +282,8 @@ class ChannelFoldersPanel(Panel):
                 )
         return name
 
-    def _check_description(self, field: str, description: str) -> str:
-        limit = self._limit("description")
+    def check_description(self, field: str, description: str) -> str:
+        limit = self.limit("description")
         if limit is not None and len(description) > limit:
             raise FieldError(
                 field,
@@ -466,7 +296,7 @@ class ChannelFoldersPanel(Panel):
         # The server refused, so the panel's view may be stale (another admin acted): reload it,
         # keeping the refusal on the status line.
         try:
-            self._reload()
+            self.changed()
         except ChatopsError:
             pass
 
@@ -474,23 +304,22 @@ class ChannelFoldersPanel(Panel):
     def create_folder(self, name: str, *, description: str = "") -> int:
         """Create a channel folder; returns its ID. The description may be empty."""
         self._require_permission()
-        name = self._check_name("name", name)
-        description = self._check_description("description", description)
+        name = self.check_name("name", name)
+        description = self.check_description("description", description)
         try:
             folder_id = self.client.channels.create_folder(name, description=description)
         except ApiError:
             self._failed()
             raise
-        self._reload()
-        self.folder_field.value = folder_id
+        self.changed()
         self.status.ok(f"Created the channel folder '{name}'.")
         return folder_id
 
     def rename_folder(self, folder_id: int, name: str) -> None:
         """Give the folder a new name."""
         self._require_permission()
-        folder = self._picked(folder_id)
-        name = self._check_name("new_name", name, folder_id=folder.id)
+        folder = self.picked(folder_id)
+        name = self.check_name("new_name", name, folder_id=folder.id)
         if name == folder.name:
             raise FieldError("new_name", f"The folder is already named '{name}'.")
         self._update(folder, f"Renamed '{folder.name}' to '{name}'.", name=name)
@@ -498,37 +327,28 @@ class ChannelFoldersPanel(Panel):
     def change_description(self, folder_id: int, description: str) -> None:
         """Give the folder a new description (empty clears it)."""
         self._require_permission()
-        folder = self._picked(folder_id)
-        description = self._check_description("new_description", description)
+        folder = self.picked(folder_id)
+        description = self.check_description("new_description", description)
         if description == folder.description:
             raise FieldError("new_description", "That is already the folder's description.")
         said = "Cleared" if not description else "Changed"
         self._update(folder, f"{said} the description of '{folder.name}'.", description=description)
 
-    def ask_archive(self, folder_id: int) -> str:
-        """Check that the folder can be archived and ask for confirmation; returns the question."""
+    def archive_question(self, folder_id: int) -> str:
+        """Check that the folder can be archived now; returns the question to confirm."""
         self._require_permission()
-        self._reload()  # the count in the question must be current
-        folder = self._picked(folder_id)
-        self._check_archivable(folder)
+        self.changed()  # the count in the question must be current
+        folder = self.picked(folder_id)
+        self.check_archivable(folder)
         archived_channels = sum(
             1 for c in self.channels if c.folder_id == folder.id and c.is_archived
         )
         held = "It holds no active channels"
         if archived_channels:
             held += f" ({_plural(archived_channels, 'archived channel')} stay in it)"
-        question = f"Archive the channel folder '{folder.name}'? {held}."
-        self.confirm.ask(
-            question, lambda: self._answered(lambda: self.archive_folder(folder.id)), yes="Archive"
-        )
-        self.status.info("Confirm or cancel below.")
-        return question
+        return f"Archive the channel folder '{folder.name}'? {held}."
 
-    def _answered(self, action: Callable[[], Any]) -> None:
-        self.clear_errors()
-        self.guard(action)
-
-    def _check_archivable(self, folder: ChannelFolder) -> None:
+    def check_archivable(self, folder: ChannelFolder) -> None:
         if folder.is_archived:
             raise FieldError("folder", f"'{folder.name}' is already archived.")
         active = [c.name for c in self.channels if c.folder_id == folder.id and not c.is_archived]
@@ -543,14 +363,14 @@ class ChannelFoldersPanel(Panel):
     def archive_folder(self, folder_id: int) -> None:
         """Archive the folder now, without asking (it must hold no active channels)."""
         self._require_permission()
-        folder = self._picked(folder_id)
-        self._check_archivable(folder)
+        folder = self.picked(folder_id)
+        self.check_archivable(folder)
         self._update(folder, f"Archived the channel folder '{folder.name}'.", is_archived=True)
 
     def unarchive_folder(self, folder_id: int) -> None:
         """Make an archived folder active again."""
         self._require_permission()
-        folder = self._picked(folder_id)
+        folder = self.picked(folder_id)
         if not folder.is_archived:
             raise FieldError("folder", f"'{folder.name}' is not archived.")
         self._update(folder, f"Unarchived the channel folder '{folder.name}'.", is_archived=False)
@@ -561,7 +381,7 @@ class ChannelFoldersPanel(Panel):
         except ApiError:
             self._failed()
             raise
-        self._reload()
+        self.changed()
         self.status.ok(done)
 
     def move_folder(self, folder_id: int, step: int) -> list[int]:
@@ -576,7 +396,7 @@ class ChannelFoldersPanel(Panel):
             )
         # The server wants every folder exactly once, so start from its current order.
         self.folders = list(self.client.channels.folders(include_archived=True))
-        folder = self._picked(folder_id)
+        folder = self.picked(folder_id)
         order = [f.id for f in self.folders]
         here = order.index(folder.id)
         there = here + step
@@ -590,7 +410,7 @@ class ChannelFoldersPanel(Panel):
         except ApiError:
             self._failed()
             raise
-        self._reload()
+        self.changed()
         where = "up" if step < 0 else "down"
         self.status.ok(
             f"Moved '{folder.name}' {where}; it is now number {there + 1} of {len(order)}."
@@ -601,7 +421,7 @@ class ChannelFoldersPanel(Panel):
     def assign_channels(self, folder_id: int, channel_ids: Sequence[int]) -> pd.DataFrame:
         """Put the channels in the folder, one at a time; returns the result per channel."""
         self._require_permission()
-        folder = self._picked(folder_id)
+        folder = self.picked(folder_id)
         if folder.is_archived:
             raise FieldError(
                 "folder", f"'{folder.name}' is archived; unarchive it before adding channels."
@@ -611,7 +431,7 @@ class ChannelFoldersPanel(Panel):
     def take_out_channels(self, folder_id: int, channel_ids: Sequence[int]) -> pd.DataFrame:
         """Take the channels out of the folder (they are then in no folder); result per channel."""
         self._require_permission()
-        folder = self._picked(folder_id)
+        folder = self.picked(folder_id)
         return self._move_channels(folder, channel_ids, assign=False)
 
     def _move_channels(
@@ -620,19 +440,19 @@ class ChannelFoldersPanel(Panel):
         if not channel_ids:
             raise FieldError("channels", "Pick at least one channel.")
         # Decide what to skip from the server's current state, not from the last refresh.
-        self._fetch()
+        self.fetch()
         by_id = {c.stream_id: c for c in self.channels}
         verb = "assigned" if assign else "taken out"
-        results: list[_Move] = []
+        results: list[Move] = []
         self.progress.start(len(channel_ids), f"channels {verb}")
         for index, stream_id in enumerate(channel_ids):
             if self.progress.cancelled:
                 for rest in channel_ids[index:]:
                     channel = by_id.get(rest)
                     results.append(
-                        _Move(
+                        Move(
                             channel.name if channel else f"channel {rest}",
-                            self._folder_name(channel.folder_id) if channel else "",
+                            self.folder_name(channel.folder_id) if channel else "",
                             "not done: cancelled",
                         )
                     )
@@ -640,40 +460,39 @@ class ChannelFoldersPanel(Panel):
             move, failed = self._move_one(by_id.get(stream_id), stream_id, folder, assign=assign)
             results.append(move)
             self.progress.advance(failed=int(failed))
-        self._results = results
-        self.results_table.show(self.results_frame())
+        self.results = results
         if any(m.result.startswith("failed") for m in results):
             self._failed()
         else:
-            self._reload()
+            self.changed()
         self._report(folder, results, assign=assign)
-        return self.results_table.frame
+        return self.results_frame()
 
     def _move_one(
         self, channel: Channel | None, stream_id: int, folder: ChannelFolder, *, assign: bool
-    ) -> tuple[_Move, bool]:
+    ) -> tuple[Move, bool]:
         if channel is None:
-            return _Move(f"channel {stream_id}", "", "skipped: no such channel"), False
-        before = self._folder_name(channel.folder_id)
+            return Move(f"channel {stream_id}", "", "skipped: no such channel"), False
+        before = self.folder_name(channel.folder_id)
         if channel.is_archived:
-            return _Move(channel.name, before, "skipped: the channel is archived"), False
+            return Move(channel.name, before, "skipped: the channel is archived"), False
         if assign and channel.folder_id == folder.id:
-            return _Move(channel.name, before, f"skipped: already in '{folder.name}'"), False
+            return Move(channel.name, before, f"skipped: already in '{folder.name}'"), False
         if not assign and channel.folder_id != folder.id:
-            return _Move(channel.name, before, f"skipped: not in '{folder.name}'"), False
+            return Move(channel.name, before, f"skipped: not in '{folder.name}'"), False
         try:
             self.client.channels.update(stream_id, folder_id=folder.id if assign else None)
         except ChatopsError as exc:
-            return _Move(channel.name, before, f"failed: {describe_error(exc)}"), True
+            return Move(channel.name, before, f"failed: {describe_error(exc)}"), True
         if not assign:
             done = "taken out"
         elif channel.folder_id is None:
             done = "assigned"
         else:
             done = f"assigned (moved from '{before}')"
-        return _Move(channel.name, before, done), False
+        return Move(channel.name, before, done), False
 
-    def _report(self, folder: ChannelFolder, results: list[_Move], *, assign: bool) -> None:
+    def _report(self, folder: ChannelFolder, results: list[Move], *, assign: bool) -> None:
         def count(prefix: str) -> int:
             return sum(1 for m in results if m.result.startswith(prefix))
 
@@ -691,40 +510,3 @@ class ChannelFoldersPanel(Panel):
             self.status.error(text)
         else:
             self.status.ok(text)
-
-    # -- callbacks: read the widgets, call the methods --------------------------------------------
-    def _on_create(self) -> None:
-        self.create_folder(self.name_field.value, description=self.description_field.value)
-        self.name_field.value = ""
-        self.description_field.value = ""
-
-    def _on_rename(self) -> None:
-        self.rename_folder(self.folder_field.value, self.new_name_field.value)
-
-    def _on_describe(self) -> None:
-        self.change_description(self.folder_field.value, self.new_description_field.value)
-
-    def _on_archive(self) -> None:
-        self.ask_archive(self.folder_field.value)
-
-    def _on_unarchive(self) -> None:
-        self.unarchive_folder(self.folder_field.value)
-
-    def _on_move_up(self) -> None:
-        self.move_folder(self.folder_field.value, -1)
-
-    def _on_move_down(self) -> None:
-        self.move_folder(self.folder_field.value, +1)
-
-    def _on_assign(self) -> None:
-        folder_id, picked = self.folder_field.value, tuple(self.channels_field.value)
-        self.run_long(lambda: self.assign_channels(folder_id, picked))
-
-    def _on_take_out(self) -> None:
-        folder_id, picked = self.folder_field.value, tuple(self.channels_field.value)
-        self.run_long(lambda: self.take_out_channels(folder_id, picked))
-
-    @property
-    def tables(self) -> tuple[TableView, ...]:
-        """The panel's lists: folders, results of the last assignment, channels."""
-        return (self.folders_table, self.results_table, self.channels_table)

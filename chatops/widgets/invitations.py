@@ -1,0 +1,450 @@
+"""The Invitations panel: invite many people by email at once, and make reusable invitation links
+(spec 4.8). The logic is :class:`~chatops.widgets.invitations_model.InvitationsModel`; this module
+lays it out and binds it.
+
+Addresses come pasted (one per line or comma separated, ``Name <addr>`` allowed) or from a CSV
+upload. Preview classifies every row before anything is sent: valid, invalid address, duplicate
+of an earlier row, already a user (active or deactivated), already invited. Send invites only the
+valid rows, several addresses per ``POST /invites`` request (``batch_size``), counts addresses on
+the progress bar, can be cancelled between batches, and gives one result per address: invited,
+refused (with the server's reason), not sent (cancelled) or failed (with the error's code).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+import pandas as pd
+
+from chatops import Client
+
+from ._base import ROLE_NAMES, FieldError, Panel, Session, escape, frame
+from ._model import plural as _plural
+from .invitations_data import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_EXPIRY_DAYS,
+    FAILED,
+    INVITED,
+    MAX_EXPIRY_DAYS,
+    MAX_WELCOME_TEXT,
+    NOT_SENT,
+    PREVIEW_COLUMNS,
+    REFUSED,
+    SKIPPED,
+    VALID,
+    Candidate,
+    InviteOptions,
+    NotAllowed,
+    Outcome,
+    address_problem,
+    addresses_from_file,
+    split_addresses,
+)
+from .invitations_model import InvitationsModel
+
+__all__ = [
+    "FAILED",
+    "INVITED",
+    "NOT_SENT",
+    "REFUSED",
+    "SKIPPED",
+    "Candidate",
+    "InvitationsModel",
+    "InvitationsPanel",
+    "InviteOptions",
+    "NotAllowed",
+    "Outcome",
+    "address_problem",
+    "addresses_from_file",
+    "split_addresses",
+]
+
+
+class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status, progress: widgets
+    """Bulk email invitations with a preview, batched sending and per-address results, and
+    reusable invitation links with the same choices.
+
+    Example::
+
+        panel = InvitationsPanel(chatops.Client.from_zuliprc("~/.zuliprc"))
+        panel                                   # in JupyterLab: shows the panel
+        panel.addresses.value = "Ann <ann@example.org>, bob@example.org"
+        panel.role.value = 400                  # member
+        panel.classify()                        # the preview, one Candidate per row
+        panel.send()                            # one Outcome per row
+        panel.create_link()                     # a reusable link with the same choices
+
+    Email invitations need the organization's ``can_invite_users_group``, links its
+    ``create_multiuse_invite_group``; guests may do neither. Without either, the panel is
+    read-only (the preview still works).
+    """
+
+    title = "Invitations"
+    slug = "invitations"
+
+    def __init__(
+        self,
+        client: Client | Session,
+        *,
+        background: bool | None = None,
+        export_dir: str | Path = "exports",
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        Panel.__init__(self, client, background=background, export_dir=export_dir)
+        self._setup(batch_size, sleep)
+        self.root.add_class("chatops-invitations")
+
+    def after_load(self) -> None:
+        if self.read_only:
+            for widget in self._option_inputs:
+                widget.disabled = True
+
+    # -- building ------------------------------------------------------------------------------
+    def build(self) -> w.Widget:
+        self._refreshed = False
+        session = self.session
+        is_guest = session.role >= 600
+
+        self.addresses = self.field(
+            "addresses",
+            w.Textarea(
+                placeholder="ann@example.org\nBob Smith <bob@example.org>, carol@example.org",
+                layout=w.Layout(width="640px", height="140px"),
+            ),
+            label="Addresses",
+            hint="One per line or separated by commas; “Name <address>” is fine.",
+        )
+        self.upload = self.field(
+            "upload",
+            w.FileUpload(accept=".csv,.txt", multiple=False, description="Upload CSV"),
+            label="Or a file",
+            hint=(
+                "A CSV file with a column named email, e-mail or address (or addresses in the "
+                "first column), or a text file. It replaces the addresses above."
+            ),
+        )
+        self.preview_button = w.Button(description="Preview", icon="search")
+
+        self.role = self.field(
+            "invite_as",
+            w.Dropdown(options=self._role_options(), value=self._default_role()),
+            label="Role",
+            hint="Roles you may give: none more powerful than your own.",
+        )
+        self.channels = self.field(
+            "stream_ids",
+            w.SelectMultiple(options=[], rows=6, layout=w.Layout(width="320px")),
+            label="Channels",
+            hint="",
+        )
+        self.groups = self.field(
+            "group_ids",
+            w.SelectMultiple(options=[], rows=4, layout=w.Layout(width="320px")),
+            label="User groups",
+            hint="",
+        )
+        self.expires_in_days = self.field(
+            "expires_in_days",
+            w.IntText(value=DEFAULT_EXPIRY_DAYS, layout=w.Layout(width="90px")),
+            label="Expires after",
+            hint=f"Days, 1 to {MAX_EXPIRY_DAYS:,} (the server's default is 10 days).",
+        )
+        self.never_expires = w.Checkbox(value=False, description="never", indent=False)
+        self.never_expires.observe(self._on_never, "value")
+        self.welcome = self.field(
+            "welcome_message_custom_text",
+            w.Textarea(
+                placeholder="Leave empty for the organization's usual welcome.",
+                layout=w.Layout(width="640px", height="90px"),
+            ),
+            label="Welcome message",
+            hint=self._welcome_count(""),
+        )
+        self.welcome.input.observe(self._on_welcome, "value")
+        self.welcome_note = w.HTML(value="")
+        if not session.is_admin:
+            # Only administrators may set it; the server ignores it from anyone else.
+            self.welcome.box.layout.display = "none"
+            self.welcome_note.value = (
+                '<span class="chatops-muted">Only organization administrators can write a '
+                "custom welcome message; new users get the organization's usual welcome.</span>"
+            )
+        self.include_defaults = self.field(
+            "include_realm_default_subscriptions",
+            w.Checkbox(value=True, description="also join the default channels", indent=False),
+            label="Default channels",
+        )
+
+        self.send_button = w.Button(
+            description="Send invitations", icon="paper-plane", button_style="primary"
+        )
+        self.retry_button = w.Button(description="Retry failed", icon="redo")
+        self.link_button = w.Button(description="Create invitation link", icon="link")
+        self.link = self.field(
+            "link",
+            w.Text(
+                value="",
+                placeholder="The link appears here; select it and copy.",
+                layout=w.Layout(width="640px"),
+            ),
+            label="Invitation link",
+            hint="Anyone with the link can join with the choices above until it expires.",
+        )
+        self.send_note = w.HTML(value="")
+        self.link_note = w.HTML(value="")
+        # Buttons the account may not use stay disabled for good: they are not in
+        # ``self.actions``, which the base re-enables after each long operation.
+        if self.may_send:
+            self.actions += [self.send_button, self.retry_button]
+        else:
+            self.send_button.disabled = self.retry_button.disabled = True
+            if not is_guest:  # for guests the read-only notice says why
+                self.send_note.value = self._note(self._missing("can_invite_users_group", "email"))
+        if self.may_create_links:
+            self.actions.append(self.link_button)
+        else:
+            self.link_button.disabled = True
+            if not is_guest:
+                self.link_note.value = self._note(
+                    self._missing("create_multiuse_invite_group", "link")
+                )
+        self._option_inputs: list[w.DOMWidget] = [
+            self.addresses.input,
+            self.upload.input,
+            self.role.input,
+            self.channels.input,
+            self.groups.input,
+            self.expires_in_days.input,
+            self.never_expires,
+            self.welcome.input,
+            self.include_defaults.input,
+        ]
+
+        self.preview_table = self.table(
+            "Preview: every row and whether it will be sent",
+            self.load_preview,
+            slug="preview",
+            empty="Paste or upload addresses, then click Preview.",
+            problem=lambda row: row["classification"] != VALID,
+        )
+        self.results_table = self.table(
+            "Results: what happened to each address",
+            self.load_results,
+            slug="results",
+            empty="Nothing sent yet.",
+            problem=lambda row: row["result"] != INVITED,
+        )
+        self.invitations_table = self.table(
+            "Active invitations, newest first"
+            + ("" if session.is_admin else " (yours; administrators see everyone's)"),
+            self.load_invitations,
+            slug="active",
+            empty="No active invitations.",
+        )
+
+        self.upload.input.observe(self._on_upload, "value")
+        self.outcome_of(self.preview_button, self.preview_table)
+        self.outcome_of(self.send_button, self.results_table)
+        self.outcome_of(self.retry_button, self.results_table)
+        self.on_click(self.preview_button, self.classify)
+        self.on_click(self.send_button, lambda: self.run_long(self.send))
+        self.on_click(self.retry_button, lambda: self.run_long(self.retry_failed))
+        self.on_click(self.link_button, self.create_link)
+
+        for part, name in [
+            (self.addresses.input, "addresses"),
+            (self.upload.input, "upload"),
+            (self.preview_button, "preview"),
+            (self.role.input, "role"),
+            (self.channels.input, "channels"),
+            (self.groups.input, "groups"),
+            (self.expires_in_days.input, "expiry-days"),
+            (self.never_expires, "never-expires"),
+            (self.welcome.input, "welcome"),
+            (self.welcome_note, "welcome-note"),
+            (self.include_defaults.input, "include-defaults"),
+            (self.send_button, "send"),
+            (self.retry_button, "retry"),
+            (self.link_button, "create-link"),
+            (self.link.input, "link"),
+            (self.preview_table.widget, "preview-table"),
+            (self.results_table.widget, "results-table"),
+            (self.invitations_table.widget, "invitations-table"),
+        ]:
+            part.add_class(f"chatops-invitations-{name}")
+
+        def section(text: str) -> w.HTML:
+            return w.HTML(value=f'<div class="chatops-section">{escape(text)}</div>')
+
+        return self.columns(
+            [
+                section("Who to invite"),
+                self.addresses.box,
+                self.upload.box,
+                self.preview_button,
+                self.invitations_table.widget,
+            ],
+            [
+                section("What they get"),
+                self.role.box,
+                self.channels.box,
+                self.groups.box,
+                w.HBox([self.expires_in_days.box, self.never_expires]),
+                self.welcome.box,
+                self.welcome_note,
+                self.include_defaults.box,
+                section("Email invitations"),
+                w.HBox([self.send_button, self.retry_button]),
+                self.send_note,
+                section("Or a reusable invitation link"),
+                self.link_button,
+                self.link_note,
+                self.link.box,
+            ],
+        )
+
+    @staticmethod
+    def _note(text: str) -> str:
+        return f'<span class="chatops-muted">{escape(text)}</span>'
+
+    def _role_options(self) -> list[tuple[str, int]]:
+        return [(ROLE_NAMES[r].capitalize(), r) for r in self.allowed_roles()]
+
+    def _default_role(self) -> int:
+        roles = self.allowed_roles()
+        return 400 if 400 in roles else roles[-1]
+
+    def load_options(self) -> None:
+        """Fetch the channels and groups the account may choose and fill the selectors."""
+        self.channel_names = self.allowed_channels()
+        self.group_names = self.allowed_groups()
+        for fld, names in ((self.channels, self.channel_names), (self.groups, self.group_names)):
+            chosen = [v for v in fld.input.value if v in names]
+            fld.input.options = [(label, sid) for sid, label in names.items()]
+            fld.input.value = tuple(chosen)
+        if self.channel_names:
+            self.channels.hint("Ctrl/⌘-click to pick several. Only channels you may add people to.")
+        else:
+            self.channels.hint(
+                "You may not subscribe others to channels (organization setting "
+                "can_add_subscribers_group); new users join the default channels only."
+            )
+        if self.group_names:
+            self.groups.hint("Ctrl/⌘-click to pick several. Only groups you may add people to.")
+        else:
+            self.groups.hint("There are no user groups you may add people to.")
+
+    def _form_options(self) -> InviteOptions:
+        """The choices in the form, as typed (not yet checked)."""
+        never = bool(self.never_expires.value)
+        text = str(self.welcome.value) if self.session.is_admin else ""
+        return InviteOptions(
+            invite_as=int(self.role.value),
+            stream_ids=tuple(int(v) for v in self.channels.value),
+            group_ids=tuple(int(v) for v in self.groups.value),
+            expires_in_days=None if never else int(self.expires_in_days.value),
+            welcome_message_custom_text=text or None,
+            include_realm_default_subscriptions=bool(self.include_defaults.value),
+        )
+
+    def options(self) -> InviteOptions:
+        """The choices in the form, checked against the server's rules and limits."""
+        return self.check_options(self._form_options())
+
+    @staticmethod
+    def _welcome_count(text: str) -> str:
+        return f"{len(text):,} of {MAX_WELCOME_TEXT:,} characters (Markdown)."
+
+    def _on_welcome(self, change: Mapping[str, Any]) -> None:
+        text = str(change["new"])
+        self.welcome.hint(self._welcome_count(text))
+        if len(text) > MAX_WELCOME_TEXT:
+            self.welcome.error(
+                f"{_plural(len(text) - MAX_WELCOME_TEXT, 'character')} too many; the server allows "
+                f"{MAX_WELCOME_TEXT:,}."
+            )
+        else:
+            self.welcome.clear()
+
+    def _on_never(self, change: Mapping[str, Any]) -> None:
+        self.expires_in_days.input.disabled = bool(change["new"]) or self.read_only
+
+    # -- lists ---------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Fetch the choosable channels and groups and the active invitations again."""
+        if self._refreshed:
+            self.session.refresh()  # groups and settings may have changed since
+        self._refreshed = True
+        self.load_options()
+        self.invitations_table.refresh()
+
+    def load_preview(self) -> pd.DataFrame:
+        """The preview table: classify the addresses in the form again."""
+        self.classify()
+        return self.preview_table.frame
+
+    def load_results(self) -> pd.DataFrame:
+        """The results table of the last Send (or Retry)."""
+        return self.results_frame()
+
+    # -- upload --------------------------------------------------------------------------------
+    def _on_upload(self, change: Mapping[str, Any]) -> None:
+        if change["new"]:
+            self.clear_errors()
+            self.guard(self.load_upload)
+
+    def load_upload(self) -> list[str]:
+        """Put the addresses of the uploaded file into the address box; returns them."""
+        files = tuple(self.upload.value)
+        if not files:
+            raise FieldError("upload", "Choose a CSV or TXT file first.")
+        upload = files[0]
+        name = str(upload.get("name") or "the file")
+        try:
+            found, where = addresses_from_file(bytes(upload["content"]), name)
+        except ValueError as exc:
+            raise FieldError("upload", str(exc)) from None
+        self.addresses.value = "\n".join(found)
+        self.candidates = []
+        self.preview_table.show(frame([], PREVIEW_COLUMNS))
+        self.status.ok(
+            f"Read {_plural(len(found), 'address', 'addresses')} from {name} ({where}). "
+            "Click Preview to check them."
+        )
+        return found
+
+    # -- the model's actions, with the form's values by default --------------------------------
+    def classify(self, text: str | None = None) -> list[Candidate]:
+        """Classify every row of ``text`` (default: the address box) and show the preview."""
+        return InvitationsModel.classify(self, str(self.addresses.value) if text is None else text)
+
+    def send(self, text: str | None = None, options: InviteOptions | None = None) -> list[Outcome]:
+        """Invite the valid rows of ``text`` (default: the address box) with ``options``
+        (default: the form's), batched; one outcome per row."""
+        return InvitationsModel.send(
+            self,
+            str(self.addresses.value) if text is None else text,
+            options if options is not None else self._form_options(),
+        )
+
+    def create_link(self, options: InviteOptions | None = None) -> str:
+        """Create a reusable invitation link with the form's choices and show it."""
+        url = InvitationsModel.create_link(
+            self, options if options is not None else self._form_options()
+        )
+        self.link.value = url
+        return url
+
+    def _shown_preview(self) -> None:
+        self.preview_table.show(self.preview_frame())
+
+    def _shown_results(self) -> None:
+        self.results_table.refresh()
+
+    def _shown_invitations(self) -> None:
+        self.invitations_table.refresh()

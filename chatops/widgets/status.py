@@ -1,0 +1,418 @@
+"""The Status panel: set or clear the status of many users at once (spec 4.7). The logic is
+:class:`~chatops.widgets.status_model.StatusModel`; this module lays it out and binds it.
+
+The admin chooses users four ways that add up to one list: by user group (members of its
+subgroups included), by role, from an uploaded CSV file of emails or user IDs, or by name. Bots
+and deactivated users never get a status here; the panel says which ones it left out. The new
+status is a text of at most 60 characters (counted as the admin types) and an emoji from the
+organization's custom emoji or the Unicode emoji, checked before anything is sent. A preview
+shows each user's current and new status; Apply and Clear then send one request per user (the
+API has no bulk call), with a progress bar that can be cancelled between users and a result per
+user.
+
+Emoji names follow the server's three namespaces in its order: the organization's custom emoji
+first, then the service's extra emoji (``zulip``), then Unicode emoji by name. A Unicode emoji's
+code is the dash-separated lowercase hex of its codepoints without the variation selector
+U+FE0F, as the server expects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+import pandas as pd
+
+from chatops import Client
+
+from ._base import ROLE_NAMES, Confirm, FieldError, Panel, Session, escape, frame
+from ._model import plural as _plural
+from .status_model import (
+    CSV_HINT,
+    CSV_PROBLEM_COLUMNS,
+    EXTRA,
+    EXTRA_EMOJI,
+    MAX_STATUS_TEXT,
+    PREVIEW_COLUMNS,
+    REALM,
+    UNICODE,
+    NewStatus,
+    StatusModel,
+    _normalise_emoji,
+    unicode_emoji,
+)
+
+__all__ = ["MAX_STATUS_TEXT", "NewStatus", "StatusModel", "StatusPanel", "unicode_emoji"]
+
+
+class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress: widgets
+    """Set or clear the status of many users: choose users, type the status, preview, apply.
+
+    Example::
+
+        panel = StatusPanel(chatops.Client.from_zuliprc("~/.zuliprc"))
+        panel                                   # in JupyterLab: the panel
+        panel.roles.value = (600,)              # all guests ...
+        panel.status_text.value = "Onboarding week"
+        panel.emoji.value = "wave"
+        panel.preview()                         # each guest's current and new status
+        panel.apply()                           # one request per guest, with progress
+    """
+
+    title = "Status"
+    slug = "status"
+
+    def __init__(
+        self,
+        client: Client | Session,
+        *,
+        background: bool | None = None,
+        export_dir: str | Path = "exports",
+    ) -> None:
+        Panel.__init__(self, client, background=background, export_dir=export_dir)
+        self._setup()
+
+    def _choices(self) -> tuple[int | None, tuple[int, ...], tuple[int, ...]]:
+        return self.group.value, tuple(self.roles.value), tuple(self.users.value)
+
+    def _typed(self) -> tuple[str, str]:
+        return str(self.status_text.value), str(self.emoji.value)
+
+    def _shown_left_out(self, count: int) -> None:
+        self._show_left_out(count)
+
+    def _shown_csv(self) -> None:
+        self.csv_table.show(self._csv_problems)
+        self.csv_field.hint(self.csv_summary or CSV_HINT)
+        if not self.csv_name:
+            self.csv_field.clear()
+
+    def _shown_preview(self, shown: pd.DataFrame) -> None:
+        self.preview_table.show(shown)
+
+    def _shown_results(self) -> None:
+        self.results_table.show(self._results)
+
+    def read_csv(self, data: bytes, name: str = "the file") -> list[int]:
+        """Choose the users an uploaded CSV file names (emails or user IDs); returns their IDs."""
+        found = StatusModel.read_csv(self, data, name)
+        self._inputs_changed()
+        self.show_targets()
+        return found
+
+    def _update(self, ids: list[int], new: NewStatus) -> pd.DataFrame:
+        results = StatusModel._update(self, ids, new)
+        self.guard(self.show_targets)
+        return results
+
+    # -- building ---------------------------------------------------------------------------------
+    def build(self) -> w.Widget:
+
+        # choosing users
+        self.group = w.Dropdown(options=[("(no group)", None)], value=None)
+        self.group.add_class("chatops-status-group")
+        self.roles = w.SelectMultiple(
+            options=[(name, role) for role, name in ROLE_NAMES.items()], rows=5
+        )
+        self.roles.add_class("chatops-status-roles")
+        self.upload = w.FileUpload(accept=".csv,.txt", multiple=False, description="CSV file")
+        self.upload.add_class("chatops-status-csv")
+        self.forget_csv_button = w.Button(description="Forget file", icon="times")
+        self.forget_csv_button.add_class("chatops-status-csv-forget")
+        self.users = w.SelectMultiple(options=[], rows=8, layout=w.Layout(width="420px"))
+        self.users.add_class("chatops-status-users")
+        self.reset_choices_button = w.Button(description="Choose nobody", icon="eraser")
+        self.reset_choices_button.add_class("chatops-status-reset-choices")
+        group_field = self.field(
+            "group", self.group, label="By user group", hint="Members of its subgroups too."
+        )
+        roles_field = self.field(
+            "roles", self.roles, label="By role", hint="Ctrl/Cmd-click to choose several."
+        )
+        self.csv_field = self.field("csv", self.upload, label="From a CSV file", hint=CSV_HINT)
+        users_field = self.field(
+            "users", self.users, label="By name", hint="Ctrl/Cmd-click to choose several."
+        )
+        self.left_out_note = w.HTML(value="")
+        self.left_out_note.add_class("chatops-status-left-out")
+        self.targets_table = self.table(
+            "Chosen users",
+            self._load_targets,
+            slug="users",
+            empty="No users chosen yet: choose a group, roles, a CSV file or names above.",
+        )
+        self.targets_table.widget.add_class("chatops-status-targets")
+        self.csv_table = self.table(
+            "CSV rows not used",
+            lambda: self._csv_problems,
+            slug="csv-problems",
+            empty="No CSV file rows left unused.",
+        )
+        self.csv_table.widget.add_class("chatops-status-csv-problems")
+
+        # the new status
+        self.status_text = w.Text(placeholder="e.g. On vacation", layout=w.Layout(width="420px"))
+        self.status_text.add_class("chatops-status-text")
+        self.text_count = w.HTML(value="")
+        self.text_count.add_class("chatops-status-count")
+        text_field = self.field(
+            "status_text",
+            self.status_text,
+            label="Status text",
+            hint=f"At most {MAX_STATUS_TEXT} characters; spaces at either end do not count.",
+        )
+        self.emoji = w.Combobox(
+            options=[],
+            placeholder="e.g. palm_tree, or empty for no emoji",
+            ensure_option=False,
+            layout=w.Layout(width="420px"),
+        )
+        self.emoji.add_class("chatops-status-emoji")
+        self.emoji_field = self.field(
+            "emoji", self.emoji, label="Emoji", hint="Custom or Unicode emoji name; empty: none."
+        )
+        self.preview_button = w.Button(description="Preview", icon="eye")
+        self.preview_button.add_class("chatops-status-preview")
+        self.apply_button = self.action_button("Apply status", icon="check", style="primary")
+        self.apply_button.add_class("chatops-status-apply")
+        self.clear_button = self.action_button("Clear status", icon="eraser", style="danger")
+        self.clear_button.add_class("chatops-status-clear")
+        self.confirm = Confirm()
+        self.confirm.widget.add_class("chatops-status-confirm")
+        self.actions.append(self.confirm.yes)
+        self.preview_table = self.table(
+            "Preview: current and new status",
+            self._load_preview,
+            slug="preview",
+            empty="Click Preview (or Apply) to see each user's current and new status.",
+        )
+        self.preview_table.widget.add_class("chatops-status-preview-table")
+        self.results_table = self.table(
+            "Results",
+            lambda: self._results,
+            slug="results",
+            empty="Nothing applied yet.",
+            problem=lambda row: row["result"] not in ("set", "cleared", "unchanged"),
+        )
+        self.results_table.widget.add_class("chatops-status-results")
+        self._preview_clear = False
+        #: what the line under the emoji says: the emoji picked, or why the name is unknown
+        self.emoji_hint = ""
+
+        # wiring: callbacks only read widgets and call public methods under guard
+        for chooser in (self.group, self.roles, self.users):
+            chooser.observe(self._on_choice, "value")
+        self.upload.observe(self._on_upload, "value")
+        self.forget_csv_button.on_click(lambda _b: self.guard(self.forget_csv))
+        self.reset_choices_button.on_click(lambda _b: self.guard(self.choose_nobody))
+        self.status_text.observe(self._on_status_input, "value")
+        self.emoji.observe(self._on_status_input, "value")
+        self.on_click(self.preview_button, self.preview)
+        self.on_click(self.apply_button, self._ask_apply)
+        self.on_click(self.clear_button, self._ask_clear)
+        self._show_count()
+        self.outcome_of(self.preview_button, self.preview_table)
+        self.outcome_of(
+            self.apply_button, self.confirm.widget, self.preview_table, self.results_table
+        )
+        self.outcome_of(
+            self.clear_button, self.confirm.widget, self.preview_table, self.results_table
+        )
+
+        body = self.columns(
+            [
+                w.HTML(value='<div class="chatops-section">1. Choose users</div>'),
+                group_field.box,
+                roles_field.box,
+                w.HBox([self.csv_field.box, self.forget_csv_button]),
+                users_field.box,
+                w.HBox([self.reset_choices_button, self.left_out_note]),
+                self.targets_table.widget,
+                self.csv_table.widget,
+            ],
+            [
+                w.HTML(value='<div class="chatops-section">2. New status</div>'),
+                w.HBox([text_field.box, self.text_count]),
+                self.emoji_field.box,
+                w.HBox([self.preview_button, self.apply_button, self.clear_button]),
+            ],
+        )
+        body.add_class("chatops-status")
+        return body
+
+    def missing_permission(self) -> str | None:
+        return StatusModel.missing_permission(self)
+
+    # -- refreshing -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Fetch users, user groups and custom emoji again, and the chosen users' statuses."""
+        self.fetch()
+        self._quiet = True
+        try:
+            self._fill_choices()
+        finally:
+            self._quiet = False
+        self.targets_table.refresh()
+        self._show_emoji_hint()
+
+    def _fill_choices(self) -> None:
+        group, roles, picked = self.group.value, self.roles.value, self.users.value
+        people = self._people()
+        groups = [g for g in self.session.groups if not g.deactivated]
+        groups.sort(key=lambda g: (g.is_system_group, g.name.casefold()))
+        options: list[tuple[str, int | None]] = [("(no group)", None)]
+        for g in groups:
+            reached = len(self.session.group_members(g.id) & people)
+            system = ", system group" if g.is_system_group else ""
+            options.append((f"{g.name} ({_plural(reached, 'user')}{system})", g.id))
+        self.group.options = options
+        self.group.value = group if group in {gid for _, gid in options} else None
+        humans = sorted(
+            (self._users[uid] for uid in people),
+            key=lambda u: (u.full_name.casefold(), self._email(u)),
+        )
+        self.users.options = [(f"{u.full_name} <{self._email(u)}>", u.user_id) for u in humans]
+        self.users.value = tuple(uid for uid in picked if uid in people)
+        self.roles.value = roles
+        names = sorted(self._custom) + [n for n in EXTRA_EMOJI if n not in self._custom]
+        self.emoji.options = names + sorted(n for n in unicode_emoji() if n not in self._custom)
+
+    def _show_left_out(self, count: int) -> None:
+        bots = [u.full_name for u, why in self.left_out if why == "bot"]
+        gone = [u.full_name for u, why in self.left_out if why == "deactivated"]
+        parts = [f"<b>{_plural(count, 'user')} chosen.</b>"]
+        if bots:
+            parts.append(f"Left out {_plural(len(bots), 'bot')}: {escape(', '.join(bots))}.")
+        if gone:
+            names = escape(", ".join(gone))
+            parts.append(f"Left out {_plural(len(gone), 'deactivated user')}: {names}.")
+        parts.append(
+            '<span class="chatops-muted">Bots and deactivated users never get a status here.</span>'
+        )
+        self.left_out_note.value = "&nbsp;" + " ".join(parts)
+
+    def _load_targets(self) -> pd.DataFrame:
+        # Refresh fetches the statuses again: someone may have changed theirs meanwhile.
+        self._statuses.clear()
+        return self.targets_frame()
+
+    def show_targets(self) -> None:
+        """Show the chosen users (statuses already fetched are not fetched again)."""
+        self.targets_table.show(self.targets_frame())
+
+    def choose_nobody(self) -> None:
+        """Reset the four choices."""
+        self._quiet = True
+        try:
+            self.group.value = None
+            self.roles.value = ()
+            self.users.value = ()
+            self._forget_csv()
+            self._shown_csv()
+        finally:
+            self._quiet = False
+        self._inputs_changed()
+        self.show_targets()
+
+    def forget_csv(self) -> None:
+        """Stop choosing the users of the uploaded CSV file."""
+        self._forget_csv()
+        self._shown_csv()
+        self._inputs_changed()
+        self.show_targets()
+
+    def _forget_csv(self) -> None:
+        self.csv_user_ids = []
+        self.csv_name = ""
+        self._csv_problems = frame([], CSV_PROBLEM_COLUMNS)
+        self.csv_table.show(self._csv_problems)
+        self.csv_summary = ""
+        self.csv_field.hint(CSV_HINT)
+        self.csv_field.clear()
+
+    @property
+    def text_count_text(self) -> str:
+        """The live count shown beside the status text, e.g. ``23 / 60``."""
+        return f"{self.text_length(self.status_text.value)} / {MAX_STATUS_TEXT}"
+
+    @property
+    def text_over_limit(self) -> bool:
+        return self.text_length(self.status_text.value) > MAX_STATUS_TEXT
+
+    def _show_count(self) -> None:
+        over = self.text_over_limit
+        css = "chatops-field-error" if over else "chatops-field-hint"
+        extra = " characters: too long" if over else " characters"
+        self.text_count.value = f'&nbsp;<span class="{css}">{self.text_count_text}{extra}</span>'
+
+    def _show_emoji_hint(self) -> None:
+        value = self.emoji.value
+        if not _normalise_emoji(value):
+            self.emoji_hint = "No emoji."
+        else:
+            try:
+                picked = self.resolve_emoji(value)
+            except FieldError as exc:
+                self.emoji_hint = exc.message
+            else:
+                kinds = {REALM: "custom emoji", EXTRA: "extra emoji", UNICODE: "Unicode emoji"}
+                self.emoji_hint = f"{picked.describe()} {kinds[picked.reaction_type]}"
+        self.emoji_field.hint(self.emoji_hint)
+
+    def _load_preview(self) -> pd.DataFrame:
+        for uid in self.target_ids():
+            self._statuses.pop(uid, None)
+        return self.preview(clear=self._preview_clear)
+
+    # -- callbacks --------------------------------------------------------------------------------
+    def _on_choice(self, _change: dict[str, Any]) -> None:
+        if self._quiet:
+            return
+        self._inputs_changed()
+        self.guard(self.show_targets)
+
+    def _on_upload(self, change: dict[str, Any]) -> None:
+        files = change["new"]
+        if not files:
+            return
+        upload = files[0]
+        content = bytes(upload["content"])
+        name = str(upload.get("name") or "the file")
+        self.csv_field.clear()
+        self.guard(lambda: self.read_csv(content, name))
+        # Emptied so that choosing the same file again (after editing it) reads it again.
+        self.upload.value = ()
+
+    def _on_status_input(self, _change: dict[str, Any]) -> None:
+        self._show_count()
+        self._show_emoji_hint()
+        self._inputs_changed()
+
+    def _inputs_changed(self) -> None:
+        # A pending question was about other users or another status: ask again.
+        if self.confirm.pending:
+            self.confirm.no.click()
+        if not self.preview_table.frame.empty:
+            self.preview_table.show(frame([], PREVIEW_COLUMNS))
+
+    def _ask_apply(self) -> None:
+        new = self.new_status()
+        shown = self.preview()
+        ids = self.target_ids()
+        replaced = int((shown["change"] == "replaced").sum())
+        note = f" ({replaced} of them have another status now)" if replaced else ""
+        self.confirm.ask(
+            f"Set the status “{new.describe()}” for {_plural(len(ids), 'user')}{note}?",
+            lambda: self.run_long(lambda: self._update(ids, new)),
+            yes="Apply status",
+        )
+
+    def _ask_clear(self) -> None:
+        self.preview(clear=True)
+        ids = self.target_ids()
+        self.confirm.ask(
+            f"Remove the status of {_plural(len(ids), 'user')}?",
+            lambda: self.run_long(lambda: self._update(ids, NewStatus())),
+            yes="Clear status",
+        )

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Screenshots of every panel of the admin console, in JupyterLab's Light and Dark themes at
+# 1400x900, written into this folder. They are taken by the browser acceptance tests (which also
+# check contrast and where each outcome appears), so a run that fails says why.
+set -eu
+cd "$(dirname "$0")/../.."
+CHATOPS_SCREENSHOTS=docs/screenshots exec .venv/bin/pytest -q -p no:cacheprovider \
+    tests/browser/test_console_look.py "$@"
