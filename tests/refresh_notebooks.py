@@ -70,7 +70,8 @@ def normalise(nb: Any) -> None:
         for output in cell.outputs:
             output.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("papermill", None)
-    nb.metadata.get("widgets", {}).clear()
+    # widget state is not an output; an empty "widgets" entry makes nbconvert fail
+    nb.metadata.pop("widgets", None)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -207,3 +207,12 @@ ANALYTICS_VIEWS = (
     "client_and_dm_mix",
     "interaction_graph",
 )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE, ids=lambda p: p.stem)
+def test_a_committed_notebook_renders_to_html(path: Path) -> None:
+    """An analyst's ``jupyter nbconvert --to html`` works on the notebook as committed."""
+    from nbconvert import HTMLExporter
+
+    html, _ = HTMLExporter().from_notebook_node(nbformat.read(path, as_version=4))
+    assert "<html" in html and len(html) > 10_000
