@@ -89,6 +89,19 @@ def kinds(failure: Failure, body: Any = None) -> list[str]:
     return [f"{name}: {failure.title}"]
 
 
+def _is_envelope(response: Any) -> bool:
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return (
+        isinstance(body, dict)
+        and body.get("result") == "error"
+        and isinstance(body.get("msg"), str)
+        and isinstance(body.get("code"), str)
+    )
+
+
 @dataclass
 class Tally:
     """What a run saw: cases, answers by status, tolerated kinds and violations."""
@@ -109,6 +122,11 @@ class Tally:
         self.cases += 1
         self.operations.add(label)
         self.statuses[response.status_code] += 1
+        if response.status_code >= 400 and not _is_envelope(response):
+            # every refusal is the error envelope, also where the schema documents no error
+            key = (label, "error_envelope", "not the error envelope")
+            self.violations[key] += 1
+            self.examples.setdefault(key, f"{response.status_code} {response.text[:240]!r}")
         try:
             case.validate_response(response, checks=CHECKS)
         except FailureGroup as group:

@@ -12,9 +12,11 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 from tests.sandbox.conformance import Tally
 from tests.sandbox.conformance_allowed import ALLOWED
 
+ENVELOPE = '{"result": "error", "msg": "No", "code": "BAD_REQUEST"}'
+
 
 class _Response:
-    def __init__(self, status: int, body: str = '{"result": "error"}') -> None:
+    def __init__(self, status: int, body: str = ENVELOPE) -> None:
         self.status_code = status
         self.text = body
 
@@ -75,3 +77,11 @@ def test_a_clean_answer_counts_without_findings() -> None:
     tally = Tally()
     tally.record(_Case(), _Response(200, '{"result": "success"}'), "GET /messages")
     assert (tally.cases, tally.server_errors, dict(tally.violations)) == (1, 0, {})
+
+
+def test_a_refusal_that_is_not_the_error_envelope_is_a_violation() -> None:
+    tally = Tally()
+    tally.record(_Case(), _Response(400, '{"result": "error"}'), "GET /messages")
+    tally.record(_Case(), _Response(404, "<html>Not Found</html>"), "GET /messages")
+    tally.record(_Case(), _Response(400), "GET /messages")
+    assert tally.violations == {("GET /messages", "error_envelope", "not the error envelope"): 2}
