@@ -260,7 +260,7 @@ def plot_interaction_graph(result: InteractionGraph, ax: Axes | None = None) -> 
         note = (
             f"node size: replies; lines: {shown:,} of {g.number_of_edges():,} links\n"
             f"(each person's {LINKS_PER_NODE} strongest)"
-            + (f"; names: the {len(labels)} most active" if labels else "")
+            + (f"; names: the most active (up to {len(labels)})" if labels else "")
         )
         _legend(rep, nodes["community"], "people", note)
     else:
