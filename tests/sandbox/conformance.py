@@ -94,12 +94,12 @@ def _is_envelope(response: Any) -> bool:
         body = response.json()
     except ValueError:
         return False
-    return (
-        isinstance(body, dict)
-        and body.get("result") == "error"
-        and isinstance(body.get("msg"), str)
-        and isinstance(body.get("code"), str)
-    )
+    if not (isinstance(body, dict) and body.get("result") == "error"):
+        return False
+    if response.status_code == 405:  # the real server's 405 names the methods and has no code
+        methods = body.get("allowed_methods")
+        return isinstance(methods, list) and bool(methods)
+    return isinstance(body.get("msg"), str) and isinstance(body.get("code"), str)
 
 
 @dataclass

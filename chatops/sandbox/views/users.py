@@ -192,6 +192,26 @@ def update_user(
     return {}
 
 
+@endpoint({"role": P(integer), "full_name": P(text), "profile_data": P(json_value)})
+def update_user_by_email(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``PATCH /users/{email}`` (feature level 313): the user found as ``GET /users/{email}``."""
+    me = _me(user)
+    target = users.user_by_api_email(state.store, me, str(request.path_params["email"]))
+    if target is None:
+        raise ApiError("No such user")
+    user_admin.update_user(
+        state.store,
+        me,
+        int(target["id"]),
+        role=p.optional("role"),
+        full_name=p.optional("full_name"),
+        profile_data=p.optional("profile_data"),
+    )
+    return {}
+
+
 @endpoint({"data": P(json_value, required=True)})
 def update_profile_data(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -282,6 +302,7 @@ ROUTES: list[Route] = [
     Route(f"{API}/users", list_users, methods=["GET"]),
     Route(f"{API}/users/{{user_id:int}}", get_user, methods=["GET"]),
     Route(f"{API}/users/{{email}}", get_user_by_email, methods=["GET"]),
+    Route(f"{API}/users/{{email}}", update_user_by_email, methods=["PATCH"]),
     Route(f"{API}/users/me/status", update_own_status, methods=["POST"]),
     Route(f"{API}/users/me/profile_data", update_profile_data, methods=["PATCH"]),
     Route(f"{API}/users/me/profile_data", remove_profile_data, methods=["DELETE"]),

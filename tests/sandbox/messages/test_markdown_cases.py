@@ -22,6 +22,7 @@ from __future__ import annotations
 import pytest
 
 import chatops
+from chatops.sandbox import Sandbox
 
 CASES = [
     (
@@ -323,4 +324,20 @@ def test_a_sent_message_is_rendered_the_same(member: chatops.Client) -> None:
     page = member.messages.get(anchor=sent.id, num_before=0, num_after=0)
     assert page.messages[0].content == (
         '<p>a <a href="https://example.com/x">https://example.com/x</a> b<br>\nnext</p>'
+    )
+
+
+def test_mentions_as_the_real_server(member: chatops.Client, sandbox: Sandbox) -> None:
+    """``@**Name**``, ``@_**Name**`` (silent) and wildcards, in the real server's spans."""
+    uid = sandbox.accounts["admin"].user_id
+    name = sandbox.store.scalar("SELECT full_name FROM users WHERE id = ?", [uid])
+    assert member.messages.render(f"hi @**{name}**") == (
+        f'<p>hi <span class="user-mention" data-user-id="{uid}">@{name}</span></p>'
+    )
+    assert member.messages.render(f"@_**{name}|{uid}**") == (
+        f'<p><span class="user-mention silent" data-user-id="{uid}">{name}</span></p>'
+    )
+    assert member.messages.render("@**all** look") == (
+        '<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span>'
+        " look</p>"
     )

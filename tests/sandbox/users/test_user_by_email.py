@@ -74,3 +74,31 @@ def test_the_async_twin(sandbox: Sandbox) -> None:
 def test_the_client_refuses_what_is_not_an_address(member: chatops.Client) -> None:
     with pytest.raises(ValueError, match="email address"):
         member.users.get_by_email("  ")
+
+
+def test_an_administrator_updates_a_user_by_email(sandbox: Sandbox) -> None:
+    """``PATCH /users/{email}`` (feature level 313) changes the user ``GET /users/{email}`` finds."""
+    owner = sandbox.accounts["owner"]
+    target = sandbox.accounts["guest"]
+    before = sandbox.store.scalar("SELECT full_name FROM users WHERE id = ?", [target.user_id])
+    try:
+        r = httpx.patch(
+            f"{sandbox.site}/api/v1/users/{target.email}",
+            data={"full_name": "Renamed By Email"},
+            auth=(owner.email, owner.api_key),
+        )
+        assert r.status_code == 200, r.text
+        assert (
+            sandbox.store.scalar("SELECT full_name FROM users WHERE id = ?", [target.user_id])
+            == "Renamed By Email"
+        )
+        r = httpx.patch(
+            f"{sandbox.site}/api/v1/users/nobody@example.com",
+            data={"full_name": "X"},
+            auth=(owner.email, owner.api_key),
+        )
+        assert (r.status_code, r.json()["msg"]) == (400, "No such user")
+    finally:
+        sandbox.store.execute(
+            "UPDATE users SET full_name = ? WHERE id = ?", [before, target.user_id]
+        )
