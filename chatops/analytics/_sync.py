@@ -589,9 +589,11 @@ class _Syncer:
         users = await c.users.list()
         mine = {s.stream_id for s in await c.channels.subscriptions()}
         try:  # archived channels too: their messages stay readable
-            channels = await c.channels.list(include_all=True, exclude_archived=False)
+            channels = await c.channels.list(
+                include_all=True, exclude_archived=False, include_default=True
+            )
         except ApiError:
-            channels = await c.channels.list(exclude_archived=False)
+            channels = await c.channels.list(exclude_archived=False, include_default=True)
         readable: dict[str, dict[str, Any]] = {}
         hidden: list[dict[str, Any]] = []
         for ch in channels:
