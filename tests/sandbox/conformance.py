@@ -27,8 +27,17 @@ from schemathesis.core.failures import Failure, FailureGroup
 
 from tests.sandbox.conformance_allowed import ALLOWED
 
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "reference" / "zulip-openapi-10.2.yaml"
-SPEC = Path(os.environ.get("CHATOPS_OPENAPI", SPEC))
+_NAME = Path("shared") / "reference" / "zulip-openapi-10.2.yaml"
+#: the real server's OpenAPI file: CHATOPS_OPENAPI, else shared/ beside the checkout (as in CI)
+SPEC = Path(
+    os.environ.get("CHATOPS_OPENAPI")
+    or next((p / _NAME for p in Path(__file__).resolve().parents if (p / _NAME).is_file()), _NAME)
+)
+#: skip where the file is missing, but never in CI, where it is always beside the clone
+SKIP_WITHOUT_SPEC = {
+    "condition": not SPEC.is_file() and not os.environ.get("CI"),
+    "reason": f"no OpenAPI schema at {SPEC} (set CHATOPS_OPENAPI)",
+}
 
 #: every response check schemathesis has for an answer on its own
 CHECKS = [

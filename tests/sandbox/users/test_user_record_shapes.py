@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,15 +17,11 @@ from referencing.jsonschema import DRAFT4
 
 import chatops
 from chatops.sandbox import Sandbox
+from tests.sandbox.conformance import SKIP_WITHOUT_SPEC, SPEC
 
-_NAME = Path("shared") / "reference" / "zulip-openapi-10.2.yaml"
-SPEC = Path(
-    os.environ.get("CHATOPS_OPENAPI")
-    or next((p / _NAME for p in Path(__file__).resolve().parents if (p / _NAME).is_file()), _NAME)
-)
 BASE = "urn:zulip-openapi"
 
-pytestmark = pytest.mark.skipif(not SPEC.is_file(), reason=f"no OpenAPI schema at {SPEC}")
+pytestmark = pytest.mark.skipif(**SKIP_WITHOUT_SPEC)
 
 
 def _json_schema(node: Any) -> Any:
