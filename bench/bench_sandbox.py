@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_sandbox.py generate      # time to generate each demo size
     .venv/bin/python bench/bench_sandbox.py page          # 1,000-message GET /messages on 'large'
     .venv/bin/python bench/bench_sandbox.py rps           # GET /users/me vs a bare Starlette endpoint
+    .venv/bin/python bench/bench_sandbox.py parallel      # 4 concurrent 5,000-message pages vs 1
 
 Large organizations are generated once into bench/.data/<size>/ and reused.
 """
@@ -155,19 +156,37 @@ def _measure(
     auth: tuple[str, str] | None,
     seconds: float,
     concurrency: int,
+    cpu: list[float] | None = None,
 ) -> float:
+    """Requests per second; with ``cpu``, appends the server's CPU seconds per request.
+
+    CPU time per request barely moves when other work shares the core, where requests per
+    second follow the share the scheduler gives the server.
+    """
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(target=target, args=args, daemon=True)
     proc.start()
     try:
+        assert proc.pid is not None
         os.sched_setaffinity(proc.pid, {0})
         _wait(url if auth is None else url.replace("/users/me", "/server_settings"))
+        before = _cpu_seconds(proc.pid)
         if shutil.which("wrk"):
-            return _wrk(url, auth, seconds, concurrency)
-        return asyncio.run(_load(url, auth, seconds, concurrency))
+            rps = _wrk(url, auth, seconds, concurrency)
+        else:
+            rps = asyncio.run(_load(url, auth, seconds, concurrency))
+        if cpu is not None:
+            cpu.append((_cpu_seconds(proc.pid) - before) / (rps * seconds))
+        return rps
     finally:
         proc.terminate()
         proc.join()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_rps(seconds: float = 5.0, concurrency: int = 8) -> None:
@@ -187,20 +206,104 @@ def bench_rps(seconds: float = 5.0, concurrency: int = 8) -> None:
     proc.terminate()
     proc.join()
     results: dict[str, list[float]] = {"bare": [], "sandbox": []}
+    cpu: dict[str, list[float]] = {"bare": [], "sandbox": []}
     for _ in range(2):
         results["bare"].append(
-            _measure(_bare_app_server, (18772, body), bare_url, None, seconds, concurrency)
+            _measure(
+                _bare_app_server, (18772, body), bare_url, None, seconds, concurrency, cpu["bare"]
+            )
         )
         results["sandbox"].append(
-            _measure(_sandbox_server, (18771, tmp), sandbox_url, auth, seconds, concurrency)
+            _measure(
+                _sandbox_server,
+                (18771, tmp),
+                sandbox_url,
+                auth,
+                seconds,
+                concurrency,
+                cpu["sandbox"],
+            )
         )
     bare, sand = max(results["bare"]), max(results["sandbox"])
+    bare_cpu, sand_cpu = min(cpu["bare"]), min(cpu["sandbox"])
+    print(
+        f"CPU per request: sandbox {sand_cpu * 1e6:.0f} µs, bare Starlette {bare_cpu * 1e6:.0f} µs, "
+        f"ratio bare/sandbox {bare_cpu / sand_cpu:.2f} (best of 2; requests per CPU-second)"
+    )
     tool = "wrk" if shutil.which("wrk") else "httpx"
     print(
         f"GET /users/me: sandbox {sand:,.0f} req/s, bare Starlette {bare:,.0f} req/s, "
         f"ratio {sand / bare:.2f} (best of 2 runs of {seconds:.0f} s, {concurrency} connections, "
         f"{tool} on CPU 1, server on CPU 0)"
     )
+
+
+def _wrk_page(url: str, auth: tuple[str, str], seconds: float, connections: int) -> float:
+    """Pages per second from wrk with ``connections`` requests in flight (no CPU pinning)."""
+    import base64
+    import re
+    import subprocess
+
+    token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+    cmd = ["wrk", "-t1", f"-c{connections}", f"-d{seconds:.0f}s", "--timeout", "60s"]
+    cmd += ["-H", f"Authorization: Basic {token}", url]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        raise RuntimeError(f"{errors.group(1)} failed requests against {url}")
+    match = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    assert match, out
+    return float(match.group(1))
+
+
+def bench_parallel(
+    size: str = "medium", rounds: int = 3, seconds: float = 10.0, concurrency: int = 4
+) -> None:
+    """``GET /messages`` of 5,000: pages per second with 4 requests in flight against 1.
+
+    The sandbox runs in its own process (``chatops sandbox serve``) on every core; wrk (one
+    thread, C) sends the same page again and again, one at a time and then ``concurrency`` at a
+    time, alternately, ``rounds`` times; each ratio compares the two measurements of one round.
+    """
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk is needed: apt-get install -y wrk")
+    data = DATA / size
+    t0 = time.perf_counter()
+    store, accounts, created = open_data_dir(data, size=size, seed=1)
+    store.close()
+    if created:
+        print(f"(generated {size} in {time.perf_counter() - t0:.1f} s)")
+    acc = accounts["admin"]
+    auth = (acc.email, acc.api_key)
+    port = 18773
+    base = f"http://127.0.0.1:{port}/api/v1"
+    url = f"{base}/messages?anchor=newest&num_before=5000&num_after=0"
+    proc = multiprocessing.get_context("spawn").Process(
+        target=_sandbox_server, args=(port, str(data)), daemon=True
+    )
+    proc.start()
+    try:
+        _wait(f"{base}/server_settings")
+        page = httpx.get(url, auth=auth, timeout=60)
+        assert page.status_code == 200 and len(page.json()["messages"]) == 5000, page.text[:200]
+        print(f"page: 5,000 messages, {len(page.content) / 1e6:.1f} MB")
+        _wrk_page(url, auth, 8, concurrency)  # warm up the caches; the read workers start
+        ratios = []
+        for n in range(rounds):
+            one = _wrk_page(url, auth, seconds, 1)
+            many = _wrk_page(url, auth, seconds, concurrency)
+            ratios.append(many / one)
+            print(
+                f"round {n + 1}: one at a time {one:.2f} pages/s, {concurrency} at a time "
+                f"{many:.2f} pages/s, ratio {many / one:.2f} (load average {os.getloadavg()[0]:.1f})"
+            )
+        print(
+            f"ratio over {rounds} rounds: median {statistics.median(ratios):.2f}, "
+            f"min {min(ratios):.2f}, max {max(ratios):.2f}"
+        )
+    finally:
+        proc.terminate()
+        proc.join()
 
 
 if __name__ == "__main__":
@@ -212,3 +315,5 @@ if __name__ == "__main__":
         bench_page()
     if what in ("rps", "all"):
         bench_rps()
+    if what in ("parallel", "all"):
+        bench_parallel()

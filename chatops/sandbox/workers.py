@@ -157,15 +157,17 @@ class ReadWorkers:
         worker = self._take()
         try:
             result = worker.call(fn, args)
-        except WorkerLost:
+        except WorkerError:  # the answer was read whole: the worker is ready for the next
+            self._give_back(worker)
+            raise
+        except BaseException:
+            # lost, or the exchange stopped half-way: an answer left in the pipe would be
+            # read by the next call, so this worker goes
             worker.stop(timeout=0)
             with self._cond:
                 self._forget(worker)
                 self._started -= 1
                 self._ready -= 1
-            raise
-        except BaseException:
-            self._give_back(worker)
             raise
         with self._cond:
             self.answered += 1

@@ -16,7 +16,7 @@ import pytest
 
 from chatops.sandbox import Sandbox, open_data_dir
 from chatops.sandbox.views.messages import WORKER_PAGE
-from chatops.sandbox.workers import ReadWorkers
+from chatops.sandbox.workers import ReadWorkers, WorkerError
 
 PAGE = {"anchor": "newest", "num_before": WORKER_PAGE, "num_after": 0}
 
@@ -199,3 +199,13 @@ def test_closing_stops_workers_that_are_still_starting(sb: Sandbox) -> None:
         time.sleep(0.05)
     assert [p for p in pids if _alive(p)] == []  # killed, not left to finish their imports
     assert workers.pids() == []
+
+
+def test_an_error_in_a_worker_comes_back_and_the_worker_stays(sb: Sandbox) -> None:
+    workers = _workers(sb)
+    assert workers.wait_ready(120)
+    pids = workers.pids()
+    with pytest.raises(WorkerError, match="invalid literal for int"):
+        workers.call(int, "not a number")
+    assert workers.call(len, [1, 2, 3]) == 3  # the next call gets its own answer
+    assert workers.pids() == pids
