@@ -196,6 +196,7 @@ ACTIONS: list[Action] = [
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # about 170 s on two shared cores; 40 syncs and 40 frame builds
 def test_twenty_random_scenarios_each_resync_equals_a_fresh_sync(
     org: Sandbox, tmp_path: Path
 ) -> None:
