@@ -158,7 +158,12 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         "button.chatops-status-preview",
         "",
     ),
-    ("status", [], "button.chatops-status-apply", ".chatops-status-confirm button >> text=Yes"),
+    (
+        "status",
+        [],
+        "button.chatops-status-apply",
+        ".chatops-status-confirm button >> text=Apply status",
+    ),
 ]
 
 
