@@ -63,7 +63,8 @@ table.chatops-table tr.chatops-row-problem td:first-child {
 .chatops-markdown a { color: var(--jp-content-link-color); }
 .chatops-panel :is(.jupyter-widget-Collapse-header, .lm-Collapse-header, .p-Collapse-header) {
   color: var(--jp-ui-font-color1); background-color: var(--jp-layout-color2); }
-.chatops-columns .widget-vbox > *, .chatops-columns .widget-hbox > * { flex-shrink: 0; }
+.chatops-columns .widget-vbox > * { flex-shrink: 0; }
+.chatops-columns .widget-hbox > * { min-width: 0; }
 .chatops-columns .widget-hbox { flex-wrap: wrap; }
 .chatops-columns :is(.widget-text, .widget-textarea, .widget-dropdown, .widget-select-multiple,
   .widget-select, .widget-upload) { max-width: 100%; min-width: 0; }

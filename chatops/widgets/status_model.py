@@ -521,6 +521,12 @@ class StatusModel:
         self._preview_clear = clear
         shown = frame(rows, PREVIEW_COLUMNS)
         self._shown_preview(shown)
+        changes = shown["change"].value_counts()
+        counted = ", ".join(f"{n:,} {change}" for change, n in changes.items())
+        self.status.info(
+            f"Preview for {_plural(len(rows), 'user')}: {counted}. Nothing is sent until "
+            f"{'Clear' if clear else 'Apply'} status."
+        )
         return shown
 
     def _checked_targets(self, user_ids: Sequence[int] | None) -> list[int]:

@@ -66,8 +66,19 @@ def no_errors(page: Any) -> None:
     expect(page.get_by_text("Loading widget...")).to_have_count(0)
 
 
+SLUGS = {
+    "Channel folders": "folders",
+    "Linkifiers": "linkifiers",
+    "User groups": "groups",
+    "Invitations": "invitations",
+    "Status": "status",
+}
+
+
 def open_tab(page: Any, title: str) -> None:
+    """Open a tab and wait for its panel to load (a tab loads when first opened)."""
     page.locator(".chatops-console-tabs .lm-TabBar-tab", has_text=title).click()
+    page.locator(f".chatops-panel-{SLUGS[title]} .chatops-who").wait_for(timeout=60_000)
 
 
 def test_console_opens_with_five_tabs(page: Any, lab: Lab) -> None:
@@ -190,7 +201,7 @@ def test_status_tab_sets_a_status_for_a_group(page: Any, admin: chatops.Client) 
     expect(panel.locator(".chatops-status-count")).to_contain_text("17 / 60")
     panel.locator(".chatops-status-emoji input").fill("palm_tree")
     panel.locator("button.chatops-status-apply").click()
-    panel.locator(".chatops-status-confirm button", has_text="Yes").click()
+    panel.locator(".chatops-status-confirm button", has_text="Apply status").click()
     results = panel.locator(".chatops-status-results table")
     expect(results.locator("tbody tr")).to_have_count(len(members))
     expect(results).to_contain_text("set")

@@ -30,7 +30,8 @@ TABS = {
     "status": "Status",
 }
 SHOTS = os.environ.get("CHATOPS_SCREENSHOTS", "")
-VIEWPORT_GROUP = "viewport-crew"
+VIEWPORT_GROUP = "viewport-crew"  # the groups tab deactivates it
+STATUS_GROUP = "viewport-status"
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +42,7 @@ def page(lab: Lab, browser: Any) -> Iterator[Any]:
     with chatops.Client.from_zuliprc(lab.sandbox.zuliprc("admin")) as acting:
         members = [u.user_id for u in acting.users.list() if not u.is_bot and u.is_active][:3]
         acting.user_groups.create(VIEWPORT_GROUP, members=members)
+        acting.user_groups.create(STATUS_GROUP, members=members)
 
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     tab = context.new_page()
@@ -150,13 +152,18 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
     (
         "status",
         [
-            ("pick", ".chatops-status-group select", VIEWPORT_GROUP),
+            ("pick", ".chatops-status-group select", STATUS_GROUP),
             ("fill", ".chatops-status-text input", "In the viewport"),
         ],
         "button.chatops-status-preview",
         "",
     ),
-    ("status", [], "button.chatops-status-apply", ".chatops-status-confirm button >> text=Yes"),
+    (
+        "status",
+        [],
+        "button.chatops-status-apply",
+        ".chatops-status-confirm button >> text=Apply status",
+    ),
 ]
 
 

@@ -107,3 +107,15 @@ def test_plural_counts_in_english() -> None:
     assert plural(2, "use") == "2 uses"
     assert plural(0, "address") == "0 addresses"
     assert plural(1500, "channel") == "1,500 channels"
+
+
+def test_a_status_preview_says_what_it_found_under_its_button(console: AdminConsole) -> None:
+    status = console.panel("status")
+    status.roles.value = (100,)  # the owners
+    status.status_text.value = "Away"
+    status.preview_button.click()
+    assert status.status.kind == "info"
+    assert status.status.text.startswith("Preview for 1 user: 1 ")
+    assert status.status.text.endswith("Nothing is sent until Apply status.")
+    box, index = place_of(status, status.preview_button)
+    assert any(c is status.status.widget for c in box.children[index + 1].children)
