@@ -7,7 +7,7 @@ limit). The path measured is the README's, as written there::
         frames = analytics.AnalyticsFrames.from_records(
             client.messages.iter_history(page_size=5000, apply_markdown=False),
             users=client.users.list(),
-            channels=client.channels.list(include_all=True),
+            channels=client.channels.list(include_all=True, exclude_archived=False, include_default=True),
         )
 
 1. client side: every response of one run of that path is recorded, then replayed from memory
@@ -84,7 +84,9 @@ def readme_path(client: chatops.Client) -> analytics.AnalyticsFrames:
     return analytics.AnalyticsFrames.from_records(
         client.messages.iter_history(page_size=PAGE, apply_markdown=False),
         users=client.users.list(),
-        channels=client.channels.list(include_all=True),
+        channels=client.channels.list(
+            include_all=True, exclude_archived=False, include_default=True
+        ),
     )
 
 

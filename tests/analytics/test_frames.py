@@ -208,7 +208,9 @@ def _from_history(sandbox: Sandbox, **kwargs: Any) -> AnalyticsFrames:
         return AnalyticsFrames.from_records(
             client.messages.iter_history(apply_markdown=False, **kwargs),
             users=client.users.list(),
-            channels=client.channels.list(include_all=True),
+            channels=client.channels.list(
+                include_all=True, exclude_archived=False, include_default=True
+            ),
         )
 
 
