@@ -271,14 +271,17 @@ def _data_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
 def _write_problem(folder: Path) -> str | None:
     """Why nothing could be written in ``folder`` (made when missing), or None if it could."""
     probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
-    if not probe.is_dir():
-        return f"{probe} is not a folder"
-    if os.access(probe, os.W_OK | os.X_OK):
-        return None
-    if os.statvfs(probe).f_flag & os.ST_RDONLY:
-        return f"{probe} is on a read-only file system"
+    try:
+        while not probe.exists() and probe.parent != probe:
+            probe = probe.parent
+        if not probe.is_dir():
+            return f"{probe} is not a folder"
+        if os.access(probe, os.W_OK | os.X_OK):
+            return None
+        if os.statvfs(probe).f_flag & os.ST_RDONLY:
+            return f"{probe} is on a read-only file system"
+    except OSError as exc:  # a name too long, a loop of links
+        return exc.strerror or str(exc)
     return f"no permission to write in {probe}"
 
 
@@ -287,18 +290,22 @@ def _writable_folder(text: str) -> Path:
     path = Path(text).expanduser()
     problem = _write_problem(path)
     if problem is not None:
-        raise argparse.ArgumentTypeError(f"{text}: {problem}")
+        raise argparse.ArgumentTypeError(f"{text}: cannot write there: {problem}")
     return path
 
 
 def _writable_file(text: str) -> Path:
     """A file argument the command writes: its folder is checked before anything starts."""
     path = Path(text).expanduser()
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text}: cannot write there: {exc.strerror}") from None
+    if is_dir:
         raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
     problem = _write_problem(path.parent)
     if problem is not None:
-        raise argparse.ArgumentTypeError(f"{text}: {problem}")
+        raise argparse.ArgumentTypeError(f"{text}: cannot write there: {problem}")
     return path
 
 

@@ -114,7 +114,7 @@ def test_an_impossible_report_folder() -> None:
     _one_line_error(
         chatops("audit", "run", "--all", "--report-dir", "/dev/null/x"),
         "--report-dir",
-        "/dev/null/x: /dev/null is not a folder",
+        "/dev/null/x: cannot write there: /dev/null is not a folder",
     )
 
 

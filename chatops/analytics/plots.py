@@ -28,7 +28,7 @@ from ._figure import axes as _axes
 from ._figure import empty as _empty
 from ._figure import figure_of as _figure_of
 from ._graph_plot import plot_interaction_graph
-from .sentences import percent
+from ._percent import percent
 
 if TYPE_CHECKING:
     from .views import (

@@ -88,7 +88,7 @@ def org_overview(
     # a channel younger than the window is judged by its own age: it cannot have been idle
     # for ``days`` days
     created = dict(zip(live["name"].astype(str), live["date_created"], strict=True))
-    young = {name for name, when in created.items() if pd.notna(when) and when > since}
+    young = {name for name, when in created.items() if pd.notna(when) and since < when <= until}
     silent = per_channel.index[per_channel["messages"] == 0]
     inactive = sorted(name for name in silent if name not in young)
     live_count = len(live)

@@ -36,7 +36,7 @@ def tarball(org: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def api_frames(org: Sandbox) -> AnalyticsFrames:
     with chatops.Client.from_zuliprc(org.zuliprc("admin")) as admin:
         messages = list(admin.messages.iter_history(page_size=5000, apply_markdown=False))
-        channels = admin.channels.list()
+        channels = admin.channels.list(include_default=True)
         return AnalyticsFrames.from_records(
             messages,
             users=admin.users.list(),

@@ -302,7 +302,6 @@ ROUTES: list[Route] = [
     Route(f"{API}/users", list_users, methods=["GET"]),
     Route(f"{API}/users/{{user_id:int}}", get_user, methods=["GET"]),
     Route(f"{API}/users/{{email}}", get_user_by_email, methods=["GET"]),
-    Route(f"{API}/users/{{email}}", update_user_by_email, methods=["PATCH"]),
     Route(f"{API}/users/me/status", update_own_status, methods=["POST"]),
     Route(f"{API}/users/me/profile_data", update_profile_data, methods=["PATCH"]),
     Route(f"{API}/users/me/profile_data", remove_profile_data, methods=["DELETE"]),
@@ -311,6 +310,8 @@ ROUTES: list[Route] = [
     Route(f"{API}/users", create_user, methods=["POST"]),
     Route(f"{API}/users/{{user_id:int}}", deactivate_user, methods=["DELETE"]),
     Route(f"{API}/users/{{user_id:int}}", update_user, methods=["PATCH"]),
+    # after the integer route: a number is a user id, anything else an email
+    Route(f"{API}/users/{{email}}", update_user_by_email, methods=["PATCH"]),
     Route(f"{API}/users/{{user_id:int}}/reactivate", reactivate_user, methods=["POST"]),
     Route(f"{API}/bots/{{user_id:int}}", deactivate_user, methods=["DELETE"]),
     Route(f"{API}/settings", update_settings, methods=["PATCH"]),
