@@ -189,7 +189,7 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def bench_rps(seconds: float = 5.0, concurrency: int = 8) -> None:
+def bench_rps(seconds: float = 5.0, concurrency: int = 8, rounds: int = 4) -> None:
     tmp = tempfile.mkdtemp()
     store, accounts, _ = open_data_dir(Path(tmp), size="small", seed=1)
     store.close()
@@ -207,7 +207,7 @@ def bench_rps(seconds: float = 5.0, concurrency: int = 8) -> None:
     proc.join()
     results: dict[str, list[float]] = {"bare": [], "sandbox": []}
     cpu: dict[str, list[float]] = {"bare": [], "sandbox": []}
-    for _ in range(2):
+    for _ in range(rounds):
         results["bare"].append(
             _measure(
                 _bare_app_server, (18772, body), bare_url, None, seconds, concurrency, cpu["bare"]
@@ -224,16 +224,20 @@ def bench_rps(seconds: float = 5.0, concurrency: int = 8) -> None:
                 cpu["sandbox"],
             )
         )
+    for i, (b, sb) in enumerate(zip(results["bare"], results["sandbox"], strict=True), 1):
+        print(
+            f"round {i}: sandbox {sb:,.0f} req/s, bare Starlette {b:,.0f} req/s, ratio {sb / b:.2f}"
+        )
     bare, sand = max(results["bare"]), max(results["sandbox"])
     bare_cpu, sand_cpu = min(cpu["bare"]), min(cpu["sandbox"])
     print(
         f"CPU per request: sandbox {sand_cpu * 1e6:.0f} µs, bare Starlette {bare_cpu * 1e6:.0f} µs, "
-        f"ratio bare/sandbox {bare_cpu / sand_cpu:.2f} (best of 2; requests per CPU-second)"
+        f"ratio bare/sandbox {bare_cpu / sand_cpu:.2f} (best of {rounds}; requests per CPU-second)"
     )
     tool = "wrk" if shutil.which("wrk") else "httpx"
     print(
         f"GET /users/me: sandbox {sand:,.0f} req/s, bare Starlette {bare:,.0f} req/s, "
-        f"ratio {sand / bare:.2f} (best of 2 runs of {seconds:.0f} s, {concurrency} connections, "
+        f"ratio {sand / bare:.2f} (best of {rounds} runs of {seconds:.0f} s, {concurrency} connections, "
         f"{tool} on CPU 1, server on CPU 0)"
     )
 

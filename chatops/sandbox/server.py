@@ -280,7 +280,8 @@ def serve(
     demo.write_credentials(accounts, site, data_dir / "zuliprc")
     echo(f"Credentials: {data_dir / 'zuliprc'}/<account>.zuliprc for {', '.join(accounts)}")
     echo(f"Serving {site} (Ctrl-C to stop)")
-    server = uvicorn.Server(uvicorn.Config(create_app(state), log_level="warning", lifespan="on"))
+    config = uvicorn.Config(create_app(state), log_level="warning", lifespan="on", access_log=False)
+    server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import hmac
 import secrets
@@ -191,6 +192,7 @@ def avatar_url(target: Row, *, client_gravatar: bool, email_visible: bool) -> st
     return f"https://secure.gravatar.com/avatar/{digest}?d=identicon&version={target['avatar_version']}"
 
 
+@functools.lru_cache(maxsize=4096)
 def date_joined_iso(ts: int) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat()
 

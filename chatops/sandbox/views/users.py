@@ -50,7 +50,7 @@ def fetch_api_key(
     return result
 
 
-@endpoint()
+@endpoint(on_loop=True)
 def users_me(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
     assert user is not None
     return users.own_user(state.store, user)
@@ -62,7 +62,7 @@ USER_SPEC = {
 }
 
 
-@endpoint(USER_SPEC)
+@endpoint(USER_SPEC, on_loop=True)
 def get_user(request: Request, state: SandboxState, user: Row | None, p: Params) -> dict[str, Any]:
     assert user is not None
     record = users.get_user_record(
@@ -75,7 +75,7 @@ def get_user(request: Request, state: SandboxState, user: Row | None, p: Params)
     return {"user": record}
 
 
-@endpoint(USER_SPEC)
+@endpoint(USER_SPEC, on_loop=True)
 def get_user_by_email(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
