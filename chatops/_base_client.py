@@ -351,8 +351,11 @@ class RateBudget:
     The server counts requests per user, not per connection, so concurrent requests draw on one
     budget: the last ``X-RateLimit-Remaining`` minus the requests in flight. When it is spent,
     requests wait until ``X-RateLimit-Reset`` (or a 429's ``Retry-After``); when the window has
-    passed and the count is unknown, one request goes first to learn it. No I/O here: the
-    clients ask :meth:`acquire` how long to wait and report responses to :meth:`update`.
+    passed and the count is unknown, one request goes first to learn it. An answer without
+    rate-limit headers means the server does not limit this account (the real server leaves
+    them out for an account exempt from rate limiting): requests then go without waiting until
+    an answer carries them again. No I/O here: the clients ask :meth:`acquire` how long to wait
+    and report responses to :meth:`release`.
     """
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
@@ -360,6 +363,8 @@ class RateBudget:
         self.remaining: int | None = None
         self.reset: float | None = None
         self.in_flight = 0
+        #: the last answer had no rate-limit headers: nothing to count
+        self.unlimited = False
         #: requests the server refused with 429 (for benchmarks and tests)
         self.refused = 0
 
@@ -369,7 +374,7 @@ class RateBudget:
         if self.reset is not None and now >= self.reset:
             self.remaining, self.reset = None, None
         if self.remaining is None:
-            if self.in_flight:  # a request is learning the window's count: wait for it
+            if self.in_flight and not self.unlimited:  # one is learning the count: wait for it
                 return 0.05
         elif self.remaining - self.in_flight <= 0:
             return max(0.05, (self.reset or now + 1.0) - now)
@@ -389,8 +394,10 @@ class RateBudget:
             wait = parse_retry_after(headers, None)
             self.remaining = 0
             self.reset = now + (wait if wait is not None else 1.0)
+            self.unlimited = False
             return
         if remaining is None:
+            self.unlimited = self.remaining is None
             return
         try:
             value = int(remaining)
@@ -401,6 +408,7 @@ class RateBudget:
         # count seen wins. The reset header is whole seconds, rounded down: a second of margin.
         if self.remaining is not None:
             value = min(value, self.remaining)
+        self.unlimited = False
         self.remaining = value
         self.reset = max(when + 1.0, now, self.reset or 0.0) if when is not None else now + 1.0
 

@@ -151,19 +151,61 @@ def frames_from_table(table: pa.Table) -> dict[str, Any]:
 
 
 def topics_frame(messages: pd.DataFrame) -> pd.DataFrame:
-    """One row per (channel, topic) of a messages frame: size, span, senders, resolved."""
+    """One row per (channel, topic) of a messages frame: size, span, senders, resolved.
+
+    Rows in the order of ``stream_id``, then of the ``topic`` categories; grouped by Arrow on
+    the categories' codes (a pandas ``groupby`` over two keys costs several times more).
+    """
     m = messages[messages["stream_id"].notna()]
     if m.empty:
         return validate(pd.DataFrame(columns=["stream_id", "channel", "topic"]), "topics")
-    g = m.groupby(["stream_id", "topic"], observed=True, sort=True)
-    out = g.agg(
-        channel=("channel", "first"),
-        messages=("id", "size"),
-        senders=("sender_id", "nunique"),
-        first_message_id=("id", "min"),
-        last_message_id=("id", "max"),
-        first_timestamp=("timestamp", "min"),
-        last_timestamp=("timestamp", "max"),
-    ).reset_index()
+    topic = m["topic"].astype("category")
+    channel = m["channel"].astype("category")
+    stamps = m["timestamp"].astype("datetime64[ns, UTC]")
+    keyed = pa.table(
+        {
+            "stream_id": pa.array(m["stream_id"].to_numpy("int64")),
+            "topic": pa.array(topic.cat.codes.to_numpy("int32")),
+            "channel": pa.array(channel.cat.codes.to_numpy("int32")),
+            "id": pa.array(m["id"].to_numpy("int64")),
+            "sender_id": pa.array(m["sender_id"].to_numpy("int64", na_value=-1)),
+            "timestamp": pa.array(stamps.to_numpy("int64")),
+        }
+    )
+    g = keyed.group_by(["stream_id", "topic"], use_threads=False).aggregate(
+        [
+            ("channel", "first"),
+            ("id", "count"),
+            ("sender_id", "count_distinct"),
+            ("id", "min"),
+            ("id", "max"),
+            ("timestamp", "min"),
+            ("timestamp", "max"),
+        ]
+    )
+    g = g.take(pc.sort_indices(g, [("stream_id", "ascending"), ("topic", "ascending")]))
+
+    def ints(name: str) -> pd.Series:
+        return pd.Series(g[name].to_numpy(), dtype="Int64")
+
+    def times(name: str) -> pd.Series:
+        return pd.Series(pd.to_datetime(g[name].to_numpy(), utc=True))
+
+    topics = pd.Categorical.from_codes(g["topic"].to_numpy(), categories=topic.cat.categories)
+    out = pd.DataFrame(
+        {
+            "stream_id": ints("stream_id"),
+            "channel": pd.Categorical.from_codes(
+                g["channel_first"].to_numpy(), categories=channel.cat.categories
+            ),
+            "topic": topics,
+            "messages": ints("id_count"),
+            "senders": ints("sender_id_count_distinct"),
+            "first_message_id": ints("id_min"),
+            "last_message_id": ints("id_max"),
+            "first_timestamp": times("timestamp_min"),
+            "last_timestamp": times("timestamp_max"),
+        }
+    )
     out["resolved"] = out["topic"].astype("string").str.startswith(RESOLVED_PREFIX)
     return validate(out, "topics")

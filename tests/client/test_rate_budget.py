@@ -87,3 +87,39 @@ def test_concurrent_async_requests_share_the_budget_and_are_never_refused(
         budget = asyncio.run(run())
         assert budget.refused == 0
         assert budget.in_flight == 0
+
+
+def test_answers_without_rate_limit_headers_let_requests_go_together() -> None:
+    b = RateBudget(Clock())
+    assert b.acquire() == 0
+    assert b.acquire() > 0  # the count is unknown until the first answer
+    b.release({}, 200)  # no headers: this account is not limited
+    assert b.unlimited
+    assert [b.acquire() for _ in range(5)] == [0.0] * 5
+    b.release(headers(1, 1010), 200)  # counted again
+    assert not b.unlimited
+    assert b.acquire() > 0  # 1 left, 4 still in flight
+
+
+def test_a_server_without_rate_limit_serves_a_clients_requests_concurrently(
+    tmp_path: Path,
+) -> None:
+    with Sandbox.start(tmp_path / "org", size="small", seed=3) as sb:  # no rate limit
+
+        async def run() -> int:
+            async with chatops.AsyncClient.from_zuliprc(sb.zuliprc("member")) as client:
+                budget = client.rate_budget = RateBudget()
+                await client.users.me()  # learns that nothing is counted
+                most = 0
+
+                async def one() -> None:
+                    nonlocal most
+                    task = asyncio.ensure_future(client.users.me())
+                    await asyncio.sleep(0)  # let it reserve its place
+                    most = max(most, budget.in_flight)
+                    await task
+
+                await asyncio.gather(*(one() for _ in range(10)))
+                return most
+
+        assert asyncio.run(run()) > 1
