@@ -25,6 +25,7 @@ import pandas as pd
 from ._common import TimeLike, bot_ids, gini, utc
 from ._percent import percent
 from .schema import validate
+from .views import client_label
 
 __all__ = [
     "active_posters",
@@ -215,15 +216,19 @@ def reactions(
 
 
 def direct_message_share(messages: pd.DataFrame, *, users: pd.DataFrame | None = None) -> str:
-    """The share of direct messages and the most used client's share."""
+    """The share of direct messages and the most used client's share.
+
+    Clients by the names the client-mix plot shows (``website`` is the Web app; every API
+    client is "API").
+    """
     df = _humans(messages, users)
     if df.empty:
         return "No messages."
-    clients = df["client"].value_counts()
+    clients = df["client"].astype("string").fillna("").map(client_label).value_counts()
     dms = float((df["type"] == "private").mean())
     return (
-        f"{percent(dms)} of messages are direct messages; {clients.index[0]} sends "
-        f"{percent(float(clients.iloc[0] / clients.sum()))} of all."
+        f"{percent(dms)} of messages are direct messages; the most used client, "
+        f"{clients.index[0]}, sends {percent(float(clients.iloc[0] / clients.sum()))} of all."
     )
 
 
