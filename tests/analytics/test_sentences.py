@@ -113,8 +113,7 @@ def test_a_tiny_direct_message_share_is_not_zero() -> None:
     df = messages(rows)
     # 1 in 1,250 is 0.08%, not "0%"; 1,249 in 1,250 is 99.92%, not "100%"
     assert sentences.direct_message_share(df) == (
-        "0.08% of messages are direct messages; the most used client, Web app, sends 99.92% "
-        "of all."
+        "0.08% of messages are direct messages; the most used client, Web app, sends 99.92% of all."
     )
 
 
