@@ -34,6 +34,8 @@ __all__ = [
 #: The tag of the cell the runner puts first in every notebook it executes (not shown).
 SETUP_TAG = "chatops-setup"
 TABLE_MIME = "application/vnd.dataresource+json"
+#: Rows of new, resolved or gone findings the index shows (all are in summary.json and CSVs).
+INDEX_ROWS = 100
 Scrub = Callable[[str], str]
 
 _ENV = jinja2.Environment(
@@ -318,6 +320,7 @@ def render_index(
         history=history,
         stamp=stamp,
         plot=_history_plot(history),
+        limit=INDEX_ROWS,
     )
 
 
