@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ApiError, ChatopsError
-from .audits._result import ApiCall, Finding
+from .audits._result import ApiCall, Finding, param_text
 from .report import read_findings
 
 if TYPE_CHECKING:
@@ -90,10 +90,8 @@ class PlannedCall:
 
     @property
     def text(self) -> str:
-        """``DELETE /invites/17 key=value``, for people."""
-        params = " ".join(
-            f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in self.params.items()
-        )
+        """``DELETE /invites/17 key=value``, for people (values as a finding's call shows them)."""
+        params = " ".join(f"{k}={param_text(v)}" for k, v in self.params.items())
         return f"{self.method} {self.path}" + (f" {params}" if params else "")
 
     def record(self) -> dict[str, Any]:

@@ -150,7 +150,7 @@ class ApiCall(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     def text(self) -> str:
         """``DELETE /api/v1/streams/5``, ``PATCH /api/v1/streams/4 folder_id={folder_id}``."""
         words = [self.method, "/api/v1" + self.path]
-        words += [f"{name}={_param_text(value)}" for name, value in self.params.items()]
+        words += [f"{name}={param_text(value)}" for name, value in self.params.items()]
         line = " ".join(words)
         return line if self.alternative is None else f"{line} | {self.alternative.text}"
 
@@ -158,7 +158,8 @@ class ApiCall(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 _QUOTED_HOLE = re.compile(r'"(\{[A-Za-z_][A-Za-z0-9_]*\})"')
 
 
-def _param_text(value: Any) -> str:
+def param_text(value: Any) -> str:
+    """A parameter's value as a call in words shows it (quoted when it has spaces)."""
     if isinstance(value, str):
         return f"'{value}'" if any(c.isspace() for c in value) else value
     # a placeholder inside a list or object is shown bare: [{user_ids}], {"new": {group_id}}

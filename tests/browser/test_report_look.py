@@ -5,6 +5,7 @@ itself), patterns and URLs on one line."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,3 +120,35 @@ def test_patterns_and_urls_stay_on_one_line(page: Any) -> None:
             " return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; }"
         )
         assert lines == 1, text
+
+
+@pytest.mark.slow
+def test_the_real_pages_read_as_the_index_does(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The linkifiers and channel_hygiene pages of a run on the demo organization."""
+    from tests.test_report_trends import chatops_cli
+
+    reports = tmp_path_factory.mktemp("reports")
+    proc = chatops_cli(
+        "audit", "run", "linkifiers", "channel_hygiene", "--report-dir", str(reports)
+    )
+    assert proc.returncode == 0, proc.stderr
+    run = (reports / "latest").resolve()
+    context = browser.new_context(viewport=VIEWPORT)
+    tab = context.new_page()
+    try:
+        for name, empty in (("linkifiers", "No overlaps."), ("channel_hygiene", "No findings.")):
+            tab.goto((run / f"{name}.html").as_uri())
+            screenshot(tab, f"report-real-{name}")
+            width = tab.evaluate("document.documentElement.scrollWidth")
+            assert width <= VIEWPORT["width"], f"{name}: the page is {width}px wide"
+            headers = tab.locator("th").all_inner_texts()
+            assert headers and not [h for h in headers if "_" in h], (name, headers)
+            assert tab.get_by_text(empty, exact=True).is_visible(), name
+            booleans = tab.locator("td", has_text=re.compile(r"^\s*(True|False)\s*$"))
+            assert booleans.count() == 0, name  # marks, not words of Python
+        tab.goto((run / "linkifiers.html").as_uri())
+        assert "Lost to earlier" in tab.locator("th").all_inner_texts()
+    finally:
+        context.close()
