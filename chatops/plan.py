@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ApiError, ChatopsError
-from .report import Finding, read_findings
+from .audits._result import ApiCall, Finding, param_text
+from .report import read_findings
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -49,7 +50,7 @@ __all__ = [
     "apply_calls",
     "apply_plan",
     "in_order",
-    "parse_api_call",
+    "planned_call",
     "pending",
     "read_plan",
     "recorded",
@@ -59,9 +60,6 @@ __all__ = [
 
 METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE")
 API_ROOT = "/api/v1"
-_CALL = re.compile(r"^\s*([A-Z]+)\s+(/\S*)\s*(.*?)\s*$", re.S)
-_NEXT_PARAM = re.compile(r"\s+(?=[A-Za-z_][A-Za-z0-9_]*=)")
-_PLACEHOLDER = re.compile(r"\{[A-Za-z_][^{}\"':]*\}|<[^<>]+>|\.\.\.|…")
 _ALREADY = re.compile(
     r"already|no such|not found|does not exist|invalid (channel|stream|attachment|user group|"
     r"user|invitation|linkifier|reminder|scheduled message)",
@@ -92,10 +90,8 @@ class PlannedCall:
 
     @property
     def text(self) -> str:
-        """``DELETE /invites/17 key=value``, for people."""
-        params = " ".join(
-            f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in self.params.items()
-        )
+        """``DELETE /invites/17 key=value``, for people (values as a finding's call shows them)."""
+        params = " ".join(f"{k}={param_text(v)}" for k, v in self.params.items())
         return f"{self.method} {self.path}" + (f" {params}" if params else "")
 
     def record(self) -> dict[str, Any]:
@@ -109,55 +105,6 @@ class PlannedCall:
             "reason": self.reason,
             "finding": self.finding,
         }
-
-
-def parse_api_call(text: str) -> PlannedCall:
-    """``PATCH /api/v1/streams/4 folder_id={folder_id}`` -> a PlannedCall (needing input here).
-
-    Parameters are ``name=value`` pairs; a value runs until the next ``name=``, may be quoted, and
-    is read as JSON when it is a number, list, object, ``true``, ``false`` or ``null``.
-    """
-    if "|" in text:
-        first = parse_api_call(text.split("|", 1)[0])
-        return _needs(
-            first, f"a choice between calls: {' | '.join(p.strip() for p in text.split('|'))}"
-        )
-    match = _CALL.match(text)
-    if not match or match.group(1) not in METHODS:
-        return PlannedCall("", "", needs_input=True, reason=f"not an API call: {text.strip()!r}")
-    method, path, rest = match.groups()
-    if path.startswith(API_ROOT + "/"):
-        path = path[len(API_ROOT) :]
-    params: dict[str, Any] = {}
-    loose: list[str] = []
-    for chunk in filter(None, _NEXT_PARAM.split(rest)) if rest else []:
-        name, sep, value = chunk.partition("=")
-        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            loose.append(chunk)
-            continue
-        params[name] = _value(value.strip())
-    call = PlannedCall(method, path, params)
-    holes = [h for h in _PLACEHOLDER.findall(" ".join([path, rest]))]
-    if holes:
-        return _needs(call, f"fill in {', '.join(dict.fromkeys(holes))}")
-    if loose:
-        return _needs(call, f"cannot read {' '.join(loose)!r} as name=value")
-    return call
-
-
-def _needs(call: PlannedCall, reason: str) -> PlannedCall:
-    return PlannedCall(call.method, call.path, call.params, True, reason, call.finding)
-
-
-def _value(text: str) -> Any:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    if re.fullmatch(r"-?\d+(\.\d+)?|true|false|null|\[.*\]|\{.*\}", text, re.S):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-    return text
 
 
 # -- writing a plan ---------------------------------------------------------------------------
@@ -233,21 +180,31 @@ def _findings(run: Path, audits: Iterable[str]) -> list[Finding]:
 
 
 def _calls_of(finding: Finding) -> list[PlannedCall]:
-    if not finding.api_call.strip():
+    call = finding.call
+    if call is None or not call.changes:
         return []
-    call = parse_api_call(finding.api_call)
-    if call.method == "GET":
-        return []
-    about = {
-        "audit": finding.audit,
-        "subject": finding.subject,
-        "finding": finding.finding,
-        "severity": finding.severity,
-        "recommended_action": finding.recommended_action,
-        "api_call": finding.api_call,
-        "finding_id": finding.id,
-    }
-    return [PlannedCall(call.method, call.path, call.params, call.needs_input, call.reason, about)]
+    return [planned_call(call, finding)]
+
+
+def planned_call(call: ApiCall, finding: Finding | None = None) -> PlannedCall:
+    """The plan line of a finding's typed call (it needs input when it has placeholders or
+    alternatives; then its path and parameters still show them)."""
+    about = (
+        {
+            "audit": finding.audit,
+            "subject": finding.subject,
+            "finding": finding.finding,
+            "severity": finding.severity.value,
+            "recommended_action": finding.recommended_action,
+            "api_call": finding.api_call,
+            "finding_id": finding.id,
+        }
+        if finding is not None
+        else {}
+    )
+    return PlannedCall(
+        call.method, call.path, dict(call.params), call.needs_input, call.reason, about
+    )
 
 
 # -- applying a plan --------------------------------------------------------------------------

@@ -26,8 +26,7 @@ import contextlib
 import json
 import os
 import shutil
-import sys
-import uuid
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ChatopsError, ConfigError
+from ._kernels import _current_python_kernel_manager, kernel_environment
+from .audits._result import Status
 from .audits.precheck import PrecheckError, precheck
 from .report import AuditOutcome, Finding, PostTarget, parse_post_target, read_findings
 
@@ -55,9 +56,9 @@ __all__ = [
     "validate_parameters",
 ]
 
-EXIT_OK = 0
-EXIT_THRESHOLD = 1
-EXIT_FAILED = 2
+EXIT_OK = Status.PASSED.exit_code
+EXIT_THRESHOLD = Status.THRESHOLD_CROSSED.exit_code
+EXIT_FAILED = Status.ERROR.exit_code
 #: Parameters the runner sets itself; ``-p`` may not give them.
 RESERVED_PARAMETERS = {"zuliprc": "--zuliprc", "site": "--site", "report_dir": "--report-dir"}
 KERNEL_NAME = "python3"
@@ -83,6 +84,7 @@ class AuditRun:
     error: str | None = None
     thresholds: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    subjects: list[str] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -290,33 +292,6 @@ def _secrets_of(path: Path | None, site: str | None) -> tuple[str, ...]:
     return (creds.api_key,) if creds.api_key else ()
 
 
-@contextlib.contextmanager
-def kernel_environment() -> Iterator[None]:
-    """Let kernels import this chatops even when it runs from a checkout, not installed.
-
-    Kernels inherit the environment; when chatops is not in site-packages its folder goes on
-    ``PYTHONPATH`` for the duration of the run.
-    """
-    root = str(Path(__file__).resolve().parent.parent)
-    installed = (
-        any(Path(p).resolve() == Path(root) for p in sys.path if p and "site-packages" in p)
-        or "site-packages" in root
-    )
-    before = os.environ.get("PYTHONPATH")
-    entries = [p for p in (before or "").split(os.pathsep) if p]
-    if installed or root in entries:
-        yield
-        return
-    os.environ["PYTHONPATH"] = os.pathsep.join([root, *entries])
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = before
-
-
 def new_run_dir(report_dir: str | os.PathLike[str]) -> Path:
     """A new folder ``report_dir/<UTC timestamp>`` (suffixed when the second is taken)."""
     root = Path(report_dir).expanduser().resolve()
@@ -344,7 +319,7 @@ def execute_audit(
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    from .report import render_audit_page
+    from .report_pages import render_audit_page
 
     executed = run_dir / f"{name}.ipynb"
     audit_dir = run_dir / name
@@ -355,9 +330,10 @@ def execute_audit(
         "report_dir": str(audit_dir),
     }
     error: str | None = None
+    scratch = tempfile.TemporaryDirectory(prefix="chatops-audit-")
     try:
         papermill.execute_notebook(
-            str(notebook),
+            str(_with_setup_cell(notebook, Path(scratch.name))),
             str(executed),
             parameters=params,
             kernel_name=KERNEL_NAME,
@@ -370,6 +346,8 @@ def execute_audit(
         error = f"cell {exc.exec_count}: {exc.ename}: {_first_line(exc.evalue)}"
     except Exception as exc:  # the kernel died or could not start; report, keep going
         error = f"{type(exc).__name__}: {_first_line(str(exc))}"
+    finally:
+        scratch.cleanup()
     summary = _read_summary(audit_dir / "summary.json")
     if error is None and summary is None:
         error = "the notebook wrote no summary.json"
@@ -400,7 +378,29 @@ def execute_audit(
         error=error,
         thresholds=dict(summary.get("thresholds") or {}) if summary else {},
         findings=findings,
+        subjects=_subjects(summary),
     )
+
+
+def _subjects(summary: Mapping[str, Any] | None) -> list[str] | None:
+    subjects = summary.get("subjects") if summary else None
+    return [str(s) for s in subjects] if isinstance(subjects, list) else None
+
+
+def _with_setup_cell(notebook: Path, folder: Path) -> Path:
+    """A copy of ``notebook`` whose first cell asks pandas for its table schema too (the
+    report's tables are built from it); the page leaves that cell out."""
+    import nbformat
+
+    from .report_pages import SETUP_TAG, setup_cell_source
+
+    nb = nbformat.read(str(notebook), as_version=4)  # type: ignore[no-untyped-call]
+    setup = nbformat.v4.new_code_cell(setup_cell_source())  # type: ignore[no-untyped-call]
+    setup.metadata["tags"] = [SETUP_TAG]
+    nb.cells.insert(0, setup)
+    copy = folder / notebook.name
+    nbformat.write(nb, str(copy))  # type: ignore[no-untyped-call]
+    return copy
 
 
 def execute_audits(
@@ -434,9 +434,7 @@ def write_report(run_dir: Path, runs: Sequence[AuditRun], conn: Connection) -> d
     outcomes = [
         AuditOutcome(
             name=r.name,
-            status={EXIT_OK: "passed", EXIT_THRESHOLD: "threshold_crossed"}.get(
-                r.exit_code, "error"
-            ),
+            status=Status.of_exit_code(r.exit_code),
             exit_code=r.exit_code,
             counts=r.counts,
             failed_checks=r.failed_checks,
@@ -445,6 +443,7 @@ def write_report(run_dir: Path, runs: Sequence[AuditRun], conn: Connection) -> d
             notebook=rel(r.notebook),
             html=rel(r.html),
             findings=r.findings,
+            subjects=r.subjects,
         )
         for r in runs
     ]
@@ -649,44 +648,3 @@ def _redact(path: Path, secrets: Sequence[str]) -> None:
     clean = _scrub(text, secrets)
     if clean != text:
         path.write_text(clean, encoding="utf-8")
-
-
-def _current_python_kernel_manager() -> type[Any]:
-    """A kernel manager that starts ipykernel under this interpreter, whatever the kernelspec.
-
-    jupyter_client already swaps a bare ``python`` in a kernelspec for ``sys.executable``, but
-    a ``python3`` spec in the user's Jupyter folder may name another interpreter by path, which
-    would run the audits without chatops (or with another version of it).
-    """
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_core.paths import jupyter_runtime_dir
-
-    class CurrentPythonKernelManager(AsyncKernelManager):  # type: ignore[misc]
-        def __init__(self, **kwargs: Any) -> None:
-            # A Unix socket of its own in the user's runtime folder instead of TCP ports on
-            # 127.0.0.1: no other local user can reach the kernel, and ipykernel has nothing
-            # to warn about.
-            if os.name == "posix" and "transport" not in kwargs:
-                runtime = Path(jupyter_runtime_dir())
-                runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
-                kwargs["transport"] = "ipc"
-                kwargs.setdefault("ip", str(runtime / f"chatops-kernel-{uuid.uuid4().hex}"))
-            super().__init__(**kwargs)
-
-        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-            cmd: list[str] = super().format_kernel_cmd(extra_arguments)
-            if len(cmd) > 2 and cmd[1:3] == ["-m", "ipykernel_launcher"]:
-                cmd[0] = sys.executable
-            return cmd
-
-        async def _async_interrupt_kernel(self) -> None:
-            # jupyter_client interrupts a kernel before asking it to shut down. papermill shuts
-            # a kernel down once its notebook is done, so there is nothing to interrupt, and a
-            # SIGINT that lands while ipykernel handles a message is logged on the user's
-            # terminal ("KeyboardInterrupt caught in kernel."). The shutdown request alone
-            # stops it (and jupyter_client signals it after a grace period if it does not).
-            if self.shutting_down:
-                return
-            await super()._async_interrupt_kernel()
-
-    return CurrentPythonKernelManager

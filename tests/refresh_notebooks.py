@@ -30,11 +30,37 @@ import nbformat
 from nbclient import NotebookClient
 
 from chatops import runner
+from chatops.audits import AUDIT_FUNCTIONS
+from chatops.audits._params import parameters_cell
+from chatops.runner import available_audits
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "audits"
 EXPLORE_DIR = NOTEBOOKS_DIR.parent / "explore"
 #: seconds a cell may take (a demo sandbox starts in the first one)
 CELL_TIMEOUT = 600
+
+
+def write_parameters_cells(folder: str | None = None) -> list[str]:
+    """Rewrite the parameters cell of every audit notebook from its function's signature;
+    returns the names of the notebooks changed."""
+    changed: list[str] = []
+    notebooks = {p.stem: p for p in Path(folder).glob("*.ipynb")} if folder else available_audits()
+    for name, path in notebooks.items():
+        if name not in AUDIT_FUNCTIONS:
+            continue
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        source = parameters_cell(AUDIT_FUNCTIONS[name]).splitlines(keepends=True)
+        for cell in nb["cells"]:
+            if (
+                "parameters" in cell.get("metadata", {}).get("tags", [])
+                and cell["source"] != source
+            ):
+                cell["source"] = source
+                path.write_text(
+                    json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+                )
+                changed.append(name)
+    return changed
 
 
 def sources_digest(nb: Any) -> str:
@@ -87,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in args.names if n not in every]
     if unknown:
         parser.error(f"no notebook {', '.join(unknown)}; choose from {', '.join(every)}")
+    # the parameters cells first: they are generated from the audit functions' signatures
+    for name in write_parameters_cells():
+        print(f"{name}: parameters cell rewritten from {name}()'s signature", file=sys.stderr)
     for name in args.names or list(every):
         started = time.monotonic()
         refresh(every[name])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,14 @@ from typing import Any
 import pytest
 
 import chatops
+from chatops.audits._common import api
+from chatops.audits._result import ApiCall
 from chatops.plan import (
     PlannedCall,
     apply_calls,
     in_order,
-    parse_api_call,
     pending,
+    planned_call,
     read_plan,
     results_path,
 )
@@ -27,50 +30,73 @@ AUDITS = ("bots", "invitations", "stale_channels")
 
 
 @pytest.mark.parametrize(
-    ("text", "method", "path", "params"),
+    ("call", "text", "params"),
     [
-        ("DELETE /api/v1/invites/multiuse/17", "DELETE", "/invites/multiuse/17", {}),
-        ("DELETE /api/v1/users/7", "DELETE", "/users/7", {}),
-        ("POST /api/v1/user_groups/12/deactivate", "POST", "/user_groups/12/deactivate", {}),
+        (api("DELETE", "/invites/multiuse/17"), "DELETE /api/v1/invites/multiuse/17", {}),
         (
+            api("PATCH", "/realm/linkifiers", ordered_linkifier_ids=[3, 1, 2]),
             "PATCH /api/v1/realm/linkifiers ordered_linkifier_ids=[3, 1, 2]",
-            "PATCH",
-            "/realm/linkifiers",
             {"ordered_linkifier_ids": [3, 1, 2]},
         ),
         (
+            api("PATCH", "/users/9", role=400, full_name="Ada Lovelace"),
             "PATCH /api/v1/users/9 role=400 full_name='Ada Lovelace'",
-            "PATCH",
-            "/users/9",
             {"role": 400, "full_name": "Ada Lovelace"},
         ),
-        ("PATCH /api/v1/streams/4 is_private=true", "PATCH", "/streams/4", {"is_private": True}),
+        (
+            api("PATCH", "/realm", {"can_access_all_users_group": {"new": 11}}),
+            'PATCH /api/v1/realm can_access_all_users_group={"new": 11}',
+            {"can_access_all_users_group": {"new": 11}},
+        ),
     ],
 )
-def test_parse_executable_calls(text: str, method: str, path: str, params: dict[str, Any]) -> None:
-    call = parse_api_call(text)
-    assert (call.method, call.path, call.params, call.needs_input) == (method, path, params, False)
+def test_a_typed_call_is_planned_as_it_is(call: ApiCall, text: str, params: dict[str, Any]) -> None:
+    planned = planned_call(call)
+    assert (planned.method, planned.path, planned.params) == (call.method, call.path, params)
+    assert not planned.needs_input and planned.reason is None
+    assert call.text == text
+    # the plan's JSON line reads back to the same call, with the same id
+    line = json.loads(json.dumps(planned.record()))
+    assert (line["method"], line["path"], line["params"]) == (call.method, call.path, params)
 
 
 @pytest.mark.parametrize(
-    ("text", "reason"),
+    ("call", "reason"),
     [
-        ("PATCH /api/v1/streams/4 folder_id={folder_id}", "{folder_id}"),
-        ("DELETE /api/v1/users/{user_id}", "{user_id}"),
-        ("PATCH /api/v1/messages/5 topic='✔ <topic>' propagate_mode=change_all", "<topic>"),
-        ("POST /api/v1/user_groups/3/members add=[user_id, ...]", "..."),
-        ("PATCH /api/v1/streams/4 | DELETE /api/v1/streams/4", "a choice between calls"),
-        ("archive it by hand", "not an API call"),
+        (api("PATCH", "/streams/4", folder_id="{folder_id}"), "fill in {folder_id}"),
+        (api("DELETE", "/users/{user_id}"), "fill in {user_id}"),
+        (
+            api("POST", "/user_groups/3/members", add=["{user_ids}"]),
+            "fill in {user_ids}",
+        ),
+        (
+            api("PATCH", "/streams/4", or_=api("DELETE", "/streams/4")),
+            "a choice between calls: PATCH /api/v1/streams/4 | DELETE /api/v1/streams/4",
+        ),
     ],
 )
-def test_calls_with_placeholders_need_input(text: str, reason: str) -> None:
-    call = parse_api_call(text)
-    assert call.needs_input and reason in (call.reason or "")
+def test_calls_with_placeholders_or_choices_need_input(call: ApiCall, reason: str) -> None:
+    assert call.needs_input and call.reason == reason
+    planned = planned_call(call)
+    assert planned.needs_input and planned.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "error"),
+    [
+        ("PUT", "/users/3", "method must be one of GET, POST, PATCH, DELETE, not 'PUT'"),
+        ("DELETE", "/api/v1/users/3", "relative to /api/v1, not '/api/v1/users/3'"),
+        ("DELETE", "users/3", "must start with /"),
+    ],
+)
+def test_a_malformed_call_is_refused_when_built(method: str, path: str, error: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(error)):
+        api(method, path)  # type: ignore[arg-type]
 
 
 def test_placeholder_calls_are_never_pending(tmp_path: Path) -> None:
     plan = tmp_path / "plan.jsonl"
-    calls = [parse_api_call("DELETE /api/v1/users/{user_id}"), PlannedCall("DELETE", "/users/3")]
+    calls = [planned_call(api("DELETE", "/users/{user_id}")), PlannedCall("DELETE", "/users/3")]
     todo = pending(plan, [*calls, PlannedCall("DELETE", "/users/3")])
     assert [c.path for c in todo.to_run] == ["/users/3"]  # the duplicate runs once
     assert [c.needs_input for c in todo.needs_input] == [True]
@@ -162,13 +188,15 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
     assert lost.returncode == 0, lost.stdout + lost.stderr
     assert {r["status"] for r in _lines(results_path(plan))} == {"already_done"}
 
-    # the fixed findings are gone from the next run, and the index says they were resolved
+    # the fixed findings are gone from the next run: their subjects (the bots deactivated, the
+    # invitations revoked) are gone too, and the report says so rather than "resolved"
     rerun = chatops_cli("audit", "run", *AUDITS, *strict)
     assert rerun.returncode == 0, rerun.stderr  # nothing risky is left: the threshold holds
     after = json.loads(Path(rerun.stdout.strip()).read_text())
     left = {(f["audit"], f["subject"]) for f in after["findings"]}
     assert not left & fixable
-    assert {(f["audit"], f["subject"]) for f in after["resolved"]} >= fixable
+    assert {(f["audit"], f["subject"]) for f in after["gone"]} >= fixable
+    assert not {(f["audit"], f["subject"]) for f in after["resolved"]} & fixable
     assert after["audits"]["invitations"]["trend"]["previous_status"] == "threshold_crossed"
 
 

@@ -56,7 +56,7 @@ def test_second_run_shows_new_resolved_and_still_open(org: Sandbox, tmp_path: Pa
     first = chatops_cli("audit", "run", *AUDITS, "--zuliprc", rc, "--report-dir", str(tmp_path))
     assert first.returncode == 0, first.stderr
     before = json.loads(Path(first.stdout.strip()).read_text())
-    assert before["schema_version"] == 1 and before["previous_run"] is None
+    assert before["schema_version"] == 2 and before["previous_run"] is None
     assert before["counts"]["new"] == before["counts"]["findings"] > 0
     assert all(f["trend"] == "new" for f in before["findings"])
     invites = {f["subject"]: f for f in before["findings"] if f["audit"] == "invitations"}
@@ -64,7 +64,7 @@ def test_second_run_shows_new_resolved_and_still_open(org: Sandbox, tmp_path: Pa
     invite_id = int(revoked.split()[1])
 
     with chatops.Client.from_zuliprc(rc) as admin:
-        admin.invites.revoke(invite_id)  # resolves one finding
+        admin.invites.revoke(invite_id)  # its finding is gone with it (not resolved)
         admin.invites.create_link(expires_in_minutes=None)  # a link that never expires: new
 
     second = chatops_cli("audit", "run", *AUDITS, "--zuliprc", rc, "--report-dir", str(tmp_path))
@@ -78,19 +78,21 @@ def test_second_run_shows_new_resolved_and_still_open(org: Sandbox, tmp_path: Pa
     assert [(f["audit"], f["finding"]) for f in new] == [("invitations", "never expires")]
     link = new[0]["subject"]
     assert link.startswith("link ") and link not in invites
-    assert [(f["audit"], f["subject"]) for f in after["resolved"]] == [("invitations", revoked)]
+    assert [(f["audit"], f["subject"]) for f in after["gone"]] == [("invitations", revoked)]
+    assert after["resolved"] == [] and after["gone"][0]["trend"] == "gone"
     assert len(still) == before["counts"]["findings"] - 1
     assert {f["id"] for f in still} == {f["id"] for f in before["findings"]} - {
         invites[revoked]["id"]
     }
     assert after["counts"]["new"] == len(new)
-    assert after["counts"]["resolved"] == 1
+    assert (after["counts"]["resolved"], after["counts"]["gone"]) == (0, 1)
     assert after["counts"]["still_open"] == len(still)
     assert after["audits"]["invitations"]["trend"] == {
         "compared": True,
         "previous_status": "passed",
         "new": 1,
-        "resolved": 1,
+        "resolved": 0,
+        "gone": 1,
         "still_open": len(invites) - 1,
     }
     assert after["audits"]["bots"]["trend"]["new"] == 0
@@ -99,11 +101,12 @@ def test_second_run_shows_new_resolved_and_still_open(org: Sandbox, tmp_path: Pa
 
     index = (run_dir / "index.html").read_text()
     assert f"Since the previous run ({before['run']})" in index
-    assert f"1 new,\n1 resolved, {len(still)} still open" in index
-    assert "Resolved since the previous run (1)" in index and revoked in index
+    assert f"1 new,\n0 resolved, 1 gone, {len(still)} still open" in index
+    assert "Resolved since the previous run (0)" in index
+    assert "Gone since the previous run (1)" in index and revoked in index
     assert "New findings (1)" in index and link in index
     # the line of each audit: its change since the last run
-    assert f"+1 new, 1 resolved, {len(invites) - 1} still open" in index
+    assert f"+1 new, 0 resolved, 1 gone, {len(invites) - 1} still open" in index
     bots = after["audits"]["bots"]["trend"]["still_open"]
     assert f"+0 new, 0 resolved, {bots} still open" in index
     assert "Findings over time" in index and "data:image/png;base64," in index

@@ -11,7 +11,20 @@ Each audit has a notebook of the same name in ``notebooks/audits/`` that papermi
 
 from __future__ import annotations
 
-from ._result import FINDING_COLUMNS, SEVERITIES, AuditResult, findings_frame, write_summary
+from collections.abc import Callable
+
+from ._result import (
+    FINDING_COLUMNS,
+    SEVERITIES,
+    ApiCall,
+    AuditResult,
+    AuditSummary,
+    Finding,
+    Severity,
+    Status,
+    findings_frame,
+    write_summary,
+)
 from ._session import AuditSession, open_session, parse_as_of
 from .bots import bots
 from .channel_hygiene import channel_hygiene
@@ -30,9 +43,15 @@ from .user_groups import user_groups
 
 __all__ = [
     "AUDITS",
+    "AUDIT_FUNCTIONS",
     "FINDING_COLUMNS",
     "SEVERITIES",
+    "ApiCall",
     "AuditResult",
+    "AuditSummary",
+    "Finding",
+    "Severity",
+    "Status",
     "AuditSession",
     "bots",
     "channel_hygiene",
@@ -53,6 +72,24 @@ __all__ = [
     "user_groups",
     "write_summary",
 ]
+
+#: Audit name -> its function; each declares its parameters in its signature (``_params.Param``).
+AUDIT_FUNCTIONS: dict[str, Callable[..., AuditResult]] = {
+    "bots": bots,
+    "channel_hygiene": channel_hygiene,
+    "guest_access": guest_access,
+    "inactive_users": inactive_users,
+    "invitations": invitations,
+    "linkifiers": linkifiers,
+    "moderation_activity": moderation_activity,
+    "org_overview": org_overview,
+    "permission_posture": permission_posture,
+    "scheduled_and_reminders": scheduled_and_reminders,
+    "stale_channels": stale_channels,
+    "unresolved_topics": unresolved_topics,
+    "uploads": uploads,
+    "user_groups": user_groups,
+}
 
 #: Audit name -> one-line description; each name is also a notebook in notebooks/audits/.
 AUDITS: dict[str, str] = {

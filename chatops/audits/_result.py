@@ -1,28 +1,297 @@
-"""What an audit returns: findings, a pass/fail summary and the tables behind them."""
+"""What an audit returns: typed findings, a typed summary and the tables behind them.
+
+The types every audit, the runner, the report and the fix plans share:
+
+- :class:`Status`: ``passed``, ``threshold_crossed`` or ``error`` (with its exit status);
+- :class:`Severity`: ``critical``, ``warning``, ``info``, most severe first;
+- :class:`ApiCall`: the call that fixes a finding (method, path, parameters) and the
+  placeholders a person must fill in before it can run;
+- :class:`Finding`: one finding (severity, subject, text, action, call);
+- :class:`AuditSummary`: the pass/fail summary of one audit (``<audit>/summary.json``).
+"""
 
 from __future__ import annotations
 
+import enum
+import hashlib
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import msgspec
 import pandas as pd
 
-__all__ = ["FINDING_COLUMNS", "SEVERITIES", "AuditResult", "findings_frame", "write_summary"]
+__all__ = [
+    "AUDIT_SCHEMA_VERSION",
+    "FINDING_COLUMNS",
+    "SEVERITIES",
+    "ApiCall",
+    "AuditResult",
+    "AuditSummary",
+    "Finding",
+    "Severity",
+    "Status",
+    "finding_id",
+    "finding_kind",
+    "findings_frame",
+    "read_finding_lines",
+    "write_summary",
+]
 
-#: Columns of ``AuditResult.findings``, in order.
+#: Version of the layout of ``<audit>/summary.json`` and ``<audit>/findings.jsonl``.
+AUDIT_SCHEMA_VERSION = 2
+#: Columns of ``AuditResult.findings`` and ``findings.csv``, in order (the call in words).
 FINDING_COLUMNS = ("severity", "subject", "finding", "recommended_action", "api_call")
-#: Severity levels, most severe first; a ``critical`` finding is a crossed threshold.
-SEVERITIES = ("critical", "warning", "info")
 
 
-def findings_frame(rows: list[dict[str, str]]) -> pd.DataFrame:
+class Status(enum.StrEnum):
+    """How one audit (or a whole run, the worst of its audits) came out."""
+
+    PASSED = "passed"
+    THRESHOLD_CROSSED = "threshold_crossed"
+    ERROR = "error"
+
+    @property
+    def exit_code(self) -> int:
+        """0 passed, 1 a threshold crossed, 2 could not run."""
+        return _EXIT[self]
+
+    @property
+    def text(self) -> str:
+        """In words: ``passed``, ``threshold crossed``, ``could not run``."""
+        return _STATUS_TEXT[self]
+
+    @classmethod
+    def of_exit_code(cls, code: int) -> Status:
+        """The status of an exit status (anything above 1 is an error)."""
+        return {0: cls.PASSED, 1: cls.THRESHOLD_CROSSED}.get(code, cls.ERROR)
+
+
+_EXIT = {Status.PASSED: 0, Status.THRESHOLD_CROSSED: 1, Status.ERROR: 2}
+_STATUS_TEXT = {
+    Status.PASSED: "passed",
+    Status.THRESHOLD_CROSSED: "threshold crossed",
+    Status.ERROR: "could not run",
+}
+
+
+class Severity(enum.StrEnum):
+    """How urgent a finding is; ``critical`` is a crossed threshold. Ordered most severe first."""
+
+    CRITICAL = "critical"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """0 for critical, 1 warning, 2 info: sort by it."""
+        return list(Severity).index(self)
+
+
+#: Severity levels, most severe first.
+SEVERITIES = tuple(s.value for s in Severity)
+
+Method = Literal["GET", "POST", "PATCH", "DELETE"]
+METHODS: tuple[str, ...] = ("GET", "POST", "PATCH", "DELETE")
+
+
+class ApiCall(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """An API call that fixes (or inspects) a finding, as data.
+
+    ``path`` is relative to the API root ``/api/v1`` (``/streams/5``). A placeholder a person
+    must fill in is written ``{name}`` in the path or in a parameter's value and named in
+    ``fill``; ``alternative`` is another call a person may choose instead. A call with either
+    is never run by ``chatops audit apply``.
+
+    Build one with :func:`chatops.audits._common.api`, which finds the placeholders.
+    """
+
+    method: Method
+    path: str
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
+    fill: tuple[str, ...] = ()
+    alternative: ApiCall | None = None
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(
+                f"API call method must be one of {', '.join(METHODS)}, not {self.method!r}"
+            )
+        if not self.path.startswith("/") or self.path.startswith("/api/"):
+            raise ValueError(
+                f"API call path must start with / and be relative to /api/v1, not {self.path!r}"
+            )
+
+    @property
+    def needs_input(self) -> bool:
+        """Whether a person must fill something in or choose before it can run."""
+        return bool(self.fill) or self.alternative is not None
+
+    @property
+    def reason(self) -> str | None:
+        """Why it cannot run as it is (None when it can)."""
+        if self.alternative is not None:
+            return f"a choice between calls: {self.text}"
+        if self.fill:
+            return "fill in " + ", ".join(f"{{{name}}}" for name in self.fill)
+        return None
+
+    @property
+    def changes(self) -> bool:
+        """Whether it changes anything (reads, ``GET``, fix nothing)."""
+        return self.method != "GET"
+
+    @property
+    def text(self) -> str:
+        """``DELETE /api/v1/streams/5``, ``PATCH /api/v1/streams/4 folder_id={folder_id}``."""
+        words = [self.method, "/api/v1" + self.path]
+        words += [f"{name}={param_text(value)}" for name, value in self.params.items()]
+        line = " ".join(words)
+        return line if self.alternative is None else f"{line} | {self.alternative.text}"
+
+
+_QUOTED_HOLE = re.compile(r'"(\{[A-Za-z_][A-Za-z0-9_]*\})"')
+
+
+def param_text(value: Any) -> str:
+    """A parameter's value as a call in words shows it (quoted when it has spaces)."""
+    if isinstance(value, str):
+        return f"'{value}'" if any(c.isspace() for c in value) else value
+    # a placeholder inside a list or object is shown bare: [{user_ids}], {"new": {group_id}}
+    return _QUOTED_HOLE.sub(r"\1", json.dumps(value, ensure_ascii=False))
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def finding_kind(text: str) -> str:
+    """``"no message in 93 days (more than 90)"`` -> ``"no message in # days (more than #)"``."""
+    return " ".join(_NUMBER.sub("#", text).split())
+
+
+def finding_id(audit: str, subject: str, kind: str) -> str:
+    """The identity of a finding between runs: 16 hex digits of audit, subject and kind."""
+    return hashlib.sha256(f"{audit}\x1f{subject}\x1f{kind}".encode()).hexdigest()[:16]
+
+
+class Finding(msgspec.Struct, frozen=True, kw_only=True):
+    """One finding: what is wrong with what, what to do, and the call that does it.
+
+    Two findings are the same finding between runs when their audit, subject and *kind* (the
+    text with every number replaced by ``#``) are: see :attr:`id`.
+    """
+
+    severity: Severity
+    subject: str
+    finding: str
+    recommended_action: str
+    call: ApiCall | None = None
+    audit: str = ""
+
+    @property
+    def api_call(self) -> str:
+        """The call in words (empty when there is none)."""
+        return self.call.text if self.call is not None else ""
+
+    @property
+    def kind(self) -> str:
+        """The finding's text with its numbers replaced by ``#``."""
+        return finding_kind(self.finding)
+
+    @property
+    def id(self) -> str:
+        """Stable between runs: a digest of audit, subject and kind."""
+        return finding_id(self.audit, self.subject, self.kind)
+
+    def record(self) -> dict[str, Any]:
+        """The JSON form of ``summary.json``: ``id``, ``kind``, the fields, ``api_call`` in words."""
+        return {
+            "id": self.id,
+            "audit": self.audit,
+            "severity": self.severity.value,
+            "subject": self.subject,
+            "finding": self.finding,
+            "kind": self.kind,
+            "recommended_action": self.recommended_action,
+            "api_call": self.api_call,
+            "call": msgspec.to_builtins(self.call) if self.call is not None else None,
+        }
+
+    def row(self) -> dict[str, Any]:
+        """The finding as a row of :func:`findings_frame`."""
+        return {
+            "severity": self.severity.value,
+            "subject": self.subject,
+            "finding": self.finding,
+            "recommended_action": self.recommended_action,
+            "api_call": self.api_call,
+        }
+
+
+class AuditSummary(msgspec.Struct, kw_only=True):
+    """The pass/fail summary of one audit, written as ``<audit>/summary.json``.
+
+    ``details`` holds what only this audit reports (coverage notes, windows, the ids it acted
+    on with ``dry_run=False``); in the JSON file they sit beside the common fields. Reading
+    ``summary["counts"]`` or ``summary["coverage"]`` works for both kinds of field.
+    """
+
+    name: str
+    passed: bool
+    failed_checks: list[str]
+    counts: dict[str, int | float]
+    thresholds: dict[str, Any]
+    site: str = ""
+    generated_at: str = ""
+    details: dict[str, Any] = msgspec.field(default_factory=dict)
+    #: every subject the audit looked at (None: not said); a finding of the previous run whose
+    #: subject is not among them is *gone* (archived, deleted), not *resolved*
+    subjects: list[str] | None = None
+    schema_version: int = AUDIT_SCHEMA_VERSION
+
+    @property
+    def status(self) -> Status:
+        """``passed`` or ``threshold_crossed``."""
+        return Status.PASSED if self.passed else Status.THRESHOLD_CROSSED
+
+    def __getitem__(self, key: str) -> Any:
+        if key != "details" and key in self.__struct_fields__:
+            return getattr(self, key)
+        return self.details[key]
+
+    def __contains__(self, key: object) -> bool:
+        return (key in self.__struct_fields__ and key != "details") or key in self.details
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Like ``dict.get`` over the JSON form."""
+        return self[key] if key in self else default
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form: the common fields, then ``details`` beside them."""
+        common = {f: getattr(self, f) for f in self.__struct_fields__ if f != "details"}
+        data: dict[str, Any] = _jsonable({**common, **self.details})
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AuditSummary:
+        """Read the JSON form back (:class:`msgspec.ValidationError` when malformed)."""
+        common = {f: data[f] for f in cls.__struct_fields__ if f in data and f != "details"}
+        details = {k: v for k, v in data.items() if k not in cls.__struct_fields__}
+        details.pop("written_at", None)
+        return msgspec.convert({**common, "details": details}, cls)
+
+
+def findings_frame(rows: list[Finding]) -> pd.DataFrame:
     """Findings as a DataFrame: most severe first, then by subject; columns FINDING_COLUMNS."""
-    df = pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype="string") for c in FINDING_COLUMNS})
+    records = [f.row() for f in rows]
+    df = pd.DataFrame(
+        {c: pd.Series([r[c] for r in records], dtype="string") for c in FINDING_COLUMNS}
+    )
     df["severity"] = pd.Categorical(df["severity"], categories=SEVERITIES, ordered=True)
     return df.sort_values(["severity", "subject"], kind="stable").reset_index(drop=True)
 
@@ -38,23 +307,53 @@ class AuditResult:
             print(result.findings[result.findings.severity == "critical"])
         result.tables["messages_per_channel"].head()
 
-    ``summary`` is JSON-ready: ``name``, ``passed``, ``counts``, ``thresholds``,
-    ``generated_at`` (ISO 8601, UTC) and ``failed_checks`` (the thresholds crossed).
+    ``summary`` is an :class:`AuditSummary`: ``name``, ``passed``, ``counts``, ``thresholds``,
+    ``generated_at`` (ISO 8601, UTC), ``failed_checks`` (the thresholds crossed) and the
+    audit's own ``details``.
     """
 
     findings: pd.DataFrame
-    summary: dict[str, Any]
+    summary: AuditSummary
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: the findings as :class:`Finding` values with their typed calls, in the frame's order
+    typed: list[Finding] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def of(
+        cls,
+        findings: list[Finding],
+        summary: AuditSummary,
+        tables: dict[str, pd.DataFrame] | None = None,
+    ) -> AuditResult:
+        """A result from typed findings: the frame (for people) and the list (for programs)."""
+        named = [msgspec.structs.replace(f, audit=f.audit or summary.name) for f in findings]
+        ordered = sorted(named, key=lambda f: (f.severity.rank, f.subject))
+        return cls(findings_frame(ordered), summary, dict(tables or {}), ordered)
 
     @property
     def name(self) -> str:
         """The audit's name (``org_overview``)."""
-        return str(self.summary["name"])
+        return self.summary.name
 
     @property
     def passed(self) -> bool:
         """Whether no threshold was crossed."""
-        return bool(self.summary["passed"])
+        return self.summary.passed
+
+    def finding_list(self) -> list[Finding]:
+        """The findings as :class:`Finding` values (without calls when built from a frame)."""
+        if self.typed or self.findings.empty:
+            return list(self.typed)
+        return [
+            Finding(
+                severity=Severity(str(r["severity"])),
+                subject=str(r["subject"]),
+                finding=str(r["finding"]),
+                recommended_action=str(r["recommended_action"]),
+                audit=self.name,
+            )
+            for r in self.findings.to_dict("records")
+        ]
 
     def __repr__(self) -> str:
         return (
@@ -66,10 +365,12 @@ class AuditResult:
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | set | frozenset):
         return [_jsonable(v) for v in value]
     if isinstance(value, datetime | pd.Timestamp):
         return value.isoformat()
+    if isinstance(value, enum.Enum):
+        return value.value
     if hasattr(value, "item"):  # numpy scalars
         return _jsonable(value.item())
     if isinstance(value, float) and not math.isfinite(value):
@@ -80,8 +381,9 @@ def _jsonable(value: Any) -> Any:
 def write_summary(result: AuditResult, report_dir: str | os.PathLike[str] | None) -> Path | None:
     """Write ``result.summary`` as ``report_dir/summary.json``; nothing when report_dir is empty.
 
-    Beside it go the findings as ``findings.csv`` (columns FINDING_COLUMNS) and each table as
-    ``tables/<name>.csv``: the report links them and ``chatops audit plan`` reads the findings.
+    Beside it go the findings, typed, as ``findings.jsonl`` (one :class:`Finding` a line: what
+    ``chatops audit plan`` and the report read), the same in words as ``findings.csv``
+    (columns ``CSV_COLUMNS``) and each table as ``tables/<name>.csv``.
 
     Args:
         result: the audit's result.
@@ -93,19 +395,41 @@ def write_summary(result: AuditResult, report_dir: str | os.PathLike[str] | None
         return None
     target = Path(report_dir) / "summary.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    payload = _jsonable(result.summary)
+    payload = result.summary.to_json()
     payload.setdefault("written_at", datetime.now(UTC).isoformat())
     target.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-    _write_csvs(result, target.parent)
+    _write_findings(result, target.parent)
     return target
 
 
-def _write_csvs(result: AuditResult, folder: Path) -> None:
-    """``folder/findings.csv`` and ``folder/tables/<name>.csv`` for every table of the result."""
-    findings = result.findings.reindex(columns=list(FINDING_COLUMNS))
-    findings.to_csv(folder / "findings.csv", index=False)
+def _write_findings(result: AuditResult, folder: Path) -> None:
+    """``findings.jsonl``, ``findings.csv`` and ``tables/<name>.csv`` of the result."""
+    encoder = msgspec.json.Encoder()
+    lines = [encoder.encode(f).decode() + "\n" for f in result.finding_list()]
+    (folder / "findings.jsonl").write_text("".join(lines), encoding="utf-8")
+    result.findings.reindex(columns=list(FINDING_COLUMNS)).to_csv(
+        folder / "findings.csv", index=False
+    )
     if result.tables:
         (folder / "tables").mkdir(exist_ok=True)
     for name, table in result.tables.items():
         named_index = any(n is not None for n in table.index.names)
         table.to_csv(folder / "tables" / f"{name}.csv", index=named_index)
+
+
+def read_finding_lines(path: Path, audit: str) -> list[Finding]:
+    """The findings of ``<audit>/findings.jsonl`` (none when absent); ValueError naming the line
+    when one is malformed."""
+    if not path.is_file():
+        return []
+    decoder = msgspec.json.Decoder(Finding)
+    out: list[Finding] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            found = decoder.decode(line)
+        except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as exc:
+            raise ValueError(f"{path} line {number}: not a finding ({exc})") from None
+        out.append(msgspec.structs.replace(found, audit=found.audit or audit))
+    return out

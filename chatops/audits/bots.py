@@ -21,13 +21,16 @@ person, who knows who should own it.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from ..types import User
-from ._result import AuditResult, findings_frame
+from ._common import api, finding, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -44,11 +47,29 @@ BOT_TYPES = {1: "generic", 2: "incoming webhook", 3: "outgoing webhook", 4: "emb
 def bots(
     client: Client,
     *,
-    stale_days: int = 90,
-    max_orphaned_bots: int = 0,
-    max_bot_channels: int = 10,
+    stale_days: Annotated[
+        int,
+        Param("flag bots that sent no message in this many days", low=1),
+    ] = 90,
+    max_orphaned_bots: Annotated[
+        int,
+        Param(
+            "fail when more active bots than this have a deactivated or missing owner (-1: off)",
+            low=-1,
+        ),
+    ] = 0,
+    max_bot_channels: Annotated[
+        int,
+        Param(
+            "flag bots that posted to more channels than this in stale_days (-1: off)",
+            low=-1,
+        ),
+    ] = 10,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, deactivate every flagged bot"),
+    ] = True,
 ) -> AuditResult:
     """Fetch users and each active bot's newest message, and judge the bots.
 
@@ -68,7 +89,7 @@ def bots(
         raise ValueError(f"stale_days must be at least 1, not {stale_days}")
     if max_bot_channels < -1:
         raise ValueError(f"max_bot_channels must be -1 (off) or at least 0, not {max_bot_channels}")
-    at = _utc(now)
+    at = utc(now)
     since = at.timestamp() - stale_days * 86400
     users = {u.user_id: u for u in client.users.list()}
     active_bots = sorted(
@@ -77,7 +98,7 @@ def bots(
     )
 
     table_rows: list[dict[str, Any]] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     orphaned: list[int] = []
     stale: list[int] = []
     flagged: list[int] = []
@@ -132,12 +153,12 @@ def bots(
         else:
             action = "Deactivate the bot if it is no longer needed"
         rows.append(
-            _row(
+            finding(
                 "warning",
                 f"{bot.full_name} ({bot.email})",
                 "; ".join(flags),
                 action,
-                f"DELETE /api/v1/users/{bot.user_id}",
+                api("DELETE", f"/users/{bot.user_id}"),
             )
         )
 
@@ -145,14 +166,18 @@ def bots(
     if max_orphaned_bots >= 0 and len(orphaned) > max_orphaned_bots:
         failed.append("max_orphaned_bots")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "bots",
                 f"{len(orphaned)} active bots have no live owner; the threshold is "
                 f"{max_orphaned_bots}",
                 "Reassign or deactivate the orphaned bots listed",
-                "PATCH /api/v1/bots/{bot_id} bot_owner_id={user_id} | "
-                "DELETE /api/v1/users/{bot_id}",
+                api(
+                    "PATCH",
+                    "/bots/{bot_id}",
+                    bot_owner_id="{user_id}",
+                    or_=api("DELETE", "/users/{bot_id}"),
+                ),
             )
         )
 
@@ -178,11 +203,11 @@ def bots(
             "flags",
         ],
     ).set_index("user_id")
-    summary: dict[str, Any] = {
-        "name": "bots",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "bots",
+        subjects=[f"{b.full_name} ({b.email})" for b in active_bots],
+        failed=failed,
+        counts={
             "bots": sum(1 for u in users.values() if u.is_bot and not u.is_system_bot),
             "active_bots": len(active_bots),
             "orphaned": len(orphaned),
@@ -191,17 +216,17 @@ def bots(
             "findings": len(rows),
             "deactivated_now": len(deactivated),
         },
-        "thresholds": {
+        thresholds={
             "max_orphaned_bots": max_orphaned_bots,
             "stale_days": stale_days,
             "max_bot_channels": max_bot_channels,
         },
-        "dry_run": dry_run,
-        "deactivated_bot_ids": deactivated,
-        "site": client.site,
-        "generated_at": at.isoformat(),
-    }
-    return AuditResult(findings=findings_frame(rows), summary=summary, tables={"bots": table})
+        dry_run=dry_run,
+        deactivated_bot_ids=deactivated,
+        site=client.site,
+        generated_at=at.isoformat(),
+    )
+    return AuditResult.of(rows, summary=summary, tables={"bots": table})
 
 
 def _recent_activity(client: Client, bot: User, since: float) -> tuple[int | None, set[str]]:
@@ -216,20 +241,3 @@ def _recent_activity(client: Client, bot: User, since: float) -> tuple[int | Non
     last = max((m.timestamp for m in page.messages), default=None)
     channels = {m.channel_name for m in page.messages if m.timestamp >= since and m.channel_name}
     return last, channels
-
-
-def _utc(now: datetime | None) -> pd.Timestamp:
-    if now is None:
-        return pd.Timestamp(datetime.now(UTC))
-    ts = pd.Timestamp(now)
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }

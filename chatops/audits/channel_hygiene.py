@@ -33,13 +33,15 @@ import difflib
 import re
 from datetime import datetime
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from .._exceptions import ApiError
-from ._result import AuditResult, findings_frame
-from .overview import _row, _utc
+from ._common import api, finding, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -76,13 +78,38 @@ def normalise_channel_name(name: str) -> str:
 def channel_hygiene(
     client: Client,
     *,
-    require_description: bool = True,
-    require_folder: bool = False,
-    name_regex: str = "",
-    similarity: float = 0.85,
-    max_hygiene_findings: int = 5,
+    require_description: Annotated[
+        bool,
+        Param("flag channels with an empty description"),
+    ] = True,
+    require_folder: Annotated[
+        bool,
+        Param("flag channels that are in no channel folder"),
+    ] = False,
+    name_regex: Annotated[
+        str,
+        Param(
+            "regular expression every channel name must match in full; empty: no check",
+        ),
+    ] = "",
+    similarity: Annotated[
+        float,
+        Param(
+            "flag two channel names at least this alike (difflib ratio, 0 to 1)",
+            low=0,
+            high=1,
+            low_open=True,
+        ),
+    ] = 0.85,
+    max_hygiene_findings: Annotated[
+        int,
+        Param("fail when there are more findings than this (-1: off)", low=-1),
+    ] = 5,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, archive the channels that have no subscribers"),
+    ] = True,
 ) -> AuditResult:
     """Fetch channels, folders, users and each channel's subscribers, and judge the channels.
 
@@ -109,7 +136,7 @@ def channel_hygiene(
         pattern = re.compile(name_regex) if name_regex else None
     except re.error as exc:
         raise ValueError(f"name_regex is not a valid regular expression: {exc}") from exc
-    at = _utc(now)
+    at = utc(now)
 
     users = {u.user_id: u for u in client.users.list()}
     listed = client.channels.list(include_all=True, exclude_archived=False)
@@ -122,7 +149,7 @@ def channel_hygiene(
         "channels": "non-archived channels the account can see (GET /streams include_all)",
     }
 
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     table_rows: list[dict[str, Any]] = []
     empty: list[int] = []
     members_hidden: list[str] = []
@@ -139,40 +166,40 @@ def channel_hygiene(
             else "public"
         )
         subject = f"#{channel.name} ({channel.stream_id})"
-        patch = f"PATCH /api/v1/streams/{channel.stream_id}"
-        archive = f"DELETE /api/v1/streams/{channel.stream_id}"
+        patch = f"/streams/{channel.stream_id}"
+        archive = api("DELETE", f"/streams/{channel.stream_id}")
         if require_description and not channel.description.strip():
             flags.append("no description")
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     "has no description",
                     "Say what the channel is for",
-                    f"{patch} description={{description}}",
+                    api("PATCH", patch, description="{description}"),
                 )
             )
         if require_folder and (channel.folder_id is None or channel.folder_id not in folders):
             flags.append("no folder")
             rows.append(
-                _row(
+                finding(
                     "info",
                     subject,
                     "is in no channel folder",
                     _folder_advice(folders),
-                    f"{patch} folder_id={{folder_id}}",
+                    api("PATCH", patch, folder_id="{folder_id}"),
                 )
             )
         if pattern is not None and not pattern.fullmatch(channel.name):
             flags.append("name does not match name_regex")
             proposal = _proposed_name(channel.name, pattern, taken)
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"name does not match {name_regex!r}",
                     "Rename the channel to follow the naming convention",
-                    f"{patch} new_name={proposal or '{new_name}'}",
+                    api("PATCH", patch, new_name=proposal or "{new_name}"),
                 )
             )
 
@@ -190,7 +217,7 @@ def channel_hygiene(
             flags.append("no subscribers")
             empty.append(channel.stream_id)
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     "has no subscribers",
@@ -202,7 +229,7 @@ def channel_hygiene(
             names = ", ".join(users[u].full_name for u in gone if u in users)
             flags.append("all subscribers deactivated")
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"every subscriber is deactivated ({names})",
@@ -215,7 +242,7 @@ def channel_hygiene(
             who = only.full_name if only else str(active[0])
             flags.append("private with one member")
             rows.append(
-                _row(
+                finding(
                     "info",
                     subject,
                     f"is private with a single member ({who})",
@@ -248,13 +275,13 @@ def channel_hygiene(
         for ch in (a, b):
             flags_by_id[ch.stream_id].append("near-duplicate")
         rows.append(
-            _row(
+            finding(
                 "warning",
                 f"#{a.name} ({a.stream_id}) / #{b.name} ({b.stream_id})",
                 f"near-duplicate channel names: {why}",
                 _merge_advice(a, b, members),
                 # which one goes is a person's choice: the plan never runs this as written
-                "DELETE /api/v1/streams/{stream_id_to_archive}",
+                api("DELETE", "/streams/{stream_id_to_archive}"),
             )
         )
     for entry in table_rows:
@@ -273,12 +300,12 @@ def channel_hygiene(
     if 0 <= max_hygiene_findings < hygiene:
         failed.append("max_hygiene_findings")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "channels",
                 f"{hygiene} channel hygiene findings; the threshold is {max_hygiene_findings}",
                 "Work through the findings listed",
-                "PATCH /api/v1/streams/{stream_id} | DELETE /api/v1/streams/{stream_id}",
+                api("PATCH", "/streams/{stream_id}", or_=api("DELETE", "/streams/{stream_id}")),
             )
         )
 
@@ -310,26 +337,25 @@ def channel_hygiene(
         "findings": hygiene,
         "archived_now": len(archived),
     }
-    summary: dict[str, Any] = {
-        "name": "channel_hygiene",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": counts,
-        "thresholds": {
+    summary = summary_of(
+        "channel_hygiene",
+        failed=failed,
+        counts=counts,
+        thresholds={
             "max_hygiene_findings": max_hygiene_findings,
             "require_description": require_description,
             "require_folder": require_folder,
             "name_regex": name_regex,
             "similarity": similarity,
         },
-        "coverage": coverage,
-        "dry_run": dry_run,
-        "archived_stream_ids": archived,
-        "site": client.site,
-        "generated_at": at.isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        coverage=coverage,
+        dry_run=dry_run,
+        archived_stream_ids=archived,
+        site=client.site,
+        generated_at=at.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={"channels": table, "near_duplicates": pair_table},
     )

@@ -27,15 +27,17 @@ guest sees.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from ..types import Channel, User
-from ._result import AuditResult, findings_frame
+from ._common import api, finding
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -77,12 +79,29 @@ def resolve_group_setting(
 def guest_access(
     client: Client,
     *,
-    max_channels: int = 5,
-    flag_private: bool = True,
-    flag_default_channels: bool = True,
-    max_flagged_guests: int = 2,
+    max_channels: Annotated[
+        int,
+        Param("flag guests subscribed to more channels than this", low=0),
+    ] = 5,
+    flag_private: Annotated[
+        bool,
+        Param("flag guests subscribed to a private channel"),
+    ] = True,
+    flag_default_channels: Annotated[
+        bool,
+        Param("flag guests subscribed to a default channel"),
+    ] = True,
+    max_flagged_guests: Annotated[
+        int,
+        Param("fail when more guests than this carry a channel flag (-1: off)", low=-1),
+    ] = 2,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param(
+            "when False, unsubscribe guests from the flagged private and default channels",
+        ),
+    ] = True,
 ) -> AuditResult:
     """Fetch guests, channels and their members, and judge each guest's access.
 
@@ -132,7 +151,7 @@ def guest_access(
 
     table_rows: list[dict[str, Any]] = []
     sub_rows: list[dict[str, Any]] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     flagged: list[int] = []
     to_remove: list[tuple[User, Channel]] = []
     for guest in guests:
@@ -158,13 +177,17 @@ def guest_access(
         if len(chans) > max_channels:
             flags.append(f"in {len(chans)} channels (more than {max_channels})")
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"subscribed to {len(chans)} channels; the limit is {max_channels}",
                     "Unsubscribe the guest from the channels they do not need",
-                    "DELETE /api/v1/users/me/subscriptions "
-                    f'subscriptions=["{{channel}}"] principals=[{guest.user_id}]',
+                    api(
+                        "DELETE",
+                        "/users/me/subscriptions",
+                        subscriptions=["{channel}"],
+                        principals=[guest.user_id],
+                    ),
                 )
             )
         reasons: dict[int, list[str]] = {}
@@ -181,13 +204,17 @@ def guest_access(
             flags.append(f"in {kinds} channel #{c.name}")
             to_remove.append((guest, c))
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"subscribed to {kinds} channel #{c.name}",
                     f"Unsubscribe the guest from #{c.name} unless they need it",
-                    "DELETE /api/v1/users/me/subscriptions "
-                    f"subscriptions={json.dumps([c.name])} principals=[{guest.user_id}]",
+                    api(
+                        "DELETE",
+                        "/users/me/subscriptions",
+                        subscriptions=[c.name],
+                        principals=[guest.user_id],
+                    ),
                 )
             )
         if flags:
@@ -212,16 +239,16 @@ def guest_access(
 
     guests_seeing_all = [g.user_id for g in guests if g.user_id in see_all]
     if guests_seeing_all:
-        new = members_id if members_id is not None else "{group_id}"
+        new: int | str = members_id if members_id is not None else "{group_id}"
         rows.append(
-            _row(
+            finding(
                 "warning",
                 "organization",
                 f"{len(guests_seeing_all)} of {len(guests)} guests may see all users "
                 "(can_access_all_users_group reaches guests)",
                 "Limit can_access_all_users_group to role:members so guests see only the "
                 "users they share channels or conversations with",
-                f'PATCH /api/v1/realm can_access_all_users_group={{"new": {new}}}',
+                api("PATCH", "/realm", can_access_all_users_group={"new": new}),
             )
         )
 
@@ -229,13 +256,18 @@ def guest_access(
     if max_flagged_guests >= 0 and len(flagged) > max_flagged_guests:
         failed.append("max_flagged_guests")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "guests",
                 f"{len(flagged)} guests have flagged channel access; the threshold is "
                 f"{max_flagged_guests}",
                 "Review the flagged guests and unsubscribe them where they do not belong",
-                "DELETE /api/v1/users/me/subscriptions subscriptions=[...] principals=[...]",
+                api(
+                    "DELETE",
+                    "/users/me/subscriptions",
+                    subscriptions=["{channels}"],
+                    principals=["{guest_ids}"],
+                ),
             )
         )
 
@@ -264,11 +296,10 @@ def guest_access(
     subs = pd.DataFrame(
         sub_rows, columns=["user_id", "guest", "channel", "stream_id", "kind", "is_default"]
     )
-    summary: dict[str, Any] = {
-        "name": "guest_access",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "guest_access",
+        failed=failed,
+        counts={
             "guests": len(guests),
             "flagged_guests": len(flagged),
             "guests_in_private_channels": sum(
@@ -284,26 +315,26 @@ def guest_access(
             "findings": len(rows),
             "unsubscribed_now": len(removed),
         },
-        "thresholds": {
+        thresholds={
             "max_flagged_guests": max_flagged_guests,
             "max_channels": max_channels,
             "flag_private": flag_private,
             "flag_default_channels": flag_default_channels,
         },
-        "can_access_all_users_group": setting,
-        "coverage": {
+        can_access_all_users_group=setting,
+        coverage={
             "channels": "complete: subscribers of every channel (GET /streams/{id}/members)",
             "dm_partners": "only direct messages the acting account can read (its own "
             f"conversations), the newest {DM_SCAN}; other guests' conversations are not visible",
             "last_message_at": "newest message the acting account can read",
         },
-        "dry_run": dry_run,
-        "unsubscribed": removed,
-        "site": client.site,
-        "generated_at": generated.isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        dry_run=dry_run,
+        unsubscribed=removed,
+        site=client.site,
+        generated_at=generated.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={"guests": table, "subscriptions": subs},
     )
@@ -342,13 +373,3 @@ def _last_message_ts(client: Client, user: User) -> int | None:
         apply_markdown=False,
     )
     return max((m.timestamp for m in page.messages), default=None)
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }

@@ -33,14 +33,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from .._exceptions import ApiError
 from ..types import role_name
-from ._result import AuditResult, findings_frame
-from .overview import DEFAULT_MAX_MESSAGES, _recent_messages, _row, _utc
+from ._common import DEFAULT_MAX_MESSAGES, api, finding, recent_messages, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -71,14 +73,48 @@ STATUSES = ("active", "inactive", "new")
 def inactive_users(
     client: Client,
     *,
-    inactive_days: int = 90,
-    roles: Sequence[int] = (400, 600),
-    max_inactive_share: float = 0.25,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
+    inactive_days: Annotated[
+        int,
+        Param("an account is inactive when it sent no message in this many days", low=1),
+    ] = 90,
+    roles: Annotated[
+        Sequence[int],
+        Param(
+            "comma-separated roles judged (100 owner, 200 admin, 300 moderator, 400"
+            " member, 600 guest)",
+        ),
+    ] = (400, 600),
+    max_inactive_share: Annotated[
+        float,
+        Param(
+            "fail when a larger share of the judged accounts is inactive (-1: off)",
+            off=-1,
+            low=0,
+            high=1,
+        ),
+    ] = 0.25,
+    max_messages: Annotated[
+        int,
+        Param("fetch at most this many messages of history, newest first", low=1),
+    ] = DEFAULT_MAX_MESSAGES,
     now: datetime | None = None,
-    dry_run: bool = True,
-    seat_cost: float = 0.0,
-    include_bots: bool = False,
+    dry_run: Annotated[
+        bool,
+        Param("when False, deactivate every inactive account"),
+    ] = True,
+    seat_cost: Annotated[
+        float,
+        Param(
+            "cost of one account per billing period, for projected savings (0: none)",
+            low=0,
+        ),
+    ] = 0.0,
+    include_bots: Annotated[
+        bool,
+        Param(
+            'judge the active bots too, by their last message (a "bot" row in the matrix)',
+        ),
+    ] = False,
 ) -> AuditResult:
     """Find active humans of ``roles`` with no message in ``inactive_days``; deactivate unless dry.
 
@@ -106,7 +142,7 @@ def inactive_users(
         raise ValueError(f"max_messages must be at least 1, not {max_messages}")
     if seat_cost < 0:
         raise ValueError(f"seat_cost must be at least 0, not {seat_cost}")
-    until = _utc(now)
+    until = utc(now)
     cutoff = until - timedelta(days=inactive_days)
     judged_roles = sorted({int(r) for r in roles})
 
@@ -120,7 +156,7 @@ def inactive_users(
         if u.is_bot and u.is_active and u.bot_owner_id is not None:
             owned[u.bot_owner_id] = owned.get(u.bot_owner_id, 0) + 1
 
-    messages, truncated = _recent_messages(client, since=cutoff, until=until, limit=max_messages)
+    messages, truncated = recent_messages(client, since=cutoff, until=until, limit=max_messages)
     lo, hi = cutoff.timestamp(), until.timestamp()
     sent_by: dict[int, int] = {}
     last_by: dict[int, int] = {}
@@ -176,42 +212,42 @@ def inactive_users(
     share = len(inactive) / judged if judged else 0.0
 
     failed: list[str] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     if max_inactive_share >= 0 and share > max_inactive_share:
         failed.append("max_inactive_share")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "accounts",
                 f"{len(inactive)} of {judged} accounts ({share:.0%}) sent no message in the last "
                 f"{inactive_days} days; the threshold is {max_inactive_share:.0%}",
                 "Review the inactive accounts below and deactivate those no longer needed",
-                "DELETE /api/v1/users/{user_id}",
+                api("DELETE", "/users/{user_id}"),
             )
         )
     for user_id, r in inactive.iterrows():
         if r["is_bot"]:
             owner = f"owned by {r['bot_owner']} with" if r["bot_owner"] else "with no owner and"
             rows.append(
-                _row(
+                finding(
                     "warning",
                     f"{r['full_name']} <{r['email']}>",
                     f"bot {owner} no message in the last {inactive_days} days",
                     "Deactivate the bot if it is no longer needed",
-                    f"DELETE /api/v1/bots/{user_id}",
+                    api("DELETE", f"/bots/{user_id}"),
                 )
             )
             continue
         owned_bots = int(r["owned_bots"])
         note = f"; deactivating also deactivates {owned_bots} bots it owns" if owned_bots else ""
         rows.append(
-            _row(
+            finding(
                 "warning",
                 f"{r['full_name']} <{r['email']}>",
                 f"{r['role_name']} with no message and not seen in the last {inactive_days} "
                 f"days{note}",
                 "Deactivate the account if it is no longer needed",
-                f"DELETE /api/v1/users/{user_id}",
+                api("DELETE", f"/users/{user_id}"),
             )
         )
     rows.extend(_invitation_rows(inactive_humans, invites))
@@ -219,13 +255,13 @@ def inactive_users(
     rows.extend(savings[1])
     if truncated:
         rows.append(
-            _row(
+            finding(
                 "warning",
                 "coverage",
                 f"history fetch stopped at max_messages={max_messages} before the window start; "
                 "some accounts may look inactive",
                 "Raise max_messages for complete activity",
-                "GET /api/v1/messages anchor=newest",
+                api("GET", "/messages", anchor="newest"),
             )
         )
 
@@ -262,29 +298,28 @@ def inactive_users(
         ),
         "findings": len(rows),
     }
-    summary: dict[str, Any] = {
-        "name": "inactive_users",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": counts,
-        "ratios": {"inactive_share": share},
-        "thresholds": {"max_inactive_share": max_inactive_share},
-        "options": {
+    summary = summary_of(
+        "inactive_users",
+        failed=failed,
+        counts=counts,
+        ratios={"inactive_share": share},
+        thresholds={"max_inactive_share": max_inactive_share},
+        options={
             "inactive_days": inactive_days,
             "roles": judged_roles,
             "include_bots": include_bots,
             "dry_run": dry_run,
         },
-        "savings": savings[0],
-        "inactive_user_ids": [int(i) for i in inactive.index],
-        "deactivated_user_ids": deactivated,
-        "window": {"days": inactive_days, "since": cutoff.isoformat(), "until": until.isoformat()},
-        "truncated": truncated,
-        "site": client.site,
-        "generated_at": datetime.now(UTC).isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        savings=savings[0],
+        inactive_user_ids=[int(i) for i in inactive.index],
+        deactivated_user_ids=deactivated,
+        window={"days": inactive_days, "since": cutoff.isoformat(), "until": until.isoformat()},
+        truncated=truncated,
+        site=client.site,
+        generated_at=datetime.now(UTC).isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={"users": table, "by_role": by_role},
     )
@@ -325,20 +360,20 @@ def _active_invitations(client: Client) -> dict[int, list[tuple[int, bool]]]:
 
 def _invitation_rows(
     inactive: pd.DataFrame, invites: dict[int, list[tuple[int, bool]]]
-) -> list[dict[str, str]]:
+) -> list[Finding]:
     """One finding per active invitation created by an inactive account: revoke it."""
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     for user_id, r in inactive.iterrows():
         for invite_id, link in invites.get(int(str(user_id)), []):
             kind = "link" if link else "invitation"
             path = f"/invites/multiuse/{invite_id}" if link else f"/invites/{invite_id}"
             rows.append(
-                _row(
+                finding(
                     "warning",
                     f"{r['full_name']} <{r['email']}>",
                     f"inactive account created active {kind} {invite_id}, which outlives it",
                     f"Revoke the {kind} before deactivating the account",
-                    f"DELETE /api/v1{path}",
+                    api("DELETE", path),
                 )
             )
     return rows
@@ -346,7 +381,7 @@ def _invitation_rows(
 
 def _savings(
     inactive: int, seat_cost: float, days: int
-) -> tuple[dict[str, float | int], list[dict[str, str]]]:
+) -> tuple[dict[str, float | int], list[Finding]]:
     """The summary's ``savings`` and, with a seat cost, an ``info`` finding saying them."""
     if seat_cost <= 0:
         return {}, []
@@ -354,12 +389,12 @@ def _savings(
     summary = {"seat_cost": seat_cost, "inactive_accounts": inactive, "projected": total}
     if not inactive:
         return summary, []
-    row = _row(
+    row = finding(
         "info",
         "seats",
         f"deactivating the {inactive} accounts inactive for {days} days saves {inactive} x "
         f"{seat_cost:g} = {total:g} per billing period",
         "Deactivate the inactive accounts listed",
-        "DELETE /api/v1/users/{user_id}",
+        api("DELETE", "/users/{user_id}"),
     )
     return summary, [row]

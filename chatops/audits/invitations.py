@@ -19,12 +19,15 @@ for a link, ``DELETE /invites/{id}`` for an email invitation).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
-from ._result import AuditResult, findings_frame
+from ._common import api, finding, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import ApiCall, AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -38,11 +41,25 @@ ROLE_NAMES = {100: "owner", 200: "administrator", 300: "moderator", 400: "member
 def invitations(
     client: Client,
     *,
-    max_expiry_days: int = 30,
-    flag_roles: Sequence[int] | str = (100, 200, 300),
-    max_risky_invitations: int = 5,
+    max_expiry_days: Annotated[
+        int,
+        Param("flag invitations still valid more than this many days from now", low=0),
+    ] = 30,
+    flag_roles: Annotated[
+        Sequence[int] | str,
+        Param(
+            "comma-separated roles to flag (100 owner, 200 administrator, 300 moderator)",
+        ),
+    ] = (100, 200, 300),
+    max_risky_invitations: Annotated[
+        int,
+        Param("fail when more invitations than this are risky (-1: off)", low=-1),
+    ] = 5,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, revoke every risky invitation"),
+    ] = True,
 ) -> AuditResult:
     """Fetch active invitations and users, and judge the invitations.
 
@@ -62,13 +79,13 @@ def invitations(
         raise ValueError(f"max_expiry_days must be at least 0, not {max_expiry_days}")
     if isinstance(flag_roles, str):
         flag_roles = [int(r) for r in flag_roles.split(",") if r.strip()]
-    at = _utc(now)
+    at = utc(now)
     horizon = at.timestamp() + max_expiry_days * 86400
     users = {u.user_id: u for u in client.users.list()}
     invites = sorted(client.invites.list(), key=lambda i: i.id)
 
     table_rows: list[dict[str, Any]] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     risky: list[tuple[int, bool]] = []
     for inv in invites:
         creator = users.get(inv.invited_by_user_id)
@@ -108,7 +125,7 @@ def invitations(
         risky.append((inv.id, inv.is_multiuse))
         subject = f"link {inv.id}" if inv.is_multiuse else f"invite {inv.id} ({inv.email})"
         rows.append(
-            _row(
+            finding(
                 "warning",
                 subject,
                 "; ".join(flags),
@@ -121,12 +138,16 @@ def invitations(
     if max_risky_invitations >= 0 and len(risky) > max_risky_invitations:
         failed.append("max_risky_invitations")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "invitations",
                 f"{len(risky)} risky invitations; the threshold is {max_risky_invitations}",
                 "Revoke the risky invitations listed",
-                "DELETE /api/v1/invites/{invite_id} | DELETE /api/v1/invites/multiuse/{invite_id}",
+                api(
+                    "DELETE",
+                    "/invites/{invite_id}",
+                    or_=api("DELETE", "/invites/multiuse/{invite_id}"),
+                ),
             )
         )
 
@@ -153,11 +174,13 @@ def invitations(
             "flags",
         ],
     ).set_index("id")
-    summary: dict[str, Any] = {
-        "name": "invitations",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "invitations",
+        subjects=[
+            f"link {i.id}" if i.is_multiuse else f"invite {i.id} ({i.email})" for i in invites
+        ],
+        failed=failed,
+        counts={
             "invitations": len(invites),
             "links": sum(1 for i in invites if i.is_multiuse),
             "email_invitations": sum(1 for i in invites if not i.is_multiuse),
@@ -167,39 +190,20 @@ def invitations(
             "findings": len(rows),
             "revoked_now": len(revoked),
         },
-        "thresholds": {
+        thresholds={
             "max_risky_invitations": max_risky_invitations,
             "max_expiry_days": max_expiry_days,
             "flag_roles": list(flag_roles),
         },
-        "dry_run": dry_run,
-        "revoked_invite_ids": revoked,
-        "site": client.site,
-        "generated_at": at.isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows), summary=summary, tables={"invitations": table}
+        dry_run=dry_run,
+        revoked_invite_ids=revoked,
+        site=client.site,
+        generated_at=at.isoformat(),
     )
+    return AuditResult.of(rows, summary=summary, tables={"invitations": table})
 
 
-def _revoke_call(invite_id: int, multiuse: bool) -> str:
+def _revoke_call(invite_id: int, multiuse: bool) -> ApiCall:
     if multiuse:
-        return f"DELETE /api/v1/invites/multiuse/{invite_id}"
-    return f"DELETE /api/v1/invites/{invite_id}"
-
-
-def _utc(now: datetime | None) -> pd.Timestamp:
-    if now is None:
-        return pd.Timestamp(datetime.now(UTC))
-    ts = pd.Timestamp(now)
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }
+        return api("DELETE", f"/invites/multiuse/{invite_id}")
+    return api("DELETE", f"/invites/{invite_id}")

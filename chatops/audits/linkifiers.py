@@ -33,7 +33,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 import re2
@@ -41,7 +41,10 @@ from uritemplate import URITemplate
 
 from ..linkifiers import Matcher, re2_message
 from ..types import Linkifier
-from ._result import AuditResult, findings_frame
+from ._common import api, finding
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -212,11 +215,30 @@ def _check(linkifier: Linkifier, position: int) -> _Checked:
 def linkifiers(
     client: Client,
     *,
-    sample_messages: int = 1000,
-    timeout_ms: int = 50,
-    max_broken_linkifiers: int = 0,
+    sample_messages: Annotated[
+        int,
+        Param("how many of the newest messages to scan for matches (0 to 5000)", low=0, high=5000),
+    ] = 1000,
+    timeout_ms: Annotated[
+        int,
+        Param(
+            "a backtracking trial slower than this many milliseconds counts as catastrophic",
+            low=1,
+        ),
+    ] = 50,
+    max_broken_linkifiers: Annotated[
+        int,
+        Param(
+            "fail when more linkifiers than this do not compile in RE2 or do not "
+            "fit their URL template (-1: off)",
+            low=-1,
+        ),
+    ] = 0,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, delete the broken linkifiers"),
+    ] = True,
 ) -> AuditResult:
     """Fetch the linkifiers and a sample of messages, and judge each linkifier.
 
@@ -270,7 +292,7 @@ def linkifiers(
                 )
                 pair["count"] += 1
 
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     table_rows: list[dict[str, Any]] = []
     broken: list[_Checked] = []
     slow: list[int] = []
@@ -296,38 +318,46 @@ def linkifiers(
         if c.broken:
             broken.append(c)
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     "; ".join(problems),
                     "Delete the linkifier (or fix its pattern and URL template)",
-                    f"DELETE /api/v1/realm/filters/{item.id}",
+                    api("DELETE", f"/realm/filters/{item.id}"),
                 )
             )
         elif c.python_error:
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     "; ".join(problems),
                     "Rewrite the pattern in the syntax both RE2 and clients' engines accept",
-                    f"PATCH /api/v1/realm/filters/{item.id} pattern={{new_pattern}} "
-                    f"url_template={item.url_template}",
+                    api(
+                        "PATCH",
+                        f"/realm/filters/{item.id}",
+                        pattern="{new_pattern}",
+                        url_template=item.url_template,
+                    ),
                 )
             )
         if too_slow:
             slow.append(item.id)
             engine = "RE2 stays linear, but " if not c.re2_error else ""
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"catastrophic backtracking: {engine}a backtracking engine took "
                     f"{'more than ' if ms >= timeout_ms else ''}{ms:.0f} ms (limit "
                     f"{timeout_ms} ms) on {_shorten(slow_text)}",
                     "Rewrite the pattern without nested or overlapping repetition",
-                    f"PATCH /api/v1/realm/filters/{item.id} pattern={{new_pattern}} "
-                    f"url_template={item.url_template}",
+                    api(
+                        "PATCH",
+                        f"/realm/filters/{item.id}",
+                        pattern="{new_pattern}",
+                        url_template=item.url_template,
+                    ),
                 )
             )
         table_rows.append(
@@ -367,14 +397,14 @@ def linkifiers(
         suggested.insert(suggested.index(winner), loser)
         shadowed = hits[loser] == 0
         rows.append(
-            _row(
+            finding(
                 "warning" if shadowed else "info",
                 f"linkifier {loser} {lo.linkifier.pattern}",
                 f"{'never applies: ' if shadowed else ''}lost {info['count']} matches in the "
                 f"sample to the earlier linkifier {winner} {w.linkifier.pattern} "
                 f"(e.g. {info['text']!r} in message {info['message_id']})",
                 f"If linkifier {loser} should win, move it before linkifier {winner}",
-                f"PATCH /api/v1/realm/linkifiers ordered_linkifier_ids={json.dumps(suggested)}",
+                api("PATCH", "/realm/linkifiers", ordered_linkifier_ids=suggested),
             )
         )
 
@@ -382,13 +412,13 @@ def linkifiers(
     if max_broken_linkifiers >= 0 and len(broken) > max_broken_linkifiers:
         failed.append("max_broken_linkifiers")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "linkifiers",
                 f"{len(broken)} linkifiers do not compile in RE2 or do not match their URL "
                 f"template; the threshold is {max_broken_linkifiers}",
                 "Delete or fix the broken linkifiers listed",
-                "DELETE /api/v1/realm/filters/{filter_id}",
+                api("DELETE", "/realm/filters/{filter_id}"),
             )
         )
 
@@ -429,11 +459,10 @@ def linkifiers(
             "message_id",
         ],
     )
-    summary: dict[str, Any] = {
-        "name": "linkifiers",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "linkifiers",
+        failed=failed,
+        counts={
             "linkifiers": len(checked),
             "broken": len(broken),
             "not_re2": sum(1 for c in checked if c.re2_error),
@@ -445,24 +474,24 @@ def linkifiers(
             "findings": len(rows),
             "deleted_now": len(deleted),
         },
-        "thresholds": {
+        thresholds={
             "max_broken_linkifiers": max_broken_linkifiers,
             "timeout_ms": timeout_ms,
             "sample_messages": sample_messages,
         },
-        "coverage": {
+        coverage={
             "hits": "the newest sample_messages messages the acting account can read "
             "(content as Markdown, and topics); hits of patterns RE2 rejects are not counted",
             "backtracking": "measured with Python's re on generated adversarial inputs; a "
             "pattern that passes may still be slow on inputs not tried",
         },
-        "dry_run": dry_run,
-        "deleted_linkifier_ids": deleted,
-        "site": client.site,
-        "generated_at": generated.isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        dry_run=dry_run,
+        deleted_linkifier_ids=deleted,
+        site=client.site,
+        generated_at=generated.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={"linkifiers": table, "overlaps": overlaps},
     )
@@ -473,13 +502,3 @@ def _shorten(text: str) -> str:
     if len(shown) > 24:
         return f"{shown[:12]!r}... ({len(text)} characters)"
     return repr(shown)
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }

@@ -30,14 +30,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from .._exceptions import ApiError
+from ._common import finding, utc
+from ._common import summary as summary_of
 from ._history import history_until
-from ._result import AuditResult, findings_frame
-from .overview import _row, _utc
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -85,8 +87,17 @@ class _Key:
 def moderation_activity(
     client: Client,
     *,
-    days: int = 30,
-    max_moves_per_user: int = 10,
+    days: Annotated[
+        int,
+        Param("the window: edits and moves made in this many days before now", low=1),
+    ] = 30,
+    max_moves_per_user: Annotated[
+        int,
+        Param(
+            "fail when a user made more topic or channel moves than this in the window (-1: off)",
+            low=-1,
+        ),
+    ] = 10,
     now: datetime | None = None,
 ) -> AuditResult:
     """Fetch every readable message, collect its edit history in the window, and judge it.
@@ -108,7 +119,7 @@ def moderation_activity(
         raise ValueError(
             f"max_moves_per_user must be -1 (off) or at least 0, not {max_moves_per_user}"
         )
-    at = _utc(now)
+    at = utc(now)
     end = at.timestamp()
     since = end - days * 86400
 
@@ -189,7 +200,7 @@ def moderation_activity(
         .reindex(columns=[k for k in ACTION_KINDS if k in set(actions["kind"])])
     )
 
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     failed: list[str] = []
     over: list[int] = []
     if max_moves_per_user >= 0:
@@ -201,7 +212,7 @@ def moderation_activity(
             user = users.get(user_id)
             subject = f"{user.full_name} ({user.email})" if user else f"user {user_id}"
             rows.append(
-                _row(
+                finding(
                     "critical",
                     subject,
                     f"{int(row['moves'])} topic or channel moves in {days} days "
@@ -211,7 +222,7 @@ def moderation_activity(
                     "Review these moves in the actions table; if they were not wanted, "
                     "narrow who may move messages (can_move_messages_between_topics_group, "
                     "can_move_messages_between_channels_group)",
-                    "",
+                    None,
                 )
             )
         if over:
@@ -231,11 +242,10 @@ def moderation_activity(
             "without an author"
         )
     kinds = actions["kind"]
-    summary: dict[str, Any] = {
-        "name": "moderation_activity",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "moderation_activity",
+        failed=failed,
+        counts={
             "messages_scanned": scanned,
             "actions": len(actions),
             "edits": int((kinds == "edit").sum()),
@@ -247,17 +257,17 @@ def moderation_activity(
             "messages_moved": int(moves["messages"].sum()),
             "users_over_threshold": len(over),
         },
-        "thresholds": {"max_moves_per_user": max_moves_per_user, "days": days},
-        "coverage": coverage,
-        "window": {
+        thresholds={"max_moves_per_user": max_moves_per_user, "days": days},
+        coverage=coverage,
+        window={
             "since": pd.Timestamp(since, unit="s", tz="UTC").isoformat(),
             "until": at.isoformat(),
         },
-        "site": client.site,
-        "generated_at": at.isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        site=client.site,
+        generated_at=at.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={
             "actions": actions,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import pandas as pd
@@ -24,28 +24,50 @@ import pandas as pd
 from .._exceptions import IgnoredParametersWarning
 from ..analytics import metrics
 from ..analytics.records import channels_frame, messages_frame, users_frame
-from ..types import Channel, Message, User
-from ._history import history_until
-from ._result import AuditResult, findings_frame
+from ..types import Channel, User
+from ._common import DEFAULT_MAX_MESSAGES, api, finding, recent_messages, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
 
 __all__ = ["DEFAULT_MAX_MESSAGES", "org_overview"]
 
-#: History fetched at most, newest first; the summary says when the window was cut short.
-DEFAULT_MAX_MESSAGES = 50_000
-
 
 def org_overview(
     client: Client,
     *,
-    days: int = 30,
+    days: Annotated[
+        int,
+        Param("length in days of the activity window, ending now", low=1),
+    ] = 30,
     now: datetime | None = None,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
-    max_inactive_channel_share: float = 0.5,
-    max_guest_share: float = 0.25,
-    min_channel_messages: int = 1,
+    max_messages: Annotated[
+        int,
+        Param("fetch at most this many messages of history, newest first", low=1),
+    ] = DEFAULT_MAX_MESSAGES,
+    max_inactive_channel_share: Annotated[
+        float,
+        Param(
+            "fail when a larger share of non-archived channels had no messages in "
+            "the window (-1: off)",
+            off=-1,
+            low=0,
+            high=1,
+        ),
+    ] = 0.5,
+    max_guest_share: Annotated[
+        float,
+        Param(
+            "fail when a larger share of active humans are guests (-1: off)", off=-1, low=0, high=1
+        ),
+    ] = 0.25,
+    min_channel_messages: Annotated[
+        int,
+        Param("fail when the window has fewer channel messages than this (0: off)", low=0),
+    ] = 1,
 ) -> AuditResult:
     """Fetch users, channels and the last ``days`` of messages, and judge them.
 
@@ -65,12 +87,12 @@ def org_overview(
         raise ValueError(f"days must be at least 1, not {days}")
     if max_messages < 1:
         raise ValueError(f"max_messages must be at least 1, not {max_messages}")
-    until = _utc(now)
+    until = utc(now)
     since = until - timedelta(days=days)
 
     users = users_frame(_list_users(client))
     channels = channels_frame(_list_channels(client))
-    messages, truncated = _recent_messages(client, since=since, until=until, limit=max_messages)
+    messages, truncated = recent_messages(client, since=since, until=until, limit=max_messages)
     msgs = messages_frame(messages)
 
     live = channels[~channels["is_archived"].fillna(False).astype(bool)]
@@ -105,75 +127,75 @@ def org_overview(
         "min_channel_messages": min_channel_messages,
     }
     failed: list[str] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     ids = dict(zip(live["name"].astype(str), live["stream_id"], strict=True))
 
     if max_inactive_channel_share >= 0 and inactive_share > max_inactive_channel_share:
         failed.append("max_inactive_channel_share")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "channels",
                 f"{len(inactive)} of {live_count} channels ({inactive_share:.0%}) had no "
                 f"messages in the last {days} days; the threshold is "
                 f"{max_inactive_channel_share:.0%}",
                 "Review the inactive channels below and archive those no longer needed",
-                "DELETE /api/v1/streams/{stream_id}",
+                api("DELETE", "/streams/{stream_id}"),
             )
         )
     for name in inactive:
         rows.append(
-            _row(
+            finding(
                 "warning",
                 f"#{name}",
                 f"no messages in the last {days} days",
                 "Archive the channel if it is no longer needed",
-                f"DELETE /api/v1/streams/{ids[name]}",
+                api("DELETE", f"/streams/{ids[name]}"),
             )
         )
     if max_guest_share >= 0 and guest_share > max_guest_share:
         failed.append("max_guest_share")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "guests",
                 f"{guests} of {active_humans} active humans ({guest_share:.0%}) are guests; "
                 f"the threshold is {max_guest_share:.0%}",
                 "Check that each guest still needs access; change roles or deactivate",
-                "PATCH /api/v1/users/{user_id} role=400 | DELETE /api/v1/users/{user_id}",
+                api("PATCH", "/users/{user_id}", role=400, or_=api("DELETE", "/users/{user_id}")),
             )
         )
     if window_messages < min_channel_messages:
         failed.append("min_channel_messages")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "messages",
                 f"{window_messages} channel messages in the last {days} days; at least "
                 f"{min_channel_messages} expected",
                 "Check that the account is subscribed to the channels it should see",
-                "GET /api/v1/users/me/subscriptions",
+                api("GET", "/users/me/subscriptions"),
             )
         )
     if truncated:
         rows.append(
-            _row(
+            finding(
                 "warning",
                 "coverage",
                 f"history fetch stopped at max_messages={max_messages} before the window start",
                 "Raise max_messages for complete counts",
-                "GET /api/v1/messages anchor=newest",
+                api("GET", "/messages", anchor="newest"),
             )
         )
     deactivated = totals["deactivated"]
     if deactivated:
         rows.append(
-            _row(
+            finding(
                 "info",
                 "accounts",
                 f"{deactivated} deactivated accounts",
                 "None needed; reactivate only on request",
-                "POST /api/v1/users/{user_id}/reactivate",
+                api("POST", "/users/{user_id}/reactivate"),
             )
         )
 
@@ -192,23 +214,22 @@ def org_overview(
         "messages_fetched": len(msgs),
         "findings": len(rows),
     }
-    summary: dict[str, Any] = {
-        "name": "org_overview",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": counts,
-        "ratios": {"inactive_channel_share": inactive_share, "guest_share": guest_share},
-        "thresholds": thresholds,
-        "window": {"days": days, "since": since.isoformat(), "until": until.isoformat()},
-        "truncated": truncated,
-        "site": client.site,
-        "generated_at": datetime.now(UTC).isoformat(),
-    }
+    summary = summary_of(
+        "org_overview",
+        failed=failed,
+        counts=counts,
+        ratios={"inactive_channel_share": inactive_share, "guest_share": guest_share},
+        thresholds=thresholds,
+        window={"days": days, "since": since.isoformat(), "until": until.isoformat()},
+        truncated=truncated,
+        site=client.site,
+        generated_at=datetime.now(UTC).isoformat(),
+    )
     channel_table = channels.set_index("name")[
         ["stream_id", "invite_only", "is_archived", "subscriber_count", "date_created"]
     ]
-    return AuditResult(
-        findings=findings_frame(rows),
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={
             "accounts_by_role": by_role,
@@ -222,23 +243,6 @@ def org_overview(
 def _row_counts(table: pd.DataFrame, label: str) -> dict[str, int]:
     row = table.to_dict("index")[label]
     return {str(k): int(v) for k, v in row.items()}
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }
-
-
-def _utc(now: datetime | None) -> pd.Timestamp:
-    if now is None:
-        return pd.Timestamp(datetime.now(UTC))
-    ts = pd.Timestamp(now)
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
 def _list_users(client: Client) -> list[User]:
@@ -257,22 +261,3 @@ def _list_channels(client: Client) -> list[Channel]:
             params={"include_all": True, "exclude_archived": False, "include_archived": True},
         )
     return msgspec.convert(result["streams"], list[Channel])
-
-
-def _recent_messages(
-    client: Client, *, since: pd.Timestamp, until: pd.Timestamp, limit: int
-) -> tuple[list[Message], bool]:
-    """Messages sent from ``since`` to ``until``, newest first; whether ``limit`` cut them short.
-
-    Reading starts at ``until`` (the audit's ``now``): nothing sent after it is read.
-    """
-    since_ts = since.timestamp()
-    out: list[Message] = []
-    # No narrow: everything the account can read; direct messages are dropped by the metrics.
-    for message in history_until(client, until.timestamp(), page_size=1000):
-        if message.timestamp < since_ts:
-            return out, False
-        if len(out) >= limit:
-            return out, True
-        out.append(message)
-    return out, False

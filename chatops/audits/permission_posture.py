@@ -34,12 +34,15 @@ import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from .._exceptions import ApiError
-from ._result import AuditResult, findings_frame
+from ._common import api, finding
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 from .guest_access import resolve_group_setting
 
 if TYPE_CHECKING:
@@ -129,12 +132,35 @@ def group_settings(
 def permission_posture(
     client: Client,
     *,
-    sensitive_settings: str = DEFAULT_SENSITIVE_SETTINGS,
-    max_group_size_ratio: float = 0.5,
-    max_exposed_sensitive: int = 0,
-    previous_snapshot: str = "",
+    sensitive_settings: Annotated[
+        str,
+        Param("comma-separated setting names to judge strictly"),
+    ] = DEFAULT_SENSITIVE_SETTINGS,
+    max_group_size_ratio: Annotated[
+        float,
+        Param(
+            "flag sensitive settings reaching more than this share of the organization (-1: off)",
+            off=-1,
+            low=0,
+            high=1,
+        ),
+    ] = 0.5,
+    max_exposed_sensitive: Annotated[
+        int,
+        Param(
+            "fail when more sensitive settings than this reach everyone or guests (-1: off)",
+            low=-1,
+        ),
+    ] = 0,
+    previous_snapshot: Annotated[
+        str,
+        Param("snapshot JSON of an earlier run to compare with; empty for none"),
+    ] = "",
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, set sensitive settings that reach guests to role:members"),
+    ] = True,
 ) -> AuditResult:
     """Resolve every group-valued setting to its members and judge the sensitive ones.
 
@@ -181,7 +207,7 @@ def permission_posture(
 
     found = group_settings(realm, channels)
     table_rows: list[dict[str, Any]] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     exposed: list[str] = []
     fixes: list[tuple[str, int | None, str]] = []
     for scope, where, stream_id, name, value in found:
@@ -212,20 +238,20 @@ def permission_posture(
         if not is_sensitive:
             continue
         subject = f"{where}: {name}"
-        path = "/api/v1/realm" if stream_id is None else f"/api/v1/streams/{stream_id}"
+        path = "/realm" if stream_id is None else f"/streams/{stream_id}"
         if everyone or reaches_guests:
             exposed.append(key)
             n = len(reaches_guests)
             who = "everyone" if everyone else f"{n} guest{'' if n == 1 else 's'}"
             if reaches_guests and members_id is not None:
                 fixes.append((name, stream_id, key))
-                call = f'PATCH {path} {name}={{"new": {members_id}}}'
+                call = api("PATCH", path, {name: {"new": members_id}})
                 action = "Set the setting to role:members so guests lose it"
             else:
-                call = f'PATCH {path} {name}={{"new": {{group_id}}}}'
+                call = api("PATCH", path, {name: {"new": "{group_id}"}})
                 action = "Set the setting to a smaller group, e.g. role:administrators"
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"sensitive setting reaches {who} ({_describe(value, groups)}, "
@@ -236,14 +262,14 @@ def permission_posture(
             )
         elif max_group_size_ratio >= 0 and share > max_group_size_ratio:
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"sensitive setting reaches {share:.0%} of the organization "
                     f"({_describe(value, groups)}, {len(human)} people); the limit is "
                     f"{max_group_size_ratio:.0%}",
                     "Set the setting to a smaller group, e.g. role:moderators",
-                    f'PATCH {path} {name}={{"new": {{group_id}}}}',
+                    api("PATCH", path, {name: {"new": "{group_id}"}}),
                 )
             )
 
@@ -251,14 +277,18 @@ def permission_posture(
     if max_exposed_sensitive >= 0 and len(exposed) > max_exposed_sensitive:
         failed.append("max_exposed_sensitive")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "settings",
                 f"{len(exposed)} sensitive settings reach everyone or guests; the threshold is "
                 f"{max_exposed_sensitive}",
                 "Restrict the sensitive settings listed to smaller groups",
-                'PATCH /api/v1/realm {setting}={"new": {group_id}} | '
-                'PATCH /api/v1/streams/{stream_id} {setting}={"new": {group_id}}',
+                api(
+                    "PATCH",
+                    "/realm",
+                    setting={"new": "{group_id}"},
+                    or_=api("PATCH", "/streams/{stream_id}", setting={"new": "{group_id}"}),
+                ),
             )
         )
 
@@ -278,11 +308,10 @@ def permission_posture(
             else:
                 changed.append(key)
 
-    summary: dict[str, Any] = {
-        "name": "permission_posture",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "permission_posture",
+        failed=failed,
+        counts={
             "settings": len(settings),
             "organization_settings": int((settings["scope"] == "organization").sum()),
             "channel_settings": int((settings["scope"] == "channel").sum()),
@@ -294,27 +323,27 @@ def permission_posture(
             "findings": len(rows),
             "fixed_now": len(changed),
         },
-        "thresholds": {
+        thresholds={
             "max_exposed_sensitive": max_exposed_sensitive,
             "max_group_size_ratio": max_group_size_ratio,
             "sensitive_settings": sorted(sensitive),
         },
-        "active_humans": len(humans),
-        "previous_snapshot": previous_snapshot or None,
-        "previous_generated_at": previous.get("generated_at") if previous else None,
-        "coverage": {
+        active_humans=len(humans),
+        previous_snapshot=previous_snapshot or None,
+        previous_generated_at=previous.get("generated_at") if previous else None,
+        coverage={
             "settings": "organization settings from POST /register and settings of every "
             "non-archived channel (GET /streams include_all); group settings of user groups "
             "are not included",
         },
-        "dry_run": dry_run,
-        "fixed_settings": changed,
-        "fix_errors": fix_errors,
-        "site": client.site,
-        "generated_at": generated.isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        dry_run=dry_run,
+        fixed_settings=changed,
+        fix_errors=fix_errors,
+        site=client.site,
+        generated_at=generated.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={"settings": settings, "changes": changes},
     )
@@ -398,13 +427,3 @@ def write_snapshot(result: AuditResult, report_dir: str | os.PathLike[str] | Non
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(posture_snapshot(result), indent=2) + "\n", encoding="utf-8")
     return target
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }

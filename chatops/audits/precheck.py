@@ -7,21 +7,21 @@ and leave a report folder of failures behind. :func:`precheck` finds them first:
     precheck(site, zuliprc, {"org_overview": {"days": -5}})
     # PrecheckError: parameter days of org_overview must be at least 1, not -5
 
-The ranges are the audits' own (each audit function refuses the same values with
-``ValueError`` when called directly); a parameter not listed here is only type-checked, by the
-runner.
+The ranges are the audits' own, declared once in each audit function's signature
+(:class:`~chatops.audits._params.Param`; the function refuses the same values with ``ValueError``
+when called directly); a parameter without a range is only type-checked, by the runner.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .._exceptions import ApiError, AuthenticationError, ConfigError, TransportError
+from ._params import audit_parameters
 
-__all__ = ["PARAMETER_RANGES", "PrecheckError", "check_parameters", "precheck"]
+__all__ = ["PrecheckError", "check_parameters", "precheck"]
 
 
 class PrecheckError(ConfigError):
@@ -31,54 +31,6 @@ class PrecheckError(ConfigError):
     """
 
 
-Check = Callable[[float], bool]
-
-
-def _at_least(low: float) -> tuple[Check, str]:
-    return (lambda v: v >= low), f"at least {low:g}"
-
-
-def _between(low: float, high: float) -> tuple[Check, str]:
-    return (lambda v: low <= v <= high), f"between {low:g} and {high:g}"
-
-
-_THRESHOLD = _at_least(-1)  # a "fail when more than" threshold; -1 turns it off
-_SHARE = (lambda v: v == -1 or 0 <= v <= 1), "-1 (off) or between 0 and 1"
-
-#: parameter -> (accepts, what it must be); the same rules as the audit functions' own checks
-PARAMETER_RANGES: dict[str, tuple[Check, str]] = {
-    "days": _at_least(1),
-    "inactive_days": _at_least(1),
-    "stale_days": _at_least(1),
-    "max_messages": _at_least(1),
-    "timeout_ms": _at_least(1),
-    "older_than_days": _at_least(0),
-    "unlinked_days": _at_least(0),
-    "max_expiry_days": _at_least(0),
-    "max_channels": _at_least(0),
-    "min_channel_messages": _at_least(0),
-    "sample_messages": _between(0, 5000),
-    "scan_messages": _between(0, 5000),
-    "similarity": ((lambda v: 0 < v <= 1), "above 0 and at most 1"),
-    "min_size_mb": ((lambda v: v > 0), "more than 0"),
-    "max_group_size_ratio": _SHARE,
-    "max_inactive_share": _SHARE,
-    "max_inactive_channel_share": _SHARE,
-    "max_guest_share": _SHARE,
-    "min_members": _at_least(0),
-    "min_subscribers": _at_least(0),
-    "seat_cost": _at_least(0),
-}
-
-
-def _rule(name: str) -> tuple[Check, str] | None:
-    if name in PARAMETER_RANGES:
-        return PARAMETER_RANGES[name]
-    if name.startswith("max_"):  # every other max_* is a threshold count
-        return _THRESHOLD
-    return None
-
-
 def check_parameters(parameters_by_audit: Mapping[str, Mapping[str, Any]]) -> None:
     """Raise :class:`PrecheckError` for the first parameter outside its audit's range.
 
@@ -86,14 +38,21 @@ def check_parameters(parameters_by_audit: Mapping[str, Mapping[str, Any]]) -> No
         parameters_by_audit: audit name -> parameters already converted to their types (the
             runner's ``validate_parameters`` result).
     """
+    from . import AUDIT_FUNCTIONS
+
     for audit, parameters in parameters_by_audit.items():
+        function = AUDIT_FUNCTIONS.get(audit)
+        declared = audit_parameters(function) if function is not None else {}
         for name, value in parameters.items():
-            rule = _rule(name)
-            if rule is None or isinstance(value, bool) or not isinstance(value, int | float):
+            if name not in declared or isinstance(value, bool):
                 continue
-            accepts, wanted = rule
-            if not math.isfinite(value) or not accepts(value):
-                raise PrecheckError(f"parameter {name} of {audit} must be {wanted}, not {value!r}")
+            if not isinstance(value, int | float):
+                continue
+            rule = declared[name].param
+            if not rule.accepts(value):
+                raise PrecheckError(
+                    f"parameter {name} of {audit} must be {rule.wanted}, not {value!r}"
+                )
 
 
 def check_server(site: str | None, zuliprc: str | None, *, timeout: float = 10.0) -> None:

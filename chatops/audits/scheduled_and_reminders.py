@@ -26,19 +26,20 @@ that dropping deactivated recipients names the active ones left.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from .._exceptions import ApiError, ChatopsError
-from ._result import AuditResult, findings_frame
-from .overview import _row, _utc
+from ._common import api, finding, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import ApiCall, AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -77,10 +78,24 @@ class _Account:
 def scheduled_and_reminders(
     client: Client,
     *,
-    zuliprcs: str | Sequence[str | os.PathLike[str]] = "",
-    max_undeliverable: int = 1,
+    zuliprcs: Annotated[
+        str | Sequence[str | os.PathLike[str]],
+        Param(
+            "comma-separated zuliprc paths of more accounts (people, bots) whose items to audit",
+        ),
+    ] = "",
+    max_undeliverable: Annotated[
+        int,
+        Param(
+            "fail when more items than this are failed, overdue or misaddressed (-1: off)",
+            low=-1,
+        ),
+    ] = 1,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, delete the failed items, each with its owner's key"),
+    ] = True,
 ) -> AuditResult:
     """Read each given account's scheduled messages and reminders, and judge them.
 
@@ -101,7 +116,7 @@ def scheduled_and_reminders(
             f"max_undeliverable must be -1 (off) or at least 0, not {max_undeliverable}"
         )
     paths = _paths(zuliprcs)
-    at = _utc(now)
+    at = utc(now)
     overdue_before = at.timestamp() - LATE_GRACE_SECONDS
 
     users = {u.user_id: u for u in client.users.list()}
@@ -111,7 +126,7 @@ def scheduled_and_reminders(
     accounts, unread = _accounts(client, paths)
     try:
         table_rows: list[dict[str, Any]] = []
-        rows: list[dict[str, str]] = []
+        rows: list[Finding] = []
         to_delete: list[tuple[_Account, str, int]] = []
         reminders_unavailable: list[str] = []
         for account in accounts:
@@ -144,7 +159,7 @@ def scheduled_and_reminders(
                 )
                 if flags:
                     rows.append(
-                        _row(
+                        finding(
                             "warning",
                             f"scheduled message {sm.scheduled_message_id} of {owner}",
                             "; ".join(flags),
@@ -188,7 +203,7 @@ def scheduled_and_reminders(
                 )
                 if flags:
                     rows.append(
-                        _row(
+                        finding(
                             "warning",
                             f"reminder {rm.reminder_id} of {owner}",
                             "; ".join(flags),
@@ -204,14 +219,21 @@ def scheduled_and_reminders(
         if 0 <= max_undeliverable < flagged:
             failed.append("max_undeliverable")
             rows.append(
-                _row(
+                finding(
                     "critical",
                     "scheduled messages and reminders",
                     f"{flagged} items will not be delivered as meant; the threshold is "
                     f"{max_undeliverable}",
                     "Delete, re-time or re-address the items listed",
-                    "DELETE /api/v1/scheduled_messages/{id} | "
-                    "PATCH /api/v1/scheduled_messages/{id} scheduled_delivery_timestamp={t}",
+                    api(
+                        "DELETE",
+                        "/scheduled_messages/{id}",
+                        or_=api(
+                            "PATCH",
+                            "/scheduled_messages/{id}",
+                            scheduled_delivery_timestamp="{timestamp}",
+                        ),
+                    ),
                 )
             )
 
@@ -243,11 +265,10 @@ def scheduled_and_reminders(
     if reminders_unavailable:
         coverage["reminders_not_read"] = reminders_unavailable
     kinds = table["kind"] if len(table) else pd.Series(dtype="string")
-    summary: dict[str, Any] = {
-        "name": "scheduled_and_reminders",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "scheduled_and_reminders",
+        failed=failed,
+        counts={
             "accounts": len(accounts),
             "scheduled_messages": int((kinds == "scheduled message").sum()),
             "reminders": int((kinds == "reminder").sum()),
@@ -258,15 +279,15 @@ def scheduled_and_reminders(
             "findings": flagged,
             "deleted_now": sum(len(v) for v in deleted.values()),
         },
-        "thresholds": {"max_undeliverable": max_undeliverable},
-        "coverage": coverage,
-        "dry_run": dry_run,
-        "deleted_scheduled_message_ids": deleted["scheduled_messages"],
-        "deleted_reminder_ids": deleted["reminders"],
-        "site": client.site,
-        "generated_at": at.isoformat(),
-    }
-    return AuditResult(findings=findings_frame(rows), summary=summary, tables={"items": table})
+        thresholds={"max_undeliverable": max_undeliverable},
+        coverage=coverage,
+        dry_run=dry_run,
+        deleted_scheduled_message_ids=deleted["scheduled_messages"],
+        deleted_reminder_ids=deleted["reminders"],
+        site=client.site,
+        generated_at=at.isoformat(),
+    )
+    return AuditResult.of(rows, summary=summary, tables={"items": table})
 
 
 def _paths(zuliprcs: str | Sequence[str | os.PathLike[str]]) -> list[Path]:
@@ -316,12 +337,12 @@ def _judge(
     users: dict[int, User],
     *,
     target_message_id: int | None = None,
-) -> tuple[list[str], str, str]:
+) -> tuple[list[str], ApiCall | None, str]:
     """The flags of one item, and the call and action that fix it."""
     path = "scheduled_messages" if kind == "scheduled message" else "reminders"
-    delete = f"DELETE /api/v1/{path}/{item_id}"
+    delete = api("DELETE", f"/{path}/{item_id}")
     flags: list[str] = []
-    fixes: list[tuple[str, str]] = []
+    fixes: list[tuple[ApiCall, str]] = []
     if failed:
         flags.append("failed: the server could not send it")
         if kind == "reminder":
@@ -347,7 +368,7 @@ def _judge(
         else:
             fixes.append(
                 (
-                    f"PATCH /api/v1/{path}/{item_id} scheduled_delivery_timestamp={{timestamp}}",
+                    api("PATCH", f"/{path}/{item_id}", scheduled_delivery_timestamp="{timestamp}"),
                     "Give it a new delivery time, or delete it",
                 )
             )
@@ -361,7 +382,7 @@ def _judge(
             fixes.insert(
                 0 if not failed else 1,
                 (
-                    f"PATCH /api/v1/{path}/{item_id} to={{stream_id}} topic={topic or ''}",
+                    api("PATCH", f"/{path}/{item_id}", to="{stream_id}", topic=topic or ""),
                     "Send it to a live channel"
                     + (
                         f", or unarchive #{channel.name} (PATCH /streams/{to} is_archived=false)"
@@ -377,16 +398,15 @@ def _judge(
             flags.append(f"deactivated recipients: {names}")
             left = [u for u in to if u not in gone]
             if left:
-                recipients = json.dumps(left, separators=(",", ":"))
                 fix = (
-                    f"PATCH /api/v1/{path}/{item_id} to={recipients}",
+                    api("PATCH", f"/{path}/{item_id}", to=left),
                     "Drop the deactivated recipients",
                 )
             else:
                 fix = (delete, "Delete it: none of its recipients is active")
             fixes.insert(0 if not failed else 1, fix)
     if not fixes:
-        return flags, "", ""
+        return flags, None, ""
     call, action = fixes[0]
     return flags, call, action
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
-from ._result import AuditResult, findings_frame
-from .overview import _row, _utc
+from ._common import api, finding, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -51,13 +53,34 @@ TABLE_COLUMNS = (
 def stale_channels(
     client: Client,
     *,
-    inactive_days: int = 90,
-    include_private: bool = True,
-    exclude: Sequence[str] = (),
-    max_stale_channels: int = 2,
-    min_subscribers: int = 0,
+    inactive_days: Annotated[
+        int,
+        Param("a channel is stale when its last message is older than this many days", low=1),
+    ] = 90,
+    include_private: Annotated[
+        bool,
+        Param("judge private channels too"),
+    ] = True,
+    exclude: Annotated[
+        Sequence[str],
+        Param("comma-separated channel names never judged stale"),
+    ] = (),
+    max_stale_channels: Annotated[
+        int,
+        Param("fail when more channels than this are stale (-1: off)", low=-1),
+    ] = 2,
+    min_subscribers: Annotated[
+        int,
+        Param(
+            "report channels that are not stale but have fewer subscribers than this (0: off)",
+            low=0,
+        ),
+    ] = 0,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, archive every stale channel"),
+    ] = True,
 ) -> AuditResult:
     """Find channels without a message in the last ``inactive_days`` days; archive them unless dry.
 
@@ -79,7 +102,7 @@ def stale_channels(
         raise ValueError(f"inactive_days must be at least 1, not {inactive_days}")
     if min_subscribers < 0:
         raise ValueError(f"min_subscribers must be at least 0, not {min_subscribers}")
-    until = _utc(now)
+    until = utc(now)
     cutoff = until - timedelta(days=inactive_days)
     excluded = {name.strip().lstrip("#") for name in exclude if name.strip()}
 
@@ -90,7 +113,7 @@ def stale_channels(
     ]
     names = {u.user_id: u.full_name for u in client.users.list()}
     records: list[dict[str, Any]] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     stale: list[Channel] = []
     underused: list[Channel] = []
     unreadable: list[str] = []
@@ -143,13 +166,13 @@ def stale_channels(
     if 0 <= max_stale_channels < len(stale):
         failed.append("max_stale_channels")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "channels",
                 f"{len(stale)} of {len(channels)} channels had no message in the last "
                 f"{inactive_days} days; at most {max_stale_channels} allowed",
                 "Archive the stale channels listed below",
-                "DELETE /api/v1/streams/{stream_id}",
+                api("DELETE", "/streams/{stream_id}"),
             )
         )
     for channel in stale:
@@ -161,33 +184,33 @@ def stale_channels(
             else ("no messages since it was created")
         )
         rows.append(
-            _row(
+            finding(
                 "warning",
                 f"#{channel.name}",
                 f"no message in the last {inactive_days} days ({detail})",
                 "Archive the channel",
-                f"DELETE /api/v1/streams/{channel.stream_id}",
+                api("DELETE", f"/streams/{channel.stream_id}"),
             )
         )
     for channel in underused:
         rows.append(
-            _row(
+            finding(
                 "info",
                 f"#{channel.name}",
                 f"{channel.subscriber_count} subscribers, fewer than min_subscribers="
                 f"{min_subscribers}",
                 "Archive the channel if its few people can talk elsewhere; otherwise invite more",
-                f"DELETE /api/v1/streams/{channel.stream_id}",
+                api("DELETE", f"/streams/{channel.stream_id}"),
             )
         )
     for name in unreadable:
         rows.append(
-            _row(
+            finding(
                 "info",
                 f"#{name}",
                 "has messages this account cannot read; not judged",
                 "Run the audit as a subscriber of the channel",
-                "GET /api/v1/users/me/subscriptions",
+                api("GET", "/users/me/subscriptions"),
             )
         )
 
@@ -207,27 +230,27 @@ def stale_channels(
         "archived": len(archived),
         "findings": len(rows),
     }
-    summary: dict[str, Any] = {
-        "name": "stale_channels",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": counts,
-        "thresholds": {"max_stale_channels": max_stale_channels},
-        "options": {
+    summary = summary_of(
+        "stale_channels",
+        subjects=[f"#{c.name}" for c in channels],
+        failed=failed,
+        counts=counts,
+        thresholds={"max_stale_channels": max_stale_channels},
+        options={
             "inactive_days": inactive_days,
             "include_private": include_private,
             "min_subscribers": min_subscribers,
             "exclude": sorted(excluded),
             "dry_run": dry_run,
         },
-        "stale": [c.name for c in stale],
-        "archived_stream_ids": archived,
-        "window": {"days": inactive_days, "since": cutoff.isoformat(), "until": until.isoformat()},
-        "site": client.site,
-        "generated_at": datetime.now(UTC).isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        stale=[c.name for c in stale],
+        archived_stream_ids=archived,
+        window={"days": inactive_days, "since": cutoff.isoformat(), "until": until.isoformat()},
+        site=client.site,
+        generated_at=datetime.now(UTC).isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={"channels": table, "days_idle": table[["days_idle"]].dropna()},
     )

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from ..resources.messages import RESOLVED_TOPIC_PREFIX
+from ._common import api, finding, utc
+from ._common import summary as summary_of
 from ._history import history_until
-from ._result import AuditResult, findings_frame
-from .overview import _row, _utc
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -56,14 +58,40 @@ TOPIC_COLUMNS = (
 def unresolved_topics(
     client: Client,
     *,
-    older_than_days: int = 7,
-    channels: Sequence[str] = (),
-    ignore_bot_only: bool = True,
-    only_questions: bool = False,
-    staff_group: str = "",
-    max_unresolved_topics: int = 50,
+    older_than_days: Annotated[
+        int,
+        Param(
+            "judge unresolved topics whose last message is older than this many days",
+            low=0,
+        ),
+    ] = 7,
+    channels: Annotated[
+        Sequence[str],
+        Param("comma-separated channel names to judge; empty means every channel"),
+    ] = (),
+    ignore_bot_only: Annotated[
+        bool,
+        Param("skip topics where only bots posted"),
+    ] = True,
+    only_questions: Annotated[
+        bool,
+        Param("judge only topics whose first message holds a question mark"),
+    ] = False,
+    staff_group: Annotated[
+        str,
+        Param(
+            "name of the user group that answers, to show whether it replied; empty: none",
+        ),
+    ] = "",
+    max_unresolved_topics: Annotated[
+        int,
+        Param("fail when more old unresolved topics than this remain (-1: off)", low=-1),
+    ] = 50,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, resolve every old unresolved topic"),
+    ] = True,
 ) -> AuditResult:
     """Find unresolved topics idle for ``older_than_days`` days; resolve them unless dry.
 
@@ -85,7 +113,7 @@ def unresolved_topics(
     """
     if older_than_days < 0:
         raise ValueError(f"older_than_days must be at least 0, not {older_than_days}")
-    until = _utc(now)
+    until = utc(now)
     cutoff = until - timedelta(days=older_than_days)
     wanted = {c.strip().lstrip("#") for c in channels if c.strip()}
 
@@ -99,8 +127,12 @@ def unresolved_topics(
 
     records: list[dict[str, Any]] = []
     backlog: list[dict[str, Any]] = []
+    present: list[str] = []  # a resolved topic is still there, under its unresolved name
     for channel in judged:
         topics = client.messages.topics(channel.stream_id)
+        present += [
+            f"#{channel.name} > {t.name.removeprefix(RESOLVED_TOPIC_PREFIX)}" for t in topics
+        ]
         stats = _topic_stats(client, channel.stream_id, until.timestamp())
         resolved = 0
         unresolved = 0
@@ -159,17 +191,22 @@ def unresolved_topics(
 
     old_topics = sorted((r for r in records if r["old"]), key=lambda r: (r["channel"], r["topic"]))
     failed: list[str] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     if 0 <= max_unresolved_topics < len(old_topics):
         failed.append("max_unresolved_topics")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "topics",
                 f"{len(old_topics)} unresolved topics idle for more than {older_than_days} "
                 f"days; at most {max_unresolved_topics} allowed",
                 "Answer or resolve the topics listed below",
-                "PATCH /api/v1/messages/{message_id} topic='✔ <topic>' propagate_mode=change_all",
+                api(
+                    "PATCH",
+                    "/messages/{message_id}",
+                    topic="✔ {topic}",
+                    propagate_mode="change_all",
+                ),
             )
         )
     for r in old_topics:
@@ -179,14 +216,18 @@ def unresolved_topics(
             else ""
         )
         rows.append(
-            _row(
+            finding(
                 "warning",
                 f"#{r['channel']} > {r['topic']}",
                 f"unresolved, last message {r['_age_days']:.0f} days ago ({r['messages']} "
                 f"messages, {r['participants']} participants){unanswered}",
                 "Resolve the topic if it is answered; otherwise answer it",
-                f"PATCH /api/v1/messages/{r['last_message_id']} "
-                f"topic={RESOLVED_TOPIC_PREFIX + r['topic']!r} propagate_mode=change_all",
+                api(
+                    "PATCH",
+                    f"/messages/{r['last_message_id']}",
+                    topic=RESOLVED_TOPIC_PREFIX + r["topic"],
+                    propagate_mode="change_all",
+                ),
             )
         )
 
@@ -215,13 +256,12 @@ def unresolved_topics(
         "resolved_now": len(resolved_ids),
         "findings": len(rows),
     }
-    summary: dict[str, Any] = {
-        "name": "unresolved_topics",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": counts,
-        "thresholds": {"max_unresolved_topics": max_unresolved_topics},
-        "options": {
+    summary = summary_of(
+        "unresolved_topics",
+        failed=failed,
+        counts=counts,
+        thresholds={"max_unresolved_topics": max_unresolved_topics},
+        options={
             "older_than_days": older_than_days,
             "channels": sorted(wanted),
             "ignore_bot_only": ignore_bot_only,
@@ -229,13 +269,14 @@ def unresolved_topics(
             "staff_group": staff_group,
             "dry_run": dry_run,
         },
-        "resolved_message_ids": resolved_ids,
-        "cutoff": cutoff.isoformat(),
-        "site": client.site,
-        "generated_at": datetime.now(UTC).isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        resolved_message_ids=resolved_ids,
+        cutoff=cutoff.isoformat(),
+        subjects=present,
+        site=client.site,
+        generated_at=datetime.now(UTC).isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={
             "topics": topic_table[list(TOPIC_COLUMNS) + ["old"]],

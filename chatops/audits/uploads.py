@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
-from ._result import AuditResult, findings_frame
+from ._common import api, finding
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -45,12 +48,32 @@ MIB = 1024 * 1024
 def uploads(
     client: Client,
     *,
-    unlinked_days: int = 14,
-    min_size_mb: float = 10,
-    scan_messages: int = 5000,
-    max_unlinked_files: int = 3,
+    unlinked_days: Annotated[
+        int,
+        Param("flag own files that no message links and are older than this many days", low=0),
+    ] = 14,
+    min_size_mb: Annotated[
+        float,
+        Param("flag own files bigger than this many MiB", low=0, low_open=True),
+    ] = 10,
+    scan_messages: Annotated[
+        int,
+        Param(
+            "how many of the newest messages to scan for upload links (0 to 5000)", low=0, high=5000
+        ),
+    ] = 5000,
+    max_unlinked_files: Annotated[
+        int,
+        Param(
+            "fail when more own files than this are unlinked for unlinked_days (-1: off)",
+            low=-1,
+        ),
+    ] = 3,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, delete the own files unlinked for unlinked_days"),
+    ] = True,
 ) -> AuditResult:
     """Fetch own attachments and scan recent messages for upload links, and judge the files.
 
@@ -103,7 +126,7 @@ def uploads(
         return users[uid].full_name if uid in users else f"user {uid}"
 
     file_rows: list[dict[str, Any]] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     stale_unlinked: list[int] = []
     limit_bytes = min_size_mb * MIB
     own_paths = set()
@@ -120,25 +143,25 @@ def uploads(
             flags.append(f"unlinked for {days:.0f} days")
             stale_unlinked.append(a.id)
             rows.append(
-                _row(
+                finding(
                     "warning",
                     subject,
                     f"no message links this file, uploaded {days:.0f} days ago (more than "
                     f"{unlinked_days}); {_size(a.size)}",
                     "Delete the file: nothing links it",
-                    f"DELETE /api/v1/attachments/{a.id}",
+                    api("DELETE", f"/attachments/{a.id}"),
                 )
             )
         if a.size > limit_bytes:
             flags.append(f"larger than {min_size_mb:g} MiB")
             rows.append(
-                _row(
+                finding(
                     "info" if linked else "warning",
                     subject,
                     f"{_size(a.size)}, more than {min_size_mb:g} MiB; linked by "
                     f"{len(a.messages)} messages",
                     "Delete the file if it is no longer needed (messages linking it lose it)",
-                    f"DELETE /api/v1/attachments/{a.id}",
+                    api("DELETE", f"/attachments/{a.id}"),
                 )
             )
         file_rows.append(
@@ -221,13 +244,13 @@ def uploads(
     if max_unlinked_files >= 0 and len(stale_unlinked) > max_unlinked_files:
         failed.append("max_unlinked_files")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "uploads",
                 f"{len(stale_unlinked)} own files are unlinked for more than {unlinked_days} "
                 f"days; the threshold is {max_unlinked_files}",
                 "Delete the unlinked files listed",
-                "DELETE /api/v1/attachments/{attachment_id}",
+                api("DELETE", "/attachments/{attachment_id}"),
             )
         )
 
@@ -237,11 +260,10 @@ def uploads(
             client.uploads.delete_attachment(attachment_id)
             deleted.append(attachment_id)
 
-    summary: dict[str, Any] = {
-        "name": "uploads",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    summary = summary_of(
+        "uploads",
+        failed=failed,
+        counts={
             "own_files": len(own),
             "own_bytes": sum(a.size for a in own),
             "own_unlinked": sum(1 for a in own if not a.messages),
@@ -252,12 +274,12 @@ def uploads(
             "findings": len(rows),
             "deleted_now": len(deleted),
         },
-        "thresholds": {
+        thresholds={
             "max_unlinked_files": max_unlinked_files,
             "unlinked_days": unlinked_days,
             "min_size_mb": min_size_mb,
         },
-        "coverage": {
+        coverage={
             "own_uploads": f"complete for {me.email}: GET /attachments lists only the acting "
             "account's own uploads",
             "others_uploads": f"only files linked from the {scanned} newest messages the "
@@ -266,13 +288,13 @@ def uploads(
             "not_visible": "other users' unlinked uploads, the sizes of other users' files, "
             "and links in older messages or in conversations the account cannot read",
         },
-        "dry_run": dry_run,
-        "deleted_attachment_ids": deleted,
-        "site": client.site,
-        "generated_at": at.isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        dry_run=dry_run,
+        deleted_attachment_ids=deleted,
+        site=client.site,
+        generated_at=at.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={
             "files": files,
@@ -288,13 +310,3 @@ def _size(size: int) -> str:
     if size >= 1024:
         return f"{size / 1024:.1f} KiB"
     return f"{size} bytes"
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }

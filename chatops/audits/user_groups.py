@@ -42,20 +42,21 @@ since someone has to choose their new members.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import networkx as nx
 import pandas as pd
 
 from ..types import UserGroup
-from ._result import AuditResult, findings_frame
+from ._common import DEFAULT_MAX_MESSAGES, api, finding, recent_messages, utc
+from ._common import summary as summary_of
+from ._params import Param
+from ._result import AuditResult, Finding
 from .guest_access import resolve_group_setting
-from .overview import DEFAULT_MAX_MESSAGES, _recent_messages, _utc
 from .permission_posture import _describe, group_settings
 
 if TYPE_CHECKING:
@@ -220,13 +221,46 @@ def subgroup_cycles(groups: Sequence[Mapping[str, Any]]) -> list[list[int]]:
 def user_groups(
     client: Client,
     *,
-    max_empty_groups: int = 1,
-    min_members: int = 1,
-    stale_days: int = 180,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
-    max_group_size_ratio: float = 0.5,
+    max_empty_groups: Annotated[
+        int,
+        Param(
+            "fail when more non-system groups than this have no active member (-1: off)",
+            low=-1,
+        ),
+    ] = 1,
+    min_members: Annotated[
+        int,
+        Param(
+            "report groups with fewer active members than this as small (0 or 1: off)",
+            low=0,
+        ),
+    ] = 1,
+    stale_days: Annotated[
+        int,
+        Param(
+            "a group no setting uses is unused when no message of this many days mentions it",
+            low=1,
+        ),
+    ] = 180,
+    max_messages: Annotated[
+        int,
+        Param("read at most this many messages for mentions, newest first", low=1),
+    ] = DEFAULT_MAX_MESSAGES,
+    max_group_size_ratio: Annotated[
+        float,
+        Param(
+            "report settings granted to a custom group reaching more than this "
+            "share of active humans (-1: off)",
+            off=-1,
+            low=0,
+            high=1,
+        ),
+    ] = 0.5,
     now: datetime | None = None,
-    dry_run: bool = True,
+    dry_run: Annotated[
+        bool,
+        Param("when False, deactivate every unused, unmentioned non-system group"),
+    ] = True,
 ) -> AuditResult:
     """Fetch groups, users, organization and channel settings, and judge the groups.
 
@@ -259,7 +293,7 @@ def user_groups(
         raise ValueError(
             f"max_group_size_ratio must be between 0 and 1, or -1, not {max_group_size_ratio}"
         )
-    generated = _utc(now)
+    generated = utc(now)
     raw_groups = _raw(client, "/user_groups", "user_groups", {})
     groups = [msgspec.convert(g, UserGroup) for g in raw_groups if not g.get("deactivated", False)]
     by_id = {g.id: g for g in groups}
@@ -272,9 +306,7 @@ def user_groups(
     usages = [u for u in group_usages(raw_groups, realm, channels) if u["group_id"] in by_id]
 
     cutoff = generated - timedelta(days=stale_days)
-    messages, truncated = _recent_messages(
-        client, since=cutoff, until=generated, limit=max_messages
-    )
+    messages, truncated = recent_messages(client, since=cutoff, until=generated, limit=max_messages)
     mentions = group_mentions(
         ((m.timestamp, m.content) for m in messages if m.timestamp <= generated.timestamp()),
         [g.name for g in groups],
@@ -286,7 +318,7 @@ def user_groups(
         used_in.setdefault(int(u["group_id"]), []).append(label)
 
     table_rows: list[dict[str, Any]] = []
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     empty: list[UserGroup] = []
     unused: list[UserGroup] = []
     small: list[UserGroup] = []
@@ -336,42 +368,42 @@ def user_groups(
         if active and gone:
             with_deactivated.append(g)
             rows.append(
-                _row(
+                finding(
                     "warning",
                     f"@{g.name}",
                     f"{len(gone)} deactivated users are still direct members",
                     "Remove the deactivated users from the group",
-                    f"POST /api/v1/user_groups/{g.id}/members delete={json.dumps(gone)}",
+                    api("POST", f"/user_groups/{g.id}/members", delete=gone),
                 )
             )
         if active and len(active) < min_members:
             small.append(g)
             rows.append(
-                _row(
+                finding(
                     "info",
                     f"@{g.name}",
                     f"has {len(active)} active members, fewer than min_members={min_members}",
                     "Add the people the group stands for, or deactivate it if it is not needed",
-                    f"POST /api/v1/user_groups/{g.id}/members add=[user_id, ...]",
+                    api("POST", f"/user_groups/{g.id}/members", add=["{user_ids}"]),
                 )
             )
         if not flags:
             continue
-        finding = "; ".join(flags)
+        text = "; ".join(flags)
         if stale:
             action = "Deactivate the group (nothing uses it)"
-            call = f"POST /api/v1/user_groups/{g.id}/deactivate"
+            call = api("POST", f"/user_groups/{g.id}/deactivate")
         elif where:
-            finding += f"; used in {', '.join(where)}"
+            text += f"; used in {', '.join(where)}"
             action = "Add active members, or replace the group in the settings that use it"
-            call = f"POST /api/v1/user_groups/{g.id}/members add=[user_id, ...]"
+            call = api("POST", f"/user_groups/{g.id}/members", add=["{user_ids}"])
         else:
             count, last = mentions[g.name]
             day = pd.Timestamp(last, unit="s", tz="UTC").strftime("%Y-%m-%d")
-            finding += f"; mentioned {count} times in the last {stale_days} days, last on {day}"
+            text += f"; mentioned {count} times in the last {stale_days} days, last on {day}"
             action = "Add active members, since people mention the group"
-            call = f"POST /api/v1/user_groups/{g.id}/members add=[user_id, ...]"
-        rows.append(_row("warning" if is_empty else "info", f"@{g.name}", finding, action, call))
+            call = api("POST", f"/user_groups/{g.id}/members", add=["{user_ids}"])
+        rows.append(finding("warning" if is_empty else "info", f"@{g.name}", text, action, call))
 
     huge = _huge_group_rows(
         group_settings(realm, channels), by_id, raw_by_id, humans, max_group_size_ratio
@@ -382,23 +414,23 @@ def user_groups(
     for cycle in cycles:
         path = " -> ".join(f"@{names[c]}" for c in [*cycle, cycle[0]])
         rows.append(
-            _row(
+            finding(
                 "warning",
                 path,
                 "subgroups form a cycle, so each group's members include all the others'",
                 "Remove one of the subgroup links of the cycle",
-                f"POST /api/v1/user_groups/{cycle[-1]}/subgroups delete=[{cycle[0]}]",
+                api("POST", f"/user_groups/{cycle[-1]}/subgroups", delete=[cycle[0]]),
             )
         )
     if truncated:
         rows.append(
-            _row(
+            finding(
                 "warning",
                 "coverage",
                 f"mention scan stopped at max_messages={max_messages} before the window of "
                 f"{stale_days} days began; some groups may look unmentioned",
                 "Raise max_messages for complete mentions",
-                "GET /api/v1/messages anchor=newest",
+                api("GET", "/messages", anchor="newest"),
             )
         )
 
@@ -406,12 +438,12 @@ def user_groups(
     if max_empty_groups >= 0 and len(empty) > max_empty_groups:
         failed.append("max_empty_groups")
         rows.append(
-            _row(
+            finding(
                 "critical",
                 "groups",
                 f"{len(empty)} groups have no active member; the threshold is {max_empty_groups}",
                 "Give the groups active members or deactivate the unused ones",
-                "POST /api/v1/user_groups/{group_id}/deactivate",
+                api("POST", "/user_groups/{group_id}/deactivate"),
             )
         )
 
@@ -445,11 +477,16 @@ def user_groups(
     groups_table["last_mention"] = pd.to_datetime(groups_table["last_mention"], utc=True)
     usage_table = pd.DataFrame(usages, columns=["group_id", "kind", "where", "setting"])
     usage_table.insert(1, "group", [by_id[int(i)].name for i in usage_table["group_id"]])
-    summary: dict[str, Any] = {
-        "name": "user_groups",
-        "passed": not failed,
-        "failed_checks": failed,
-        "counts": {
+    present = [f"@{g.name}" for g in groups] + ["coverage"]
+    present += [
+        f"{where}: {name}" for _scope, where, _sid, name, _v in group_settings(realm, channels)
+    ]
+    present += [r.subject for r in rows]
+    summary = summary_of(
+        "user_groups",
+        subjects=present,
+        failed=failed,
+        counts={
             "groups": len(groups),
             "system_groups": sum(1 for g in groups if g.is_system_group),
             "custom_groups": sum(1 for g in groups if not g.is_system_group),
@@ -466,22 +503,22 @@ def user_groups(
             "deactivated_now": len(deactivated),
             "cleaned_now": len(cleaned),
         },
-        "thresholds": {
+        thresholds={
             "max_empty_groups": max_empty_groups,
             "min_members": min_members,
             "stale_days": stale_days,
             "max_group_size_ratio": max_group_size_ratio,
         },
-        "mention_window": {"since": cutoff.isoformat(), "until": generated.isoformat()},
-        "truncated": truncated,
-        "dry_run": dry_run,
-        "deactivated_group_ids": deactivated,
-        "cleaned_group_ids": cleaned,
-        "site": client.site,
-        "generated_at": pd.Timestamp(generated).isoformat(),
-    }
-    return AuditResult(
-        findings=findings_frame(rows),
+        mention_window={"since": cutoff.isoformat(), "until": generated.isoformat()},
+        truncated=truncated,
+        dry_run=dry_run,
+        deactivated_group_ids=deactivated,
+        cleaned_group_ids=cleaned,
+        site=client.site,
+        generated_at=pd.Timestamp(generated).isoformat(),
+    )
+    return AuditResult.of(
+        rows,
         summary=summary,
         tables={
             "groups": groups_table,
@@ -497,10 +534,10 @@ def _huge_group_rows(
     raw_by_id: Mapping[int, Mapping[str, Any]],
     humans: set[int],
     ratio: float,
-) -> list[dict[str, str]]:
+) -> list[Finding]:
     """One ``info`` row per setting granted to a custom group that reaches more than ``ratio``
     of ``humans`` (the wording of :mod:`permission_posture`'s size check)."""
-    rows: list[dict[str, str]] = []
+    rows: list[Finding] = []
     if ratio < 0 or not humans:
         return rows
     for _scope, where, stream_id, name, value in settings:
@@ -512,9 +549,9 @@ def _huge_group_rows(
         share = len(reached) / len(humans)
         if share <= ratio:
             continue
-        path = "/api/v1/realm" if stream_id is None else f"/api/v1/streams/{stream_id}"
+        path = "/realm" if stream_id is None else f"/streams/{stream_id}"
         rows.append(
-            _row(
+            finding(
                 "info",
                 f"{where}: {name}",
                 f"setting reaches {share:.0%} of the organization through custom groups "
@@ -522,7 +559,7 @@ def _huge_group_rows(
                 f"{ratio:.0%}",
                 "Check that the group is meant to be this broad, or set the setting to a "
                 "smaller group",
-                f'PATCH {path} {name}={{"new": {{group_id}}}}',
+                api("PATCH", path, {name: {"new": "{group_id}"}}),
             )
         )
     return rows
@@ -532,13 +569,3 @@ def _raw(client: Client, path: str, key: str, params: dict[str, Any]) -> list[di
     """Records as plain JSON objects, as :func:`group_usages` reads them (every setting)."""
     result = client.get(path, params=params)
     return [dict(r) for r in result.get(key, [])]
-
-
-def _row(severity: str, subject: str, finding: str, action: str, call: str) -> dict[str, str]:
-    return {
-        "severity": severity,
-        "subject": subject,
-        "finding": finding,
-        "recommended_action": action,
-        "api_call": call,
-    }

@@ -261,8 +261,6 @@ def test_a_near_duplicate_is_never_archived_without_a_person_choosing(
     fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
 ) -> None:
     """The plan of a near-duplicate pair waits for a person, and says who would lose access."""
-    from chatops.plan import parse_api_call
-
     admin = client_for("admin", fresh_sandbox)
     member_ids = [u.user_id for u in admin.users.list() if not u.is_bot and u.is_active][:5]
     admin.channels.subscribe(
@@ -281,8 +279,14 @@ def test_a_near_duplicate_is_never_archived_without_a_person_choosing(
     assert "#budget_2027 (private, 1 subscriber)" in advice
     # the admin is in both: four of the five are not in the private one
     assert "4 subscribers of #budget-2027 are not in private #budget_2027" in advice
-    call = parse_api_call(pair["api_call"].iloc[0])
-    assert call.method == "DELETE" and call.needs_input
+    (call,) = [f.call for f in result.typed if f.subject == pair["subject"].iloc[0]]
+    assert call is not None and pair["api_call"].iloc[0] == call.text
+    assert (call.method, call.path, call.fill) == (
+        "DELETE",
+        "/streams/{stream_id_to_archive}",
+        ("stream_id_to_archive",),
+    )
+    assert call.needs_input and call.reason == "fill in {stream_id_to_archive}"
     # and the same finding names the same call on every run
     again = channel_hygiene(admin, max_hygiene_findings=-1)
     near = again.findings["finding"].str.startswith("near-duplicate")

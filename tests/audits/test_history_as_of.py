@@ -9,8 +9,8 @@ import pytest
 
 import chatops
 from chatops.audits import unresolved_topics
+from chatops.audits._common import recent_messages as _recent_messages
 from chatops.audits._history import history_until, newest_at_or_before
-from chatops.audits.overview import _recent_messages
 from chatops.sandbox import Sandbox
 
 

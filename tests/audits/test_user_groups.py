@@ -79,12 +79,12 @@ def test_user_groups_findings_and_deactivation(
         [
             "@empty-used",
             "has no members; used in mentioners:can_mention_group",
-            f"POST /api/v1/user_groups/{empty_used}/members add=[user_id, ...]",
+            f"POST /api/v1/user_groups/{empty_used}/members add=[{{user_ids}}]",
         ],
         [
             "@ghosts",
             f"has only deactivated members (1); used in #{channel.name}:can_send_message_group",
-            f"POST /api/v1/user_groups/{ghosts}/members add=[user_id, ...]",
+            f"POST /api/v1/user_groups/{ghosts}/members add=[{{user_ids}}]",
         ],
         [
             "@mentioners",
@@ -172,7 +172,7 @@ def test_deactivated_members_and_small_groups(tmp_path: Path) -> None:
                 "info",
                 "@mixed",
                 "has 1 active members, fewer than min_members=2",
-                f"POST /api/v1/user_groups/{mixed}/members add=[user_id, ...]",
+                f"POST /api/v1/user_groups/{mixed}/members add=[{{user_ids}}]",
             ],
         ]
         assert rows(small) == [
@@ -181,13 +181,13 @@ def test_deactivated_members_and_small_groups(tmp_path: Path) -> None:
                 "info",
                 "@mixed",
                 "has 1 active members, fewer than min_members=3",
-                f"POST /api/v1/user_groups/{mixed}/members add=[user_id, ...]",
+                f"POST /api/v1/user_groups/{mixed}/members add=[{{user_ids}}]",
             ],
             [
                 "info",
                 "@pair",
                 "has 2 active members, fewer than min_members=3",
-                f"POST /api/v1/user_groups/{pair}/members add=[user_id, ...]",
+                f"POST /api/v1/user_groups/{pair}/members add=[{{user_ids}}]",
             ],
         ]
         assert small.summary["counts"]["small_groups"] == 5  # and the three one-member uses-*
@@ -304,7 +304,7 @@ def test_an_empty_group_that_people_mention_keeps_its_members_call(tmp_path: Pat
                 "warning",
                 "@nobody-home",
                 f"has no members; mentioned 1 times in the last 180 days, last on {day}",
-                f"POST /api/v1/user_groups/{nobody}/members add=[user_id, ...]",
+                f"POST /api/v1/user_groups/{nobody}/members add=[{{user_ids}}]",
             ]
         ]
 

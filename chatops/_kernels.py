@@ -1,0 +1,81 @@
+"""Kernels for the audit notebooks: this interpreter, on a private socket, importing this chatops."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["_current_python_kernel_manager", "kernel_environment"]
+
+
+@contextlib.contextmanager
+def kernel_environment() -> Iterator[None]:
+    """Let kernels import this chatops even when it runs from a checkout, not installed.
+
+    Kernels inherit the environment; when chatops is not in site-packages its folder goes on
+    ``PYTHONPATH`` for the duration of the run.
+    """
+    root = str(Path(__file__).resolve().parent.parent)
+    installed = (
+        any(Path(p).resolve() == Path(root) for p in sys.path if p and "site-packages" in p)
+        or "site-packages" in root
+    )
+    before = os.environ.get("PYTHONPATH")
+    entries = [p for p in (before or "").split(os.pathsep) if p]
+    if installed or root in entries:
+        yield
+        return
+    os.environ["PYTHONPATH"] = os.pathsep.join([root, *entries])
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def _current_python_kernel_manager() -> type[Any]:
+    """A kernel manager that starts ipykernel under this interpreter, whatever the kernelspec.
+
+    jupyter_client already swaps a bare ``python`` in a kernelspec for ``sys.executable``, but
+    a ``python3`` spec in the user's Jupyter folder may name another interpreter by path, which
+    would run the audits without chatops (or with another version of it).
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    class CurrentPythonKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        def __init__(self, **kwargs: Any) -> None:
+            # A Unix socket of its own in the user's runtime folder instead of TCP ports on
+            # 127.0.0.1: no other local user can reach the kernel, and ipykernel has nothing
+            # to warn about.
+            if os.name == "posix" and "transport" not in kwargs:
+                runtime = Path(jupyter_runtime_dir())
+                runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
+                kwargs["transport"] = "ipc"
+                kwargs.setdefault("ip", str(runtime / f"chatops-kernel-{uuid.uuid4().hex}"))
+            super().__init__(**kwargs)
+
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            cmd: list[str] = super().format_kernel_cmd(extra_arguments)
+            if len(cmd) > 2 and cmd[1:3] == ["-m", "ipykernel_launcher"]:
+                cmd[0] = sys.executable
+            return cmd
+
+        async def _async_interrupt_kernel(self) -> None:
+            # jupyter_client interrupts a kernel before asking it to shut down. papermill shuts
+            # a kernel down once its notebook is done, so there is nothing to interrupt, and a
+            # SIGINT that lands while ipykernel handles a message is logged on the user's
+            # terminal ("KeyboardInterrupt caught in kernel."). The shutdown request alone
+            # stops it (and jupyter_client signals it after a grace period if it does not).
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return CurrentPythonKernelManager

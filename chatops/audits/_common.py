@@ -1,0 +1,137 @@
+"""Helpers every audit shares; no audit owns them.
+
+- :func:`api` builds the typed call of a finding and names its placeholders;
+- :func:`finding` builds a :class:`Finding`;
+- :func:`summary` builds an :class:`AuditSummary`;
+- :func:`utc` reads an audit's ``now``; :func:`recent_messages` reads history back to a time.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ._history import history_until
+from ._result import ApiCall, AuditSummary, Finding, Method, Severity
+
+if TYPE_CHECKING:
+    from .._client import Client
+    from ..types import Message
+
+__all__ = ["DEFAULT_MAX_MESSAGES", "api", "finding", "recent_messages", "summary", "utc"]
+
+#: History fetched at most, newest first; the summary says when the window was cut short.
+DEFAULT_MAX_MESSAGES = 50_000
+_HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def api(
+    method: Method,
+    path: str,
+    params: dict[str, Any] | None = None,
+    /,
+    *,
+    or_: ApiCall | None = None,
+    **more: Any,
+) -> ApiCall:
+    """A typed API call; every ``{name}`` in the path or in a parameter's value is a
+    placeholder a person must fill in (``api("DELETE", "/streams/{stream_id}")``).
+
+    Args:
+        method: ``GET``, ``POST``, ``PATCH`` or ``DELETE``.
+        path: relative to ``/api/v1``.
+        or_: another call a person may choose instead.
+        params, more: the call's parameters, as the client sends them (``params`` for names
+            that are not Python identifiers or are chosen at run time).
+    """
+    params = {**(params or {}), **more}
+    holes = _HOLE.findall(path)
+    for value in params.values():
+        holes += _holes(value)
+    return ApiCall(
+        method=method, path=path, params=params, fill=tuple(dict.fromkeys(holes)), alternative=or_
+    )
+
+
+def _holes(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return _HOLE.findall(value)
+    if isinstance(value, list | tuple):
+        return [h for v in value for h in _holes(v)]
+    if isinstance(value, dict):
+        return [h for v in value.values() for h in _holes(v)]
+    return []
+
+
+def finding(
+    severity: str | Severity, subject: str, text: str, action: str, call: ApiCall | None
+) -> Finding:
+    """One finding: ``finding("warning", "#design", "no messages in 30 days", "Archive it",
+    api("DELETE", "/streams/4"))``."""
+    return Finding(
+        severity=Severity(severity),
+        subject=subject,
+        finding=text,
+        recommended_action=action,
+        call=call,
+    )
+
+
+def summary(
+    name: str,
+    *,
+    failed: list[str],
+    counts: dict[str, Any],
+    thresholds: dict[str, Any],
+    site: str,
+    generated_at: str | None = None,
+    subjects: list[str] | None = None,
+    **details: Any,
+) -> AuditSummary:
+    """An audit's summary: it passed when no check in ``failed``; ``details`` are its own.
+
+    ``subjects`` are every subject the audit looked at, flagged or not (in the words of its
+    findings' subjects): a finding that vanished because its subject is not among them any more
+    is reported as gone rather than resolved.
+    """
+    return AuditSummary(
+        name=name,
+        passed=not failed,
+        failed_checks=list(failed),
+        counts={k: (v.item() if hasattr(v, "item") else v) for k, v in counts.items()},
+        thresholds=thresholds,
+        site=site,
+        generated_at=generated_at or datetime.now(UTC).isoformat(),
+        details=details,
+        subjects=None if subjects is None else sorted(set(subjects)),
+    )
+
+
+def utc(now: datetime | None) -> pd.Timestamp:
+    """``now`` as a UTC timestamp (a naive one is UTC); the current time when None."""
+    if now is None:
+        return pd.Timestamp(datetime.now(UTC))
+    ts = pd.Timestamp(now)
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def recent_messages(
+    client: Client, *, since: pd.Timestamp, until: pd.Timestamp, limit: int
+) -> tuple[list[Message], bool]:
+    """Messages sent from ``since`` to ``until``, newest first; whether ``limit`` cut them short.
+
+    Reading starts at ``until`` (the audit's ``now``): nothing sent after it is read.
+    """
+    since_ts = since.timestamp()
+    out: list[Message] = []
+    # No narrow: everything the account can read; direct messages are dropped by the metrics.
+    for message in history_until(client, until.timestamp(), page_size=1000):
+        if message.timestamp < since_ts:
+            return out, False
+        if len(out) >= limit:
+            return out, True
+        out.append(message)
+    return out, False
