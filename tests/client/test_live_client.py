@@ -28,12 +28,14 @@ def test_me(sandbox: Any) -> None:
         assert me.is_admin and me.role in (100, 200)
         assert client.users.get(me.user_id).user_id == me.user_id
         assert any(u.user_id == me.user_id for u in client.users.list())
-        assert client.capabilities.feature_level > 0
+        assert client.get_capabilities().feature_level > 0
 
 
 def test_server_settings_without_auth(sandbox: Any) -> None:
     with _client(sandbox) as client:
-        assert client.server.settings().zulip_feature_level == client.capabilities.feature_level
+        assert (
+            client.server.settings().zulip_feature_level == client.get_capabilities().feature_level
+        )
 
 
 def test_send_get_edit_react_round_trip(sandbox: Any) -> None:
