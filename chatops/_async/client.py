@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+import warnings
 from collections.abc import Mapping
 from functools import cached_property
 from types import TracebackType
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from .resources.bots import AsyncBots
     from .resources.channels import AsyncChannels
     from .resources.events import AsyncEvents
-    from .resources.invitations import AsyncInvites
+    from .resources.invitations import AsyncInvitations
     from .resources.messages import AsyncMessages
     from .resources.personal import (
         AsyncAlertWords,
@@ -231,11 +232,19 @@ class AsyncClient(_BaseClient):
         return AsyncUserGroups(self)
 
     @cached_property
-    def invites(self) -> AsyncInvites:
+    def invitations(self) -> AsyncInvitations:
         """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invitations import AsyncInvites
+        from .resources.invitations import AsyncInvitations
 
-        return AsyncInvites(self)
+        return AsyncInvitations(self)
+
+    @property
+    def invites(self) -> AsyncInvitations:
+        """Deprecated name of :attr:`invitations` (it goes in the next release)."""
+        warnings.warn(
+            "client.invites is deprecated; use client.invitations", DeprecationWarning, stacklevel=2
+        )
+        return self.invitations
 
     @cached_property
     def realm(self) -> AsyncRealm:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Mapping
 from functools import cached_property
 from types import TracebackType
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from .resources.bots import Bots
     from .resources.channels import Channels
     from .resources.events import Events
-    from .resources.invitations import Invites
+    from .resources.invitations import Invitations
     from .resources.messages import Messages
     from .resources.personal import (
         AlertWords,
@@ -231,11 +232,19 @@ class Client(_BaseClient):
         return UserGroups(self)
 
     @cached_property
-    def invites(self) -> Invites:
+    def invitations(self) -> Invitations:
         """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invitations import Invites
+        from .resources.invitations import Invitations
 
-        return Invites(self)
+        return Invitations(self)
+
+    @property
+    def invites(self) -> Invitations:
+        """Deprecated name of :attr:`invitations` (it goes in the next release)."""
+        warnings.warn(
+            "client.invites is deprecated; use client.invitations", DeprecationWarning, stacklevel=2
+        )
+        return self.invitations
 
     @cached_property
     def realm(self) -> Realm:

@@ -5,7 +5,11 @@ Written in ``chatops/_async/resources/invitations.py``; the synchronous twins ar
 
 from __future__ import annotations
 
-from .._async.resources.invitations import AsyncInvites
-from .._sync.resources.invitations import Invites
+from .._async.resources.invitations import AsyncInvitations
+from .._sync.resources.invitations import Invitations
 
-__all__ = ["AsyncInvites", "Invites"]
+#: the names of the classes before ``client.invitations``; they go with ``client.invites``
+AsyncInvites = AsyncInvitations
+Invites = Invitations
+
+__all__ = ["AsyncInvitations", "AsyncInvites", "Invitations", "Invites"]

@@ -11,7 +11,7 @@ from ..._bulk import DEFAULT_CONCURRENCY, BulkReport, run_bounded
 from ...resources._base import AsyncResource, drop_not_given
 from ...types import Capabilities, Invite, InviteLinkResult, InvitesResult
 
-__all__ = ["AsyncInvites"]
+__all__ = ["AsyncInvitations"]
 
 MAX_WELCOME_TEXT = 8000
 MINUTES_PER_DAY = 1440
@@ -56,8 +56,8 @@ def _emails(emails: str | Iterable[str]) -> str:
     return emails if isinstance(emails, str) else ",".join(emails)
 
 
-class AsyncInvites(AsyncResource):
-    """``client.invites``."""
+class AsyncInvitations(AsyncResource):
+    """``client.invitations`` (``client.invites`` is its deprecated name)."""
 
     async def create_link(
         self,

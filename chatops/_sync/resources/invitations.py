@@ -12,7 +12,7 @@ from ..._bulk import DEFAULT_CONCURRENCY, BulkReport, run_sequential
 from ...resources._base import SyncResource, drop_not_given
 from ...types import Capabilities, Invite, InviteLinkResult, InvitesResult
 
-__all__ = ["Invites"]
+__all__ = ["Invitations"]
 
 MAX_WELCOME_TEXT = 8000
 MINUTES_PER_DAY = 1440
@@ -57,8 +57,8 @@ def _emails(emails: str | Iterable[str]) -> str:
     return emails if isinstance(emails, str) else ",".join(emails)
 
 
-class Invites(SyncResource):
-    """``client.invites``."""
+class Invitations(SyncResource):
+    """``client.invitations`` (``client.invites`` is its deprecated name)."""
 
     def create_link(
         self,
