@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length, content_sha256
 from ..._exceptions import LimitError, MoveMessagesTimeLimitExceeded
@@ -27,6 +26,7 @@ from ...types import (
     Topic,
     TopicsResult,
 )
+from .history import PagedHistory
 
 __all__ = [
     "FlagOp",
@@ -189,33 +189,6 @@ def _mark_all_complete(body: Mapping[str, Any]) -> bool:
     if body.get("result") == "partially_completed":
         return False
     return bool(body.get("complete", True))
-
-
-def _history_start(anchor: Anchor | None, direction: Direction) -> Anchor:
-    if anchor is not None:
-        return anchor
-    return "newest" if direction == "older" else "oldest"
-
-
-_ID = operator.attrgetter("id")
-
-
-def _history_step(
-    page: Any, direction: Direction, last: int | None
-) -> tuple[list[Any], int | None, bool]:
-    """New messages of ``page`` in travel order, the next anchor, and whether history ended.
-
-    ``page`` is a :class:`MessagesPage` or any decoding of one with ``messages`` (each with an
-    ``id``), ``found_oldest`` and ``found_newest``.
-    """
-    older = direction == "older"
-    ordered = sorted(page.messages, key=_ID, reverse=older)
-    # only the first few (at most the anchor's neighbours) can be on the wrong side of ``last``
-    if last is not None and ordered and (ordered[0].id >= last if older else ordered[0].id <= last):
-        ordered = [m for m in ordered if (m.id < last if older else m.id > last)]
-    nxt = ordered[-1].id if ordered else last
-    done = page.found_oldest if direction == "older" else page.found_newest
-    return ordered, nxt, done or not ordered
 
 
 def _flag_params(op: FlagOp, flag: str) -> dict[str, Any]:
@@ -688,117 +661,3 @@ class Messages(SyncResource):
             "GET", "/messages/matches_narrow", params=params, cast_to=MatchesNarrowResult
         )
         return _matches(result)
-
-
-class PagedHistory(Iterator[Message]):
-    """A narrow's history, fetched page by page as it is read (``iter_history``).
-
-    Iterate it for :class:`~chatops.types.Message` records, or call :meth:`pages` with a decoder
-    of response bodies to get each page as that decoder makes it. Either way each request is
-    made when the previous page has been used, once: a history is read one way, once.
-    """
-
-    def __init__(
-        self,
-        resource: Messages,
-        *,
-        narrow: Narrow | NotGiven,
-        anchor: Anchor | None,
-        page_size: int,
-        direction: Direction,
-        apply_markdown: bool | NotGiven,
-        client_gravatar: bool | NotGiven,
-        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
-    ) -> None:
-        self._resource = resource
-        self.narrow = narrow
-        self.anchor = anchor
-        self.page_size = page_size
-        self.direction: Direction = direction
-        self.apply_markdown = apply_markdown
-        self.client_gravatar = client_gravatar
-        self.allow_empty_topic_name = allow_empty_topic_name
-        self._records: Iterator[Message] | None = None
-        self._started = False
-
-    def __repr__(self) -> str:
-        narrow = "all" if isinstance(self.narrow, NotGiven) else self.narrow
-        return (
-            f"{type(self).__name__}(narrow={narrow!r}, direction={self.direction!r}, "
-            f"page_size={self.page_size})"
-        )
-
-    def __iter__(self) -> PagedHistory:
-        return self
-
-    def __next__(self) -> Message:
-        if self._records is None:
-            self._records = (m for batch in self.pages() for m in batch)
-        return next(self._records)
-
-    @property
-    def started(self) -> bool:
-        """Whether a page has been requested (then the history cannot be read another way)."""
-        return self._started
-
-    @overload
-    def pages(self) -> Iterator[list[Message]]: ...
-    @overload
-    def pages(
-        self,
-        decode: Callable[[bytes], Any],
-        *,
-        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
-    ) -> Iterator[list[Any]]: ...
-    def pages(
-        self,
-        decode: Callable[[bytes], Any] | None = None,
-        *,
-        allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
-    ) -> Iterator[list[Any]]:
-        """Each page's new messages in travel order, until history ends.
-
-        Args:
-            decode: turns a ``GET /messages`` response body into an object with ``messages``
-                (each with an ``id``), ``found_oldest`` and ``found_newest``; default the
-                client's own :class:`~chatops.types.MessagesPage`.
-            allow_empty_topic_name: overrides the history's own (False: the server names the
-                empty topic by the organization's display name for it, as the dataset stores it).
-
-        Raises RuntimeError if this history has already been read.
-        """
-        if self._started:
-            raise RuntimeError("this history has already been read: call iter_history again")
-        self._started = True
-        if isinstance(allow_empty_topic_name, NotGiven):
-            allow_empty_topic_name = self.allow_empty_topic_name
-        return self._walk(decode, allow_empty_topic_name)
-
-    def _walk(
-        self, decode: Callable[[bytes], Any] | None, allow_empty_topic_name: bool | NotGiven
-    ) -> Iterator[list[Any]]:
-        resource, direction = self._resource, self.direction
-        current: Anchor = _history_start(self.anchor, direction)
-        last: int | None = None
-        while True:
-            before, after = (self.page_size, 0) if direction == "older" else (0, self.page_size)
-            kwargs: dict[str, Any] = {
-                "anchor": current,
-                "num_before": before,
-                "num_after": after,
-                "narrow": self.narrow,
-                "include_anchor": last is None,
-                "apply_markdown": self.apply_markdown,
-                "client_gravatar": self.client_gravatar,
-                "allow_empty_topic_name": allow_empty_topic_name,
-            }
-            if decode is None:
-                page: Any = resource.get(**kwargs)
-            else:
-                page = decode(resource.get_raw(**kwargs))
-            batch, last, done = _history_step(page, direction, last)
-            if batch:
-                yield batch
-            if done or last is None:
-                return
-            current = last
