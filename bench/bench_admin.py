@@ -89,7 +89,7 @@ def bench_invites(sb: Site, n: int, concurrency: int) -> tuple[float, float, int
 
     async def ours() -> chatops.BulkReport[str]:
         async with chatops.AsyncClient.from_zuliprc(sb.zuliprc("admin")) as client:
-            return await client.invites.send_many(ours_emails, concurrency=concurrency)
+            return await client.invitations.send_many(ours_emails, concurrency=concurrency)
 
     t0 = time.perf_counter()
     report = asyncio.run(ours())

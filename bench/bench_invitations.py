@@ -76,7 +76,7 @@ def bench_official(sb: Sandbox, emails: list[str]) -> float:
 
 def check_invited(sb: Sandbox, emails: list[str]) -> None:
     with chatops.Client.from_zuliprc(sb.zuliprc("owner")) as client:
-        invited = {i.email for i in client.invites.list() if i.email}
+        invited = {i.email for i in client.invitations.list() if i.email}
     missing = [e for e in emails if e not in invited]
     assert not missing, f"{len(missing)} addresses not invited, e.g. {missing[:3]}"
 

@@ -101,8 +101,21 @@ async def run_bounded(
     return BulkReport([r for r in results if r is not None])
 
 
-def run_sequential(items: Iterable[T], call: Callable[[T], R]) -> BulkReport[T]:
-    """The synchronous twin of :func:`run_bounded`: one item after another."""
+def run_sequential(
+    items: Iterable[T],
+    call: Callable[[T], R],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    remaining: Callable[[], int | None] | None = None,
+) -> BulkReport[T]:
+    """The synchronous twin of :func:`run_bounded`: one item after another.
+
+    It takes the same arguments (so that the two clients' bulk methods are one source):
+    ``concurrency`` is checked but one call runs at a time, and one call at a time never
+    needs to slow down for the rate limit, so ``remaining`` is not read.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
     report: BulkReport[T] = BulkReport()
     for item in items:
         try:

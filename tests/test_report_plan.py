@@ -118,8 +118,8 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
     rc = str(org.zuliprc("admin"))
     reports = tmp_path / "reports"
     with chatops.Client.from_zuliprc(rc) as admin:  # two risky links to revoke
-        admin.invites.create_link(expires_in_minutes=None)
-        admin.invites.create_link(invite_as=200)
+        admin.invitations.create_link(expires_in_minutes=None)
+        admin.invitations.create_link(invite_as=200)
     # a threshold of 0 makes invitations fail: its critical finding's call has placeholders
     strict = ("-p", "max_risky_invitations", "0", "--zuliprc", rc, "--report-dir", str(reports))
     first = chatops_cli("audit", "run", *AUDITS, *strict)
@@ -165,7 +165,7 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
 
     with chatops.Client.from_zuliprc(rc) as admin:
         users = {u.user_id: u for u in admin.users.list()}
-        invites = admin.invites.list()
+        invites = admin.invitations.list()
     for line in runnable:
         kind, _, ident = line["path"].strip("/").rpartition("/")
         if kind == "users":

@@ -33,8 +33,8 @@ def _credentials(sb: Sandbox) -> list[str]:
 def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     with Sandbox.start(tmp_path_factory.mktemp("post-org"), size="small", seed=29) as sb:
         with chatops.Client.from_zuliprc(sb.zuliprc("admin")) as admin:
-            admin.invites.create_link(expires_in_minutes=None)
-            admin.invites.create_link(invite_as=200)
+            admin.invitations.create_link(expires_in_minutes=None)
+            admin.invitations.create_link(invite_as=200)
         yield sb
 
 

@@ -64,8 +64,8 @@ def test_second_run_shows_new_resolved_and_still_open(org: Sandbox, tmp_path: Pa
     invite_id = int(revoked.split()[1])
 
     with chatops.Client.from_zuliprc(rc) as admin:
-        admin.invites.revoke(invite_id)  # its finding is gone with it (not resolved)
-        admin.invites.create_link(expires_in_minutes=None)  # a link that never expires: new
+        admin.invitations.revoke(invite_id)  # its finding is gone with it (not resolved)
+        admin.invitations.create_link(expires_in_minutes=None)  # a link that never expires: new
 
     second = chatops_cli("audit", "run", *AUDITS, "--zuliprc", rc, "--report-dir", str(tmp_path))
     assert second.returncode == 0, second.stderr

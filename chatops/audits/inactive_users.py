@@ -353,7 +353,7 @@ def _last_seen(client: Client, humans: Sequence[Any]) -> dict[int, int]:
 def _active_invitations(client: Client) -> dict[int, list[tuple[int, bool]]]:
     """Creator's user ID -> (invitation ID, is a link) of each active invitation."""
     out: dict[int, list[tuple[int, bool]]] = {}
-    for invite in sorted(client.invites.list(), key=lambda i: i.id):
+    for invite in sorted(client.invitations.list(), key=lambda i: i.id):
         out.setdefault(invite.invited_by_user_id, []).append((invite.id, invite.is_multiuse))
     return out
 

@@ -82,7 +82,7 @@ def invitations(
     at = utc(now)
     horizon = at.timestamp() + max_expiry_days * 86400
     users = {u.user_id: u for u in client.users.list()}
-    invites = sorted(client.invites.list(), key=lambda i: i.id)
+    invites = sorted(client.invitations.list(), key=lambda i: i.id)
 
     table_rows: list[dict[str, Any]] = []
     rows: list[Finding] = []
@@ -155,9 +155,9 @@ def invitations(
     if not dry_run:
         for invite_id, multiuse in risky:
             if multiuse:
-                client.invites.revoke_link(invite_id)
+                client.invitations.revoke_link(invite_id)
             else:
-                client.invites.revoke(invite_id)
+                client.invitations.revoke(invite_id)
             revoked.append(invite_id)
 
     table = pd.DataFrame(

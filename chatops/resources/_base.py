@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._base_client import NotGiven
 from ..types import AnonymousGroup
 
 if TYPE_CHECKING:
@@ -37,8 +38,8 @@ def group_setting_param(value: GroupSettingValue) -> Any:
 
 
 def drop_not_given(**params: Any) -> dict[str, Any]:
-    """The keyword arguments as a parameter dict (NOT_GIVEN is dropped when encoding)."""
-    return params
+    """The keyword arguments as a parameter dict, without those that are ``NOT_GIVEN``."""
+    return {name: value for name, value in params.items() if not isinstance(value, NotGiven)}
 
 
 class SyncResource:

@@ -1,71 +1,11 @@
-"""Mobile push: device tokens and the test notification (spec 4.20)."""
+"""Mobile push: device tokens and the test notification (spec 4.20).
+
+Written in ``chatops/_async/resources/push.py``; the synchronous twins are generated.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
-
-from .._base_client import NOT_GIVEN, NotGiven
-from ._base import AsyncResource, SyncResource, drop_not_given
+from .._async.resources.push import AsyncPush, Platform
+from .._sync.resources.push import Push
 
 __all__ = ["AsyncPush", "Platform", "Push"]
-
-Platform = Literal["apns", "fcm"]
-_PATHS: dict[str, str] = {
-    "apns": "/users/me/apns_device_token",
-    "fcm": "/users/me/android_gcm_reg_id",
-}
-
-
-def _path(platform: Platform) -> str:
-    try:
-        return _PATHS[platform]
-    except KeyError:
-        raise ValueError(f"platform must be 'apns' or 'fcm', not {platform!r}") from None
-
-
-class Push(SyncResource):
-    """``client.push``."""
-
-    def register(
-        self, token: str, *, platform: Platform = "fcm", app_id: str | NotGiven = NOT_GIVEN
-    ) -> None:
-        """Register a device's push token (``apns``: iOS, hex token and ``app_id``; ``fcm``: Android)."""
-        params = drop_not_given(token=token, appid=app_id)
-        self._client._request("POST", _path(platform), params=params, idempotent=True)
-
-    def unregister(self, token: str, *, platform: Platform = "fcm") -> None:
-        """Remove a device's push token."""
-        self._client._request("DELETE", _path(platform), params={"token": token})
-
-    def test_notification(self, *, token: str | NotGiven = NOT_GIVEN) -> None:
-        """Spec 4.20 ``POST /mobile_push/test_notification``: to one device, or all of the user's.
-
-        Raises ``InvalidPushDeviceToken`` for a token the server does not know and
-        ``InvalidRemotePushDeviceToken`` for one the push bouncer does not know.
-        """
-        params = drop_not_given(token=token)
-        self._client._request("POST", "/mobile_push/test_notification", params=params)
-
-
-class AsyncPush(AsyncResource):
-    """``client.push`` of an ``AsyncClient``."""
-
-    async def register(
-        self, token: str, *, platform: Platform = "fcm", app_id: str | NotGiven = NOT_GIVEN
-    ) -> None:
-        """Register a device's push token (``apns``: iOS, hex token and ``app_id``; ``fcm``: Android)."""
-        params = drop_not_given(token=token, appid=app_id)
-        await self._client._request("POST", _path(platform), params=params, idempotent=True)
-
-    async def unregister(self, token: str, *, platform: Platform = "fcm") -> None:
-        """Remove a device's push token."""
-        await self._client._request("DELETE", _path(platform), params={"token": token})
-
-    async def test_notification(self, *, token: str | NotGiven = NOT_GIVEN) -> None:
-        """Spec 4.20 ``POST /mobile_push/test_notification``: to one device, or all of the user's.
-
-        Raises ``InvalidPushDeviceToken`` for a token the server does not know and
-        ``InvalidRemotePushDeviceToken`` for one the push bouncer does not know.
-        """
-        params = drop_not_given(token=token)
-        await self._client._request("POST", "/mobile_push/test_notification", params=params)

@@ -224,7 +224,7 @@ class InviteOptions:
         return None if self.expires_in_days is None else self.expires_in_days * MINUTES_PER_DAY
 
     def request(self) -> dict[str, Any]:
-        """The keyword arguments of ``client.invites.send`` and ``create_link``."""
+        """The keyword arguments of ``client.invitations.send`` and ``create_link``."""
         return {
             "invite_as": self.invite_as,
             "stream_ids": list(self.stream_ids),

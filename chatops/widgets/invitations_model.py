@@ -313,7 +313,7 @@ class InvitationsModel:
 
     def load_invitations(self) -> pd.DataFrame:
         """Active invitations (all for administrators, else the account's own), newest first."""
-        invites = sorted(self.client.invites.list(), key=lambda i: (-i.invited, -i.id))
+        invites = sorted(self.client.invitations.list(), key=lambda i: (-i.invited, -i.id))
         names = self._names([i.invited_by_user_id for i in invites])
         return frame(
             (
@@ -361,7 +361,9 @@ class InvitationsModel:
             elif not u.is_bot:
                 hidden += 1
         invites: dict[str, Invite] = {
-            i.email.lower(): i for i in self.client.invites.list() if i.email and not i.is_multiuse
+            i.email.lower(): i
+            for i in self.client.invitations.list()
+            if i.email and not i.is_multiuse
         }
         names = self._user_names = {u.user_id: u.full_name for u in users}
         seen: dict[str, int] = {}
@@ -441,7 +443,7 @@ class InvitationsModel:
             return self.results
         # A request that failed on the way back may have invited its addresses after all.
         invited = {
-            i.email.lower() for i in self.client.invites.list() if i.email and not i.is_multiuse
+            i.email.lower() for i in self.client.invitations.list() if i.email and not i.is_multiuse
         }
         users = {u.delivery_email.lower() for u in self.client.users.list() if u.delivery_email}
         again: list[Candidate] = []
@@ -515,7 +517,7 @@ class InvitationsModel:
         while pending:
             self.requests_sent += 1
             try:
-                self.client.invites.send([c.email for c in pending], **opts.request())
+                self.client.invitations.send([c.email for c in pending], **opts.request())
             except InvitationFailed as exc:
                 refused = {
                     str(e[0]).lower(): str(e[1]) for e in (getattr(exc, "errors", None) or [])
@@ -586,7 +588,7 @@ class InvitationsModel:
         if not self.may_create_links:
             raise NotAllowed(self._missing("create_multiuse_invite_group", "link"))
         opts = self.check_options(options)
-        url = self.client.invites.create_link(**opts.request())
+        url = self.client.invitations.create_link(**opts.request())
         self.link_url = url
         role = ROLE_NAMES.get(opts.invite_as, str(opts.invite_as))
         expiry = (

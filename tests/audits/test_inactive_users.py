@@ -138,11 +138,11 @@ def test_invitations_of_inactive_accounts_and_seat_savings(
     sb: Sandbox, admin_client: chatops.Client
 ) -> None:
     ivy = _uid(sb, "ivy@demo.chatops.test")
-    before = {i.id for i in admin_client.invites.list()}
-    admin_client.invites.create_link()
-    admin_client.invites.send(["friend-of-ivy@example.org"])
+    before = {i.id for i in admin_client.invitations.list()}
+    admin_client.invitations.create_link()
+    admin_client.invitations.send(["friend-of-ivy@example.org"])
     link, email = sorted(
-        (i.id, i.is_multiuse) for i in admin_client.invites.list() if i.id not in before
+        (i.id, i.is_multiuse) for i in admin_client.invitations.list() if i.id not in before
     )
     # set-up: Ivy created them (the audit reads GET /invites)
     sb.store.execute(

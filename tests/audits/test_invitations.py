@@ -33,15 +33,15 @@ def test_invitations_findings_and_revocation(
     admin = client_for("admin", fresh_sandbox)
     member = client_for("member", fresh_sandbox)
     store = fresh_sandbox.store
-    before = {i.id for i in admin.invites.list()}
-    admin.invites.create_link(expires_in_minutes=None, invite_as=200)
-    admin.invites.send("long@example.org", expires_in_minutes=60 * 24 * 60, invite_as=400)
-    admin.invites.send("short@example.org", expires_in_minutes=60 * 24, invite_as=400)
-    member.invites.send("bymember@example.org", expires_in_minutes=60 * 24, invite_as=400)
+    before = {i.id for i in admin.invitations.list()}
+    admin.invitations.create_link(expires_in_minutes=None, invite_as=200)
+    admin.invitations.send("long@example.org", expires_in_minutes=60 * 24 * 60, invite_as=400)
+    admin.invitations.send("short@example.org", expires_in_minutes=60 * 24, invite_as=400)
+    member.invitations.send("bymember@example.org", expires_in_minutes=60 * 24, invite_as=400)
     # the member leaves; set up directly so that the invitation outlives them
     member_id = fresh_sandbox.accounts["member"].user_id
     store.execute("UPDATE users SET is_active = 0 WHERE id = ?", [member_id])
-    new = {i.id: i for i in admin.invites.list() if i.id not in before}
+    new = {i.id: i for i in admin.invitations.list() if i.id not in before}
     link = next(i.id for i in new.values() if i.is_multiuse)
     by_email = {i.email: i.id for i in new.values() if not i.is_multiuse}
     full_name = fresh_sandbox.accounts["member"].full_name
@@ -84,6 +84,6 @@ def test_invitations_findings_and_revocation(
     assert sorted(done.summary["revoked_invite_ids"]) == sorted(
         [link, by_email["bymember@example.org"], by_email["long@example.org"]]
     )
-    left = {i.id for i in admin.invites.list()}
+    left = {i.id for i in admin.invitations.list()}
     assert left == before | {by_email["short@example.org"]}
     assert invitations(admin, max_risky_invitations=0).passed

@@ -179,7 +179,7 @@ def test_invitations_tab_sends_a_pasted_list(page: Any, admin: chatops.Client) -
     expect(results).to_contain_text("bob@browser.test")
     expect(results).to_contain_text("invited")
     screenshot(page, "console-invitations")
-    invited = {i.email for i in admin.invites.list() if not i.is_multiuse}
+    invited = {i.email for i in admin.invitations.list() if not i.is_multiuse}
     assert {"ada@browser.test", "bob@browser.test"} <= invited
     assert "not-an-address" not in invited
     no_errors(page)

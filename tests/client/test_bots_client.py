@@ -4,27 +4,43 @@ from __future__ import annotations
 
 import time
 import urllib.parse
+from collections.abc import Callable
 
 import httpx
+import pytest
 
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.types import BotApiKeyResult, OwnBot
 
+Recording = Callable[[str], tuple[chatops.Client, list[httpx.Request]]]
 
-def _recording(sandbox: Sandbox, account: str) -> tuple[chatops.Client, list[httpx.Request]]:
-    client = chatops.Client.from_zuliprc(sandbox.zuliprc(account))
-    sent: list[httpx.Request] = []
-    client._http.event_hooks["request"].append(sent.append)
-    return client, sent
+
+@pytest.fixture
+def recording(
+    sandbox: Sandbox, make_client: Callable[..., chatops.Client], twin: str
+) -> Callable[[str], tuple[chatops.Client, list[httpx.Request]]]:
+    """``recording(account)``: a client (sync or async) and the list of requests it sends."""
+
+    def make(account: str) -> tuple[chatops.Client, list[httpx.Request]]:
+        client = make_client(config_file=sandbox.zuliprc(account))
+        sent: list[httpx.Request] = []
+
+        async def remember(request: httpx.Request) -> None:
+            sent.append(request)
+
+        client._http.event_hooks["request"].append(sent.append if twin == "sync" else remember)
+        return client, sent
+
+    return make
 
 
 def _form(request: httpx.Request) -> dict[str, str]:
     return dict(urllib.parse.parse_qsl(request.content.decode()))
 
 
-def test_urls_and_configuration_go_out_as_json(sandbox: Sandbox) -> None:
-    client, sent = _recording(sandbox, "member")
+def test_urls_and_configuration_go_out_as_json(recording: Recording) -> None:
+    client, sent = recording("member")
     with client:
         short = f"enc{time.monotonic_ns()}"
         bot = client.bots.create(
@@ -56,8 +72,8 @@ def test_urls_and_configuration_go_out_as_json(sandbox: Sandbox) -> None:
     assert create_embedded["config_data"] == '{"k":"v"}'
 
 
-def test_storage_parameters_are_json(sandbox: Sandbox) -> None:
-    client, sent = _recording(sandbox, "bot")
+def test_storage_parameters_are_json(recording: Recording) -> None:
+    client, sent = recording("bot")
     with client:
         client.bots.update_storage({"a": "1"})
         assert client.bots.get_storage(("a",)) == {"a": "1"}

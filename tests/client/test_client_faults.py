@@ -6,6 +6,7 @@ import asyncio
 import base64
 import json
 import logging
+import time
 import types
 from collections.abc import Callable
 from typing import Any
@@ -79,12 +80,15 @@ def _no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     slept: list[float] = []
     # Replace the client's own view of the two modules: patching time.sleep or asyncio.sleep
     # themselves would reach every thread and event loop of the session, sandbox included.
-    monkeypatch.setattr("chatops._client.time", types.SimpleNamespace(sleep=slept.append))
+    fake_time = types.SimpleNamespace(sleep=slept.append, monotonic=time.monotonic)
+    monkeypatch.setattr("chatops._sync.client.time", fake_time)
 
     async def fake_async_sleep(delay: float) -> None:
         slept.append(delay)
 
-    monkeypatch.setattr("chatops._client.asyncio", types.SimpleNamespace(sleep=fake_async_sleep))
+    monkeypatch.setattr(
+        "chatops._async.client.asyncio", types.SimpleNamespace(sleep=fake_async_sleep)
+    )
     return slept
 
 

@@ -36,6 +36,7 @@ def test_register_get_delete(member: chatops.Client, admin: chatops.Client) -> N
         member.events.get(reg.queue_id, dont_block=True)
 
 
+@pytest.mark.sync_only("a thread iterates while the test sends and stops")
 def test_iterator_yields_events_and_stops_cleanly(
     member: chatops.Client, admin: chatops.Client
 ) -> None:
@@ -61,6 +62,7 @@ def test_iterator_yields_events_and_stops_cleanly(
     assert stream.queue_id is None
 
 
+@pytest.mark.sync_only("the async twin is test_async_iterator")
 def test_expired_queue_is_reregistered_without_missing_a_message(
     sandbox: Sandbox, member: chatops.Client, admin: chatops.Client, short_queues: None
 ) -> None:
@@ -83,6 +85,7 @@ def test_expired_queue_is_reregistered_without_missing_a_message(
         assert next(events)["message"]["id"] == later  # no duplicate of the missed one
 
 
+@pytest.mark.sync_only("drives AsyncClient itself; admin sends from a thread")
 def test_async_iterator(sandbox: Sandbox, admin: chatops.Client, short_queues: None) -> None:
     async def main() -> list[int]:
         async with chatops.AsyncClient.from_zuliprc(sandbox.zuliprc("member")) as client:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,8 +12,14 @@ import chatops
 from chatops import AsyncClient, Client, ReactionDoesNotExist
 
 
-def _client(sandbox: Any, account: str = "member") -> Client:
-    return Client(credentials=sandbox.credentials(account))
+@pytest.fixture
+def _client(make_client: Callable[..., Client]) -> Callable[..., Client]:
+    """A client of ``account`` on ``sandbox``: sync, or async behind the blocking wrapper."""
+
+    def make(sandbox: Any, account: str = "member") -> Client:
+        return make_client(credentials=sandbox.credentials(account))
+
+    return make
 
 
 def _some_channel(client: Client) -> chatops.Channel:
@@ -21,22 +28,24 @@ def _some_channel(client: Client) -> chatops.Channel:
     return channels[0]
 
 
-def test_me(sandbox: Any) -> None:
+def test_me(sandbox: Any, _client: Callable[..., Client]) -> None:
     with _client(sandbox, "admin") as client:
         me = client.users.me()
         assert me.email == client.email
         assert me.is_admin and me.role in (100, 200)
         assert client.users.get(me.user_id).user_id == me.user_id
         assert any(u.user_id == me.user_id for u in client.users.list())
-        assert client.capabilities.feature_level > 0
+        assert client.get_capabilities().feature_level > 0
 
 
-def test_server_settings_without_auth(sandbox: Any) -> None:
+def test_server_settings_without_auth(sandbox: Any, _client: Callable[..., Client]) -> None:
     with _client(sandbox) as client:
-        assert client.server.settings().zulip_feature_level == client.capabilities.feature_level
+        assert (
+            client.server.settings().zulip_feature_level == client.get_capabilities().feature_level
+        )
 
 
-def test_send_get_edit_react_round_trip(sandbox: Any) -> None:
+def test_send_get_edit_react_round_trip(sandbox: Any, _client: Callable[..., Client]) -> None:
     with _client(sandbox) as client:
         channel = _some_channel(client)
         sent = client.messages.send_to_channel(channel.name, "client round trip", "first draft")
@@ -57,7 +66,7 @@ def test_send_get_edit_react_round_trip(sandbox: Any) -> None:
         assert "client round trip" in [t.name for t in topics]
 
 
-def test_resolve_and_unresolve(sandbox: Any) -> None:
+def test_resolve_and_unresolve(sandbox: Any, _client: Callable[..., Client]) -> None:
     with _client(sandbox, "admin") as client:
         channel = _some_channel(client)
         sent = client.messages.send_to_channel(channel.name, "to resolve", "done?")
@@ -67,7 +76,9 @@ def test_resolve_and_unresolve(sandbox: Any) -> None:
         assert client.messages.get_one(sent.id).topic == "to resolve"
 
 
-def test_iter_history_covers_channel_without_duplicates(sandbox: Any) -> None:
+def test_iter_history_covers_channel_without_duplicates(
+    sandbox: Any, _client: Callable[..., Client]
+) -> None:
     with _client(sandbox, "admin") as client:
         channel = _some_channel(client)
         narrow = [("channel", channel.stream_id)]
@@ -82,7 +93,7 @@ def test_iter_history_covers_channel_without_duplicates(sandbox: Any) -> None:
         assert forward == sorted(ids)
 
 
-def test_upload_download_identical_bytes(sandbox: Any) -> None:
+def test_upload_download_identical_bytes(sandbox: Any, _client: Callable[..., Client]) -> None:
     data = bytes(range(256)) * 50
     with _client(sandbox) as client:
         result = client.uploads.upload(data, "blob [1].bin")

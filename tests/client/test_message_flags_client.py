@@ -36,9 +36,12 @@ def test_update_flags_and_its_refusals(sandbox: Sandbox, member: chatops.Client)
         assert info.value.msg == "Invalid message(s)"
 
 
-def test_flags_over_a_whole_narrow_in_ranges(sandbox: Sandbox, member: chatops.Client) -> None:
-    ids = [post(sandbox, "admin", "general", "client narrow", f"n{i}") for i in range(7)]
-    narrow = [("channel", "general"), ("topic", "client narrow")]
+def test_flags_over_a_whole_narrow_in_ranges(
+    sandbox: Sandbox, member: chatops.Client, twin: str
+) -> None:
+    topic = f"client narrow {twin}"  # each client's run has a topic of its own
+    ids = [post(sandbox, "admin", "general", topic, f"n{i}") for i in range(7)]
+    narrow = [("channel", "general"), ("topic", topic)]
     one = member.messages.update_flags_for_narrow(
         narrow=narrow, op="add", flag="starred", num_after=2
     )

@@ -33,7 +33,7 @@ def old_member(old: Sandbox) -> Iterator[chatops.Client]:
 
 
 def test_client_sees_the_old_level(old_member: chatops.Client) -> None:
-    assert old_member.capabilities.feature_level == LEVEL
+    assert old_member.get_capabilities().feature_level == LEVEL
 
 
 def test_edit_history_prev_subject_before_118(old_member: chatops.Client, old: Sandbox) -> None:

@@ -62,7 +62,7 @@ def test_sandbox_started_at_a_moment_answers_as_then(tmp_path: Path) -> None:
     with Sandbox.start(tmp_path / "pinned", seed=5, now=PINNED) as sandbox:
         assert PINNED <= clock.now() < PINNED + 120
         with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as admin:
-            pinned_invites = [i.id for i in admin.invites.list()]
+            pinned_invites = [i.id for i in admin.invitations.list()]
             newest = admin.messages.get(anchor="newest", num_before=1, num_after=0).messages
             channels = {c.name: c.is_recently_active for c in admin.channels.list()}
     assert abs(clock.now() - time.time()) < 1  # stop() gave the wall clock back

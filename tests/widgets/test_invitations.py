@@ -105,7 +105,7 @@ def other(connect: Connect) -> chatops.Client:
 
 
 def email_invites(client: chatops.Client) -> dict[str, Invite]:
-    return {i.email.lower(): i for i in client.invites.list() if i.email and not i.is_multiuse}
+    return {i.email.lower(): i for i in client.invitations.list() if i.email and not i.is_multiuse}
 
 
 def result_of(panel: InvitationsPanel) -> dict[str, tuple[str, str]]:
@@ -150,7 +150,7 @@ def test_preview_classifies_every_row(
     panel = make_panel(org)
     panels.append(panel)
     new_a, new_b, invited = fresh(3)
-    other.invites.send([invited], stream_ids=[])
+    other.invitations.send([invited], stream_ids=[])
     users = other.users.list()
     active = next(u for u in users if u.is_active and not u.is_bot and u.delivery_email)
     gone = next(u for u in users if not u.is_active and u.delivery_email)
@@ -220,7 +220,7 @@ def test_send_mixed_list_gives_exact_result_per_address(
     visible = "admin@demo.chatops.test"
     new = fresh(3)
     already = fresh(1)[0]
-    connect("member").invites.send([already], stream_ids=[])  # members see only their own
+    connect("member").invitations.send([already], stream_ids=[])  # members see only their own
     before = email_invites(other)
     panel.addresses.value = ", ".join([new[0], "broken@", new[1], hidden, new[0], visible, already])
     panel.addresses.value += "\n" + new[2]
@@ -379,7 +379,7 @@ def test_retry_finds_addresses_the_failed_request_did_invite(
     panel.addresses.value = f"{a}, {b}"
     panel.send_button.click()
     assert [o.result for o in panel.results] == [FAILED, FAILED]
-    other.invites.send([a], stream_ids=[])  # as if the lost request had reached the server
+    other.invitations.send([a], stream_ids=[])  # as if the lost request had reached the server
     panel.retry_button.click()
     assert spy.posts[1:] == [[b]]
     assert result_of(panel)[a] == (INVITED, "Found among the active invitations on retry.")
@@ -620,14 +620,14 @@ def test_link_mode_creates_a_reusable_link(
 ) -> None:
     panel = make_panel(org)
     panels.append(panel)
-    before = {i.id for i in other.invites.list()}
+    before = {i.id for i in other.invitations.list()}
     panel.role.value = 300
     panel.never_expires.value = True
     panel.link_button.click()
     assert panel.status.kind == "ok", panel.status.text
     url = panel.link.value
     assert url.startswith(f"{org.site}/join/") and url.endswith("/")
-    new = [i for i in other.invites.list() if i.id not in before]
+    new = [i for i in other.invitations.list() if i.id not in before]
     assert len(new) == 1
     assert new[0].is_multiuse and new[0].link_url == url
     assert new[0].invited_as == 300 and new[0].expiry_date is None
@@ -690,7 +690,7 @@ def test_refresh_and_csv_export(
     panel = make_panel(org, export_dir=export_dir)
     panels.append(panel)
     email = fresh(1)[0]
-    other.invites.send([email], stream_ids=[], invite_as=600)
+    other.invitations.send([email], stream_ids=[], invite_as=600)
     assert email not in panel.invitations_table.frame["email or link"].tolist()
     panel.invitations_table.refresh_button.click()
     table = panel.invitations_table.frame

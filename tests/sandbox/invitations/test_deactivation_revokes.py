@@ -34,18 +34,18 @@ def test_deactivation_revokes_what_the_user_sent(fresh_sandbox: Sandbox, client_
     sb = fresh_sandbox
     owner = client_for("owner", sb)
     with _inviter(sb, owner, "leaving@example.com") as leaving:
-        link = leaving.invites.create_link()
-        leaving.invites.send("friend@mail.test", stream_ids=[])
+        link = leaving.invitations.create_link()
+        leaving.invitations.send("friend@mail.test", stream_ids=[])
         leaving_id = leaving.users.me().user_id
-        sent_ids = {i.id for i in leaving.invites.list() if i.invited_by_user_id == leaving_id}
+        sent_ids = {i.id for i in leaving.invitations.list() if i.invited_by_user_id == leaving_id}
     assert len(sent_ids) == 2
-    kept_link = owner.invites.create_link()  # someone else's
+    kept_link = owner.invitations.create_link()  # someone else's
     emailed = _emailed_link(sb, "friend@mail.test")
     assert httpx.get(link).status_code == 200 and httpx.get(emailed).status_code == 200
 
     owner.users.deactivate(leaving_id)
 
-    assert sent_ids.isdisjoint(i.id for i in owner.invites.list())
+    assert sent_ids.isdisjoint(i.id for i in owner.invitations.list())
     for url in (link, emailed):
         assert httpx.get(url).status_code == 404
         r = httpx.post(url, data={"email": "x@mail.test", "full_name": "X", "password": "pw-12345"})
@@ -58,4 +58,4 @@ def test_deactivation_revokes_what_the_user_sent(fresh_sandbox: Sandbox, client_
     assert statuses == {"revoked"}
     # the owner's link still works
     assert httpx.get(kept_link).status_code == 200
-    assert kept_link in [i.link_url for i in owner.invites.list()]
+    assert kept_link in [i.link_url for i in owner.invitations.list()]

@@ -81,7 +81,7 @@ def test_an_invitation_to_a_bad_address_is_refused(
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     with unchanged(fresh_sandbox.store), api_error("INVITATION_FAILED") as info:
-        admin.invites.send(["ok@mail.test", "gina@example..com"], stream_ids=[])
+        admin.invitations.send(["ok@mail.test", "gina@example..com"], stream_ids=[])
     assert info.value.errors == [["gina@example..com", "Invalid address.", False]]
     assert info.value.sent_invitations is False
 
@@ -96,7 +96,7 @@ def test_creating_a_user_with_a_bad_address_is_refused(
 
 
 def test_the_join_form_refuses_a_bad_address(fresh_sandbox: Sandbox, client_for: Make) -> None:
-    link = client_for("owner", fresh_sandbox).invites.create_link()
+    link = client_for("owner", fresh_sandbox).invitations.create_link()
     with unchanged(fresh_sandbox.store):
         r = httpx.post(
             link, data={"email": "gina@example..com", "full_name": "Gina", "password": "pw-1234"}

@@ -60,7 +60,7 @@ def test_join_through_reusable_link_gets_role_channels_and_groups(
     ]
     assert channel_ids
     gid = owner.user_groups.create("newcomers", members=[])
-    link = owner.invites.create_link(
+    link = owner.invitations.create_link(
         invite_as=300, stream_ids=channel_ids, group_ids=[gid], expires_in_minutes=60
     )
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/join/[a-z2-7]{24}/", link)
@@ -89,18 +89,18 @@ def test_join_through_reusable_link_gets_role_channels_and_groups(
         assert key.user_id == user.user_id
 
     # revoked: the page and the form refuse, nothing is created
-    invite = next(i for i in owner.invites.list() if i.link_url == link)
-    owner.invites.revoke_link(invite.id)
+    invite = next(i for i in owner.invitations.list() if i.link_url == link)
+    owner.invitations.revoke_link(invite.id)
     assert httpx.get(link).status_code == 404
     with unchanged(sb.store):
         r = _join(link, email="third@join.test", full_name="Third", password="correct horse")
     assert r.status_code == 404 and "expired or been deactivated" in r.text
-    assert link not in [i.link_url for i in owner.invites.list()]
+    assert link not in [i.link_url for i in owner.invitations.list()]
 
 
 def test_expired_link_refuses(fresh_sandbox: Sandbox, owner: chatops.Client) -> None:
     sb = fresh_sandbox
-    link = owner.invites.create_link(expires_in_minutes=1)
+    link = owner.invitations.create_link(expires_in_minutes=1)
     key = link.rstrip("/").rsplit("/", 1)[1]
     sb.store.execute(
         "UPDATE invites SET expiry = ? WHERE invite_key = ?", [int(time.time()) - 1, key]
@@ -115,7 +115,7 @@ def test_join_form_errors_keep_the_link_usable(
     fresh_sandbox: Sandbox, owner: chatops.Client
 ) -> None:
     sb = fresh_sandbox
-    link = owner.invites.create_link()
+    link = owner.invitations.create_link()
     with unchanged(sb.store):
         r = _join(link, email="not-an-email", full_name="X", password="correct horse")
         assert r.status_code == 400 and "valid email" in r.text
@@ -129,15 +129,15 @@ def test_defaults_never_expiring_and_default_channels(
 ) -> None:
     sb = fresh_sandbox
     before = int(time.time())
-    owner.invites.create_link()
-    default = owner.invites.list()[-1]
+    owner.invitations.create_link()
+    default = owner.invitations.list()[-1]
     assert default.invited_as == 400 and default.is_multiuse
     assert default.expiry_date is not None
     assert abs(default.expiry_date - before - 14400 * 60) < 10
-    link = owner.invites.create_link(
+    link = owner.invitations.create_link(
         expires_in_minutes=None, include_realm_default_subscriptions=True
     )
-    never = next(i for i in owner.invites.list() if i.link_url == link)
+    never = next(i for i in owner.invitations.list() if i.link_url == link)
     assert never.expiry_date is None
     _join(link, email="defaults@join.test", full_name="Defaults", password="correct horse")
     row = _user(sb, "defaults@join.test")
@@ -162,22 +162,22 @@ def test_multiuse_permission_rules(
     sb = fresh_sandbox
     # create_multiuse_invite_group is administrators in the demo
     with unchanged(sb.store), api_error("BAD_REQUEST", msg="Insufficient permission"):
-        member.invites.create_link()
+        member.invitations.create_link()
     # only roles equal or more restricted than the caller's
     with unchanged(sb.store), api_error("BAD_REQUEST", msg="Insufficient permission"):
-        admin.invites.create_link(invite_as=100)
-    admin.invites.create_link(invite_as=200)
-    owner.invites.create_link(invite_as=100)
+        admin.invitations.create_link(invite_as=100)
+    admin.invitations.create_link(invite_as=200)
+    owner.invitations.create_link(invite_as=100)
     with unchanged(sb.store), api_error("BAD_REQUEST"):
-        admin.invites.create_link(invite_as=500)
+        admin.invitations.create_link(invite_as=500)
     # channels must exist and be accessible
     with unchanged(sb.store), api_error("BAD_REQUEST"):
-        admin.invites.create_link(stream_ids=[99999])
+        admin.invitations.create_link(stream_ids=[99999])
     # moderators may create links once the setting allows them; then the channel checks apply
     owner.realm.update(create_multiuse_invite_group=group_id(sb.store, "role:moderators"))
-    moderator.invites.create_link(invite_as=300)
+    moderator.invitations.create_link(invite_as=300)
     with unchanged(sb.store), api_error("BAD_REQUEST", msg="Insufficient permission"):
-        moderator.invites.create_link(invite_as=200)
+        moderator.invitations.create_link(invite_as=200)
     owner.realm.update(can_add_subscribers_group=group_id(sb.store, "role:administrators"))
     general = _channel(sb, "general")
     non_default = int(
@@ -187,16 +187,16 @@ def test_multiuse_permission_rules(
         )
     )
     with unchanged(sb.store), api_error("BAD_REQUEST"):
-        moderator.invites.create_link(stream_ids=[general])  # may not subscribe others at all
+        moderator.invitations.create_link(stream_ids=[general])  # may not subscribe others at all
     owner.realm.update(can_add_subscribers_group=group_id(sb.store, "role:members"))
-    moderator.invites.create_link(stream_ids=[general, non_default])
+    moderator.invitations.create_link(stream_ids=[general, non_default])
     # groups: the caller must be allowed to add members to them
     gid = owner.user_groups.create("owners-only", members=[])
     with unchanged(sb.store), api_error("BAD_REQUEST", msg="Insufficient permission"):
-        moderator.invites.create_link(group_ids=[gid])
+        moderator.invitations.create_link(group_ids=[gid])
     with unchanged(sb.store), api_error("BAD_REQUEST"):
-        owner.invites.create_link(group_ids=[group_id(sb.store, "role:members")])
-    owner.invites.create_link(group_ids=[gid])
+        owner.invitations.create_link(group_ids=[group_id(sb.store, "role:members")])
+    owner.invitations.create_link(group_ids=[gid])
     owner.realm.update(create_multiuse_invite_group=group_id(sb.store, "role:administrators"))
 
 
@@ -205,14 +205,16 @@ def test_welcome_text_rules(
 ) -> None:
     sb = fresh_sandbox
     with pytest.raises(chatops.LimitError) as info:
-        admin.invites.create_link(welcome_message_custom_text="x" * 8001)
+        admin.invitations.create_link(welcome_message_custom_text="x" * 8001)
     assert info.value.param == "welcome_message_custom_text" and info.value.limit == 8000
     with unchanged(sb.store):
         assert_error(
             raw(sb, "admin", "POST", "/invites/multiuse", welcome_message_custom_text="x" * 8001),
             "BAD_REQUEST",
         )
-    link = admin.invites.create_link(welcome_message_custom_text="Read **#announcements** first")
+    link = admin.invitations.create_link(
+        welcome_message_custom_text="Read **#announcements** first"
+    )
     key = link.rstrip("/").rsplit("/", 1)[1]
     assert (
         sb.store.scalar(
@@ -234,7 +236,7 @@ def test_welcome_text_rules(
     owner.realm.update(create_multiuse_invite_group=group_id(sb.store, "role:moderators"))
     mod = chatops.Client.from_zuliprc(sb.zuliprc("moderator"))
     try:
-        link = mod.invites.create_link(welcome_message_custom_text="hello")
+        link = mod.invitations.create_link(welcome_message_custom_text="hello")
     finally:
         mod.close()
     key = link.rstrip("/").rsplit("/", 1)[1]
@@ -253,16 +255,16 @@ def test_email_invitations_report_each_refused_address(
     sb = fresh_sandbox
     general = _channel(sb, "general")
     with unchanged(sb.store), api_error("BAD_REQUEST"):
-        admin.invites.send("", stream_ids=[general])
+        admin.invitations.send("", stream_ids=[general])
     with unchanged(sb.store), api_error("INVITATION_FAILED") as info:
-        admin.invites.send(["ok@mail.test", "not an address"], stream_ids=[general])
+        admin.invitations.send(["ok@mail.test", "not an address"], stream_ids=[general])
     assert info.value.errors == [["not an address", "Invalid address.", False]]
     assert info.value.sent_invitations is False
     assert isinstance(info.value, chatops.InvitationFailed)
 
     deactivated = sb.store.scalar("SELECT delivery_email FROM users WHERE is_active = 0 LIMIT 1")
     with api_error("INVITATION_FAILED") as info:
-        admin.invites.send(
+        admin.invitations.send(
             ["fresh@mail.test", "member@demo.chatops.test", deactivated], stream_ids=[general]
         )
     assert info.value.errors == [
@@ -270,7 +272,7 @@ def test_email_invitations_report_each_refused_address(
         [deactivated, "Account has been deactivated.", True],
     ]
     assert info.value.sent_invitations is True
-    invites = {i.email: i for i in admin.invites.list() if not i.is_multiuse}
+    invites = {i.email: i for i in admin.invitations.list() if not i.is_multiuse}
     assert "fresh@mail.test" in invites
     outbox = sb.store.query("SELECT * FROM email_outbox WHERE to_address = 'fresh@mail.test'")
     assert len(outbox) == 1
@@ -279,7 +281,7 @@ def test_email_invitations_report_each_refused_address(
 
     # resend, then join through the emailed link (single use)
     invite = invites["fresh@mail.test"]
-    admin.invites.resend(invite.id)
+    admin.invitations.resend(invite.id)
     assert (
         sb.store.scalar("SELECT count(*) FROM email_outbox WHERE to_address = 'fresh@mail.test'")
         == 2
@@ -289,18 +291,18 @@ def test_email_invitations_report_each_refused_address(
     assert _join(link.group(0), full_name="Again", password="correct horse").status_code == 404
 
     # revoke: own invitations only unless administrator; unknown ids refused
-    admin.invites.send("other@mail.test", stream_ids=[])
-    other = next(i for i in admin.invites.list() if i.email == "other@mail.test")
+    admin.invitations.send("other@mail.test", stream_ids=[])
+    other = next(i for i in admin.invitations.list() if i.email == "other@mail.test")
     with unchanged(sb.store), api_error("UNAUTHORIZED_PRINCIPAL"):
-        member.invites.revoke(other.id)
-    admin.invites.revoke(other.id)
+        member.invitations.revoke(other.id)
+    admin.invitations.revoke(other.id)
     with unchanged(sb.store), api_error("BAD_REQUEST", msg="No such invitation"):
-        admin.invites.revoke(other.id)
+        admin.invitations.revoke(other.id)
     with unchanged(sb.store), api_error("BAD_REQUEST", msg="No such invitation"):
-        admin.invites.revoke_link(other.id)
+        admin.invitations.revoke_link(other.id)
     # a member sees only their own invitations
-    member.invites.send("mine@mail.test", stream_ids=[])
-    assert [i.email for i in member.invites.list()] == ["mine@mail.test"]
+    member.invitations.send("mine@mail.test", stream_ids=[])
+    assert [i.email for i in member.invitations.list()] == ["mine@mail.test"]
 
 
 def test_expiry_in_days_before_feature_level_126(fresh_sandbox: Sandbox) -> None:
@@ -318,6 +320,6 @@ def test_expiry_in_days_before_feature_level_126(fresh_sandbox: Sandbox) -> None
 
     creds = fresh_sandbox.credentials("admin")
     with chatops.Client(credentials=creds, transport=httpx.MockTransport(handler)) as client:
-        client.invites.create_link(expires_in_minutes=3000)
+        client.invitations.create_link(expires_in_minutes=3000)
     assert sent[-1]["invite_expires_in_days"] == "3"
     assert "invite_expires_in_minutes" not in sent[-1]

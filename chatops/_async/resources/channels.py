@@ -1,0 +1,487 @@
+"""Channels: list, get, subscribe, unsubscribe, settings, archive, topic preferences, folders."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from ..._base_client import NOT_GIVEN, NotGiven, check_length
+from ...resources._base import (
+    AsyncResource,
+    GroupSettingValue,
+    drop_not_given,
+)
+from ...resources._base import group_setting_param as _group_value
+from ...types import (
+    Capabilities,
+    Channel,
+    ChannelFolder,
+    ChannelFolderIdResult,
+    ChannelFoldersResult,
+    ChannelIdResult,
+    ChannelResult,
+    ChannelsResult,
+    EmailAddressResult,
+    SubscribeResult,
+    SubscribersResult,
+    Subscription,
+    SubscriptionsResult,
+    UnsubscribeResult,
+    UsersResult,
+)
+from .messages import _topic_in
+
+__all__ = [
+    "AsyncChannels",
+    "GroupSettingUpdate",
+    "GroupSettingValue",
+    "SubscriptionProperty",
+    "TopicsPolicy",
+    "VisibilityPolicy",
+]
+
+#: a new value, or ``{"new": value, "old": value}``
+GroupSettingUpdate = GroupSettingValue | Mapping[str, Any]
+TopicsPolicy = Literal["inherit", "allow_empty_topic", "disable_empty_topic", "empty_topic_only"]
+RetentionKeyword = Literal["realm_default", "unlimited"]
+VisibilityPolicy = Literal[0, 1, 2, 3]
+VISIBILITY_NAMES = {0: "none", 1: "muted", 2: "unmuted", 3: "followed"}
+SubscriptionProperty = Literal[
+    "color",
+    "is_muted",
+    "in_home_view",
+    "pin_to_top",
+    "desktop_notifications",
+    "audible_notifications",
+    "push_notifications",
+    "email_notifications",
+    "wildcard_mentions_notify",
+]
+
+
+def _subscription_data(
+    changes: Sequence[tuple[int, str, bool | str]],
+) -> builtins.list[dict[str, Any]]:
+    return [
+        {"stream_id": int(stream_id), "property": prop, "value": value}
+        for stream_id, prop, value in changes
+    ]
+
+
+def _listed(value: Sequence[Any] | NotGiven) -> builtins.list[Any] | NotGiven:
+    return value if isinstance(value, NotGiven) else builtins.list(value)
+
+
+def _needs_emails(caps: Capabilities, principals: Sequence[int] | Sequence[str]) -> bool:
+    """Servers before feature level 9 take principals only as emails."""
+    return not caps.at_least(9) and any(isinstance(p, int) for p in principals)
+
+
+def _subscriptions_param(
+    caps: Capabilities, channels: Sequence[str | Mapping[str, str]]
+) -> builtins.list[dict[str, str]]:
+    if isinstance(channels, str):
+        raise TypeError("channels must be a list of names or dicts, not one string")
+    subs: builtins.list[dict[str, str]] = []
+    for item in channels:
+        entry = {"name": item} if isinstance(item, str) else dict(item)
+        check_length("name", entry.get("name", ""), caps.max_stream_name_length)
+        if "description" in entry:
+            check_length("description", entry["description"], caps.max_stream_description_length)
+        subs.append(entry)
+    return subs
+
+
+def _subscribe_params(
+    subs: builtins.list[dict[str, str]],
+    principals: Sequence[int] | Sequence[str] | NotGiven,
+    authorization_errors_fatal: bool | NotGiven,
+    announce: bool | NotGiven,
+    invite_only: bool | NotGiven,
+    is_web_public: bool | NotGiven,
+    is_default_stream: bool | NotGiven,
+    history_public_to_subscribers: bool | NotGiven,
+    message_retention_days: int | str | NotGiven,
+    topics_policy: str | NotGiven,
+    folder_id: int | NotGiven,
+    group_settings: Mapping[str, GroupSettingValue] | None,
+) -> dict[str, Any]:
+    params = drop_not_given(
+        subscriptions=subs,
+        principals=_listed(principals),
+        authorization_errors_fatal=authorization_errors_fatal,
+        announce=announce,
+        invite_only=invite_only,
+        is_web_public=is_web_public,
+        is_default_stream=is_default_stream,
+        history_public_to_subscribers=history_public_to_subscribers,
+        message_retention_days=message_retention_days,
+        topics_policy=topics_policy,
+        folder_id=folder_id,
+    )
+    for name, value in (group_settings or {}).items():
+        params[name] = _group_value(value)
+    return params
+
+
+def _update_params(
+    caps: Capabilities,
+    new_name: str | NotGiven,
+    description: str | NotGiven,
+    is_private: bool | NotGiven,
+    is_web_public: bool | NotGiven,
+    history_public_to_subscribers: bool | NotGiven,
+    is_default_stream: bool | NotGiven,
+    message_retention_days: int | str | NotGiven,
+    topics_policy: str | NotGiven,
+    folder_id: int | None | NotGiven,
+    is_archived: bool | NotGiven,
+    group_settings: Mapping[str, GroupSettingUpdate] | None,
+) -> dict[str, Any]:
+    if not isinstance(new_name, NotGiven):
+        check_length("new_name", new_name, caps.max_stream_name_length)
+    if not isinstance(description, NotGiven):
+        check_length("description", description, caps.max_stream_description_length)
+    params = drop_not_given(
+        new_name=new_name,
+        description=description,
+        is_private=is_private,
+        is_web_public=is_web_public,
+        history_public_to_subscribers=history_public_to_subscribers,
+        is_default_stream=is_default_stream,
+        message_retention_days=message_retention_days,
+        topics_policy=topics_policy,
+        folder_id=folder_id,
+        is_archived=is_archived,
+    )
+    for name, value in (group_settings or {}).items():
+        if isinstance(value, Mapping) and "new" in value:
+            change: Mapping[str, Any] = value
+            update = {"new": _group_value(change["new"])}
+            if "old" in change:
+                update["old"] = _group_value(change["old"])
+            params[name] = update
+        else:
+            params[name] = {"new": _group_value(value)}
+    return params
+
+
+def _topic_visibility_request(
+    caps: Capabilities, stream_id: int, topic: str, visibility_policy: int
+) -> tuple[str, str, dict[str, Any]]:
+    if visibility_policy not in VISIBILITY_NAMES:
+        raise ValueError(
+            "visibility_policy must be 0 (none), 1 (muted), 2 (unmuted) or 3 (followed)"
+        )
+    topic = _topic_in(caps, topic)
+    if caps.at_least(170):
+        if visibility_policy == 3 and not caps.at_least(219):
+            raise ValueError("the followed policy needs feature level 219")
+        params = {
+            "stream_id": int(stream_id),
+            "topic": topic,
+            "visibility_policy": visibility_policy,
+        }
+        return "POST", "/user_topics", params
+    if visibility_policy not in (0, 1):
+        raise ValueError(
+            f"this server (feature level {caps.feature_level}) can only mute (1) or unmute (0)"
+        )
+    op = "add" if visibility_policy == 1 else "remove"
+    return (
+        "PATCH",
+        "/users/me/subscriptions/muted_topics",
+        {"stream_id": int(stream_id), "topic": topic, "op": op},
+    )
+
+
+def _folder_params(caps: Capabilities, name: str, description: str) -> dict[str, Any]:
+    if not name.strip():
+        raise ValueError("a channel folder needs a non-empty name")
+    check_length("name", name, caps.max_channel_folder_name_length)
+    check_length("description", description, caps.max_channel_folder_description_length)
+    return {"name": name, "description": description}
+
+
+def _folder_update_params(
+    caps: Capabilities,
+    name: str | NotGiven,
+    description: str | NotGiven,
+    is_archived: bool | NotGiven,
+) -> dict[str, Any]:
+    if not isinstance(name, NotGiven):
+        check_length("name", name, caps.max_channel_folder_name_length)
+    if not isinstance(description, NotGiven):
+        check_length("description", description, caps.max_channel_folder_description_length)
+    return drop_not_given(name=name, description=description, is_archived=is_archived)
+
+
+class AsyncChannels(AsyncResource):
+    """``client.channels``: channels, subscriptions, topic preferences and channel folders."""
+
+    async def list(
+        self,
+        *,
+        include_public: bool | NotGiven = NOT_GIVEN,
+        include_web_public: bool | NotGiven = NOT_GIVEN,
+        include_subscribed: bool | NotGiven = NOT_GIVEN,
+        include_all: bool | NotGiven = NOT_GIVEN,
+        include_default: bool | NotGiven = NOT_GIVEN,
+        include_owner_subscribed: bool | NotGiven = NOT_GIVEN,
+        exclude_archived: bool | NotGiven = NOT_GIVEN,
+    ) -> builtins.list[Channel]:
+        """``GET /streams``: the channels the user can see."""
+        params = drop_not_given(
+            include_public=include_public,
+            include_web_public=include_web_public,
+            include_subscribed=include_subscribed,
+            include_all=include_all,
+            include_default=include_default,
+            include_owner_subscribed=include_owner_subscribed,
+            exclude_archived=exclude_archived,
+        )
+        result = await self._client._request(
+            "GET", "/streams", params=params, cast_to=ChannelsResult
+        )
+        return result.streams
+
+    async def get(self, stream_id: int) -> Channel:
+        """``GET /streams/{stream_id}``: one channel's record."""
+        result = await self._client._request(
+            "GET", f"/streams/{int(stream_id)}", cast_to=ChannelResult
+        )
+        return result.stream
+
+    async def get_id(self, name: str) -> int:
+        """``GET /get_stream_id``: a channel's ID from its name."""
+        result = await self._client._request(
+            "GET", "/get_stream_id", params={"stream": name}, cast_to=ChannelIdResult
+        )
+        return result.stream_id
+
+    async def subscribe(
+        self,
+        channels: Sequence[str | Mapping[str, str]],
+        *,
+        principals: Sequence[int] | Sequence[str] | NotGiven = NOT_GIVEN,
+        authorization_errors_fatal: bool | NotGiven = NOT_GIVEN,
+        announce: bool | NotGiven = NOT_GIVEN,
+        invite_only: bool | NotGiven = NOT_GIVEN,
+        is_web_public: bool | NotGiven = NOT_GIVEN,
+        is_default_stream: bool | NotGiven = NOT_GIVEN,
+        history_public_to_subscribers: bool | NotGiven = NOT_GIVEN,
+        message_retention_days: int | RetentionKeyword | NotGiven = NOT_GIVEN,
+        topics_policy: TopicsPolicy | NotGiven = NOT_GIVEN,
+        folder_id: int | NotGiven = NOT_GIVEN,
+        group_settings: Mapping[str, GroupSettingValue] | None = None,
+    ) -> SubscribeResult:
+        """``POST /users/me/subscriptions``: subscribe, creating the channels that do not exist.
+
+        Args:
+            channels: names, or ``{"name", "description"}`` dicts (settings apply only to
+                channels this call creates).
+            principals: user IDs (or API emails) to subscribe; default the caller. Sent as
+                emails to servers before feature level 9.
+            authorization_errors_fatal: when False, refused channels come back under
+                ``unauthorized`` instead of an error.
+            group_settings: initial group-setting values by setting name, e.g.
+                ``{"can_add_subscribers_group": 12}``.
+        """
+        caps = await self._client.get_capabilities()
+        subs = _subscriptions_param(caps, channels)
+        people = principals
+        if not isinstance(principals, NotGiven) and _needs_emails(caps, principals):
+            people = await self._emails_of(principals)
+        params = _subscribe_params(
+            subs,
+            people,
+            authorization_errors_fatal,
+            announce,
+            invite_only,
+            is_web_public,
+            is_default_stream,
+            history_public_to_subscribers,
+            message_retention_days,
+            topics_policy,
+            folder_id,
+            group_settings,
+        )
+        return await self._client._request(
+            "POST", "/users/me/subscriptions", params=params, cast_to=SubscribeResult
+        )
+
+    async def _emails_of(self, ids: Sequence[int] | Sequence[str]) -> builtins.list[str]:
+        emails = {
+            u.user_id: u.email
+            for u in (await self._client._request("GET", "/users", cast_to=UsersResult)).members
+        }
+        return [emails.get(i, str(i)) if isinstance(i, int) else i for i in ids]
+
+    async def unsubscribe(
+        self,
+        channels: Sequence[str],
+        *,
+        principals: Sequence[int] | Sequence[str] | NotGiven = NOT_GIVEN,
+    ) -> UnsubscribeResult:
+        """``DELETE /users/me/subscriptions``: unsubscribe the caller (or ``principals``)."""
+        caps = await self._client.get_capabilities()
+        people = principals
+        if not isinstance(principals, NotGiven) and _needs_emails(caps, principals):
+            people = await self._emails_of(principals)
+        params = drop_not_given(subscriptions=list(channels), principals=_listed(people))
+        return await self._client._request(
+            "DELETE", "/users/me/subscriptions", params=params, cast_to=UnsubscribeResult
+        )
+
+    async def subscriptions(
+        self, *, include_subscribers: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[Subscription]:
+        """``GET /users/me/subscriptions``: the caller's subscriptions."""
+        params = drop_not_given(include_subscribers=include_subscribers)
+        result = await self._client._request(
+            "GET", "/users/me/subscriptions", params=params, cast_to=SubscriptionsResult
+        )
+        return result.subscriptions
+
+    async def members(self, stream_id: int) -> builtins.list[int]:
+        """``GET /streams/{stream_id}/members``: IDs of the channel's subscribers."""
+        result = await self._client._request(
+            "GET", f"/streams/{int(stream_id)}/members", cast_to=SubscribersResult
+        )
+        return result.subscribers
+
+    async def update(
+        self,
+        stream_id: int,
+        *,
+        new_name: str | NotGiven = NOT_GIVEN,
+        description: str | NotGiven = NOT_GIVEN,
+        is_private: bool | NotGiven = NOT_GIVEN,
+        is_web_public: bool | NotGiven = NOT_GIVEN,
+        history_public_to_subscribers: bool | NotGiven = NOT_GIVEN,
+        is_default_stream: bool | NotGiven = NOT_GIVEN,
+        message_retention_days: int | RetentionKeyword | NotGiven = NOT_GIVEN,
+        topics_policy: TopicsPolicy | NotGiven = NOT_GIVEN,
+        folder_id: int | None | NotGiven = NOT_GIVEN,
+        is_archived: bool | NotGiven = NOT_GIVEN,
+        group_settings: Mapping[str, GroupSettingUpdate] | None = None,
+    ) -> None:
+        """``PATCH /streams/{stream_id}``: change settings; ``is_archived=False`` unarchives.
+
+        Args:
+            group_settings: by setting name, a new value, or ``{"new": v, "old": v}`` so the
+                server refuses the change (``ExpectationMismatch``) if someone changed it first.
+        """
+        caps = await self._client.get_capabilities()
+        params = _update_params(
+            caps,
+            new_name,
+            description,
+            is_private,
+            is_web_public,
+            history_public_to_subscribers,
+            is_default_stream,
+            message_retention_days,
+            topics_policy,
+            folder_id,
+            is_archived,
+            group_settings,
+        )
+        await self._client._request("PATCH", f"/streams/{int(stream_id)}", params=params)
+
+    async def archive(self, stream_id: int) -> None:
+        """``DELETE /streams/{stream_id}``: archive the channel (its history stays)."""
+        await self._client._request("DELETE", f"/streams/{int(stream_id)}")
+
+    async def unarchive(self, stream_id: int) -> None:
+        """Unarchive a channel (``PATCH /streams/{stream_id}`` with ``is_archived=false``)."""
+        await self.update(stream_id, is_archived=False)
+
+    async def set_topic_visibility(
+        self, stream_id: int, topic: str, visibility_policy: VisibilityPolicy | int
+    ) -> None:
+        """``POST /user_topics``: 0 none, 1 muted, 2 unmuted, 3 followed (the topic need not exist).
+
+        Before feature level 170 only muting and unmuting exist (the old muted-topics path).
+        """
+        caps = await self._client.get_capabilities()
+        method, path, params = _topic_visibility_request(caps, stream_id, topic, visibility_policy)
+        await self._client._request(method, path, params=params)
+
+    async def create_folder(self, name: str, *, description: str = "") -> int:
+        """``POST /channel_folders/create`` (administrators): returns the folder ID."""
+        caps = await self._client.get_capabilities()
+        params = _folder_params(caps, name, description)
+        result = await self._client._request(
+            "POST", "/channel_folders/create", params=params, cast_to=ChannelFolderIdResult
+        )
+        return result.channel_folder_id
+
+    async def folders(
+        self, *, include_archived: bool | NotGiven = NOT_GIVEN
+    ) -> builtins.list[ChannelFolder]:
+        """``GET /channel_folders``: the organization's channel folders, in order."""
+        params = drop_not_given(include_archived=include_archived)
+        result = await self._client._request(
+            "GET", "/channel_folders", params=params, cast_to=ChannelFoldersResult
+        )
+        return result.channel_folders
+
+    async def update_folder(
+        self,
+        folder_id: int,
+        *,
+        name: str | NotGiven = NOT_GIVEN,
+        description: str | NotGiven = NOT_GIVEN,
+        is_archived: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``PATCH /channel_folders/{id}``: rename, describe, archive or unarchive."""
+        caps = await self._client.get_capabilities()
+        params = _folder_update_params(caps, name, description, is_archived)
+        await self._client._request("PATCH", f"/channel_folders/{int(folder_id)}", params=params)
+
+    async def reorder_folders(self, order: Sequence[int]) -> None:
+        """``PATCH /channel_folders``: the new order, every folder ID once."""
+        await self._client._request("PATCH", "/channel_folders", params={"order": list(order)})
+
+    # -- subscription properties, default channels, email address -------------------------------
+
+    async def update_subscription_properties(
+        self, changes: Sequence[tuple[int, SubscriptionProperty, bool | str]]
+    ) -> None:
+        """``POST /users/me/subscriptions/properties``: change the caller's subscriptions.
+
+        Args:
+            changes: ``(stream_id, property, value)`` triples, applied all or none; a color is
+                ``"#rrggbb"``, the other properties booleans.
+        """
+        params = {"subscription_data": _subscription_data(changes)}
+        await self._client._request("POST", "/users/me/subscriptions/properties", params=params)
+
+    async def add_default(self, stream_id: int) -> None:
+        """``POST /default_streams`` (administrators): new users will join the channel."""
+        await self._client._request(
+            "POST", "/default_streams", params={"stream_id": int(stream_id)}
+        )
+
+    async def remove_default(self, stream_id: int) -> None:
+        """``DELETE /default_streams`` (administrators)."""
+        await self._client._request(
+            "DELETE", "/default_streams", params={"stream_id": int(stream_id)}
+        )
+
+    async def email_address(self, stream_id: int, *, sender_id: int | NotGiven = NOT_GIVEN) -> str:
+        """``GET /streams/{stream_id}/email_address``: where emails become channel messages.
+
+        Args:
+            sender_id: the caller or one of their bots as the messages' sender; default the
+                server's email gateway.
+        """
+        result = await self._client._request(
+            "GET",
+            f"/streams/{int(stream_id)}/email_address",
+            params=drop_not_given(sender_id=sender_id),
+            cast_to=EmailAddressResult,
+        )
+        return result.email

@@ -1,0 +1,243 @@
+"""Organization settings (``PATCH /realm``), linkifiers (spec 4.15) and custom emoji."""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from ..._base_client import NOT_GIVEN, NotGiven
+from ...resources._base import AsyncResource, GroupSettingValue, drop_not_given
+from ...resources._base import group_setting_param as _setting_value
+from ...types import (
+    Capabilities,
+    CustomProfileField,
+    CustomProfileFieldsResult,
+    IdResult,
+    Linkifier,
+    LinkifiersResult,
+    RealmEmoji,
+    RealmEmojiResult,
+)
+from .uploads import FileInput, _file_part, _Source
+
+__all__ = ["format_string_from_template", "AsyncRealm"]
+
+#: realm settings whose values are group-setting values (sent as ``{"new": ..., "old"?: ...}``)
+GROUP_SETTINGS = frozenset(
+    {
+        "can_access_all_users_group",
+        "can_add_custom_emoji_group",
+        "can_add_subscribers_group",
+        "can_create_groups",
+        "can_create_private_channel_group",
+        "can_create_public_channel_group",
+        "can_create_web_public_channel_group",
+        "can_delete_any_message_group",
+        "can_delete_own_message_group",
+        "can_invite_users_group",
+        "can_manage_all_groups",
+        "can_manage_billing_group",
+        "can_mention_many_users_group",
+        "can_move_messages_between_channels_group",
+        "can_move_messages_between_topics_group",
+        "can_resolve_topics_group",
+        "can_summarize_topics_group",
+        "create_multiuse_invite_group",
+        "direct_message_initiator_group",
+        "direct_message_permission_group",
+    }
+)
+
+
+def format_string_from_template(url_template: str) -> str:
+    """An RFC 6570 template as the ``%(name)s`` format string of servers before level 176."""
+    return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", r"%(\1)s", url_template)
+
+
+def _template_from_format_string(value: str) -> str:
+    return re.sub(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s", r"{\1}", value)
+
+
+def _linkifier_params(caps: Capabilities, pattern: str, url_template: str) -> dict[str, Any]:
+    if caps.at_least(176):
+        return {"pattern": pattern, "url_template": url_template}
+    return {"pattern": pattern, "url_format_string": format_string_from_template(url_template)}
+
+
+def _realm_params(settings: Mapping[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for name, value in settings.items():
+        if name in GROUP_SETTINGS:
+            if isinstance(value, tuple):
+                params[name] = {"new": _setting_value(value[0]), "old": _setting_value(value[1])}
+            else:
+                params[name] = {"new": _setting_value(value)}
+        else:
+            params[name] = value
+    return params
+
+
+def _plain(value: Mapping[str, Any] | NotGiven) -> dict[str, Any] | NotGiven:
+    return value if isinstance(value, NotGiven) else dict(value)
+
+
+def _linkifiers(result: LinkifiersResult) -> builtins.list[Linkifier]:
+    for item in result.linkifiers:
+        if not item.url_template and item.url_format_string:
+            item.url_template = _template_from_format_string(item.url_format_string)
+    return result.linkifiers
+
+
+class AsyncRealm(AsyncResource):
+    """``client.realm``."""
+
+    async def update(
+        self, **settings: GroupSettingValue | tuple[GroupSettingValue, GroupSettingValue] | Any
+    ) -> None:
+        """``PATCH /realm`` (administrators): change organization settings.
+
+        Group-valued settings (``create_multiuse_invite_group``, ``can_invite_users_group``,
+        ...) take a group id, an anonymous group dict, or ``(new, old)`` to have the server
+        check the current value; the others take plain values (``allow_message_editing=True``,
+        ``message_content_edit_limit_seconds=600`` or ``"unlimited"``, ``name="..."``).
+        """
+        await self._client._request("PATCH", "/realm", params=_realm_params(settings))
+
+    # -- linkifiers --------------------------------------------------------------------------------
+
+    async def linkifiers(self) -> builtins.list[Linkifier]:
+        """``GET /realm/linkifiers``: the linkifiers in the order they apply."""
+        result = await self._client._request("GET", "/realm/linkifiers", cast_to=LinkifiersResult)
+        return _linkifiers(result)
+
+    async def add_linkifier(self, pattern: str, url_template: str) -> int:
+        """``POST /realm/filters`` (administrators); returns the linkifier id.
+
+        Args:
+            pattern: a regular expression; its named groups (``(?P<id>[0-9]+)``) fill the template.
+            url_template: an RFC 6570 URL template using those groups (``https://x/{id}``).
+        """
+        caps = await self._client.get_capabilities()
+        params = _linkifier_params(caps, pattern, url_template)
+        result = await self._client._request(
+            "POST", "/realm/filters", params=params, cast_to=IdResult
+        )
+        return result.id
+
+    async def update_linkifier(self, filter_id: int, *, pattern: str, url_template: str) -> None:
+        """Spec 4.15 ``PATCH /realm/filters/{filter_id}``: replace pattern and template (level 57)."""
+        caps = await self._client.get_capabilities()
+        params = _linkifier_params(caps, pattern, url_template)
+        await self._client._request("PATCH", f"/realm/filters/{int(filter_id)}", params=params)
+
+    async def remove_linkifier(self, filter_id: int) -> None:
+        """``DELETE /realm/filters/{filter_id}`` (administrators)."""
+        await self._client._request("DELETE", f"/realm/filters/{int(filter_id)}")
+
+    async def reorder_linkifiers(self, ordered_linkifier_ids: Sequence[int]) -> None:
+        """``PATCH /realm/linkifiers``: all linkifier ids in their new order."""
+        params = {"ordered_linkifier_ids": list(ordered_linkifier_ids)}
+        await self._client._request("PATCH", "/realm/linkifiers", params=params)
+
+    # -- custom emoji ------------------------------------------------------------------------------
+
+    async def emoji(self) -> dict[str, RealmEmoji]:
+        """``GET /realm/emoji``: custom emoji by id (deactivated ones included)."""
+        result = await self._client._request("GET", "/realm/emoji", cast_to=RealmEmojiResult)
+        return result.emoji
+
+    async def upload_emoji(
+        self, emoji_name: str, file: FileInput, *, filename: str | None = None
+    ) -> None:
+        """``POST /realm/emoji/{emoji_name}``: add a custom emoji (PNG, GIF, JPEG or WebP).
+
+        Args:
+            emoji_name: lowercase letters, digits, ``-`` and ``_``, ending in a letter or digit.
+            file: a path, bytes or a binary file object.
+            filename: the name to send; default the path's or file object's name.
+        """
+        source = _Source(file, filename, None)
+        await self._client._request(
+            "POST", f"/realm/emoji/{quote(emoji_name, safe='')}", files=_file_part(source)
+        )
+
+    async def deactivate_emoji(self, emoji_name: str) -> None:
+        """``DELETE /realm/emoji/{emoji_name}``: its author or an administrator."""
+        await self._client._request("DELETE", f"/realm/emoji/{quote(emoji_name, safe='')}")
+
+    # -- custom profile fields ---------------------------------------------------------------------
+
+    async def profile_fields(self) -> builtins.list[CustomProfileField]:
+        """``GET /realm/profile_fields``: the organization's fields in display order."""
+        result = await self._client._request(
+            "GET", "/realm/profile_fields", cast_to=CustomProfileFieldsResult
+        )
+        return result.custom_fields
+
+    async def create_profile_field(
+        self,
+        *,
+        field_type: int,
+        name: str | NotGiven = NOT_GIVEN,
+        hint: str | NotGiven = NOT_GIVEN,
+        field_data: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        display_in_profile_summary: bool | NotGiven = NOT_GIVEN,
+        required: bool | NotGiven = NOT_GIVEN,
+        editable_by_user: bool | NotGiven = NOT_GIVEN,
+    ) -> int:
+        """``POST /realm/profile_fields`` (administrators); returns the field's id.
+
+        Args:
+            field_type: 1 short text, 2 long text, 3 list of options, 4 date, 5 link,
+                6 person picker, 7 external account, 8 pronouns.
+            field_data: options of type 3 (``{"key": {"text": ..., "order": "1"}}``), the
+                ``subtype`` of type 7 (``{"subtype": "github"}``).
+        """
+        params = drop_not_given(
+            field_type=field_type,
+            name=name,
+            hint=hint,
+            field_data=_plain(field_data),
+            display_in_profile_summary=display_in_profile_summary,
+            required=required,
+            editable_by_user=editable_by_user,
+        )
+        result = await self._client._request(
+            "POST", "/realm/profile_fields", params=params, cast_to=IdResult
+        )
+        return result.id
+
+    async def update_profile_field(
+        self,
+        field_id: int,
+        *,
+        name: str | NotGiven = NOT_GIVEN,
+        hint: str | NotGiven = NOT_GIVEN,
+        field_data: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        display_in_profile_summary: bool | NotGiven = NOT_GIVEN,
+        required: bool | NotGiven = NOT_GIVEN,
+        editable_by_user: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        """``PATCH /realm/profile_fields/{field_id}`` (administrators)."""
+        params = drop_not_given(
+            name=name,
+            hint=hint,
+            field_data=_plain(field_data),
+            display_in_profile_summary=display_in_profile_summary,
+            required=required,
+            editable_by_user=editable_by_user,
+        )
+        await self._client._request(
+            "PATCH", f"/realm/profile_fields/{int(field_id)}", params=params
+        )
+
+    async def reorder_profile_fields(self, order: Sequence[int]) -> None:
+        """``PATCH /realm/profile_fields``: every field's id, in the new order."""
+        await self._client._request("PATCH", "/realm/profile_fields", params={"order": list(order)})
+
+    async def delete_profile_field(self, field_id: int) -> None:
+        """``DELETE /realm/profile_fields/{field_id}``: the field and all users' values."""
+        await self._client._request("DELETE", f"/realm/profile_fields/{int(field_id)}")

@@ -1,0 +1,28 @@
+"""Typed records: events (see :mod:`chatops.types`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ._base import Record
+
+# -- events: event queues --------------------------------------------------------------------------
+
+
+class QueueRegistration(Record):
+    """``POST /register``: the event queue (the initial state's other blocks are ignored)."""
+
+    queue_id: str | None = None
+    last_event_id: int = -1
+    feature_level: int = msgspec.field(default=0, name="zulip_feature_level")
+    max_message_id: int | None = None
+    event_queue_longpoll_timeout_seconds: int | None = None
+
+
+class EventsResult(Record):
+    """``GET /events``: event objects (plain dicts: each ``type`` has its own shape)."""
+
+    events: list[dict[str, Any]] = []
+    queue_id: str | None = None

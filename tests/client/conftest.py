@@ -1,0 +1,97 @@
+"""The client tests run twice: on ``Client``, and on ``AsyncClient`` through a blocking wrapper.
+
+The ``client_for`` fixture (and so ``admin``, ``member``, ...) is parametrised over both
+clients; ``twin`` says which one a test has, and ``make_client`` builds one from arguments.
+A test that cannot run on both (threads, the official client) says so with
+``@pytest.mark.sync_only`` and then runs once, on ``Client``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import chatops
+from chatops.sandbox import Sandbox
+
+from .twins import CALLED, Blocking
+
+TWINS = ("sync", "async")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sync_only: runs on Client only (with a reason)")
+
+
+@pytest.fixture(params=TWINS)
+def twin(request: pytest.FixtureRequest) -> str:
+    if request.param == "async" and request.node.get_closest_marker("sync_only"):
+        pytest.skip("sync_only: " + str(request.node.get_closest_marker("sync_only").args[0]))
+    return str(request.param)
+
+
+@pytest.fixture
+def make_client(twin: str) -> Iterator[Callable[..., chatops.Client]]:
+    """``make_client(**kwargs)``: a ``Client``, or an ``AsyncClient`` behind :class:`Blocking`."""
+    loop = asyncio.new_event_loop()
+    made: list[Any] = []
+
+    def make(**kwargs: Any) -> chatops.Client:
+        client: Any = (
+            chatops.Client(**kwargs)
+            if twin == "sync"
+            else Blocking(chatops.AsyncClient(**kwargs), loop)
+        )
+        made.append(client)
+        return client  # type: ignore[no-any-return]
+
+    yield make
+    for client in made:
+        client.close()
+    loop.close()
+
+
+@pytest.fixture
+def client_for(
+    sandbox: Sandbox, make_client: Callable[..., chatops.Client]
+) -> Callable[..., chatops.Client]:
+    def make(account: str, sb: Sandbox | None = None) -> chatops.Client:
+        return make_client(config_file=(sb or sandbox).zuliprc(account))
+
+    return make
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """How many public methods of the async resources the async runs called, and which not."""
+    if not CALLED:
+        return
+    import inspect as _inspect
+
+    from chatops._async import resources as _resources
+    from chatops.resources._base import AsyncResource
+
+    methods: set[tuple[str, str]] = set()
+    import importlib
+    import pkgutil
+
+    for module in pkgutil.iter_modules(_resources.__path__):
+        mod = importlib.import_module(f"chatops._async.resources.{module.name}")
+        for cls in vars(mod).values():
+            if (
+                _inspect.isclass(cls)
+                and issubclass(cls, AsyncResource)
+                and cls is not AsyncResource
+            ):
+                methods |= {
+                    (cls.__name__, n)
+                    for n, f in vars(cls).items()
+                    if not n.startswith("_") and callable(f)
+                }
+    missed = sorted(methods - CALLED)
+    terminalreporter.write_line(
+        f"async resource methods run through the twin tests: {len(methods & CALLED)} of "
+        f"{len(methods)}; not run: {', '.join(f'{c}.{m}' for c, m in missed)}"
+    )
