@@ -391,6 +391,7 @@ class Panel:
         empty: str = "",
         problem: Callable[[Mapping[str, Any]], bool] | None = None,
         cells: Mapping[str, Callable[[Any], str]] | None = None,
+        select: bool = False,
     ) -> TableView:
         return TableView(
             title,
@@ -401,6 +402,7 @@ class Panel:
             empty=empty or "Nothing to show.",
             problem=problem,
             cells=cells,
+            select=select,
         )
 
     @property
