@@ -23,6 +23,7 @@ import pandas as pd
 from chatops import Client
 
 from ._base import ROLE_NAMES, Confirm, FieldError, Panel, Session, escape, frame
+from ._controls import Progress
 from ._model import plural as _plural
 from .invitations_data import (
     DEFAULT_BATCH_SIZE,
@@ -294,17 +295,24 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         def section(text: str) -> w.HTML:
             return w.HTML(value=f'<div class="chatops-section">{escape(text)}</div>')
 
-        return self.columns(
+        # The list of invitations made spans the panel's width: eight columns, thousands of rows.
+        made = w.VBox(
             [
-                section("Who to invite"),
-                self.addresses.box,
-                self.upload.box,
-                self.preview_button,
                 section("Invitations made"),
                 self.filter_box,
                 self.invitations_table.widget,
                 w.HBox([self.revoke_button, self.resend_button]),
                 self.confirm.widget,
+            ],
+            layout=w.Layout(width="100%", min_width="0"),
+        )
+        made.add_class("chatops-invitations-made")
+        forms = self.columns(
+            [
+                section("Who to invite"),
+                self.addresses.box,
+                self.upload.box,
+                self.preview_button,
             ],
             [
                 section("What they get"),
@@ -324,6 +332,7 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
                 self.link.box,
             ],
         )
+        return w.VBox([forms, made], layout=w.Layout(width="100%"))
 
     @staticmethod
     def _note(text: str) -> str:
@@ -471,6 +480,8 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         let through."""
         InvitationsModel.load_invitations(self)
         self._fill_inviters()
+        if isinstance(self.progress, Progress) and not self.progress.failed:
+            self.progress.widget.layout.display = "none"  # counted while it ran; done now
         return self.invitations_frame()
 
     def selected_invitations(self) -> list[int]:

@@ -186,3 +186,4 @@ def test_a_refresh_counts_its_steps(panel: InvitationsPanel) -> None:
     panel.invitations_table.refresh_button.click()
     assert (panel.progress.done, panel.progress.total) == (2, 2)
     assert "lists fetched" in panel.progress.label.value
+    assert panel.progress.widget.layout.display == "none"  # shown while it runs only
