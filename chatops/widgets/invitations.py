@@ -295,24 +295,17 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         def section(text: str) -> w.HTML:
             return w.HTML(value=f'<div class="chatops-section">{escape(text)}</div>')
 
-        # The list of invitations made spans the panel's width: eight columns, thousands of rows.
-        made = w.VBox(
-            [
-                section("Invitations made"),
-                self.filter_box,
-                self.invitations_table.widget,
-                w.HBox([self.revoke_button, self.resend_button]),
-                self.confirm.widget,
-            ],
-            layout=w.Layout(width="100%", min_width="0"),
-        )
-        made.add_class("chatops-invitations-made")
-        forms = self.columns(
+        return self.columns(
             [
                 section("Who to invite"),
                 self.addresses.box,
                 self.upload.box,
                 self.preview_button,
+                section("Invitations made"),
+                self.filter_box,
+                self.invitations_table.widget,
+                w.HBox([self.revoke_button, self.resend_button]),
+                self.confirm.widget,
             ],
             [
                 section("What they get"),
@@ -332,7 +325,6 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
                 self.link.box,
             ],
         )
-        return w.VBox([forms, made], layout=w.Layout(width="100%"))
 
     @staticmethod
     def _note(text: str) -> str:
@@ -423,15 +415,16 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             box.observe(lambda _c: self.guard(self.apply_filter), "value")
             return box
 
-        self.inviter_filter = pick("Invited by", [("anyone", None)])
+        # "any" is 0 or "": a Dropdown whose value is None shows an empty box
+        self.inviter_filter = pick("Invited by", [("anyone", 0)])
         self.role_filter = pick(
-            "Role", [("any", None)] + [(n.capitalize(), r) for r, n in ROLE_NAMES.items()]
+            "Role", [("any", 0)] + [(n.capitalize(), r) for r, n in ROLE_NAMES.items()]
         )
         self.kind_filter = pick(
-            "Kind", [("emails and links", None), ("email invitations", "email"), ("links", "link")]
+            "Kind", [("emails and links", ""), ("email invitations", "email"), ("links", "link")]
         )
         self.expiry_filter = pick("Expires", [(e, e) for e in EXPIRIES])
-        self.state_filter = pick("State", [("any", None)] + [(s, s) for s in STATES])
+        self.state_filter = pick("State", [("any", "")] + [(s, s) for s in STATES])
         self.filter_box = w.HBox(
             [
                 self.inviter_filter,
@@ -457,11 +450,11 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
     def apply_filter(self) -> pd.DataFrame:
         """Show the invitations that pass the filters chosen (no request); returns them."""
         self.invitations_filter = InvitationFilter(
-            inviter=self.inviter_filter.value,
-            role=self.role_filter.value,
-            kind=self.kind_filter.value,
+            inviter=self.inviter_filter.value or None,
+            role=self.role_filter.value or None,
+            kind=self.kind_filter.value or None,
             expiry=str(self.expiry_filter.value),
-            state=self.state_filter.value,
+            state=self.state_filter.value or None,
         )
         shown = self.invitations_frame()
         self.invitations_table.show(shown)
@@ -470,10 +463,10 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
     def _fill_inviters(self) -> None:
         chosen = self.inviter_filter.value
         inviters = self.inviters()
-        options = [("anyone", None)] + [(name, uid) for uid, name in inviters.items()]
+        options = [("anyone", 0)] + [(name, uid) for uid, name in inviters.items()]
         with self.inviter_filter.hold_trait_notifications():
             self.inviter_filter.options = options
-            self.inviter_filter.value = chosen if chosen in inviters else None
+            self.inviter_filter.value = chosen if chosen in inviters else 0
 
     def load_invitations(self) -> pd.DataFrame:
         """Fetch the invitations again (on the progress bar) and return those the filters

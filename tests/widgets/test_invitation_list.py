@@ -55,6 +55,12 @@ def test_the_list_filters_by_inviter_role_kind_expiry_and_state(
     members_by_admin = made(admin, 400, None, n=2)  # never expires
     link = admin.invites.create_link(invite_as=400, expires_in_minutes=30 * 1440)
     panel.refresh()
+    # every filter starts at "any", shown by name (not an empty box)
+    labels = [
+        f.label
+        for f in (panel.inviter_filter, panel.role_filter, panel.kind_filter, panel.state_filter)
+    ]
+    assert labels == ["anyone", "any", "emails and links", "any"]
     table = panel.invitations_table.frame
     assert set(guests_by_owner + members_by_admin) <= set(table["email or link"])
     assert link in set(table["email or link"])
@@ -67,10 +73,10 @@ def test_the_list_filters_by_inviter_role_kind_expiry_and_state(
     assert set(guests_by_owner) <= set(shown["email or link"])
     assert not set(members_by_admin) & set(shown["email or link"])
 
-    panel.inviter_filter.value = None
+    panel.inviter_filter.value = 0
     panel.role_filter.value = 600
     assert set(panel.invitations_table.frame["role"]) == {"guest"}
-    panel.role_filter.value = None
+    panel.role_filter.value = 0
     panel.expiry_filter.value = WITHIN_A_DAY
     within = set(panel.invitations_table.frame["email or link"])
     assert set(guests_by_owner) <= within and not set(members_by_admin) & within
@@ -83,7 +89,7 @@ def test_the_list_filters_by_inviter_role_kind_expiry_and_state(
     panel.expiry_filter.value = "any"
     panel.kind_filter.value = "link"
     assert set(panel.invitations_table.frame["kind"]) == {"link"}
-    panel.kind_filter.value = None
+    panel.kind_filter.value = ""
     panel.state_filter.value = "revoked"
     assert panel.invitations_table.frame.empty
     assert "No invitation matches" in panel.invitations_table.html.value
