@@ -250,6 +250,7 @@ def grid(frame: pd.DataFrame, *, select: bool = False) -> Any:
     table = ITable(frame.head(0), **options)
     args = dict(table._dt_args)
     args["data_json"] = json.dumps(frame.to_numpy().tolist(), ensure_ascii=False)
+    args["layout"] = options["layout"]  # itables drops the controls of a frame of one page
     table._dt_args = args
     table.add_class("chatops-grid")
     return table

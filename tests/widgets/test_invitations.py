@@ -761,6 +761,13 @@ def test_long_lists_show_every_row_in_the_grid_and_export_all(
     args = panel.preview_table.grid._dt_args
     rows = json.loads(args["data_json"])
     assert len(rows) == 1200 and "downsampling_warning" not in args
+    # search, page length, paging and "Showing 1 to 10 of 1,200 entries" around the rows
+    assert args["layout"] == {
+        "topStart": "pageLength",
+        "topEnd": "search",
+        "bottomStart": "info",
+        "bottomEnd": "paging",
+    }
     assert "&lt;b&gt;1199&lt;/b&gt;@x.org" in args["data_json"]
     assert "<b>1199</b>" not in args["data_json"]
     path = panel.preview_table.export()
