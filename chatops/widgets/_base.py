@@ -315,7 +315,7 @@ class Panel:
         self._focus(slot, self._outcomes.get(id(control), ()))
 
     def _focus(self, slot: w.VBox, extra: Sequence[w.Widget]) -> None:
-        moving = [self.progress.widget, self.status.widget, *extra]
+        moving = [self.progress.widget, self.status.widget, self.status.scroller, *extra]
         if slot is not self.feedback:
             self.feedback.children = tuple(
                 c for c in self.feedback.children if all(c is not m for m in moving)

@@ -24,7 +24,7 @@ __all__ = [
     "COLUMN_LAYOUT",
     "FOLD_ABOVE",
     "PAGE_LENGTH",
-    "OutcomeLine",
+    "Scroller",
     "Confirm",
     "Field",
     "Progress",
@@ -40,40 +40,44 @@ __all__ = [
 # -- small widgets --------------------------------------------------------------------------------
 _MARKS = {"ok": "✓ ", "error": "✗ ", "warning": "⚠ ", "info": ""}
 
-#: The outcome line's view: it writes the outcome's HTML and, each time a new one arrives (or
-#: the line moves under another control), scrolls the outcome's place (just under the control
-#: that started it) into view once the browser has laid it out.
-OUTCOME_ESM = """
+#: The scroller's view: each time the outcome beside it changes (its count goes up), or the pair
+#: moves under another control, it scrolls their place (just under the control that started the
+#: action) into view once the browser has laid it out. It draws nothing.
+SCROLLER_ESM = """
 function render({ model, el }) {
-  function draw() {
-    const html = model.get("value");
-    el.innerHTML = html;
-    if (!html) return;
+  el.style.height = "0";
+  function scroll() {
+    if (!model.get("count")) return;
     requestAnimationFrame(() => requestAnimationFrame(() => {
-      const place = el.closest(".chatops-feedback") || el;
-      if (place.isConnected) place.scrollIntoView({ block: "nearest", behavior: "instant" });
+      const place = el.closest(".chatops-feedback") || el.parentElement;
+      if (place && place.isConnected) {
+        place.scrollIntoView({ block: "nearest", behavior: "instant" });
+      }
     }));
   }
-  draw();
-  model.on("change:value", draw);
+  scroll();
+  model.on("change:count", scroll);
 }
 export default { render };
 """
 
 
-class OutcomeLine(anywidget.AnyWidget):  # type: ignore[misc]  # untyped base
-    """An HTML line that scrolls itself into view when its value changes."""
+class Scroller(anywidget.AnyWidget):  # type: ignore[misc]  # untyped base
+    """An invisible widget that scrolls its place into view each time :attr:`count` changes."""
 
-    _esm = OUTCOME_ESM
-    value = traitlets.Unicode("").tag(sync=True)
+    _esm = SCROLLER_ESM
+    count = traitlets.Int(0).tag(sync=True)
 
 
 class StatusLine:
     """One line of outcome: a success, an error with its code, or information."""
 
     def __init__(self) -> None:
-        self.widget = OutcomeLine()
+        self.widget = w.HTML(value="")
         self.widget.add_class("chatops-outcome")
+        #: moves with :attr:`widget` and scrolls it into view when an outcome is shown
+        self.scroller = Scroller()
+        self.scroller.add_class("chatops-scroller")
         self.kind = ""
         self.text = ""
         self.shown = 0  # a new count each time, so the browser renders (and scrolls) again
@@ -87,6 +91,7 @@ class StatusLine:
             f'<span class="chatops-outcome-{kind}" data-shown="{self.shown}">{mark}'
             f"{escape(text)}</span>"
         )
+        self.scroller.count = self.shown
 
     def ok(self, text: str) -> None:
         self._show("ok", text)

@@ -69,7 +69,8 @@ html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled:hover 
 .chatops-grid table.dataTable > tbody > tr:has(.chatops-row-problem) > td:first-child {
   box-shadow: inset 4px 0 0 var(--jp-error-color1) !important; font-weight: 600; }
 .chatops-grid .chatops-row-problem::before { content: "⚠ "; color: var(--jp-ui-font-color0); }
-.chatops-grid table.dataTable td { white-space: normal; overflow-wrap: break-word;
+/* a long address may break inside a word: no column is left beyond the panel's edge */
+.chatops-grid table.dataTable td { white-space: normal; overflow-wrap: anywhere;
   max-width: 420px; }
 .chatops-grid .dt-column-order::before, .chatops-grid .dt-column-order::after {
   color: var(--jp-ui-font-color1); }
