@@ -315,7 +315,7 @@ class Panel:
         self._focus(slot, self._outcomes.get(id(control), ()))
 
     def _focus(self, slot: w.VBox, extra: Sequence[w.Widget]) -> None:
-        moving = [self.progress.widget, self.status.widget, *extra]
+        moving = [self.progress.widget, self.status.widget, self.status.scroller, *extra]
         if slot is not self.feedback:
             self.feedback.children = tuple(
                 c for c in self.feedback.children if all(c is not m for m in moving)
@@ -391,6 +391,7 @@ class Panel:
         empty: str = "",
         problem: Callable[[Mapping[str, Any]], bool] | None = None,
         cells: Mapping[str, Callable[[Any], str]] | None = None,
+        select: bool = False,
     ) -> TableView:
         return TableView(
             title,
@@ -401,6 +402,7 @@ class Panel:
             empty=empty or "Nothing to show.",
             problem=problem,
             cells=cells,
+            select=select,
         )
 
     @property

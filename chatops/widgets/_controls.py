@@ -5,14 +5,17 @@ progress bar with Cancel, and a confirmation."""
 from __future__ import annotations
 
 import base64
+import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anywidget
 import ipywidgets as w
 import pandas as pd
+import traitlets
 
 from ._model import escape, plural
 from ._words import api_name, render_markdown
@@ -20,14 +23,15 @@ from ._words import api_name, render_markdown
 __all__ = [
     "COLUMN_LAYOUT",
     "FOLD_ABOVE",
-    "MAX_SHOWN_ROWS",
-    "SCROLL_INTO_VIEW",
+    "PAGE_LENGTH",
+    "Scroller",
     "Confirm",
     "Field",
     "Progress",
     "StatusLine",
     "TableView",
     "fold",
+    "grid",
     "is_fold",
     "markdown_cell",
     "setting_cell",
@@ -36,14 +40,33 @@ __all__ = [
 # -- small widgets --------------------------------------------------------------------------------
 _MARKS = {"ok": "✓ ", "error": "✗ ", "warning": "⚠ ", "info": ""}
 
-#: Rendered with an outcome: the browser fails to load the empty image at once and its handler
-#: scrolls the outcome's place (just under the control that started it) into view. An
-#: ipywidgets HTML value is set as the element's inner HTML, where a script tag would not run.
-SCROLL_INTO_VIEW = (
-    '<img src="data:," alt="" hidden onerror="'
-    "var p=this.closest('.chatops-feedback')||this.parentNode;"
-    "p.scrollIntoView({block:'nearest',behavior:'instant'})\">"
-)
+#: The scroller's view: each time the outcome beside it changes (its count goes up), or the pair
+#: moves under another control, it scrolls their place (just under the control that started the
+#: action) into view once the browser has laid it out. It draws nothing.
+SCROLLER_ESM = """
+function render({ model, el }) {
+  el.style.height = "0";
+  function scroll() {
+    if (!model.get("count")) return;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const place = el.closest(".chatops-feedback") || el.parentElement;
+      if (place && place.isConnected) {
+        place.scrollIntoView({ block: "nearest", behavior: "instant" });
+      }
+    }));
+  }
+  scroll();
+  model.on("change:count", scroll);
+}
+export default { render };
+"""
+
+
+class Scroller(anywidget.AnyWidget):  # type: ignore[misc]  # untyped base
+    """An invisible widget that scrolls its place into view each time :attr:`count` changes."""
+
+    _esm = SCROLLER_ESM
+    count = traitlets.Int(0).tag(sync=True)
 
 
 class StatusLine:
@@ -52,6 +75,9 @@ class StatusLine:
     def __init__(self) -> None:
         self.widget = w.HTML(value="")
         self.widget.add_class("chatops-outcome")
+        #: moves with :attr:`widget` and scrolls it into view when an outcome is shown
+        self.scroller = Scroller()
+        self.scroller.add_class("chatops-scroller")
         self.kind = ""
         self.text = ""
         self.shown = 0  # a new count each time, so the browser renders (and scrolls) again
@@ -63,8 +89,9 @@ class StatusLine:
         mark = _MARKS.get(kind, "")
         self.widget.value = (
             f'<span class="chatops-outcome-{kind}" data-shown="{self.shown}">{mark}'
-            f"{escape(text)}</span>{SCROLL_INTO_VIEW}"
+            f"{escape(text)}</span>"
         )
+        self.scroller.count = self.shown
 
     def ok(self, text: str) -> None:
         self._show("ok", text)
@@ -126,8 +153,12 @@ class Field:
 #: a 1400x900 screen under the notebook's toolbar and the console's tabs.
 COLUMN_LAYOUT: dict[str, str] = {"max_height": "600px", "overflow": "auto", "min_width": "0"}
 
-#: Rows a table shows at most; Export CSV writes every row.
-MAX_SHOWN_ROWS = 1000
+#: Rows per page of a grid at first; the admin may show more per page, and search, sort and
+#: page through all of them (none is left out: the browser holds every row).
+PAGE_LENGTH = 10
+#: The page lengths offered. None shows every row at once: 10,000 rows drawn as one page would
+#: hold the page for seconds, so the longest page is 500 rows.
+PAGE_LENGTHS = [10, 25, 50, 100, 500]
 
 
 def _missing(value: object) -> bool:
@@ -155,11 +186,98 @@ def setting_cell(value: object) -> str:
     return f'<span title="API: {escape(api)}">{escape(value)}</span>'
 
 
+#: Put in the first cell of a row that needs attention: the stylesheet marks the whole row
+#: (``tr:has(...)``) and writes "⚠" before it, so sorting and searching ignore the mark.
+PROBLEM_MARK = '<span class="chatops-row-problem" title="Needs attention"></span>'
+
+
+class _Rendered:
+    """The rows a grid holds, as one HTML table (``.value``), for scripts and tests that read
+    what a person sees without a browser."""
+
+    def __init__(self, view: TableView) -> None:
+        self._view = view
+
+    @property
+    def value(self) -> str:
+        view = self._view
+        if view.shown.empty:
+            return f'<span class="chatops-muted">{escape(view.empty)}</span>'
+        head = "".join(f"<th>{escape(c)}</th>" for c in view.shown.columns)
+        body = "".join(
+            ('<tr class="chatops-row-problem">' if flag else "<tr>")
+            + "".join(f"<td>{cell}</td>" for cell in row)
+            + "</tr>"
+            for flag, row in zip(
+                view.flags, view.shown.itertuples(index=False, name=None), strict=True
+            )
+        )
+        return (
+            f'<table class="chatops-table"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>"
+        )
+
+
+def grid(frame: pd.DataFrame, *, select: bool = False) -> Any:
+    """An interactive grid of ``frame`` (cells already written as HTML): every column sorts on
+    a click of its header, the search box filters across all columns, rows come in pages, and a
+    table wider than its column scrolls sideways (the stylesheet's ``overflow-x``) instead of
+    hiding columns. One HTML table, so a page (and a test) finds its rows in one place."""
+    from itables.widget import ITable
+
+    options: dict[str, Any] = {
+        "allow_html": True,  # the cells are written (and escaped) by TableView's writers
+        "maxBytes": 0,  # never down-sample: every row is searchable and sortable
+        "maxColumns": 0,
+        "showIndex": False,
+        "classes": "display compact cell-border",
+        "style": "width:100%;margin:0;caption-side:top",
+        "pageLength": PAGE_LENGTH,
+        "lengthMenu": PAGE_LENGTHS,
+        "order": [],  # the frame's own order first (problems first); a header click sorts
+        # a click anywhere on a header sorts (not only on its small arrows)
+        "text_in_header_can_be_selected": False,
+        "autoWidth": False,
+        "layout": {
+            "topStart": "pageLength",
+            "topEnd": "search",
+            "bottomStart": "info",
+            "bottomEnd": "paging",
+        },
+    }
+    if len(frame) <= PAGE_LENGTH:  # one short page: the headers still sort it
+        options["layout"] = dict.fromkeys(options["layout"])
+    if select:
+        options["select"] = {"style": "os", "items": "row"}
+    # The cells are strings already: handing itables the frame would format each one again
+    # through pandas (about 0.1 ms a row, more than the requests behind a 500-row outcome), so
+    # the grid gets the header from an empty frame and its rows as the JSON DataTables reads.
+    table = ITable(frame.head(0), **options)
+    args = dict(table._dt_args)
+    args["data_json"] = json.dumps(frame.to_numpy().tolist(), ensure_ascii=False)
+    args["layout"] = options["layout"]  # itables drops the controls of a frame of one page
+    table._dt_args = args
+    table.add_class("chatops-grid")
+    return table
+
+
 class TableView:
-    """A titled table of a DataFrame with Refresh and Export CSV buttons.
+    """A titled grid of a DataFrame with Refresh and Export CSV buttons.
 
     ``load`` returns the frame; Refresh calls it again. Export writes the frame shown to a CSV
-    file under ``export_dir`` and offers it as a download link too.
+    file under ``export_dir`` and offers it as a download link too. Every row is in the grid
+    (sortable by any column, searchable, in pages); rows for which ``problem`` is true come
+    first and are marked; ``cells`` writes the cells of some columns as HTML (Markdown rendered,
+    a tooltip). With ``select=True`` rows can be selected (click, shift- and Ctrl/⌘-click) and
+    :meth:`selected` returns them.
+
+    Example::
+
+        view = TableView("Groups", load, export_dir=Path("exports"), slug="groups",
+                         guard=lambda f: f(), problem=lambda row: row["members"] == 0)
+        view.refresh()          # load and show every row
+        view.summary()          # "Groups: 2 of 40 need attention"
+        view.export()           # exports/groups-<UTC time>.csv
     """
 
     def __init__(
@@ -173,21 +291,31 @@ class TableView:
         empty: str = "Nothing to show.",
         problem: Callable[[Mapping[str, Any]], bool] | None = None,
         cells: Mapping[str, Callable[[Any], str]] | None = None,
+        select: bool = False,
     ) -> None:
         self.title = title
         self._problem = problem
         #: how the cells of some columns are written (HTML), by column name
         self._cells = dict(cells or {})
+        self._select = select
         self.problems = 0
         self.on_show: list[Callable[[], None]] = []
         self._load = load
         self._export_dir = export_dir
         self._slug = slug
         self._guard = guard
-        self._empty = empty
+        self.empty = empty
         self.frame = pd.DataFrame()
-        self.html = w.HTML(value="")
-        self.html.add_class("chatops-table-html")
+        #: the rows as the grid holds them: problems first, cells written as HTML
+        self.shown = pd.DataFrame()
+        #: whether each row of :attr:`shown` needs attention
+        self.flags: list[bool] = []
+        #: for each row of :attr:`shown`, its position in :attr:`frame`
+        self.order: list[int] = []
+        self.grid: Any = None
+        self.note = w.HTML(value=f'<span class="chatops-muted">{escape(empty)}</span>')
+        self.box = w.VBox([self.note])
+        self.box.add_class("chatops-table-html")
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.export_button = w.Button(description="Export CSV", icon="download")
         self.export_link = w.HTML(value="")
@@ -199,9 +327,14 @@ class TableView:
                     value=f'<div class="chatops-section chatops-table-title">{escape(title)}</div>'
                 ),
                 w.HBox([self.refresh_button, self.export_button, self.export_link]),
-                self.html,
+                self.box,
             ]
         )
+
+    @property
+    def html(self) -> _Rendered:
+        """The rows the grid holds as one HTML table (its ``value``), or the empty message."""
+        return _Rendered(self)
 
     def refresh(self) -> pd.DataFrame:
         """Load the rows again and show them."""
@@ -209,44 +342,65 @@ class TableView:
         return self.frame
 
     def show(self, frame: pd.DataFrame) -> None:
-        """Show ``frame`` (the first :data:`MAX_SHOWN_ROWS` rows; the export keeps them all)."""
+        """Show every row of ``frame``, those that need attention first."""
         self.frame = frame  # in its own order: what methods return and Export CSV writes
-        flags: list[bool] = []
+        order = list(range(len(frame)))
+        flags = [False] * len(frame)
         if self._problem is not None and not frame.empty:
             records: list[dict[str, Any]] = [
                 {str(k): v for k, v in r.items()} for r in frame.to_dict("records")
             ]
             flags = [bool(self._problem(row)) for row in records]
             if any(flags):  # shown with the rows that need attention first
-                order = sorted(range(len(flags)), key=lambda i: not flags[i])
-                frame = frame.iloc[order].reset_index(drop=True)
+                order = sorted(order, key=lambda i: not flags[i])
                 flags = [flags[i] for i in order]
         self.problems = sum(flags)
+        self.order = order
+        self.flags = flags
+        self.shown = self._written(frame.iloc[order] if order else frame, flags)
         for listener in self.on_show:
             listener()
+        old = self.grid
         if frame.empty:
-            self.html.value = f'<span class="chatops-muted">{escape(self._empty)}</span>'
+            self.grid = None
+            self.note.value = f'<span class="chatops-muted">{escape(self.empty)}</span>'
+            self.box.children = (self.note,)
+        else:
+            # A new grid each time: the grid reports selections from the table it drew first.
+            self.grid = grid(self.shown, select=self._select)
+            self.box.children = (self.grid,)
+        if old is not None:
+            old.close()
+
+    def _written(self, frame: pd.DataFrame, flags: list[bool]) -> pd.DataFrame:
+        """Each cell written as HTML (escaped), the problem mark in a flagged row's first cell.
+        Written directly: DataFrame.to_html costs about 0.1 ms a cell."""
+        if frame.empty:
+            return pd.DataFrame(columns=[str(c) for c in frame.columns])
+        columns: dict[str, list[str]] = {}
+        for name in frame.columns:
+            write = self._cells.get(str(name), _cell)
+            columns[str(name)] = [write(v) for v in frame[name].tolist()]
+        first = str(frame.columns[0])
+        columns[first] = [
+            PROBLEM_MARK + cell if flag else cell
+            for cell, flag in zip(columns[first], flags, strict=True)
+        ]
+        return pd.DataFrame(columns, columns=list(columns))
+
+    def selected(self) -> pd.DataFrame:
+        """The rows selected in the grid, as rows of :attr:`frame` (in the grid's order)."""
+        if self.grid is None:
+            return self.frame.iloc[0:0]
+        rows = [self.order[i] for i in self.grid.selected_rows if 0 <= i < len(self.order)]
+        return self.frame.iloc[rows]
+
+    def select(self, positions: Sequence[int]) -> None:
+        """Select rows of :attr:`frame` (by position) in the grid, as a click would."""
+        if self.grid is None:
             return
-        # Written directly: DataFrame.to_html costs about 0.1 ms a cell, more than the request
-        # behind a long list.
-        head = "".join(f"<th>{escape(c)}</th>" for c in frame.columns)
-        writers = [self._cells.get(str(c), _cell) for c in frame.columns]
-        body = "".join(
-            ('<tr class="chatops-row-problem">' if i < len(flags) and flags[i] else "<tr>")
-            + "".join(f"<td>{write(v)}</td>" for write, v in zip(writers, row, strict=True))
-            + "</tr>"
-            for i, row in enumerate(frame.head(MAX_SHOWN_ROWS).itertuples(index=False, name=None))
-        )
-        more = ""
-        if len(frame) > MAX_SHOWN_ROWS:
-            more = (
-                f'<div class="chatops-muted">Showing the first {MAX_SHOWN_ROWS:,} of '
-                f"{len(frame):,} rows; Export CSV writes them all.</div>"
-            )
-        self.html.value = (
-            f'<table class="chatops-table"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table>{more}"
-        )
+        where = {p: i for i, p in enumerate(self.order)}
+        self.grid.selected_rows = [where[p] for p in positions if p in where]
 
     def summary(self) -> str:
         """One line for the table folded under an outcome: problems first, in plain words."""

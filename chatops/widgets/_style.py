@@ -36,6 +36,44 @@ table.chatops-table td { padding: 2px 8px; border-bottom: 1px solid var(--jp-bor
   vertical-align: top; }
 table.chatops-table tr.chatops-row-problem td:first-child {
   box-shadow: inset 3px 0 0 var(--jp-error-color1); }
+.chatops-grid { color: var(--jp-ui-font-color1); font-size: 12.5px; max-width: 100%;
+  min-width: 0; overflow-x: auto; }
+.chatops-grid .dt-container { color: var(--jp-ui-font-color1); }
+.chatops-grid .dt-container :is(.dt-search input, .dt-length select) {
+  background: var(--jp-input-background);
+  color: var(--jp-ui-font-color1); border: 1px solid var(--jp-border-color1); }
+.chatops-grid .dt-container :is(.dt-info, .dt-length label, .dt-search label, .dt-length,
+  .dt-search) { color: var(--jp-ui-font-color1); }
+html .chatops-grid div.dt-container .dt-paging .dt-paging-button,
+html .chatops-grid div.dt-container .dt-paging .dt-paging-button:hover {
+  color: var(--jp-ui-font-color1) !important; background: var(--jp-layout-color1) !important;
+  border: 1px solid var(--jp-border-color2) !important; }
+html .chatops-grid div.dt-container .dt-paging .dt-paging-button.current {
+  background: var(--jp-layout-color3) !important; font-weight: 600; }
+html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled,
+html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled:hover {
+  color: var(--jp-ui-font-color2) !important; background: var(--jp-layout-color1) !important; }
+.chatops-grid table.dataTable { color: var(--jp-ui-font-color1); }
+.chatops-grid table.dataTable :is(thead th, thead td) { background: var(--jp-layout-color2);
+  color: var(--jp-ui-font-color0); text-align: left; border-bottom: 1px solid
+  var(--jp-border-color1); }
+.chatops-grid table.dataTable > tbody > tr, .chatops-grid table.dataTable > tbody > tr > * {
+  background-color: var(--jp-layout-color0); color: var(--jp-ui-font-color1);
+  box-shadow: none !important; vertical-align: top; text-align: left; }
+.chatops-grid table.dataTable.cell-border > tbody > tr > * { border-top: 1px solid
+  var(--jp-border-color2); border-right: 1px solid var(--jp-border-color2); }
+.chatops-grid table.dataTable > tbody > tr:hover > * { background-color: var(--jp-layout-color2); }
+.chatops-grid table.dataTable > tbody > tr.selected > * {
+  background-color: var(--jp-layout-color3) !important; color: var(--jp-ui-font-color0) !important;
+  box-shadow: inset 0 0 0 1px var(--jp-brand-color1) !important; }
+.chatops-grid table.dataTable > tbody > tr:has(.chatops-row-problem) > td:first-child {
+  box-shadow: inset 4px 0 0 var(--jp-error-color1) !important; font-weight: 600; }
+.chatops-grid .chatops-row-problem::before { content: "⚠ "; color: var(--jp-ui-font-color0); }
+/* a long address may break inside a word: no column is left beyond the panel's edge */
+.chatops-grid table.dataTable td { white-space: normal; overflow-wrap: anywhere;
+  max-width: 420px; }
+.chatops-grid .dt-column-order::before, .chatops-grid .dt-column-order::after {
+  color: var(--jp-ui-font-color1); }
 .chatops-panel button.jupyter-button { width: auto; min-width: 120px; padding: 0 12px;
   align-self: flex-start; }
 :is(.chatops-console, .chatops-panel) .jupyter-button:is(.mod-primary, .mod-success,
@@ -69,7 +107,7 @@ table.chatops-table tr.chatops-row-problem td:first-child {
 .chatops-columns :is(.widget-text, .widget-textarea, .widget-dropdown, .widget-select-multiple,
   .widget-select, .widget-upload) { max-width: 100%; min-width: 0; }
 .chatops-columns :is(input, textarea, select) { min-width: 0; }
-.chatops-panel .chatops-table-html { overflow-x: auto; max-width: 100%; }
+.chatops-panel .chatops-table-html { overflow-x: auto; max-width: 100%; min-width: 0; }
 .chatops-fold .chatops-table-title { display: none; }
 .chatops-feedback { margin: 2px 0 6px 0; }
 .chatops-panel details.chatops-details > summary { cursor: pointer; font-weight: 600; }

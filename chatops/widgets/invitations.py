@@ -22,7 +22,8 @@ import pandas as pd
 
 from chatops import Client
 
-from ._base import ROLE_NAMES, FieldError, Panel, Session, escape, frame
+from ._base import ROLE_NAMES, Confirm, FieldError, Panel, Session, escape, frame
+from ._controls import Progress
 from ._model import plural as _plural
 from .invitations_data import (
     DEFAULT_BATCH_SIZE,
@@ -44,6 +45,7 @@ from .invitations_data import (
     addresses_from_file,
     split_addresses,
 )
+from .invitations_list import DONE, EXPIRIES, STATES, InvitationFilter
 from .invitations_model import InvitationsModel
 
 __all__ = [
@@ -240,17 +242,23 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             problem=lambda row: row["result"] != INVITED,
         )
         self.invitations_table = self.table(
-            "Active invitations, newest first"
+            "Invitations and links, newest first"
             + ("" if session.is_admin else " (yours; administrators see everyone's)"),
             self.load_invitations,
             slug="active",
-            empty="No active invitations.",
+            empty="No invitation matches (the server lists active invitations only).",
+            select=True,
         )
+        self._build_list_controls()
 
         self.upload.input.observe(self._on_upload, "value")
         self.outcome_of(self.preview_button, self.preview_table)
         self.outcome_of(self.send_button, self.results_table)
         self.outcome_of(self.retry_button, self.results_table)
+        self.outcome_of(self.revoke_button, self.handled_table)
+        self.outcome_of(self.resend_button, self.handled_table)
+        self.on_click(self.revoke_button, lambda: self.ask_bulk("revoke"))
+        self.on_click(self.resend_button, lambda: self.ask_bulk("resend"))
         self.on_click(self.preview_button, self.classify)
         self.on_click(self.send_button, lambda: self.run_long(self.send))
         self.on_click(self.retry_button, lambda: self.run_long(self.retry_failed))
@@ -275,6 +283,12 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             (self.preview_table.widget, "preview-table"),
             (self.results_table.widget, "results-table"),
             (self.invitations_table.widget, "invitations-table"),
+            (self.handled_table.widget, "handled-table"),
+            (self.revoke_button, "revoke"),
+            (self.resend_button, "resend"),
+            (self.confirm.widget, "confirm"),
+            (self.confirm.yes, "confirm-yes"),
+            (self.filter_box, "filters"),
         ]:
             part.add_class(f"chatops-invitations-{name}")
 
@@ -287,7 +301,11 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
                 self.addresses.box,
                 self.upload.box,
                 self.preview_button,
+                section("Invitations made"),
+                self.filter_box,
                 self.invitations_table.widget,
+                w.HBox([self.revoke_button, self.resend_button]),
+                self.confirm.widget,
             ],
             [
                 section("What they get"),
@@ -383,6 +401,108 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         self.load_options()
         self.invitations_table.refresh()
 
+    def _build_list_controls(self) -> None:
+        """The filters above the list of invitations and the bulk actions under it."""
+
+        def pick(description: str, options: list[tuple[str, Any]]) -> w.Dropdown:
+            box = w.Dropdown(
+                description=description,
+                options=options,
+                value=options[0][1],
+                style={"description_width": "initial"},
+                layout=w.Layout(width="auto"),
+            )
+            box.observe(lambda _c: self.guard(self.apply_filter), "value")
+            return box
+
+        # "any" is 0 or "": a Dropdown whose value is None shows an empty box
+        self.inviter_filter = pick("Invited by", [("anyone", 0)])
+        self.role_filter = pick(
+            "Role", [("any", 0)] + [(n.capitalize(), r) for r, n in ROLE_NAMES.items()]
+        )
+        self.kind_filter = pick(
+            "Kind", [("emails and links", ""), ("email invitations", "email"), ("links", "link")]
+        )
+        self.expiry_filter = pick("Expires", [(e, e) for e in EXPIRIES])
+        self.state_filter = pick("State", [("any", "")] + [(s, s) for s in STATES])
+        self.filter_box = w.HBox(
+            [
+                self.inviter_filter,
+                self.role_filter,
+                self.kind_filter,
+                self.expiry_filter,
+                self.state_filter,
+            ],
+            layout=w.Layout(flex_flow="row wrap", grid_gap="4px 12px"),
+        )
+        self.revoke_button = w.Button(description="Revoke selected", icon="ban")
+        self.resend_button = w.Button(description="Resend selected", icon="envelope")
+        self.actions += [self.revoke_button, self.resend_button]
+        self.confirm = Confirm()
+        self.handled_table = self.table(
+            "Revoked and resent: one result per invitation",
+            self.handled_frame,
+            slug="handled",
+            empty="Nothing revoked or resent yet.",
+            problem=lambda row: row["result"] != DONE,
+        )
+
+    def apply_filter(self) -> pd.DataFrame:
+        """Show the invitations that pass the filters chosen (no request); returns them."""
+        self.invitations_filter = InvitationFilter(
+            inviter=self.inviter_filter.value or None,
+            role=self.role_filter.value or None,
+            kind=self.kind_filter.value or None,
+            expiry=str(self.expiry_filter.value),
+            state=self.state_filter.value or None,
+        )
+        shown = self.invitations_frame()
+        self.invitations_table.show(shown)
+        return shown
+
+    def _fill_inviters(self) -> None:
+        chosen = self.inviter_filter.value
+        inviters = self.inviters()
+        options = [("anyone", 0)] + [(name, uid) for uid, name in inviters.items()]
+        with self.inviter_filter.hold_trait_notifications():
+            self.inviter_filter.options = options
+            self.inviter_filter.value = chosen if chosen in inviters else 0
+
+    def load_invitations(self) -> pd.DataFrame:
+        """Fetch the invitations again (on the progress bar) and return those the filters
+        let through."""
+        InvitationsModel.load_invitations(self)
+        self._fill_inviters()
+        if isinstance(self.progress, Progress) and not self.progress.failed:
+            self.progress.widget.layout.display = "none"  # counted while it ran; done now
+        return self.invitations_frame()
+
+    def selected_invitations(self) -> list[int]:
+        """The IDs of the invitations selected in the list."""
+        return [int(i) for i in self.invitations_table.selected()["invitation ID"].tolist()]
+
+    def ask_bulk(self, action: str, invitation_ids: list[int] | None = None) -> str:
+        """Ask to revoke or resend the selected invitations (or ``invitation_ids``); the work
+        runs when the admin clicks Yes. Returns the question."""
+        ids = self.selected_invitations() if invitation_ids is None else list(invitation_ids)
+        if not ids:
+            raise NotAllowed(
+                f"Select the invitations to {action} in the list first (click a row; "
+                "Shift- or Ctrl/⌘-click for more)."
+            )
+        work = self.revoke_invitations if action == "revoke" else self.resend_invitations
+        if action == "revoke":
+            question = (
+                f"Revoke {_plural(len(ids), 'invitation')}? Nobody can join with them afterwards."
+            )
+        else:
+            question = f"Send {_plural(len(ids), 'email invitation')} again?"
+        self.confirm.ask(
+            question, lambda: self.run_long(lambda: work(ids)), yes=action.capitalize()
+        )
+        self.status.info("Confirm or cancel below.")
+        return question
+
     def load_preview(self) -> pd.DataFrame:
         """The preview table: classify the addresses in the form again."""
         self.classify()
@@ -447,4 +567,9 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         self.results_table.refresh()
 
     def _shown_invitations(self) -> None:
-        self.invitations_table.refresh()
+        self.fetch_invitations()
+        self._fill_inviters()
+        self.invitations_table.show(self.invitations_frame())
+
+    def _shown_handled(self) -> None:
+        self.handled_table.show(self.handled_frame())

@@ -11,7 +11,7 @@ links. :class:`~chatops.widgets.invitations.InvitationsPanel` lays it out.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 
@@ -39,7 +39,6 @@ from .invitations_data import (
     DUPLICATE,
     FAILED,
     INVALID,
-    INVITATION_COLUMNS,
     INVITED,
     LOW_RATE_LIMIT,
     MAX_EXPIRY_DAYS,
@@ -62,10 +61,12 @@ from .invitations_data import (
     split_addresses,
     when,
 )
+from .invitations_list import InvitationFilter, InvitationList
 
 __all__ = [
     "Candidate",
     "InvitationsModel",
+    "InvitationFilter",
     "InviteOptions",
     "NotAllowed",
     "Outcome",
@@ -74,7 +75,7 @@ __all__ = [
 ]
 
 
-class InvitationsModel:
+class InvitationsModel(InvitationList):
     """Invitations as one account may make them. ``status`` receives each outcome in words and
     ``progress`` counts addresses sent (and carries Cancel); the ``_shown_*`` methods are where a
     panel shows what changed."""
@@ -109,6 +110,7 @@ class InvitationsModel:
         self._user_names: dict[int, str] = {}
         self.link_url = ""
         self._may: dict[str, bool] = {}
+        self._setup_list()
 
     # -- what the account may do ------------------------------------------------------------
     def _permits(self, setting: str) -> bool:
@@ -275,9 +277,6 @@ class InvitationsModel:
     def _shown_results(self) -> None:
         """The outcomes changed."""
 
-    def _shown_invitations(self) -> None:
-        """The active invitations changed on the server."""
-
     # -- frames --------------------------------------------------------------------------------
     def preview_frame(self) -> pd.DataFrame:
         """The last classification, one row per address typed."""
@@ -310,32 +309,6 @@ class InvitationsModel:
             ),
             RESULT_COLUMNS,
         )
-
-    def load_invitations(self) -> pd.DataFrame:
-        """Active invitations (all for administrators, else the account's own), newest first."""
-        invites = sorted(self.client.invitations.list(), key=lambda i: (-i.invited, -i.id))
-        names = self._names([i.invited_by_user_id for i in invites])
-        return frame(
-            (
-                {
-                    "kind": "link" if i.is_multiuse else "email",
-                    "email or link": i.link_url if i.is_multiuse else i.email,
-                    "role": ROLE_NAMES.get(i.invited_as, str(i.invited_as)),
-                    "invited by": names.get(i.invited_by_user_id, f"user {i.invited_by_user_id}"),
-                    "invited (UTC)": when(i.invited),
-                    "expires (UTC)": when(i.expiry_date),
-                    "invitation ID": i.id,
-                }
-                for i in invites
-            ),
-            INVITATION_COLUMNS,
-        )
-
-    def _names(self, user_ids: Iterable[int]) -> dict[int, str]:
-        """Full names by user ID, fetched again only when one is not known yet."""
-        if not set(user_ids) <= self._user_names.keys():
-            self._user_names = {u.user_id: u.full_name for u in self.client.users.list()}
-        return self._user_names
 
     @property
     def results(self) -> list[Outcome]:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,13 +67,10 @@ class Lab:
         return f"{self.url}/lab/tree/{name}?token={self.token}"
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """``chatops lab`` serving a fresh notebook folder whose console acts as the admin of a
-    sandbox organization that the test can inspect."""
-    chromium_path()
-    base = tmp_path_factory.mktemp("lab")
-    sandbox = Sandbox.start(base / "org", size="small", seed=31)
+@contextmanager
+def running_lab(base: Path, sandbox: Sandbox) -> Iterator[Lab]:
+    """``chatops lab`` serving a fresh notebook folder under ``base`` whose console acts as the
+    admin of ``sandbox``; stopped (and its kernels with it) on leaving."""
     root = base / "notebooks"
     settings = base / "settings"
     # no autosave: the page stays as the test leaves it (the news toast is off in chatops lab)
@@ -128,6 +126,19 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """``chatops lab`` serving a fresh notebook folder whose console acts as the admin of a
+    sandbox organization that the test can inspect."""
+    chromium_path()
+    base = tmp_path_factory.mktemp("lab")
+    sandbox = Sandbox.start(base / "org", size="small", seed=31)
+    try:
+        with running_lab(base, sandbox) as running:
+            yield running
+    finally:
         sandbox.stop()
 
 

@@ -190,7 +190,15 @@ def test_each_outcome_lies_in_the_viewport_after_the_click(
         panel.locator(confirm).click()
     outcome = panel.locator(".chatops-feedback .chatops-outcome span[class^=chatops-outcome-]")
     expect(outcome.first).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(300)  # the scroll into view
+    # long work runs in the background and its outcome line changes as it goes ("2 rows: ..."
+    # then "Invited ..."): the outcome is the line once it stays the same
+    last = ""
+    for _ in range(100):
+        text = outcome.first.inner_text()
+        if text == last:
+            break
+        last = text
+        page.wait_for_timeout(300)  # also the scroll into view
     text = outcome.first.inner_text()
     assert text.strip()
     assert in_viewport(page, outcome.first), (slug, button, text, outcome.first.bounding_box())

@@ -12,7 +12,7 @@ import pytest
 import chatops
 from chatops.widgets import PANELS, AdminConsole, InvitationsPanel, Panel
 from chatops.widgets._base import plural
-from chatops.widgets._controls import SCROLL_INTO_VIEW
+from chatops.widgets._controls import Scroller
 
 Connect = Callable[[str], chatops.Client]
 
@@ -66,7 +66,12 @@ def test_an_error_shows_under_the_button_clicked(console: AdminConsole) -> None:
     assert folders.status.kind == "error"
     box, index = place_of(folders, folders.create_button)
     assert any(c is folders.status.widget for c in box.children[index + 1].children)
-    assert SCROLL_INTO_VIEW in folders.status.widget.value
+    # the line scrolls its place into view in the browser (tests/browser/test_console_look.py)
+    scroller = folders.status.scroller
+    assert isinstance(scroller, Scroller) and "scrollIntoView" in Scroller._esm
+    assert any(c is scroller for c in box.children[index + 1].children)  # moves with it
+    assert scroller.count == folders.status.shown > 0  # a new count: the browser scrolls
+    assert "<img" not in folders.status.widget.value
     assert "✗" in folders.status.widget.value
     # and nowhere else: the status line is one widget in one place
     assert not any(c is folders.status.widget for c in folders.general_feedback.children)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -711,6 +712,7 @@ def test_refresh_and_csv_export(
         "invited by",
         "invited (UTC)",
         "expires (UTC)",
+        "state",
         "invitation ID",
     ]
     assert len(rows) == len(table) + 1
@@ -745,7 +747,7 @@ def test_refresh_picks_up_a_new_group(
     assert name in [label for label, _gid in panel.groups.input.options]
 
 
-def test_long_lists_show_1000_rows_and_export_all(
+def test_long_lists_show_every_row_in_the_grid_and_export_all(
     org: Sandbox, panels: list[InvitationsPanel], export_dir: Path
 ) -> None:
     panel = make_panel(org, export_dir=export_dir)
@@ -754,9 +756,20 @@ def test_long_lists_show_1000_rows_and_export_all(
     with unchanged(org.store):
         panel.classify("\n".join(emails))
     html = panel.preview_table.html.value
-    assert "Showing the first 1,000 of 1,200 rows; Export CSV writes them all." in html
-    assert html.count("<tr") == 1001  # the header and 1,000 rows
+    assert html.count("<tr") == 1201  # the header and every row: no cap
     assert "&lt;b&gt;0&lt;/b&gt;@x.org" in html and "<b>0</b>" not in html
+    args = panel.preview_table.grid._dt_args
+    rows = json.loads(args["data_json"])
+    assert len(rows) == 1200 and "downsampling_warning" not in args
+    # search, page length, paging and "Showing 1 to 10 of 1,200 entries" around the rows
+    assert args["layout"] == {
+        "topStart": "pageLength",
+        "topEnd": "search",
+        "bottomStart": "info",
+        "bottomEnd": "paging",
+    }
+    assert "&lt;b&gt;1199&lt;/b&gt;@x.org" in args["data_json"]
+    assert "<b>1199</b>" not in args["data_json"]
     path = panel.preview_table.export()
     with path.open(newline="", encoding="utf-8") as fh:
         assert len(list(csv.reader(fh))) == 1201
