@@ -485,7 +485,7 @@ def _apply(args: argparse.Namespace) -> int:
 
 def _lab(args: argparse.Namespace) -> int:
 
-    from .lab import lab_arguments, prepare
+    from .lab import lab_arguments, lab_environment, prepare
 
     extra = list(args.jupyter_args)
     if extra and extra[0] == "--":
@@ -494,7 +494,8 @@ def _lab(args: argparse.Namespace) -> int:
     print(f"Notebooks in {args.dir.resolve()}; opening {notebook.name}", file=sys.stderr)
     command = lab_arguments(args.dir, port=args.port, open_browser=not args.no_browser, extra=extra)
     sys.stderr.flush()
-    os.execv(command[0], command)  # JupyterLab takes over this process and its signals
+    # JupyterLab takes over this process and its signals; it runs the console notebook first
+    os.execve(command[0], command, lab_environment())
 
 
 def _whoami(args: argparse.Namespace) -> int:
