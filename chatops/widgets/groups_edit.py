@@ -114,12 +114,14 @@ def _mention(typed: str) -> tuple[str, str]:
     ``Ann <ann@x.org>`` -> ("", "ann@x.org"); anything else as typed."""
     text = typed.strip()
     if m := re.fullmatch(r"@?\*\*(.+?)\*\*", text):
-        return "user", m.group(1).strip()
+        return "user", m.group(1).split("|")[0].strip()  # @**Ann Lee|12** as Zulip writes it
     if m := re.fullmatch(r"@\*(.+?)\*", text):
         return "group", m.group(1).strip()
     if m := re.fullmatch(r".*<([^<>\s]+@[^<>\s]+)>", text):
         return "", m.group(1)
-    return "", text.removeprefix("@") if text.startswith("@") and "@" not in text[1:] else text
+    if text.startswith("@") and "@" not in text[1:]:
+        return "", text[1:]  # @name, not an address
+    return "", text
 
 
 class GroupEditing:

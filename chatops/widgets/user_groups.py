@@ -138,8 +138,10 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
         )
         self.objections_box.layout.display = "none"
 
-        self.outcome_of(self.deactivate_button, self.confirm.widget, self.objections_box)
-        self.outcome_of(self.reactivate_button, self.confirm.widget, self.objections_box)
+        # the objections stay in the layout (hidden until the server objects), so that the
+        # fix button has its own outcome place right under it
+        self.outcome_of(self.deactivate_button, self.confirm.widget)
+        self.outcome_of(self.reactivate_button, self.confirm.widget)
 
         filters = w.HBox(
             [self.name_filter, self.only_empty, self.only_unused, self.show_deactivated],
@@ -152,6 +154,7 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
                 self.group_field.box,
                 self.uses_table.widget,
                 w.HBox([self.deactivate_button, self.reactivate_button]),
+                self.objections_box,
                 *self._build_edit(picker),
             ],
         )

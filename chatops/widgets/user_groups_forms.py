@@ -36,6 +36,9 @@ class GroupForms:
         _groups: dict[int, GroupInfo]
         confirm: Confirm
         objections_table: TableView
+        deactivate_button: w.Button
+
+        def focus_on(self, control: w.Widget) -> None: ...
 
         def field(
             self, name: str, widget: w.ValueWidget, *, label: str, hint: str = ""
@@ -276,12 +279,8 @@ class GroupForms:
         self.fix_confirm = Confirm()
         self.fix_confirm.widget.add_class("chatops-groups-fix-confirm")
         self.fix_confirm.yes.add_class("chatops-groups-fix-yes")
-        return [
-            self.fix_field.box,
-            self.replacement_field.box,
-            self.fix_button,
-            self.fix_confirm.widget,
-        ]
+        self.outcome_of(self.fix_button, self.fix_confirm.widget)
+        return [self.fix_field.box, self.replacement_field.box, self.fix_button]
 
     def _render_fixes(self) -> None:
         assert isinstance(self, ObjectionFixes)
@@ -319,5 +318,8 @@ class GroupForms:
     def _fix_confirmed(self, index: int, replacement: int | None) -> None:
         assert isinstance(self, ObjectionFixes)
         self.clear_errors()
-        self.guard(lambda: self.fix(index, replacement))
+        deactivated = self.guard(lambda: self.fix(index, replacement))
+        if deactivated:
+            # the objections, and the fix button's place under them, are hidden now
+            self.focus_on(self.deactivate_button)
         self.update_controls()

@@ -111,7 +111,7 @@ def test_bulk_add_preview_then_apply(model: GroupsModel, connect: Connect, org: 
     holder_name = model._groups[holder].name
     pasted = (
         "Mei Member\nMona Moderator <moderator@demo.chatops.test>\nMONA MODERATOR\n"
-        f"nobody@nowhere.test\n@**Olivia Owner**\n@*support-team*\n{holder_name}\n"
+        f"nobody@nowhere.test\n@**Olivia Owner|2**\n@*support-team*\n{holder_name}\n"
         f"{model._groups[sub].name}"
     )
     with unchanged(org.store):

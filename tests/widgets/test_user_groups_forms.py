@@ -139,6 +139,9 @@ def test_an_objection_fixed_in_place_then_deactivated(
     assert not admin.user_groups.get(target).deactivated  # the channel still uses it
     assert panel.status.kind == "error"
     assert panel.status.text.startswith(f'Removed "{panel._groups[target].name}" from')
+    # still refused: the outcome is right under the fix button, in the objections shown
+    fix_place = panel._slots[id(panel.fix_button)]
+    assert any(c is panel.status.widget for c in fix_place.children)
     assert [label for label, _i in panel.fix_field.input.options] == [
         f"1. #{channel}: “Who can post to this channel”"
     ]
@@ -150,4 +153,43 @@ def test_an_objection_fixed_in_place_then_deactivated(
     assert admin.user_groups.get(target).deactivated
     assert panel.status.kind == "ok"
     assert "Deactivated the user group" in panel.status.text
+    assert panel.objections_box.layout.display == "none"
+    # the objections are hidden with the place under the fix: the outcome moves under Deactivate
+    place = panel._slots[id(panel.deactivate_button)]
+    assert any(c is panel.status.widget for c in place.children)
+
+
+def test_a_group_used_in_five_places_is_deactivated_through_the_panel_alone(
+    panel: UserGroupsPanel, connect: Connect, org: Sandbox
+) -> None:
+    """Only the panel's controls: Deactivate, then for each objection row its fix, confirmed;
+    each fix is followed by another try, and the fifth one deactivates the group."""
+    from tests.conftest import realm_settings
+
+    admin = connect("admin")
+    target = admin.user_groups.create(unique("five"), members=[MEMBER])
+    admin.user_groups.create(unique("super"), members=[], subgroups=[target])
+    admin.user_groups.create(
+        unique("other"), members=[MEMBER], settings={"can_mention_group": target}
+    )
+    channel = unique("chan")
+    admin.channels.subscribe([channel], group_settings={"can_send_message_group": target})
+    anonymous = {"direct_members": [], "direct_subgroups": [3, target]}
+    with realm_settings(org.store, can_invite_users_group=anonymous, can_create_groups=target):
+        panel.refresh()
+        panel.group_field.value = target
+        panel.deactivate_button.click()
+        panel.confirm.yes.click()
+        seen = []
+        for left in (5, 4, 3, 2, 1):
+            assert len(panel.fix_field.input.options) == left
+            assert len(panel.objections_table.frame) == left
+            seen.append(panel.fix_field.input.options[0][0])
+            panel.fix_button.click()
+            assert panel.fix_confirm.pending
+            panel.fix_confirm.yes.click()
+        assert panel.status.kind == "ok", panel.status.text
+        assert "Deactivated the user group" in panel.status.text
+    assert admin.user_groups.get(target).deactivated
+    assert len(set(seen)) == 5  # each fix once, in the server's order
     assert panel.objections_box.layout.display == "none"
