@@ -13,6 +13,8 @@
     chatops audit apply PLAN [--yes] [--site URL | --zuliprc PATH]
     chatops lab [--dir chatops-notebooks] [--port 8888] [--no-browser] [--site URL | --zuliprc PATH]
                 [-- JUPYTERLAB OPTIONS...]
+    chatops console [--dir chatops-notebooks] [--port 8866] [--no-browser]
+                    [--site URL | --zuliprc PATH] [-- VOILA OPTIONS...]
     chatops whoami [--zuliprc PATH]
     chatops data sync [--site URL | --zuliprc PATH] [--cache DIR] [--recheck N] [--concurrency N]
                       [--content] [--verify] [--no-progress]
@@ -205,6 +207,27 @@ def _build_parser() -> _Parser:
         nargs=argparse.REMAINDER,
         metavar="-- OPTIONS",
         help="options passed to JupyterLab after --",
+    )
+
+    console = commands.add_parser(
+        "console", help="the admin console as a web page of its own (Voila, behind a token)"
+    )
+    console.add_argument(
+        "--dir",
+        default="chatops-notebooks",
+        type=_writable_folder,
+        help="folder for the page's notebook (default ./chatops-notebooks)",
+    )
+    console.add_argument("--port", type=_port, default=8866, help="port (default 8866)")
+    console.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    console_target = console.add_mutually_exclusive_group()
+    console_target.add_argument("--site", help="server URL for the console (key from ZULIP_*)")
+    console_target.add_argument("--zuliprc", help="zuliprc file the console acts with")
+    console.add_argument(
+        "voila_args",
+        nargs=argparse.REMAINDER,
+        metavar="-- OPTIONS",
+        help="options passed to Voila after -- (--token=... chooses the token)",
     )
 
     whoami = commands.add_parser("whoami", help="show who the credentials belong to")
@@ -485,7 +508,7 @@ def _apply(args: argparse.Namespace) -> int:
 
 def _lab(args: argparse.Namespace) -> int:
 
-    from .lab import lab_arguments, prepare
+    from .lab import lab_arguments, lab_environment, prepare
 
     extra = list(args.jupyter_args)
     if extra and extra[0] == "--":
@@ -494,7 +517,32 @@ def _lab(args: argparse.Namespace) -> int:
     print(f"Notebooks in {args.dir.resolve()}; opening {notebook.name}", file=sys.stderr)
     command = lab_arguments(args.dir, port=args.port, open_browser=not args.no_browser, extra=extra)
     sys.stderr.flush()
-    os.execv(command[0], command)  # JupyterLab takes over this process and its signals
+    # JupyterLab takes over this process and its signals; it runs the console notebook first
+    os.execve(command[0], command, lab_environment())
+
+
+def _console(args: argparse.Namespace) -> int:
+    from .console_page import new_token, page_arguments, prepare_page
+
+    extra = list(args.voila_args)
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    given = [a.split("=", 1)[1] for a in extra if a.startswith(("--token=", "--Voila.token="))]
+    extra = [a for a in extra if not a.startswith(("--token=", "--Voila.token="))]
+    token = given[-1] if given else new_token()
+    if not token:
+        return _fail("an empty token would leave the page open to anyone on this machine")
+    page = prepare_page(args.dir, zuliprc=args.zuliprc or "", site=args.site or "")
+    print(
+        f"The admin console at http://127.0.0.1:{args.port}/?token={token}\n"
+        "(anyone with this address can act as the console's account; keep it to yourself)",
+        file=sys.stderr,
+    )
+    command = page_arguments(
+        page, port=args.port, token=token, open_browser=not args.no_browser, extra=extra
+    )
+    sys.stderr.flush()
+    os.execv(command[0], command)  # Voila takes over this process and its signals
 
 
 def _whoami(args: argparse.Namespace) -> int:
@@ -589,6 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "lab":
             return _lab(args)
+        if args.command == "console":
+            return _console(args)
         if args.command == "data":
             return _data(args)
         return _whoami(args)

@@ -15,14 +15,17 @@ from importlib import resources
 from pathlib import Path
 
 from ._exceptions import ConfigError
+from .lab_ready import RUN_VARIABLE
 
 __all__ = [
     "CONSOLE_NOTEBOOK",
     "LAB_OVERRIDES",
     "lab_arguments",
+    "lab_environment",
     "lab_settings_dir",
     "notebooks_root",
     "prepare",
+    "write_parameterized",
 ]
 
 CONSOLE_NOTEBOOK = "admin_console.ipynb"
@@ -78,13 +81,15 @@ def prepare(folder: Path, *, zuliprc: str = "", site: str = "") -> Path:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         if relative.as_posix() == CONSOLE_NOTEBOOK and parameters:
-            _write_parameterized(notebook, target, parameters)
+            write_parameterized(notebook, target, parameters)
         else:
             shutil.copyfile(notebook, target)
     return folder / CONSOLE_NOTEBOOK
 
 
-def _write_parameterized(source: Path, target: Path, parameters: dict[str, str]) -> None:
+def write_parameterized(source: Path, target: Path, parameters: dict[str, str]) -> None:
+    """Write ``source`` to ``target`` with ``parameters`` injected as papermill does (none: a
+    plain copy of its cells)."""
     import nbformat
     from papermill.parameterize import parameterize_notebook
 
@@ -99,6 +104,16 @@ def _write_parameterized(source: Path, target: Path, parameters: dict[str, str])
     tmp = target.with_name(target.name + ".part")
     tmp.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(target)
+
+
+def lab_environment(*, run_console: bool = True) -> dict[str, str]:
+    """The environment JupyterLab runs in: this one, plus the notebook to run before opening."""
+    env = dict(os.environ)
+    if run_console:
+        env[RUN_VARIABLE] = CONSOLE_NOTEBOOK
+    else:
+        env.pop(RUN_VARIABLE, None)
+    return env
 
 
 def lab_arguments(
@@ -123,6 +138,9 @@ def lab_arguments(
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         # overrides.json there turns the news toast off (written by prepare)
         f"--LabApp.app_settings_dir={lab_settings_dir(folder)}",
+        # runs the console notebook in the server's own kernel before the browser opens it
+        # (chatops.lab_ready; the notebook is named by CHATOPS_LAB_RUN)
+        "--ServerApp.jpserver_extensions=chatops.lab_ready=True",
     ]
     if not open_browser:
         args.append("--no-browser")

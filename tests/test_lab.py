@@ -12,7 +12,14 @@ import nbformat
 import pytest
 
 from chatops import ConfigError
-from chatops.lab import CONSOLE_NOTEBOOK, lab_arguments, notebooks_root, prepare
+from chatops.lab import (
+    CONSOLE_NOTEBOOK,
+    lab_arguments,
+    lab_environment,
+    notebooks_root,
+    prepare,
+)
+from chatops.lab_ready import RUN_VARIABLE
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error, chatops
 
@@ -73,6 +80,10 @@ def test_lab_listens_on_loopback_and_opens_the_console(tmp_path: Path) -> None:
     assert "--ServerApp.ip=127.0.0.1" in args and "--ServerApp.port=8899" in args
     assert f"--LabApp.default_url=/lab/tree/{CONSOLE_NOTEBOOK}" in args
     assert "--no-browser" in args and args[-1] == "--x=1"
+    # the console notebook is run by the server's own kernel before the page opens it
+    assert "--ServerApp.jpserver_extensions=chatops.lab_ready=True" in args
+    assert lab_environment()[RUN_VARIABLE] == CONSOLE_NOTEBOOK
+    assert RUN_VARIABLE not in lab_environment(run_console=False)
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in args
 
 
@@ -85,3 +96,79 @@ def test_the_lab_starts_without_the_news_toast(tmp_path: Path) -> None:
     assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     # the hidden settings folder is not copied as a notebook nor shown as one
     assert not list((tmp_path / "nb" / ".chatops-lab").rglob("*.ipynb"))
+
+
+@pytest.mark.slow
+def test_the_console_notebook_is_run_before_it_opens(tmp_path: Path, sandbox: Sandbox) -> None:
+    """``chatops lab`` runs the console in a kernel of the server's own session and writes the
+    outputs (signed as trusted, so JupyterLab shows live widgets) before opening the page."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    token = os.urandom(8).hex()
+    root = tmp_path / "nb"
+    log = (tmp_path / "lab.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "chatops.cli",
+            "lab",
+            "--dir",
+            str(root),
+            "--port",
+            str(port),
+            "--no-browser",
+            "--zuliprc",
+            str(sandbox.zuliprc("admin")),
+            "--",
+            f"--IdentityProvider.token={token}",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "MPLBACKEND": "agg"},
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        outputs: list[dict[str, object]] = []
+        while not outputs:
+            assert process.poll() is None, (tmp_path / "lab.log").read_text()[-2000:]
+            assert time.monotonic() < deadline, "the console notebook was not run within 180 s"
+            time.sleep(0.5)
+            try:
+                answer = httpx.get(
+                    f"{url}/api/contents/{CONSOLE_NOTEBOOK}", params={"token": token}
+                )
+            except httpx.TransportError:
+                continue
+            if answer.status_code == 200:
+                cells = answer.json()["content"]["cells"]
+                outputs = [o for c in cells if c["cell_type"] == "code" for o in c["outputs"]]
+        kinds = [o["output_type"] for o in outputs]
+        assert kinds == ["execute_result"], outputs
+        assert "application/vnd.jupyter.widget-view+json" in outputs[0]["data"]  # type: ignore[operator]
+        sessions = httpx.get(f"{url}/api/sessions", params={"token": token}).json()
+        assert [s["path"] for s in sessions] == [CONSOLE_NOTEBOOK]
+        notebook = nbformat.read(root / CONSOLE_NOTEBOOK, as_version=4)
+        from nbformat.sign import NotebookNotary
+
+        # trusted, as if run in the browser: JupyterLab renders the widgets, not their text
+        assert NotebookNotary().check_signature(notebook)
+        assert "ran admin_console.ipynb" in (tmp_path / "lab.log").read_text()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()

@@ -21,6 +21,8 @@ from chatops.audits.user_groups import group_usages
 from ._model import FieldError, Reporter, Said, Session, frame
 from ._model import plural as _plural
 from ._words import setting_label
+from .groups_edit import GroupEditing, MemberRow
+from .groups_fix import ObjectionFixes
 
 __all__ = ["GroupInfo", "GroupsModel"]
 
@@ -81,9 +83,11 @@ def _role_words(name: str) -> str:
     return name.removeprefix("role:")
 
 
-class GroupsModel:
+class GroupsModel(GroupEditing, ObjectionFixes):
     """The user groups of an organization as one account sees and manages them; ``status``
-    receives each outcome in words."""
+    receives each outcome in words. Creating and changing groups is
+    :class:`~chatops.widgets.groups_edit.GroupEditing`; fixing objections in place is
+    :class:`~chatops.widgets.groups_fix.ObjectionFixes`."""
 
     def __init__(self, client: Client | Session, *, status: Reporter | None = None) -> None:
         self.session = client if isinstance(client, Session) else Session(client)
@@ -96,6 +100,11 @@ class GroupsModel:
         self._channel_names: dict[int, str] = {}
         self._objections: list[dict[str, Any]] = []
         self._objections_group: int | None = None
+        self._raw_groups: dict[int, dict[str, Any]] = {}
+        self._raw_channels: dict[int, dict[str, Any]] = {}
+        self._users: list[User] = []
+        self.member_rows: list[MemberRow] = []
+        self._member_target: tuple[int, bool] | None = None
 
     # -- permission -----------------------------------------------------------------------
     def missing_permission(self) -> str | None:
@@ -149,6 +158,9 @@ class GroupsModel:
         ]
         users = self.client.users.list()
         self._channel_names = {int(c["stream_id"]): str(c["name"]) for c in channels}
+        self._raw_channels = {int(c["stream_id"]): c for c in channels}
+        self._raw_groups = {int(g["id"]): g for g in raw_groups}
+        self._users = users
         self._groups = self._group_infos(raw_groups, channels, users)
 
     def _group_infos(

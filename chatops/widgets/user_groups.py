@@ -25,13 +25,15 @@ from ._base import Confirm, FieldError, Panel, Session, TableView, frame
 from ._controls import setting_cell
 from ._model import plural as _plural
 from .groups_model import USE_COLUMNS, GroupInfo, GroupsModel
+from .user_groups_forms import GroupForms
 
 __all__ = ["GroupsModel", "UserGroupsPanel"]
 
 
-class UserGroupsPanel(GroupsModel, Panel):  # type: ignore[misc]  # status: a widget
-    """User groups: list with filters, uses of a group, deactivate (with confirmation and the
-    server's objections as a table) and reactivate.
+class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # status: a widget
+    """User groups: list with filters; create, rename, describe; members and subgroups in bulk
+    (previewed); the group's own permissions; uses of a group, deactivate (with confirmation,
+    the server's objections as a table and a fix for each) and reactivate.
 
     Example::
 
@@ -131,23 +133,29 @@ class UserGroupsPanel(GroupsModel, Panel):  # type: ignore[misc]  # status: a wi
             empty="The server reported no objections.",
         )
         self.objections_table.widget.add_class("chatops-groups-objections")
-        self.objections_box = w.VBox([self.objections_note, self.objections_table.widget])
+        self.objections_box = w.VBox(
+            [self.objections_note, self.objections_table.widget, *self._build_fixes()]
+        )
         self.objections_box.layout.display = "none"
 
-        self.outcome_of(self.deactivate_button, self.confirm.widget, self.objections_box)
-        self.outcome_of(self.reactivate_button, self.confirm.widget, self.objections_box)
+        # the objections stay in the layout (hidden until the server objects), so that the
+        # fix button has its own outcome place right under it
+        self.outcome_of(self.deactivate_button, self.confirm.widget)
+        self.outcome_of(self.reactivate_button, self.confirm.widget)
 
         filters = w.HBox(
             [self.name_filter, self.only_empty, self.only_unused, self.show_deactivated],
             layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="12px"),
         )
         body = self.columns(
-            [filters, self.groups_table.widget],
+            [filters, self.groups_table.widget, *self._build_create()],
             [
                 w.HTML(value='<div class="chatops-section">Deactivate or reactivate a group</div>'),
                 self.group_field.box,
                 self.uses_table.widget,
                 w.HBox([self.deactivate_button, self.reactivate_button]),
+                self.objections_box,
+                *self._build_edit(picker),
             ],
         )
         body.add_class("chatops-groups")
@@ -170,9 +178,13 @@ class UserGroupsPanel(GroupsModel, Panel):  # type: ignore[misc]  # status: a wi
                 f"({self._manage_all_words()})."
             )
         deactivated = group.deactivated
+        editable = common or ("Deactivated: reactivate it first." if deactivated else "")
         return [
             (self.deactivate_button, common or ("Already deactivated." if deactivated else "")),
             (self.reactivate_button, common or ("" if deactivated else "It is active.")),
+            (self.save_button, editable),
+            (self.members_apply_button, editable or ("" if self.member_rows else "Preview first.")),
+            (self.set_button, editable),
         ]
 
     # -- rendering --------------------------------------------------------------------------
@@ -188,7 +200,7 @@ class UserGroupsPanel(GroupsModel, Panel):  # type: ignore[misc]  # status: a wi
         self.groups_table.show(self._filtered())
         self._show_selected()
         if self._objections:
-            self.objections_table.show(self.objections_frame(self._objections))
+            self.objections_table.show(self._objections_with_fixes())
 
     def _picker_order(self) -> list[GroupInfo]:
         return sorted(
@@ -224,6 +236,7 @@ class UserGroupsPanel(GroupsModel, Panel):  # type: ignore[misc]  # status: a wi
         group = self._groups.get(gid) if gid is not None else None
         self.group_field.clear()
         self.group_field.hint(self._describe(group) if group else "")
+        self._render_edit()
 
     def _describe(self, g: GroupInfo) -> str:
         members = _plural(len(g.active_members), "active member")
@@ -236,6 +249,14 @@ class UserGroupsPanel(GroupsModel, Panel):  # type: ignore[misc]  # status: a wi
         uses = f"used in {_plural(len(g.uses), 'place')}" if g.uses else "not used"
         may = "you may manage it" if g.may_manage else "you may not manage it"
         return f"{state}, {members}, {uses}; {may}."
+
+    def _objections_with_fixes(self) -> pd.DataFrame:
+        """The objections as the server listed them, numbered with the fix each offers."""
+        table = self.objections_frame(self._objections)
+        fixes = self.fixes_frame()
+        if len(fixes) == len(table):
+            return fixes
+        return table
 
     def _hide_objections(self) -> None:
         GroupsModel._hide_objections(self)
@@ -267,7 +288,8 @@ class UserGroupsPanel(GroupsModel, Panel):  # type: ignore[misc]  # status: a wi
         self, group: GroupInfo, objections: list[dict[str, Any]], exc: CannotDeactivateGroupInUse
     ) -> None:
         GroupsModel._show_objections(self, group, objections, exc)
-        self.objections_table.show(self.objections_frame(objections))
+        self.objections_table.show(self._objections_with_fixes())
+        self._render_fixes()
         stamp = datetime.now().strftime("%H:%M:%S")
         # the status line above says what and why; the note only dates the list
         self.objections_note.value = (

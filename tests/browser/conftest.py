@@ -118,6 +118,7 @@ def running_lab(base: Path, sandbox: Sandbox) -> Iterator[Lab]:
             if time.monotonic() > deadline:
                 raise RuntimeError("JupyterLab did not start within 180 s")
             time.sleep(0.3)
+        wait_until_run(url, token, deadline)
         yield Lab(url=url, token=token, root=root, sandbox=sandbox)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -140,6 +141,23 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             yield running
     finally:
         sandbox.stop()
+
+
+def console_outputs(url: str, token: str) -> list[dict[str, object]]:
+    """The outputs of the console notebook's code cells, as the server has the file."""
+    answer = httpx.get(f"{url}/api/contents/admin_console.ipynb", params={"token": token})
+    answer.raise_for_status()
+    cells = answer.json()["content"]["cells"]
+    return [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
+
+
+def wait_until_run(url: str, token: str, deadline: float) -> None:
+    """``chatops lab`` runs the console notebook before opening it (chatops.lab_ready): wait
+    for its outputs, as the browser ``chatops lab`` opens does."""
+    while not console_outputs(url, token):
+        if time.monotonic() > deadline:
+            raise RuntimeError("chatops lab did not run the console notebook within 180 s")
+        time.sleep(0.5)
 
 
 @pytest.fixture(scope="module")

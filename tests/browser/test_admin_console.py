@@ -47,9 +47,7 @@ def page(lab: Lab, browser: Any, admin: chatops.Client) -> Iterator[Any]:
     tab = context.new_page()
     tab.goto(lab.notebook_url("admin_console.ipynb"))
     idle = tab.locator("#jp-main-statusbar").get_by_text(IDLE)
-    expect(idle).to_be_visible(timeout=90_000)
-    tab.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    tab.locator('#jp-mainmenu-run li[data-command="runmenu:run-all"]').click()
+    # chatops lab opened the notebook already run: the console is there, nothing clicked
     expect(tab.locator(".chatops-console")).to_be_visible(timeout=90_000)
     expect(idle).to_be_visible(timeout=60_000)
     expect(tab.get_by_text("Loading widget...")).to_have_count(0)
@@ -92,6 +90,21 @@ def test_console_opens_with_five_tabs(page: Any, lab: Lab) -> None:
     expect(who).to_contain_text("administrator")
     expect(who).to_contain_text(lab.sandbox.site)
     no_errors(page)
+
+
+def test_console_opens_already_run(page: Any, lab: Lab) -> None:
+    """Nothing was clicked to run the notebook: chatops lab ran it in a kernel of the server's
+    own, and the page joined that kernel (one session, the page connected to it)."""
+    import httpx
+    from playwright.sync_api import expect
+
+    expect(page.locator(".chatops-console")).to_be_visible()
+    expect(page.get_by_text("official Jupyter news")).to_have_count(0)
+    sessions = httpx.get(f"{lab.url}/api/sessions", params={"token": lab.token}).json()
+    assert [s["path"] for s in sessions] == ["admin_console.ipynb"]
+    assert sessions[0]["kernel"]["connections"] >= 1
+    # the last cell's prompt carries the number of its run
+    expect(page.locator(".jp-OutputArea-prompt").last).to_contain_text("[3]:")
 
 
 def test_folders_tab_creates_a_folder(page: Any, admin: chatops.Client) -> None:
@@ -158,6 +171,61 @@ def test_groups_tab_shows_the_objections_of_a_group_in_use(
     screenshot(page, "console-groups")
     groups = {g.name: g for g in admin.user_groups.list(include_deactivated_groups=True)}
     assert groups[BUSY_GROUP].deactivated is False
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_groups_tab_fixes_the_objection_in_place_and_deactivates(
+    page: Any, admin: chatops.Client
+) -> None:
+    """Continues from the objections above: the channel's setting is the one fix offered; it
+    is applied with another group after confirmation, and the group is deactivated."""
+    from playwright.sync_api import expect
+
+    panel = page.locator(".chatops-panel-groups")
+    fix = panel.locator(".chatops-groups-fix-pick select")
+    expect(fix.locator("option")).to_have_count(1)
+    expect(fix).to_contain_text(f"#{BUSY_CHANNEL}: “Who can post to this channel”")
+    replacement = panel.locator(".chatops-groups-replacement select")
+    expect(replacement).to_be_visible()
+    replacement.select_option(label="moderators")
+    panel.locator("button.chatops-groups-fix").click()
+    confirm = panel.locator(".chatops-groups-fix-confirm")
+    expect(confirm).to_contain_text('Put "moderators" in place of')
+    panel.locator("button.chatops-groups-fix-yes").click()
+    expect(panel.locator(".chatops-outcome-ok")).to_contain_text("Deactivated the user group")
+    expect(panel.locator(".chatops-groups-objections")).to_be_hidden()
+    screenshot(page, "console-groups-fixed")
+    groups = {g.name: g for g in admin.user_groups.list(include_deactivated_groups=True)}
+    assert groups[BUSY_GROUP].deactivated is True
+    streams = admin.get("/streams", params={"include_all": True})["streams"]
+    channel = next(c for c in streams if c["name"] == BUSY_CHANNEL)
+    assert channel["can_send_message_group"] == groups["role:moderators"].id
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_groups_tab_creates_a_group_and_adds_members(page: Any, admin: chatops.Client) -> None:
+    from playwright.sync_api import expect
+
+    panel = page.locator(".chatops-panel-groups")
+    panel.locator(".chatops-groups-new-name input").fill("browser-made")
+    panel.locator(".chatops-groups-new-description input").fill("Made in Chromium")
+    panel.locator("button.chatops-groups-create").click()
+    expect(panel.locator(".chatops-outcome-ok")).to_contain_text(
+        'Created the user group "browser-made"'
+    )
+    panel.locator(".chatops-groups-entries textarea").fill(
+        "member@demo.chatops.test\nMona Moderator\nnobody@nowhere.test"
+    )
+    panel.locator("button.chatops-groups-members-preview").click()
+    preview = panel.locator(".chatops-groups-members-table table")
+    expect(preview).to_contain_text("will be added")
+    expect(preview).to_contain_text("unknown")
+    panel.locator("button.chatops-groups-members-apply").click()
+    expect(panel.locator(".chatops-outcome-ok")).to_contain_text("Added 2 members to")
+    screenshot(page, "console-groups-members")
+    made = {g.name: g for g in admin.user_groups.list()}["browser-made"]
+    assert made.description == "Made in Chromium"
+    assert len(made.members) == 2
     expect(page.get_by_text("Traceback")).to_have_count(0)
 
 

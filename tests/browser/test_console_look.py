@@ -41,16 +41,18 @@ def page(lab: Lab, browser: Any) -> Iterator[Any]:
     # a group the console's account made (so it may manage it), with a few members
     with chatops.Client.from_zuliprc(lab.sandbox.zuliprc("admin")) as acting:
         members = [u.user_id for u in acting.users.list() if not u.is_bot and u.is_active][:3]
-        acting.user_groups.create(VIEWPORT_GROUP, members=members)
+        crew = acting.user_groups.create(VIEWPORT_GROUP, members=members)
+        # a channel setting uses it: deactivation is refused, and the fix is offered
+        acting.channels.subscribe(
+            ["viewport-channel"], group_settings={"can_send_message_group": crew}
+        )
         acting.user_groups.create(STATUS_GROUP, members=members)
 
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     tab = context.new_page()
     tab.goto(lab.notebook_url("admin_console.ipynb"))
     idle = tab.locator("#jp-main-statusbar").get_by_text(IDLE)
-    expect(idle).to_be_visible(timeout=90_000)
-    tab.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    tab.locator('#jp-mainmenu-run li[data-command="runmenu:run-all"]').click()
+    # chatops lab opened the notebook already run: the console is there, nothing clicked
     expect(tab.locator(".chatops-console")).to_be_visible(timeout=90_000)
     expect(idle).to_be_visible(timeout=60_000)
     expect(tab.get_by_text("Loading widget...")).to_have_count(0)
@@ -121,9 +123,51 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
     ),
     (
         "groups",
+        [("fill", ".chatops-groups-new-name input", "viewport-made")],
+        "button.chatops-groups-create",
+        "",
+    ),
+    (
+        "groups",
+        [
+            ("pick", ".chatops-groups-pick select", VIEWPORT_GROUP),
+            ("fill", ".chatops-groups-edit-description input", "Checked at 1400x900"),
+        ],
+        "button.chatops-groups-save",
+        "",
+    ),
+    (
+        "groups",
+        [("fill", ".chatops-groups-entries textarea", "Mei Member\nnobody@nowhere.test")],
+        "button.chatops-groups-members-preview",
+        "",
+    ),
+    (
+        "groups",
+        [],
+        "button.chatops-groups-members-apply",
+        "",
+    ),
+    (
+        "groups",
+        [
+            ("pick", ".chatops-groups-setting select", "Who can mention this group"),
+            ("pick", ".chatops-groups-setting-value select", "moderators"),
+        ],
+        "button.chatops-groups-set-permission",
+        "",
+    ),
+    (
+        "groups",
         [("pick", ".chatops-groups-pick select", VIEWPORT_GROUP)],
         "button.chatops-groups-deactivate",
         "button.chatops-groups-confirm-yes",
+    ),
+    (
+        "groups",
+        [],
+        "button.chatops-groups-fix",
+        "button.chatops-groups-fix-yes",
     ),
     (
         "invitations",

@@ -543,7 +543,15 @@ def test_export_csv_of_the_objections(
     path = panel.objections_table.export()
     with path.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert rows == [{"Kind": "subgroup of", "Channel or group": holder, "Setting": DASH}]
+    assert rows == [
+        {
+            "Fix": "1",
+            "Kind": "subgroup of",
+            "Channel or group": holder,
+            "Setting": DASH,
+            "How to fix": f"remove it from {holder}",
+        }
+    ]
     panel.group_field.value = target
     uses_path = panel.uses_table.export(export_dir / "uses.csv")
     assert "subgroup of" in uses_path.read_text(encoding="utf-8")

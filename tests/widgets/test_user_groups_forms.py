@@ -1,0 +1,195 @@
+"""The User groups panel's forms, headless against a real sandbox: a new group, name and
+description, members in bulk with the preview, the group's permissions, and objections fixed
+in place with a confirmation."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import chatops
+from chatops.sandbox import Sandbox
+from chatops.widgets.user_groups import UserGroupsPanel
+from tests.conftest import unchanged
+
+Connect = Callable[[str], chatops.Client]
+MODERATOR, MEMBER = 4, 5
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+@pytest.fixture
+def panel(connect: Connect, export_dir: Path) -> Iterator[UserGroupsPanel]:
+    made = UserGroupsPanel(connect("admin"), background=False, export_dir=export_dir).load()
+    yield made
+    made.close()
+
+
+def test_create_from_the_form_picks_the_new_group(panel: UserGroupsPanel, connect: Connect) -> None:
+    name = unique("formed")
+    panel.new_name.value = name
+    panel.new_description.value = "Made in the panel"
+    panel.new_members.value = "Mei Member\nmoderator@demo.chatops.test"
+    panel.create_button.click()
+    assert panel.status.kind == "ok", panel.status.text
+    gid = panel.group_id(name)
+    assert sorted(connect("owner").user_groups.get(gid).members) == [MODERATOR, MEMBER]
+    assert panel.group_field.value == gid
+    assert panel.edit_name.value == name
+    assert panel.new_name.value == ""
+    assert name in set(panel.groups_table.frame["Group"])
+
+
+def test_a_bad_name_shows_beside_the_field(panel: UserGroupsPanel, org: Sandbox) -> None:
+    panel.new_name.value = "role:mine"
+    with unchanged(org.store):
+        panel.create_button.click()
+    assert 'cannot start with "role:"' in panel.new_name.error_text
+    assert panel.status.kind == "error"
+
+
+def test_rename_from_the_form(panel: UserGroupsPanel, connect: Connect) -> None:
+    gid = connect("admin").user_groups.create(unique("was"), members=[MEMBER])
+    panel.refresh()
+    panel.group_field.value = gid
+    assert not panel.save_button.disabled
+    new = unique("now")
+    panel.edit_name.value = new
+    panel.save_button.click()
+    assert connect("owner").user_groups.get(gid).name == new
+    assert panel.status.text.startswith("Renamed")
+
+
+def test_members_preview_then_apply(panel: UserGroupsPanel, connect: Connect, org: Sandbox) -> None:
+    gid = connect("admin").user_groups.create(unique("bulk"), members=[MEMBER])
+    panel.refresh()
+    panel.group_field.value = gid
+    assert panel.members_apply_button.disabled  # nothing previewed yet
+    assert panel.members_apply_button.tooltip == "Preview first."
+    panel.entries.value = "Mei Member, Mona Moderator, nobody@nowhere.test"
+    with unchanged(org.store):
+        panel.members_preview_button.click()
+    assert list(panel.members_table.frame["outcome"]) == [
+        "already in the group",
+        "will be added",
+        "unknown",
+    ]
+    assert "No user or group has this email or name." in panel.members_table.html.value
+    assert not panel.members_apply_button.disabled
+    panel.members_apply_button.click()
+    assert sorted(connect("owner").user_groups.get(gid).members) == [MODERATOR, MEMBER]
+    assert panel.status.text.startswith("Added 1 member to")
+    assert panel.members_apply_button.disabled
+
+
+def test_set_a_permission_from_the_form(panel: UserGroupsPanel, connect: Connect) -> None:
+    gid = connect("admin").user_groups.create(unique("perm"), members=[MEMBER])
+    panel.refresh()
+    panel.group_field.value = gid
+    html = panel.permissions_table.html.value
+    assert "Who can mention this group" in html
+    assert 'title="API: can_mention_group"' in html  # the API name as a tooltip
+    panel.setting_field.value = "can_mention_group"
+    panel.setting_value.value = panel.group_id("role:moderators")
+    panel.set_button.click()
+    assert connect("owner").user_groups.get(gid).can_mention_group == panel.group_id(
+        "role:moderators"
+    )
+    assert "moderators" in panel.permissions_table.html.value
+
+
+def test_an_objection_fixed_in_place_then_deactivated(
+    panel: UserGroupsPanel, connect: Connect, org: Sandbox
+) -> None:
+    admin = connect("admin")
+    target = admin.user_groups.create(unique("busy"), members=[MEMBER])
+    holder = unique("holder")
+    holder_id = admin.user_groups.create(holder, members=[], subgroups=[target])
+    channel = unique("chan")
+    admin.channels.subscribe([channel], group_settings={"can_send_message_group": target})
+    panel.refresh()
+    panel.group_field.value = target
+    panel.deactivate_button.click()
+    panel.confirm.yes.click()
+    assert panel.objections_box.layout.display == "flex"
+    assert list(panel.objections_table.frame["How to fix"]) == [
+        f"remove it from {holder}",
+        "choose another group for the setting",
+    ]
+    labels = [label for label, _i in panel.fix_field.input.options]
+    assert labels == [
+        f"1. Remove it from the subgroups of {holder}",
+        f"2. #{channel}: “Who can post to this channel”",
+    ]
+    # a supergroup needs no replacement; a setting does
+    assert panel.replacement_field.box.layout.display == "none"
+    with unchanged(org.store):
+        panel.fix_button.click()
+        assert panel.fix_confirm.pending
+        assert f"from the subgroups of {holder}" in panel.fix_confirm.message.value
+        panel.fix_confirm.no.click()
+    panel.fix_button.click()
+    panel.fix_confirm.yes.click()
+    assert admin.user_groups.get(holder_id).direct_subgroup_ids == []
+    assert not admin.user_groups.get(target).deactivated  # the channel still uses it
+    assert panel.status.kind == "error"
+    assert panel.status.text.startswith(f'Removed "{panel._groups[target].name}" from')
+    # still refused: the outcome is right under the fix button, in the objections shown
+    fix_place = panel._slots[id(panel.fix_button)]
+    assert any(c is panel.status.widget for c in fix_place.children)
+    assert [label for label, _i in panel.fix_field.input.options] == [
+        f"1. #{channel}: “Who can post to this channel”"
+    ]
+    assert panel.replacement_field.box.layout.display == "flex"
+    panel.replacement_field.value = panel.group_id("role:moderators")
+    panel.fix_button.click()
+    assert "Put &quot;moderators&quot; in place of" in panel.fix_confirm.message.value
+    panel.fix_confirm.yes.click()
+    assert admin.user_groups.get(target).deactivated
+    assert panel.status.kind == "ok"
+    assert "Deactivated the user group" in panel.status.text
+    assert panel.objections_box.layout.display == "none"
+    # the objections are hidden with the place under the fix: the outcome moves under Deactivate
+    place = panel._slots[id(panel.deactivate_button)]
+    assert any(c is panel.status.widget for c in place.children)
+
+
+def test_a_group_used_in_five_places_is_deactivated_through_the_panel_alone(
+    panel: UserGroupsPanel, connect: Connect, org: Sandbox
+) -> None:
+    """Only the panel's controls: Deactivate, then for each objection row its fix, confirmed;
+    each fix is followed by another try, and the fifth one deactivates the group."""
+    from tests.conftest import realm_settings
+
+    admin = connect("admin")
+    target = admin.user_groups.create(unique("five"), members=[MEMBER])
+    admin.user_groups.create(unique("super"), members=[], subgroups=[target])
+    admin.user_groups.create(
+        unique("other"), members=[MEMBER], settings={"can_mention_group": target}
+    )
+    channel = unique("chan")
+    admin.channels.subscribe([channel], group_settings={"can_send_message_group": target})
+    anonymous = {"direct_members": [], "direct_subgroups": [3, target]}
+    with realm_settings(org.store, can_invite_users_group=anonymous, can_create_groups=target):
+        panel.refresh()
+        panel.group_field.value = target
+        panel.deactivate_button.click()
+        panel.confirm.yes.click()
+        seen = []
+        for left in (5, 4, 3, 2, 1):
+            assert len(panel.fix_field.input.options) == left
+            assert len(panel.objections_table.frame) == left
+            seen.append(panel.fix_field.input.options[0][0])
+            panel.fix_button.click()
+            assert panel.fix_confirm.pending
+            panel.fix_confirm.yes.click()
+        assert panel.status.kind == "ok", panel.status.text
+        assert "Deactivated the user group" in panel.status.text
+    assert admin.user_groups.get(target).deactivated
+    assert len(set(seen)) == 5  # each fix once, in the server's order
+    assert panel.objections_box.layout.display == "none"
