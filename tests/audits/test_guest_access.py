@@ -110,7 +110,7 @@ def test_guest_access_findings_thresholds_and_fix(
             other_subject,
             "subscribed to 3 channels; the limit is 2",
             "Unsubscribe the guest from the channels they do not need",
-            f'{UNSUB} subscriptions=[{{channel}}] principals=[{other.user_id}]',
+            f"{UNSUB} subscriptions=[{{channel}}] principals=[{other.user_id}]",
         ],
         [
             "warning",
