@@ -1,0 +1,185 @@
+"""V1: :func:`messages_over_time` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from .._common import (
+    DEFAULT_SALT,
+    TimeLike,
+    ViewResult,
+    bot_ids,
+    check_freq,
+    check_tz,
+    coverage_of,
+    default_as_of,
+    local_periods,
+    period_bounds,
+    prepare_messages,
+)
+from ..schema import validate
+from ._shared import _finish
+
+
+@dataclasses.dataclass
+class MessagesOverTime(ViewResult):
+    """V1: messages per time bucket and split.
+
+    ``frame`` columns: ``bucket_start``, ``bucket_end`` (aware, in ``tz``), ``split``,
+    ``messages``, ``cumulative`` (running total of the split), ``partial`` (the bucket ends after
+    ``as_of``, so its count is still growing, as the server's /stats marks it).
+
+    Example::
+
+        >>> r = messages_over_time(messages, users=users, freq="W", split="is_bot")
+        >>> r.frame.pivot(index="bucket_start", columns="split", values="messages")
+    """
+
+    view = "messages_over_time"
+    freq: str = "D"
+    tz: str = "UTC"
+    split: str | None = "is_bot"
+    total: int = 0
+
+
+_SPLITS = (None, "is_bot", "recipient_type", "channel", "client")
+
+
+def _recipient_types(
+    df: pd.DataFrame, channels: pd.DataFrame | None, dm_recipients: pd.DataFrame | None
+) -> pd.Series:
+    private: set[int] = set()
+    if channels is not None and "invite_only" in channels.columns:
+        c = validate(channels, "channels")
+        private = {int(s) for s in c.loc[c["invite_only"].fillna(False).astype(bool), "stream_id"]}
+    group: set[int] = set()
+    if dm_recipients is not None:
+        d = validate(dm_recipients, "dm_recipients")
+        sizes = d.groupby("message_id")["user_id"].nunique()
+        group = {int(i) for i in sizes[sizes > 2].index}
+    out = []
+    for sid, mid in zip(df["stream_id"], df["id"], strict=True):
+        if pd.isna(sid):
+            out.append("group direct message" if int(mid) in group else "direct message")
+        elif channels is None:
+            out.append("channel")
+        else:
+            out.append("private channel" if int(sid) in private else "public channel")
+    return pd.Series(out, index=df.index, dtype="string")
+
+
+def messages_over_time(
+    messages: pd.DataFrame,
+    *,
+    users: pd.DataFrame | None = None,
+    channels: pd.DataFrame | None = None,
+    dm_recipients: pd.DataFrame | None = None,
+    freq: str = "D",
+    tz: str = "UTC",
+    split: str | None = "is_bot",
+    as_of: TimeLike | None = None,
+    since: TimeLike | None = None,
+    until: TimeLike | None = None,
+    exclude_bots: bool = False,
+    anonymize: bool = False,
+    salt: str = DEFAULT_SALT,
+    coverage: str | None = None,
+) -> MessagesOverTime:
+    """V1: messages per ``freq`` bucket in time zone ``tz``, split, empty buckets included.
+
+    Args:
+        messages: the messages frame.
+        users: the users frame (needed by ``split="is_bot"`` and ``exclude_bots``).
+        channels: the channels frame (tells public from private channels for
+            ``split="recipient_type"``; without it channel messages are ``channel``).
+        dm_recipients: tells group direct messages (more than two people) from 1:1 ones.
+        freq: ``h`` hour, ``D`` day, ``W`` week (Monday to Sunday), ``M`` month.
+        tz: the time zone whose calendar makes the buckets.
+        split: ``is_bot`` (human/bot), ``recipient_type`` (public channel, private channel,
+            direct message, group direct message), ``channel``, ``client`` or None (``all``).
+        as_of: the time the data was taken; a bucket ending after it is ``partial``. Default
+            ``until``, else now.
+        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+    """
+    check_freq(freq)
+    check_tz(tz)
+    if split not in _SPLITS:
+        raise ValueError(f"unknown split {split!r}; choose one of {', '.join(map(str, _SPLITS))}")
+    if split == "is_bot" and users is None:
+        raise ValueError("split='is_bot' needs the users frame (users=...)")
+    df = prepare_messages(
+        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
+    )
+    if split is None:
+        keys = pd.Series("all", index=df.index, dtype="string")
+        order = ["all"]
+    elif split == "is_bot":
+        bots = bot_ids(users)
+        keys = pd.Series(
+            np.where(df["sender_id"].isin(list(bots)).fillna(False), "bot", "human"),
+            index=df.index,
+            dtype="string",
+        )
+        order = ["human", "bot"]
+    elif split == "recipient_type":
+        keys = _recipient_types(df, channels, dm_recipients)
+        order = [
+            k
+            for k in (
+                "public channel",
+                "private channel",
+                "channel",
+                "direct message",
+                "group direct message",
+            )
+            if k in set(keys)
+        ]
+    else:
+        keys = (
+            df[split]
+            .astype("string")
+            .fillna("(direct message)" if split == "channel" else "(none)")
+        )
+        order = list(keys.value_counts().index)
+    cols = ["bucket_start", "bucket_end", "split", "messages", "cumulative", "partial"]
+    if df.empty:
+        frame = pd.DataFrame({c: [] for c in cols})
+        return MessagesOverTime(frame, coverage_of(coverage, df), freq, tz, split, 0)
+    periods = local_periods(df["timestamp"], freq, tz)
+    counts = (
+        pd.DataFrame({"period": periods, "split": keys})
+        .groupby(["period", "split"], observed=True)
+        .size()
+        .unstack("split", fill_value=0)
+    )
+    full = pd.period_range(periods.min(), periods.max(), freq=periods.dt.freq)
+    counts = counts.reindex(index=full, columns=order, fill_value=0)
+    start, end = period_bounds(pd.PeriodIndex(counts.index), tz)
+    cut = (
+        pd.Timestamp.now(tz="UTC")
+        if as_of is None and until is None
+        else default_as_of(df, until, as_of)
+    )
+    rows = []
+    for name in order:
+        col = counts[name].astype("int64").to_numpy()
+        rows.append(
+            pd.DataFrame(
+                {
+                    "bucket_start": start,
+                    "bucket_end": end,
+                    "split": name,
+                    "messages": col,
+                    "cumulative": np.cumsum(col),
+                    "partial": end > cut,
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True)
+    frame["split"] = pd.Categorical(frame["split"], categories=order)
+    return MessagesOverTime(
+        _finish(frame, anonymize, salt), coverage_of(coverage, df), freq, tz, split, len(df)
+    )
