@@ -17,6 +17,7 @@ from .._common import (
     coverage_of,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish
 
@@ -47,7 +48,7 @@ def _window_label(window: int) -> str:
 
 
 def active_users(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     users: pd.DataFrame | None = None,
     presence: pd.DataFrame | None = None,
@@ -60,6 +61,7 @@ def active_users(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> ActiveUsers:
     """V2: for each day, how many users were active in the trailing ``window`` days.
 
@@ -72,7 +74,12 @@ def active_users(
         definition: ``sent`` (sent a message) or ``any`` (sent a message or was seen active).
         tz: the time zone whose calendar makes the days.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(active_users, locals())
+    messages = messages_only(messages)
     check_tz(tz)
     wins = tuple(windows)
     if not wins or any(not isinstance(w, int | np.integer) or w <= 0 for w in wins):

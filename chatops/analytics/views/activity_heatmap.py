@@ -14,6 +14,7 @@ from .._common import (
     coverage_of,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _WEEKDAYS, _finish
 
@@ -41,7 +42,7 @@ class ActivityHeatmap(ViewResult):
 
 
 def activity_heatmap(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     tz: str = "UTC",
     by: str | None = None,
@@ -53,6 +54,7 @@ def activity_heatmap(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> ActivityHeatmap:
     """V6: when people write: an hour x weekday grid of message counts.
 
@@ -65,7 +67,12 @@ def activity_heatmap(
         user_groups: the user_groups frame, for ``by="user_group"``.
         users: the users frame (for ``exclude_bots``).
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(activity_heatmap, locals())
+    messages = messages_only(messages)
     check_tz(tz)
     if by not in (None, "channel", "user_group"):
         raise ValueError(f"unknown by {by!r}; choose None, 'channel' or 'user_group'")

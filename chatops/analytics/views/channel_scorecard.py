@@ -17,6 +17,7 @@ from .._common import (
     parse_period,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish, _topic_keys, _window_mask
 
@@ -48,7 +49,7 @@ class ChannelScorecard(ViewResult):
 
 
 def channel_scorecard(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     channels: pd.DataFrame | None = None,
     subscriptions: pd.DataFrame | None = None,
@@ -63,6 +64,7 @@ def channel_scorecard(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> ChannelScorecard:
     """V3: per-channel activity in ``(as_of - period, as_of]``, with the change on the period before.
 
@@ -77,7 +79,12 @@ def channel_scorecard(
         as_of: the end of the period; default ``until``, else the last message's time.
         top_n: how many channels the plot's leaderboard shows.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(channel_scorecard, locals())
+    messages = messages_only(messages)
     td = parse_period(period)
     assert td is not None
     if top_n <= 0:

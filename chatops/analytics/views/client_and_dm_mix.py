@@ -21,6 +21,7 @@ from .._common import (
     period_bounds,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import CLIENT_LABELS, _finish, _window_mask
 
@@ -57,7 +58,7 @@ def client_label(client: str) -> str:
 
 
 def client_and_dm_mix(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     dm_recipients: pd.DataFrame | None = None,
     users: pd.DataFrame | None = None,
@@ -71,6 +72,7 @@ def client_and_dm_mix(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> ClientAndDmMix:
     """V9: the client mix, and the direct-message share over time ("work hidden in DMs").
 
@@ -83,7 +85,12 @@ def client_and_dm_mix(
         period: only the period ending at ``as_of``; None for all.
         as_of: the end of ``period``; default ``until``, else the last message's time.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(client_and_dm_mix, locals())
+    messages = messages_only(messages)
     check_freq(freq)
     check_tz(tz)
     td = parse_period(period)

@@ -20,6 +20,7 @@ from .._common import (
     prepare_messages,
     user_names,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish, _topic_keys
 
@@ -72,7 +73,7 @@ def _communities(g: Any, method: str, seed: int) -> list[set[Any]]:
 
 
 def interaction_graph(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     subscriptions: pd.DataFrame | None = None,
     channels: pd.DataFrame | None = None,
@@ -86,6 +87,7 @@ def interaction_graph(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> InteractionGraph:
     """V10: the reply graph of users and the co-membership graph of channels, with communities.
 
@@ -100,7 +102,12 @@ def interaction_graph(
         seed: the random seed of Louvain, so the split is the same on every run.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view (off by
             default, as in the other nine; pass ``anonymize=True`` before sharing the graph).
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(interaction_graph, locals())
+    messages = messages_only(messages)
     if not isinstance(min_weight, int | np.integer) or min_weight < 1:
         raise ValueError(f"min_weight must be a positive whole number, got {min_weight!r}")
     if communities not in ("louvain", "greedy"):

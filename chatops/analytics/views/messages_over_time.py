@@ -20,6 +20,7 @@ from .._common import (
     period_bounds,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish
 
@@ -72,7 +73,7 @@ def _recipient_types(
 
 
 def messages_over_time(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     users: pd.DataFrame | None = None,
     channels: pd.DataFrame | None = None,
@@ -87,6 +88,7 @@ def messages_over_time(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> MessagesOverTime:
     """V1: messages per ``freq`` bucket in time zone ``tz``, split, empty buckets included.
 
@@ -103,7 +105,12 @@ def messages_over_time(
         as_of: the time the data was taken; a bucket ending after it is ``partial``. Default
             ``until``, else now.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(messages_over_time, locals())
+    messages = messages_only(messages)
     check_freq(freq)
     check_tz(tz)
     if split not in _SPLITS:

@@ -16,6 +16,7 @@ from .._common import (
     local_periods,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish
 
@@ -50,7 +51,7 @@ _TENURE = ((0, 0, "0"), (1, 2, "1-2"), (3, 5, "3-5"), (6, 11, "6-11"), (12, 10**
 
 
 def newcomer_cohorts(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     users: pd.DataFrame | None = None,
     cohort: str = "M",
@@ -63,6 +64,7 @@ def newcomer_cohorts(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> NewcomerCohorts:
     """V7: newcomer cohorts: who keeps posting after their first period, and the tenure mix.
 
@@ -75,7 +77,12 @@ def newcomer_cohorts(
             ``date_joined`` (the period the account was created; only users who posted count).
         tz: the time zone whose calendar makes the periods.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(newcomer_cohorts, locals())
+    messages = messages_only(messages)
     if cohort not in ("W", "M"):
         raise ValueError(f"unknown cohort {cohort!r}; choose 'W' or 'M'")
     check_tz(tz)

@@ -20,6 +20,7 @@ from .._common import (
     prepare_messages,
     user_names,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish, _window_mask
 
@@ -50,7 +51,7 @@ class ParticipationDistribution(ViewResult):
 
 
 def participation_distribution(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     reactions: pd.DataFrame | None = None,
     subscriptions: pd.DataFrame | None = None,
@@ -65,6 +66,7 @@ def participation_distribution(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> ParticipationDistribution:
     """V5: how evenly people take part: per-user counts, Lorenz curve, Gini, lurkers.
 
@@ -79,7 +81,12 @@ def participation_distribution(
         include_lurkers: add subscribed humans who never posted, with 0 messages (they count in
             the Gini).
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(participation_distribution, locals())
+    messages = messages_only(messages)
     td = parse_period(period)
     if top_n <= 0:
         raise ValueError(f"top_n must be positive, got {top_n}")

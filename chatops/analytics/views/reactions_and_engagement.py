@@ -22,6 +22,7 @@ from .._common import (
     period_bounds,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish, _window_mask
 
@@ -53,8 +54,8 @@ class ReactionsAndEngagement(ViewResult):
 
 
 def reactions_and_engagement(
-    messages: pd.DataFrame,
-    reactions: pd.DataFrame,
+    messages: MessagesSource,
+    reactions: pd.DataFrame | None = None,
     *,
     users: pd.DataFrame | None = None,
     freq: str = "W",
@@ -68,6 +69,7 @@ def reactions_and_engagement(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> ReactionsAndEngagement:
     """V8: how people react: top emoji, reactions per message, most-reacted messages.
 
@@ -81,7 +83,12 @@ def reactions_and_engagement(
         as_of: the end of ``period``; default ``until``, else the last message's time.
         top_n: how many emoji and messages to list first (the plot shows these).
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(reactions_and_engagement, locals())
+    messages = messages_only(messages)
     check_freq(freq)
     check_tz(tz)
     td = parse_period(period)
@@ -93,6 +100,8 @@ def reactions_and_engagement(
     if td is not None:
         end = default_as_of(df, until, as_of)
         df = df[_window_mask(df["timestamp"], end - td, end)]
+    if reactions is None:
+        raise ValueError("reactions_and_engagement needs the reactions frame (reactions=...)")
     r = validate(reactions, "reactions")
     r = r[r["message_id"].isin(df["id"].tolist()).fillna(False).astype(bool)]
     if exclude_bots:

@@ -17,6 +17,7 @@ from .._common import (
     default_as_of,
     prepare_messages,
 )
+from .._duck import MessagesSource, messages_only, run_engine
 from ..schema import validate
 from ._shared import _finish, _topic_keys
 
@@ -82,7 +83,7 @@ def _kaplan_meier(durations: np.ndarray, events: np.ndarray) -> pd.DataFrame:
 
 
 def topic_lifecycle(
-    messages: pd.DataFrame,
+    messages: MessagesSource,
     *,
     edits: pd.DataFrame | None = None,
     users: pd.DataFrame | None = None,
@@ -95,6 +96,7 @@ def topic_lifecycle(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    engine: str = "pandas",
 ) -> TopicLifecycle:
     """V4: each topic's life: start, end, participants, time to first reply, time to resolve.
 
@@ -107,7 +109,12 @@ def topic_lifecycle(
         as_of: the time unresolved topics are censored at; default ``until``, else the last
             message's time.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
+    if engine != "pandas":
+        return run_engine(topic_lifecycle, locals())
+    messages = messages_only(messages)
     if not first_reply_sla_hours > 0:
         raise ValueError(f"first_reply_sla_hours must be positive, got {first_reply_sla_hours}")
     df = prepare_messages(
