@@ -95,7 +95,7 @@ def activity_heatmap(
             right_on="user_id",
             how="inner",
         )
-    groups = sorted(set(cells["group"])) if by is not None else [None]
+    groups = sorted(cells["group"].unique().tolist()) if by is not None else [None]
     grid = pd.MultiIndex.from_product([range(7), range(24)], names=["weekday", "hour"])
     parts = []
     for grp in groups:

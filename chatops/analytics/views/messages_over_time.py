@@ -61,14 +61,13 @@ def _recipient_types(
         d = validate(dm_recipients, "dm_recipients")
         sizes = d.groupby("message_id")["user_id"].nunique()
         group = {int(i) for i in sizes[sizes > 2].index}
-    out = []
-    for sid, mid in zip(df["stream_id"], df["id"], strict=True):
-        if pd.isna(sid):
-            out.append("group direct message" if int(mid) in group else "direct message")
-        elif channels is None:
-            out.append("channel")
-        else:
-            out.append("private channel" if int(sid) in private else "public channel")
+    dm = df["stream_id"].isna().to_numpy()
+    in_group = df["id"].isin(list(group)).fillna(False).to_numpy(dtype=bool)
+    in_private = df["stream_id"].isin(list(private)).fillna(False).to_numpy(dtype=bool)
+    channel = (
+        "channel" if channels is None else np.where(in_private, "private channel", "public channel")
+    )
+    out = np.where(dm, np.where(in_group, "group direct message", "direct message"), channel)
     return pd.Series(out, index=df.index, dtype="string")
 
 
