@@ -15,6 +15,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..schema import validate
 from ._shared import _WEEKDAYS, _finish
 
@@ -54,6 +55,7 @@ def activity_heatmap(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    default_tz: str = "UTC",
     engine: str = "pandas",
 ) -> ActivityHeatmap:
     """V6: when people write: an hour x weekday grid of message counts.
@@ -67,13 +69,17 @@ def activity_heatmap(
         user_groups: the user_groups frame, for ``by="user_group"``.
         users: the users frame (for ``exclude_bots``).
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        default_tz: with ``tz="sender"`` (each sender's own time zone, from ``users``), the
+            zone of people who have none (the organization's); the note under the figure
+            says how many.
         engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
         return run_engine(activity_heatmap, locals())
     messages = messages_only(messages)
-    check_tz(tz)
+    if tz != SENDER:
+        check_tz(tz)
     if by not in (None, "channel", "user_group"):
         raise ValueError(f"unknown by {by!r}; choose None, 'channel' or 'user_group'")
     if by == "user_group" and user_groups is None:
@@ -81,7 +87,14 @@ def activity_heatmap(
     df = prepare_messages(
         messages, users=users, since=since, until=until, exclude_bots=exclude_bots
     )
-    local = df["timestamp"].dt.tz_convert(tz)
+    note = None
+    if tz == SENDER:
+        local, missing, senders = sender_local_times(
+            df["timestamp"], df["sender_id"], users, default_tz
+        )
+        note = sender_zone_note(missing, senders, default_tz)
+    else:
+        local = df["timestamp"].dt.tz_convert(tz)
     cells = pd.DataFrame(
         {"weekday": local.dt.day_of_week, "hour": local.dt.hour, "sender_id": df["sender_id"]}
     )
@@ -127,7 +140,7 @@ def activity_heatmap(
     top = busiest.iloc[0] if len(df) else None
     return ActivityHeatmap(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage_of(coverage, df) if note is None else with_note(coverage_of(coverage, df), note),
         busiest,
         tz,
         by,

@@ -21,6 +21,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..schema import validate
 from ._shared import _finish
 
@@ -87,6 +88,7 @@ def messages_over_time(
     anonymize: bool = False,
     salt: str = DEFAULT_SALT,
     coverage: str | None = None,
+    default_tz: str = "UTC",
     engine: str = "pandas",
 ) -> MessagesOverTime:
     """V1: messages per ``freq`` bucket in time zone ``tz``, split, empty buckets included.
@@ -104,6 +106,9 @@ def messages_over_time(
         as_of: the time the data was taken; a bucket ending after it is ``partial``. Default
             ``until``, else now.
         since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        default_tz: with ``tz="sender"`` (a message counts on its sender's own calendar, from
+            ``users``), the zone of people who have none, and the zone the bucket bounds are
+            given in; the note under the figure says how many have none.
         engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
@@ -111,7 +116,8 @@ def messages_over_time(
         return run_engine(messages_over_time, locals())
     messages = messages_only(messages)
     check_freq(freq)
-    check_tz(tz)
+    if tz != SENDER:
+        check_tz(tz)
     if split not in _SPLITS:
         raise ValueError(f"unknown split {split!r}; choose one of {', '.join(map(str, _SPLITS))}")
     if split == "is_bot" and users is None:
@@ -154,7 +160,15 @@ def messages_over_time(
     if df.empty:
         frame = pd.DataFrame({c: [] for c in cols})
         return MessagesOverTime(frame, coverage_of(coverage, df), freq, tz, split, 0)
-    periods = local_periods(df["timestamp"], freq, tz)
+    note = None
+    if tz == SENDER:
+        local, missing, senders = sender_local_times(
+            df["timestamp"], df["sender_id"], users, default_tz
+        )
+        periods = local.dt.to_period(check_freq(freq))
+        note = sender_zone_note(missing, senders, default_tz)
+    else:
+        periods = local_periods(df["timestamp"], freq, tz)
     counts = (
         pd.DataFrame({"period": periods, "split": keys})
         .groupby(["period", "split"], observed=True)
@@ -163,7 +177,7 @@ def messages_over_time(
     )
     full = pd.period_range(periods.min(), periods.max(), freq=periods.dt.freq)
     counts = counts.reindex(index=full, columns=order, fill_value=0)
-    start, end = period_bounds(pd.PeriodIndex(counts.index), tz)
+    start, end = period_bounds(pd.PeriodIndex(counts.index), default_tz if tz == SENDER else tz)
     cut = (
         pd.Timestamp.now(tz="UTC")
         if as_of is None and until is None
@@ -187,5 +201,10 @@ def messages_over_time(
     frame = pd.concat(rows, ignore_index=True)
     frame["split"] = pd.Categorical(frame["split"], categories=order)
     return MessagesOverTime(
-        _finish(frame, anonymize, salt), coverage_of(coverage, df), freq, tz, split, len(df)
+        _finish(frame, anonymize, salt),
+        coverage_of(coverage, df) if note is None else with_note(coverage_of(coverage, df), note),
+        freq,
+        tz,
+        split,
+        len(df),
     )
