@@ -20,6 +20,7 @@ order.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Union
@@ -72,8 +73,10 @@ class DuckSource:
 
         self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
         files = [str(p) for p in self.dataset._files()]
+        # spills (past memory_limit) under the system's temporary folder, not the working one
+        spill = Path(tempfile.gettempdir()) / "chatops-duckdb"
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(
-            config={"threads": 2, "memory_limit": memory_limit}
+            config={"threads": 2, "memory_limit": memory_limit, "temp_directory": str(spill)}
         )
         self._empty = not files
         if files:

@@ -90,6 +90,7 @@ class Explorer:
         )
         for i, t in enumerate(titles):
             self.tabs.set_title(i, t)
+        self.tabs.add_class("chatops-explorer-tabs")
         self.tabs.observe(lambda _c: self._guard(self.render_current), names="selected_index")
         self.widget = w.VBox([self.filters, self.error, self.timing, self.tabs])
         self.widget.add_class("chatops-explorer")
@@ -123,7 +124,15 @@ class Explorer:
         if users is not None:
             zones += sorted({str(z) for z in users["timezone"].dropna() if str(z)} - set(zones))
         self.tz = w.Dropdown(options=zones, value="UTC", description="Time zone")
-        for c in (self.period, self.channels, self.people, self.roles, self.bots, self.tz):
+        for c, slug in (
+            (self.period, "period"),
+            (self.channels, "channels"),
+            (self.people, "people"),
+            (self.roles, "roles"),
+            (self.bots, "bots"),
+            (self.tz, "tz"),
+        ):
+            c.add_class(f"chatops-explorer-{slug}")
             c.observe(lambda _c: self._guard(self.render_current), names="value")
         self.filters = w.VBox(
             [
@@ -205,6 +214,7 @@ class Explorer:
             if name == "topic_lifecycle":
                 extra = [self._thread_picker()]
             self._pages[name] = w.VBox([image, *extra, w.HBox([excel, link]), table.widget])
+            self._pages[name].add_class(f"chatops-explorer-view-{name}")
 
     def _result(self, name: str) -> ViewResult:
         fn = getattr(views, name)
@@ -289,6 +299,8 @@ class Explorer:
         self.topic = w.Dropdown(options=[], description="Topic", layout=w.Layout(width="420px"))
         self.open_thread = w.Button(description="Read thread", icon="comments")
         self.open_thread.on_click(lambda _b: self._guard(self.show_thread))
+        self.topic.add_class("chatops-explorer-topic")
+        self.open_thread.add_class("chatops-explorer-read-thread")
         return w.HBox([self.topic, self.open_thread])
 
     def _fill_topics(self, result: ViewResult) -> None:
@@ -349,6 +361,7 @@ class Explorer:
             cells={"link": _link},
         )
         self.thread_page = w.VBox([self.thread_title, self.thread_table.widget])
+        self.thread_page.add_class("chatops-explorer-thread")
         self.query = w.Text(
             placeholder='words, "a phrase", or a regular expression', description="Search"
         )
