@@ -316,6 +316,8 @@ class Explorer:
                 rows["channel"], rows["topic"], rows["stream_id"], rows["messages"], strict=True
             )
         ]
+        # the busiest topic is picked (a Dropdown given new options may be left on none)
+        self.topic.value = self.topic.options[0][1] if self.topic.options else None
 
     def show_thread(self, stream_id: int | None = None, topic: str | None = None) -> pd.DataFrame:
         """Show a topic's thread (default: the one picked) in the Thread tab."""
