@@ -20,6 +20,7 @@ from ._figure import ReportFigure
 from ._tables import topics_frame
 from .coverage import ChannelCoverage, Coverage
 from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache
+from .excel import to_excel
 from .metrics import (
     accounts_by_role,
     messages_per_channel,
@@ -39,6 +40,15 @@ from .records import (
     users_frame,
 )
 from .schema import COLUMNS, EDIT_KINDS, REQUIRED, RESOLVED_PREFIX, empty, validate
+from .text import (
+    Keywords,
+    SearchResults,
+    TopicThread,
+    keywords,
+    message_link,
+    search_messages,
+    topic_thread,
+)
 from .views import (
     CLIENT_LABELS,
     ActiveUsers,
@@ -65,6 +75,14 @@ from .views import (
 )
 
 __all__ = [
+    "Keywords",
+    "SearchResults",
+    "TopicThread",
+    "keywords",
+    "message_link",
+    "search_messages",
+    "to_excel",
+    "topic_thread",
     "CLIENT_LABELS",
     "COLUMNS",
     "SCHEMA_VERSION",

@@ -258,6 +258,14 @@ class ViewResult:
         written.append(path)
         return written
 
+    def to_excel(self, path: str | Path) -> Path:
+        """Write every frame to one ``.xlsx`` workbook (a sheet each, typed columns) with an
+        ``about`` sheet holding the coverage note and the result's numbers; returns the path.
+        """
+        from .excel import to_excel
+
+        return to_excel(self.frames(), path, note=self.coverage, summary=self.summary())
+
     def plot(self, ax: Axes | None = None) -> Figure:
         """The view's figure (a new one when ``ax`` is None, else the main panel drawn on ``ax``).
 

@@ -78,6 +78,11 @@ _SPLIT_WORDS = {
 }
 
 
+def _zone(tz: str) -> str:
+    """How a figure names a view's time zone (``sender``: each sender's own)."""
+    return "each sender's own time zone" if tz == "sender" else tz
+
+
 def _date_axis(ax: Axes) -> None:
     locator = mdates.AutoDateLocator(minticks=3, maxticks=8)  # type: ignore[no-untyped-call]
     ax.xaxis.set_major_locator(locator)
@@ -111,7 +116,7 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
     if len(splits) < 2:
         split = f"{splits[0]}s only" if result.split == "is_bot" and splits else ""
     ax.set_title(f"Messages sent per {word}" + (f", {split}" if split else ""))
-    ax.set_xlabel(f"{word} ({result.tz})")
+    ax.set_xlabel(f"{word} ({_zone(result.tz)})")
     ax.set_ylabel(f"messages per {word}")
     tidy(ax)
     counts(ax.yaxis)
@@ -455,8 +460,8 @@ def plot_activity_heatmap(result: ActivityHeatmap, ax: Axes | None = None) -> Fi
     busiest = ""
     if result.busiest_weekday is not None:
         busiest = f"; busiest {result.busiest_weekday} {result.busiest_hour:02d}:00"
-    ax.set_title(f"When messages are sent ({result.tz}){busiest}")
-    ax.set_xlabel(f"hour of day ({result.tz})")
+    ax.set_title(f"When messages are sent ({_zone(result.tz)}){busiest}")
+    ax.set_xlabel(f"hour of day ({_zone(result.tz)})")
     ax.set_ylabel("weekday")
     ax.set_xticks(range(0, 24, 2), [f"{h:02d}" for h in range(0, 24, 2)])
     ax.set_yticks(range(7), ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])

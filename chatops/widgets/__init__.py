@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._base import Panel, Session
     from .channel_folders import ChannelFoldersPanel
     from .console import PANELS, AdminConsole
+    from .explorer import Explorer
     from .invitations import InvitationsPanel
     from .linkifiers import LinkifiersPanel
     from .status import StatusPanel
@@ -27,6 +28,7 @@ __all__ = [
     "PANELS",
     "AdminConsole",
     "ChannelFoldersPanel",
+    "Explorer",
     "InvitationsPanel",
     "LinkifiersPanel",
     "Panel",
@@ -39,6 +41,7 @@ _WHERE = {
     "PANELS": "console",
     "AdminConsole": "console",
     "ChannelFoldersPanel": "channel_folders",
+    "Explorer": "explorer",
     "InvitationsPanel": "invitations",
     "LinkifiersPanel": "linkifiers",
     "Panel": "_base",

@@ -1,0 +1,71 @@
+"""The explorer's filter-change latency on a dataset (medium by default).
+
+    .venv/bin/python bench/bench_explorer.py DATASET_FOLDER [--append bench/RESULTS.md]
+
+Opens an Explorer on the dataset, draws every view once (the first load), then for each view
+sets a channel filter and clears it again, timing the redraw of that view (what a person waits
+for: the view on screen is redrawn at a change; the others when their tab is opened). Each
+time is the view's computation, its figure as PNG and its table. Target: at most 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("agg")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from chatops.widgets.explorer import VIEWS, Explorer  # noqa: E402
+
+TARGET_S = 1.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--append", type=Path)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    ex = Explorer(args.folder, export_dir=Path("/tmp/chatops-bench-exports"))
+    ex.render_all()
+    first = time.perf_counter() - t0
+    channels = list(ex.frames.messages["channel"].value_counts().index[: args.rounds].astype(str))
+    lines = [
+        f"\n## Explorer filter-change latency ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})\n",
+        f"Dataset: {ex.dataset.message_count:,} messages ({args.folder.name}); machine: "
+        f"{platform.machine()}, {os.cpu_count()} cores, shared with other work (load average "
+        f"{os.getloadavg()[0]:.1f} at the start). First load (frames and all ten views): {first:.1f} s.",
+        f"Each view redrawn after a channel filter is set and after it is cleared, {len(channels)} "
+        f"channels; median and worst. Target: at most {TARGET_S:g} s.\n",
+        "| view | median s | worst s | within target |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    print("\n".join(lines), flush=True)
+    for name in VIEWS:
+        times = []
+        for ch in channels:
+            for value in ((ch,), ()):
+                ex.channels.value = value
+                t = time.perf_counter()
+                ex.render(name)
+                times.append(time.perf_counter() - t)
+        med, worst = statistics.median(times), max(times)
+        line = f"| {name} | {med:.2f} | {worst:.2f} | {'yes' if worst <= TARGET_S else 'NO'} |"
+        print(line, flush=True)
+        lines.append(line)
+    if args.append:
+        with args.append.open("a", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

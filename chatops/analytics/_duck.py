@@ -1,0 +1,305 @@
+"""The ``engine="duckdb"`` of the views: the dataset's Parquet folder read by DuckDB.
+
+With ``engine="duckdb"`` a view takes a :class:`~chatops.analytics.Dataset` (or the path of its
+folder) in place of the messages frame. DuckDB scans the part files the manifest lists, keeps
+only the columns the views read, applies the period (``since``/``until``) and ``exclude_bots``
+in the scan, and unnests the reactions and direct-message recipients of the kept messages only;
+the list columns (edits aside, which are few), the text and the other columns never reach
+pandas. What comes back is a narrow frame of the kept messages, on which the view's own
+arithmetic runs, so both engines give the same result, value for value (a test compares all
+ten views).
+
+The frames a view takes and the caller leaves out (users, channels, subscriptions, user groups,
+reactions, edits, direct-message recipients) are read from the dataset.
+
+Categorical columns get the categories the pandas engine gives them (every value of the whole
+dataset, in order of first appearance by message id): groupings on them come out in the same
+order.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, Union
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._common import bot_ids, utc
+from .coverage import coverage_from_manifest
+from .schema import validate
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from .dataset import Dataset
+
+__all__ = ["ENGINES", "DuckSource", "MessagesSource", "messages_only", "run_engine"]
+
+#: What a view takes as ``messages``: a frame (pandas engine), a dataset or its folder (duckdb).
+MessagesSource = Union[pd.DataFrame, "Dataset", str, "os.PathLike[str]"]  # noqa: UP007
+
+R = TypeVar("R")
+
+#: The engines a view accepts.
+ENGINES = ("pandas", "duckdb")
+
+#: The message columns the views read (the others stay on disk).
+_MESSAGE_COLUMNS = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
+_CATEGORIES = ("type", "channel", "topic", "sender", "client")
+_TABLES = ("users", "channels", "subscriptions", "user_groups")
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+class DuckSource:
+    """A dataset folder seen through DuckDB: the narrow frames the views need.
+
+    Args:
+        dataset: a :class:`~chatops.analytics.Dataset` or the path of its folder.
+        memory_limit: DuckDB's own memory ceiling (it spills past it), e.g. ``"1GB"``.
+    """
+
+    def __init__(self, dataset: Dataset | str | os.PathLike[str], memory_limit: str = "1GB"):
+        import duckdb
+
+        from .dataset import Dataset
+
+        self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
+        files = [str(p) for p in self.dataset._files()]
+        # spills (past memory_limit) under the system's temporary folder, not the working one
+        spill = Path(tempfile.gettempdir()) / "chatops-duckdb"
+        self.con: duckdb.DuckDBPyConnection = duckdb.connect(
+            config={"threads": 2, "memory_limit": memory_limit, "temp_directory": str(spill)}
+        )
+        self._empty = not files
+        if files:
+            listed = ", ".join(_quote(f) for f in files)
+            self.con.execute(f"CREATE VIEW m AS SELECT * FROM read_parquet([{listed}])")
+        self._categories: dict[str, pd.Index] = {}
+        self._tables: dict[str, pd.DataFrame | None] = {}
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> DuckSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- small tables
+
+    def table(self, name: str) -> pd.DataFrame | None:
+        """``users``, ``channels``, ``subscriptions`` or ``user_groups`` (None when absent)."""
+        if name not in self._tables:
+            self._tables[name] = self.dataset._org_table(name, name)
+        return self._tables[name]
+
+    def _arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
+        rel = self.con.sql(sql, params=params or None)
+        # to_arrow_table on DuckDB 1.4 and later; .arrow() before
+        fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
+        table: pa.Table = fetch()
+        return table
+
+    def categories(self, column: str, source: str = "m", order: str = "id") -> pd.Index:
+        """Every value of ``column`` in order of first appearance (by ``order``)."""
+        key = f"{source}.{column}"
+        if key not in self._categories:
+            t = self._arrow(
+                f"SELECT {column} AS v FROM {source} WHERE {column} IS NOT NULL "
+                f"GROUP BY {column} ORDER BY min({order})"
+            )
+            self._categories[key] = pd.Index(t["v"].to_pylist(), dtype="object")
+        return self._categories[key]
+
+    # -- the scan
+
+    def where(
+        self,
+        since: Any = None,
+        until: Any = None,
+        exclude_bots: bool = False,
+        users: pd.DataFrame | None = None,
+    ) -> tuple[str, list[Any]]:
+        """The WHERE clause (and its parameters) of the period and the bots."""
+        clauses, params = ["TRUE"], []
+        if since is not None:
+            clauses.append("timestamp >= ?")
+            params.append(utc(since).to_pydatetime())
+        if until is not None:
+            clauses.append("timestamp < ?")
+            params.append(utc(until).to_pydatetime())
+        if exclude_bots and users is not None:
+            bots = sorted(bot_ids(users))
+            if bots:
+                clauses.append(f"sender_id NOT IN ({', '.join(str(b) for b in bots)})")
+        return " AND ".join(clauses), params
+
+    def _categorical(self, table: pa.Table, column: str, categories: pd.Index) -> pd.Categorical:
+        col = table[column]
+        encoded = pc.dictionary_encode(col.combine_chunks())
+        values = encoded.dictionary
+        position = pc.index_in(values, value_set=pa.array(list(categories), pa.string()))
+        codes = pc.take(position, encoded.indices).fill_null(-1)
+        return pd.Categorical.from_codes(codes.to_numpy(zero_copy_only=False), categories)
+
+    def messages(self, where: str = "TRUE", params: list[Any] | None = None) -> pd.DataFrame:
+        """The kept messages, in id order, with the columns the views read."""
+        cols = [*_MESSAGE_COLUMNS, "sender", "client"]
+        if self._empty:
+            return validate(pd.DataFrame({c: [] for c in cols}), "messages")
+        t = self._arrow(
+            f"SELECT {', '.join(cols)}, last_moved_timestamp IS NOT NULL AS is_moved "
+            f"FROM m WHERE {where} ORDER BY id",
+            params,
+        )
+        out: dict[str, Any] = {}
+        for name in t.column_names:
+            if name in _CATEGORIES:
+                out[name] = self._categorical(t, name, self.categories(name))
+            elif name == "timestamp":
+                out[name] = pd.to_datetime(
+                    t[name].to_numpy(zero_copy_only=False).astype("datetime64[ns]"), utc=True
+                )
+            elif name == "is_moved":
+                out[name] = pd.array(t[name].to_numpy(zero_copy_only=False), dtype="boolean")
+            else:
+                out[name] = t[name].to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+        del t
+        df = validate(pd.DataFrame(out, copy=False), "messages")
+        df.attrs.update(self.coverage_attrs())
+        return df
+
+    def coverage_attrs(self) -> dict[str, Any]:
+        """``coverage`` and ``coverage_detail``, as the dataset's frames carry them."""
+        first = last = None
+        if not self._empty:
+            rows = self.con.sql("SELECT min(timestamp), max(timestamp) FROM m").fetchall()
+            row = rows[0] if rows else None
+            if row is not None and row[0] is not None:
+                first, last = pd.Timestamp(row[0]), pd.Timestamp(row[1])
+        cov = coverage_from_manifest(self.dataset.manifest, first=first, last=last)
+        return {"coverage": cov.note(), "coverage_detail": cov}
+
+    def _unnested(self, column: str, fields: list[str], where: str, params: list[Any]) -> pa.Table:
+        select = ", ".join(f"e.{f} AS {f}" for f in fields)
+        return self._arrow(
+            f"SELECT id AS message_id, {select} FROM ("
+            f"  SELECT id, unnest({column}) AS e, generate_subscripts({column}, 1) AS pos"
+            f"  FROM m WHERE {where} AND len({column}) > 0"
+            f") ORDER BY id, pos",
+            params,
+        )
+
+    def _flat_view(self, column: str, fields: list[str]) -> str:
+        name = f"flat_{column}"
+        select = ", ".join(f"e.{f} AS {f}" for f in fields)
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT id * 100000 + pos AS o, {select} FROM ("
+            f"  SELECT id, unnest({column}) AS e, generate_subscripts({column}, 1) AS pos"
+            f"  FROM m WHERE len({column}) > 0)"
+        )
+        return name
+
+    def long_frame(
+        self, kind: str, where: str = "TRUE", params: list[Any] | None = None
+    ) -> pd.DataFrame:
+        """``reactions``, ``edits`` or ``dm_recipients`` of the kept messages."""
+        if self._empty:
+            return validate(pd.DataFrame({"message_id": [], "user_id": []}), kind)
+        params = params or []
+        if kind == "dm_recipients":
+            t = self._arrow(
+                "SELECT id AS message_id, unnest(dm_recipients) AS user_id FROM m "
+                f"WHERE {where} AND len(dm_recipients) > 0 ORDER BY id",
+                params,
+            )
+            return validate(t.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get), kind)
+        if kind == "reactions":
+            fields = ["user_id", "emoji_name", "emoji_code", "reaction_type"]
+            cats = ["emoji_name", "emoji_code", "reaction_type"]
+        elif kind == "edits":
+            fields = [
+                "timestamp",
+                "user_id",
+                "kind",
+                "prev_topic",
+                "topic",
+                "prev_stream_id",
+                "stream_id",
+            ]
+            cats = ["kind"]
+        else:
+            raise ValueError(f"unknown long frame {kind!r}; choose reactions, edits, dm_recipients")
+        t = self._unnested(kind, fields, where, params)
+        flat = self._flat_view(kind, [c for c in cats])
+        out: dict[str, Any] = {}
+        for name in t.column_names:
+            if name in cats:
+                out[name] = self._categorical(t, name, self.categories(name, flat, "o"))
+            elif name == "timestamp":
+                out[name] = pd.to_datetime(
+                    t[name].to_numpy(zero_copy_only=False).astype("datetime64[ns]"), utc=True
+                )
+            else:
+                out[name] = t[name].to_pandas(
+                    types_mapper={pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype()}.get
+                )
+        return validate(pd.DataFrame(out, copy=False), kind)
+
+
+#: The frames a view may take, besides ``messages``, that the dataset holds.
+_FRAME_PARAMS = ("users", "channels", "subscriptions", "user_groups", "reactions", "edits")
+_LONG = ("reactions", "edits", "dm_recipients")
+
+
+def run_engine(view: Callable[..., R], params: dict[str, Any]) -> R:
+    """Run ``view`` with the engine its ``params["engine"]`` names (the duckdb path)."""
+    params = dict(params)
+    engine = params.pop("engine")
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    source = params["messages"]
+    if isinstance(source, pd.DataFrame):
+        raise ValueError(
+            "engine='duckdb' reads a dataset: pass a Dataset or the path of its folder "
+            "as messages, not a frame"
+        )
+    if not isinstance(source, str | os.PathLike | Path) and not hasattr(source, "manifest"):
+        raise ValueError(
+            f"engine='duckdb' takes a Dataset or a dataset folder, got {type(source).__name__}"
+        )
+    with DuckSource(source) as duck:
+        for name in _TABLES:
+            if name in params and params[name] is None:
+                params[name] = duck.table(name)
+        where, args = duck.where(
+            params.get("since"),
+            params.get("until"),
+            bool(params.get("exclude_bots")),
+            params.get("users"),
+        )
+        for name in _LONG:
+            if name in params and params[name] is None:
+                scope = ("TRUE", []) if name == "edits" else (where, args)
+                params[name] = duck.long_frame(name, *scope)
+        params["messages"] = duck.messages(where, args)
+    return view(**params, engine="pandas")
+
+
+def messages_only(messages: Any) -> pd.DataFrame:
+    """``messages`` when it is a frame; a clear error when a dataset came without the engine."""
+    if isinstance(messages, pd.DataFrame):
+        return messages
+    raise ValueError(
+        f"messages must be a pandas DataFrame with engine='pandas' (got {type(messages).__name__});"
+        " a Dataset or a dataset folder needs engine='duckdb'"
+    )

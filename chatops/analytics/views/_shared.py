@@ -1,0 +1,47 @@
+"""Helpers the view modules share."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .._common import (
+    anonymize_frame,
+)
+from ..schema import RESOLVED_PREFIX
+
+#: Display names of sending clients, after the server's own /stats label map.
+CLIENT_LABELS: dict[str, str] = {
+    "website": "Web app",
+    "ZulipElectron": "Desktop app",
+    "ZulipDesktop": "Desktop app",
+    "ZulipMobile": "Mobile app",
+    "ZulipFlutter": "Mobile app",
+    "ZulipAndroid": "Old Android app",
+    "ZulipiOS": "Old iOS app",
+    "ZulipTerminal": "Terminal app",
+    "ZulipPython": "Python API",
+    "API: Python": "Python API",
+    "API": "API",
+    "Internal": "Internal",
+    "internal": "Internal",
+}
+
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def _finish(df: pd.DataFrame, anonymize: bool, salt: str) -> pd.DataFrame:
+    out = anonymize_frame(df, salt) if anonymize else df
+    return out.reset_index(drop=True)
+
+
+def _topic_keys(df: pd.DataFrame) -> pd.DataFrame:
+    """Channel messages with ``topic_name`` (resolved prefix removed) and ``resolved``."""
+    ch = df[df["stream_id"].notna() & df["topic"].notna()].copy()
+    names = ch["topic"].astype("string")
+    ch["resolved"] = names.str.startswith(RESOLVED_PREFIX).fillna(False).astype(bool)
+    ch["topic_name"] = names.str.removeprefix(RESOLVED_PREFIX)
+    return ch
+
+
+def _window_mask(ts: pd.Series, start: pd.Timestamp, end: pd.Timestamp) -> pd.Series:
+    return (ts > start) & (ts <= end)

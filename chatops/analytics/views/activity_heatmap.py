@@ -1,0 +1,149 @@
+"""V6: :func:`activity_heatmap` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+
+from .._common import (
+    DEFAULT_SALT,
+    TimeLike,
+    ViewResult,
+    check_tz,
+    coverage_of,
+    prepare_messages,
+)
+from .._duck import MessagesSource, messages_only, run_engine
+from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
+from ..schema import validate
+from ._shared import _WEEKDAYS, _finish
+
+
+@dataclasses.dataclass
+class ActivityHeatmap(ViewResult):
+    """V6: messages per weekday and hour of day (local time in ``tz``).
+
+    ``frame`` columns: (``group`` when ``by`` is given), ``weekday`` (0 = Monday),
+    ``weekday_name``, ``hour`` (0-23), ``messages``: every weekday x hour cell, zeros included.
+    ``busiest``: the five busiest cells over all groups.
+
+    Example::
+
+        >>> r = activity_heatmap(messages, tz="Europe/Berlin")
+        >>> r.frame.pivot(index="weekday_name", columns="hour", values="messages")
+    """
+
+    view = "activity_heatmap"
+    busiest: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    tz: str = "UTC"
+    by: str | None = None
+    busiest_weekday: str | None = None
+    busiest_hour: int | None = None
+
+
+def activity_heatmap(
+    messages: MessagesSource,
+    *,
+    tz: str = "UTC",
+    by: str | None = None,
+    user_groups: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    since: TimeLike | None = None,
+    until: TimeLike | None = None,
+    exclude_bots: bool = False,
+    anonymize: bool = False,
+    salt: str = DEFAULT_SALT,
+    coverage: str | None = None,
+    default_tz: str = "UTC",
+    engine: str = "pandas",
+) -> ActivityHeatmap:
+    """V6: when people write: an hour x weekday grid of message counts.
+
+    Args:
+        messages: the messages frame.
+        tz: the time zone the hours are read in.
+        by: None, ``channel`` (one grid per channel; direct messages under
+            ``(direct message)``) or ``user_group`` (one grid per group of the sender; a message
+            counts once in each group its sender belongs to).
+        user_groups: the user_groups frame, for ``by="user_group"``.
+        users: the users frame (for ``exclude_bots``).
+        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        default_tz: with ``tz="sender"`` (each sender's own time zone, from ``users``), the
+            zone of people who have none (the organization's); the note under the figure
+            says how many.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
+    """
+    if engine != "pandas":
+        return run_engine(activity_heatmap, locals())
+    messages = messages_only(messages)
+    if tz != SENDER:
+        check_tz(tz)
+    if by not in (None, "channel", "user_group"):
+        raise ValueError(f"unknown by {by!r}; choose None, 'channel' or 'user_group'")
+    if by == "user_group" and user_groups is None:
+        raise ValueError("by='user_group' needs the user_groups frame (user_groups=...)")
+    df = prepare_messages(
+        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
+    )
+    note = None
+    if tz == SENDER:
+        local, missing, senders = sender_local_times(
+            df["timestamp"], df["sender_id"], users, default_tz
+        )
+        note = sender_zone_note(missing, senders, default_tz)
+    else:
+        local = df["timestamp"].dt.tz_convert(tz)
+    cells = pd.DataFrame(
+        {"weekday": local.dt.day_of_week, "hour": local.dt.hour, "sender_id": df["sender_id"]}
+    )
+    if by == "channel":
+        cells["group"] = df["channel"].astype("string").fillna("(direct message)")
+    elif by == "user_group" and user_groups is not None:
+        g = validate(user_groups, "user_groups")
+        cells = cells.merge(
+            g.assign(group=g["name"].astype("string"))[["user_id", "group"]],
+            left_on="sender_id",
+            right_on="user_id",
+            how="inner",
+        )
+    groups = sorted(cells["group"].unique().tolist()) if by is not None else [None]
+    grid = pd.MultiIndex.from_product([range(7), range(24)], names=["weekday", "hour"])
+    parts = []
+    for grp in groups:
+        sub = cells if grp is None else cells[cells["group"] == grp]
+        counts = sub.groupby(["weekday", "hour"]).size().reindex(grid, fill_value=0)
+        part = counts.rename("messages").reset_index()
+        if grp is not None:
+            part.insert(0, "group", grp)
+        parts.append(part)
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    frame["messages"] = frame["messages"].astype("int64")
+    frame.insert(
+        int(list(frame.columns).index("weekday")) + 1,
+        "weekday_name",
+        pd.Series(pd.Categorical([_WEEKDAYS[d] for d in frame["weekday"]], categories=_WEEKDAYS)),
+    )
+    overall = (
+        frame.groupby(["weekday", "weekday_name", "hour"], observed=True)["messages"]
+        .sum()
+        .reset_index()
+    )
+    busiest = (
+        overall.sort_values(
+            ["messages", "weekday", "hour"], ascending=[False, True, True], kind="stable"
+        )
+        .head(5)
+        .reset_index(drop=True)
+    )
+    top = busiest.iloc[0] if len(df) else None
+    return ActivityHeatmap(
+        _finish(frame, anonymize, salt),
+        coverage_of(coverage, df) if note is None else with_note(coverage_of(coverage, df), note),
+        busiest,
+        tz,
+        by,
+        None if top is None else str(top["weekday_name"]),
+        None if top is None else int(top["hour"]),
+    )

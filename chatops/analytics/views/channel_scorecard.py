@@ -1,0 +1,187 @@
+"""V3: :func:`channel_scorecard` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+
+from .._common import (
+    DEFAULT_SALT,
+    TimeLike,
+    ViewResult,
+    coverage_of,
+    default_as_of,
+    parse_period,
+    prepare_messages,
+)
+from .._duck import MessagesSource, messages_only, run_engine
+from ..schema import validate
+from ._shared import _finish, _topic_keys, _window_mask
+
+
+@dataclasses.dataclass
+class ChannelScorecard(ViewResult):
+    """V3: one row per channel over the ``period`` ending at ``as_of``.
+
+    ``frame`` columns: ``stream_id``, ``channel``, ``messages``, ``previous_messages`` (the
+    period before), ``change_pct`` (NaN when the period before had none), ``posters``,
+    ``subscribers``, ``participation_pct`` (posters / subscribers), ``topics_created`` (first
+    message in the period), ``active_topics``, ``median_topic_length`` (messages per active
+    topic, in the period), ``resolved_pct`` (active topics resolved), ``last_activity``, ``rank``.
+    ``hhi``: the Herfindahl-Hirschman index of the channels' message shares in the period (0 to
+    1; 1 = all in one channel; ``1/n`` = evenly over n channels).
+
+    Example::
+
+        >>> r = channel_scorecard(messages, channels=channels, period="30D")
+        >>> r.frame.head(10); r.hhi
+    """
+
+    view = "channel_scorecard"
+    hhi: float = math.nan
+    previous_hhi: float = math.nan
+    period_start: pd.Timestamp | None = None
+    as_of: pd.Timestamp | None = None
+    top_n: int = 10
+
+
+def channel_scorecard(
+    messages: MessagesSource,
+    *,
+    channels: pd.DataFrame | None = None,
+    subscriptions: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    period: str | pd.Timedelta = "30D",
+    compare_previous: bool = True,
+    as_of: TimeLike | None = None,
+    top_n: int = 10,
+    since: TimeLike | None = None,
+    until: TimeLike | None = None,
+    exclude_bots: bool = False,
+    anonymize: bool = False,
+    salt: str = DEFAULT_SALT,
+    coverage: str | None = None,
+    engine: str = "pandas",
+) -> ChannelScorecard:
+    """V3: per-channel activity in ``(as_of - period, as_of]``, with the change on the period before.
+
+    Args:
+        messages: the messages frame.
+        channels: the channels frame: lists channels with no messages too, and gives
+            ``subscriber_count`` when ``subscriptions`` is absent.
+        subscriptions: the subscriptions frame (subscribers per channel).
+        users: the users frame (for ``exclude_bots``).
+        period: the length of the period (``"30D"``, ``"7D"``).
+        compare_previous: compute ``previous_messages`` and ``change_pct``.
+        as_of: the end of the period; default ``until``, else the last message's time.
+        top_n: how many channels the plot's leaderboard shows.
+        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
+    """
+    if engine != "pandas":
+        return run_engine(channel_scorecard, locals())
+    messages = messages_only(messages)
+    td = parse_period(period)
+    assert td is not None
+    if top_n <= 0:
+        raise ValueError(f"top_n must be positive, got {top_n}")
+    df = prepare_messages(
+        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
+    )
+    end = default_as_of(df, until, as_of)
+    start = end - td
+    ch = _topic_keys(df)
+    ch = ch[ch["timestamp"] <= end]
+    ch["stream_id"] = ch["stream_id"].astype("int64")
+    cur = ch[_window_mask(ch["timestamp"], start, end)]
+    prev = ch[_window_mask(ch["timestamp"], start - td, start)]
+    names: dict[int, str] = {
+        int(s): str(n)
+        for s, n in ch[["stream_id", "channel"]]
+        .drop_duplicates("stream_id", keep="last")
+        .to_numpy()
+    }
+    subs_count: dict[int, int] = {}
+    if channels is not None:
+        c = validate(channels, "channels")
+        names.update({int(s): str(n) for s, n in zip(c["stream_id"], c["name"], strict=True)})
+        subs_count = {
+            int(s): int(n)
+            for s, n in zip(c["stream_id"], c["subscriber_count"], strict=True)
+            if not pd.isna(n)
+        }
+    if subscriptions is not None:
+        s = validate(subscriptions, "subscriptions")
+        subs_count = {
+            int(str(k)): int(v) for k, v in s.groupby("stream_id")["user_id"].nunique().items()
+        }
+    ids = sorted(names)
+    first_msg = ch.groupby(["stream_id", "topic_name"])["timestamp"].min()
+    created = first_msg[_window_mask(first_msg, start, end)].groupby(level=0).size()
+    topics = cur.groupby(["stream_id", "topic_name"]).agg(
+        size=("id", "size"), resolved=("resolved", "any")
+    )
+    per_topic = topics.groupby(level=0).agg(
+        active_topics=("size", "size"),
+        median_topic_length=("size", "median"),
+        resolved_share=("resolved", "mean"),
+    )
+    msgs = cur.groupby("stream_id").size()
+    prev_msgs = prev.groupby("stream_id").size()
+    posters = cur.groupby("stream_id")["sender_id"].nunique()
+    last = ch.groupby("stream_id")["timestamp"].max()
+    index = pd.Index(ids, name="stream_id")
+    n = msgs.reindex(index, fill_value=0).astype("int64")
+    p = prev_msgs.reindex(index, fill_value=0).astype("int64")
+    poster_n = posters.reindex(index, fill_value=0).astype("int64")
+    subs = pd.Series(
+        [subs_count.get(i, 0 if subscriptions is not None else None) for i in ids],
+        index=index,
+        dtype="Int64",
+    )
+    pt = per_topic.reindex(index)
+    frame = pd.DataFrame(
+        {
+            "stream_id": ids,
+            "channel": [names[i] for i in ids],
+            "messages": n.to_numpy(),
+            "previous_messages": p.to_numpy(),
+            "change_pct": np.where(p > 0, 100.0 * (n - p) / p.clip(lower=1), np.nan),
+            "posters": poster_n.to_numpy(),
+            "subscribers": subs.to_numpy(),
+            "participation_pct": (100.0 * poster_n / subs.where(subs > 0))
+            .astype("Float64")
+            .to_numpy(dtype=float, na_value=np.nan),
+            "topics_created": created.reindex(index, fill_value=0).astype("int64").to_numpy(),
+            "active_topics": pt["active_topics"].fillna(0).astype("int64").to_numpy(),
+            "median_topic_length": pt["median_topic_length"].astype(float).to_numpy(),
+            "resolved_pct": 100.0 * pt["resolved_share"].astype(float).to_numpy(),
+            "last_activity": last.reindex(index).to_numpy(),
+        }
+    )
+    if not compare_previous:
+        frame["previous_messages"] = pd.NA
+        frame["change_pct"] = math.nan
+    frame = frame.sort_values(["messages", "channel"], ascending=[False, True], kind="stable")
+    frame["rank"] = np.arange(1, len(frame) + 1)
+    for col in ("stream_id", "previous_messages", "subscribers"):
+        frame[col] = frame[col].astype("Int64")
+    frame["last_activity"] = pd.to_datetime(frame["last_activity"], utc=True)
+
+    def hhi(counts: pd.Series) -> float:
+        total = counts.sum()
+        return float(((counts / total) ** 2).sum()) if total else math.nan
+
+    return ChannelScorecard(
+        _finish(frame, anonymize, salt),
+        coverage_of(coverage, df),
+        hhi(msgs),
+        hhi(prev_msgs) if compare_previous else math.nan,
+        start,
+        end,
+        top_n,
+    )

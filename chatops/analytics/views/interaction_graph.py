@@ -1,0 +1,229 @@
+"""V10: :func:`interaction_graph` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .._common import (
+    DEFAULT_SALT,
+    TimeLike,
+    ViewResult,
+    bot_ids,
+    coverage_of,
+    hash_user_id,
+    prepare_messages,
+    user_names,
+)
+from .._duck import MessagesSource, messages_only, run_engine
+from ..schema import validate
+from ._shared import _finish, _topic_keys
+
+
+@dataclasses.dataclass
+class InteractionGraph(ViewResult):
+    """V10: who replies to whom, communities and brokers; channels linked by shared members.
+
+    ``frame`` (reply edges) columns: ``source``, ``target``, ``weight``: ``target`` posted in a
+    topic right after ``source`` (a different person), ``weight`` times; edges below
+    ``min_weight`` dropped. ``nodes``: ``user_id``, ``name``, ``messages``, ``degree``,
+    ``weighted_degree``, ``community`` (0 = largest), ``betweenness`` (normalized, on the
+    undirected graph; estimated from 64 sampled sources when there are more than 300 people).
+    ``channel_edges``: ``channel_a``, ``channel_b``, ``shared_members`` (users
+    subscribed to both, at least ``min_weight``). ``channel_nodes``: ``channel``, ``members``,
+    ``community``. ``graph``/``channel_graph``: the networkx graphs (undirected, ``weight``).
+
+    Example::
+
+        >>> r = interaction_graph(messages, subscriptions=subs, channels=channels, min_weight=2)
+        >>> r.nodes.sort_values("betweenness").tail(); r.communities
+    """
+
+    view = "interaction_graph"
+    nodes: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    channel_edges: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    channel_nodes: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    graph: Any = None
+    channel_graph: Any = None
+    communities: int = 0
+    modularity: float = math.nan
+    anonymized: bool = False
+
+    def summary(self) -> dict[str, Any]:
+        """The result's numbers (graphs left out)."""
+        out = super().summary()
+        out.pop("graph", None)
+        out.pop("channel_graph", None)
+        return out
+
+
+def _communities(g: Any, method: str, seed: int) -> list[set[Any]]:
+    if g.number_of_edges() == 0:
+        return [{n} for n in sorted(g.nodes)]
+    if method == "louvain":
+        parts = nx.community.louvain_communities(g, weight="weight", seed=seed)
+    else:
+        parts = nx.community.greedy_modularity_communities(g, weight="weight")
+    return sorted((set(p) for p in parts), key=lambda p: (-len(p), min(map(str, p))))
+
+
+def interaction_graph(
+    messages: MessagesSource,
+    *,
+    subscriptions: pd.DataFrame | None = None,
+    channels: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    min_weight: int = 1,
+    communities: str = "louvain",
+    seed: int = 0,
+    since: TimeLike | None = None,
+    until: TimeLike | None = None,
+    exclude_bots: bool = False,
+    anonymize: bool = False,
+    salt: str = DEFAULT_SALT,
+    coverage: str | None = None,
+    engine: str = "pandas",
+) -> InteractionGraph:
+    """V10: the reply graph of users and the co-membership graph of channels, with communities.
+
+    Args:
+        messages: the messages frame (channel messages make the reply graph).
+        subscriptions: the subscriptions frame, for the channel co-membership graph.
+        channels: the channels frame (channel names for the co-membership graph).
+        users: the users frame (names; ``exclude_bots``).
+        min_weight: the least weight an edge needs to be kept (a positive count).
+        communities: ``louvain`` (networkx ``louvain_communities`` with ``seed``) or ``greedy``
+            (greedy modularity, deterministic).
+        seed: the random seed of Louvain, so the split is the same on every run.
+        since, until, exclude_bots, anonymize, salt, coverage: as for every view (off by
+            default, as in the other nine; pass ``anonymize=True`` before sharing the graph).
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
+    """
+    if engine != "pandas":
+        return run_engine(interaction_graph, locals())
+    messages = messages_only(messages)
+    if not isinstance(min_weight, int | np.integer) or min_weight < 1:
+        raise ValueError(f"min_weight must be a positive whole number, got {min_weight!r}")
+    if communities not in ("louvain", "greedy"):
+        raise ValueError(f"unknown communities {communities!r}; choose 'louvain' or 'greedy'")
+    df = prepare_messages(
+        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
+    )
+    ch = _topic_keys(df).sort_values(["stream_id", "topic_name", "timestamp", "id"], kind="stable")
+    # each side filled on its own: with pyarrow installed, pandas compares strings as Arrow
+    # booleans, whose NA cannot meet a nullable boolean in ``&``
+    same_topic = (ch["stream_id"] == ch["stream_id"].shift()).fillna(False).astype(bool) & (
+        ch["topic_name"] == ch["topic_name"].shift()
+    ).fillna(False).astype(bool)
+    prev_sender = ch["sender_id"].shift()
+    pairs = pd.DataFrame({"source": prev_sender, "target": ch["sender_id"]})[
+        same_topic.fillna(False).astype(bool)
+        & (prev_sender != ch["sender_id"]).fillna(False).astype(bool)
+    ]
+    edges = (
+        pairs.astype("int64").groupby(["source", "target"]).size().rename("weight").reset_index()
+    )
+    edges = edges[edges["weight"] >= min_weight].sort_values(
+        ["weight", "source", "target"], ascending=[False, True, True], kind="stable"
+    )
+    g = nx.Graph()
+    for s, t, w in edges.itertuples(index=False):
+        s, t, w = int(s), int(t), int(w)
+        if g.has_edge(s, t):
+            g[s][t]["weight"] += w
+        else:
+            g.add_edge(s, t, weight=w)
+    parts = _communities(g, communities, seed)
+    member = {n: i for i, p in enumerate(parts) for n in p}
+    # exact betweenness is O(nodes x edges); past 300 people, estimate it from 64 sources
+    sample = None if g.number_of_nodes() <= 300 else 64
+    between = nx.betweenness_centrality(g, k=sample, seed=seed) if g.number_of_nodes() else {}
+    counts = df.groupby(df["sender_id"].astype("Int64")).size()
+    names = user_names(df, users)
+    ids = sorted(g.nodes)
+    nodes = pd.DataFrame(
+        {
+            "user_id": pd.Series(ids, dtype="Int64"),
+            "name": pd.Series([names.get(i) for i in ids], dtype="string"),
+            "messages": [int(counts.get(i, 0)) for i in ids],
+            "degree": [int(g.degree(i)) for i in ids],
+            "weighted_degree": [int(g.degree(i, weight="weight")) for i in ids],
+            "community": [member[i] for i in ids],
+            "betweenness": [float(between.get(i, 0.0)) for i in ids],
+        }
+    )
+    modularity = (
+        nx.community.modularity(g, parts, weight="weight") if g.number_of_edges() else math.nan
+    )
+    # channels linked by shared subscribers
+    cg = nx.Graph()
+    cedges = pd.DataFrame(
+        {
+            "channel_a": pd.Series([], dtype="string"),
+            "channel_b": pd.Series([], dtype="string"),
+            "shared_members": [],
+        }
+    )
+    cnodes = pd.DataFrame(
+        {"channel": pd.Series([], dtype="string"), "members": [], "community": []}
+    )
+    if subscriptions is not None:
+        s = validate(subscriptions, "subscriptions").dropna()
+        if exclude_bots:
+            s = s[~s["user_id"].isin(list(bot_ids(users)))]
+        cnames: dict[int, str] = {
+            int(k): str(v)
+            for k, v in df[["stream_id", "channel"]]
+            .dropna()
+            .drop_duplicates("stream_id")
+            .to_numpy()
+        }
+        if channels is not None:
+            c = validate(channels, "channels")
+            cnames.update({int(k): str(v) for k, v in zip(c["stream_id"], c["name"], strict=True)})
+        members = {int(str(k)): {int(u) for u in v} for k, v in s.groupby("stream_id")["user_id"]}
+        label = {k: cnames.get(k, f"channel {k}") for k in members}
+        keys = sorted(members, key=lambda k: label[k])
+        rows = []
+        for i, a in enumerate(keys):
+            cg.add_node(label[a])
+            for b in keys[i + 1 :]:
+                shared = len(members[a] & members[b])
+                if shared >= min_weight:
+                    rows.append((label[a], label[b], shared))
+                    cg.add_edge(label[a], label[b], weight=shared)
+        cedges = pd.DataFrame(rows, columns=["channel_a", "channel_b", "shared_members"])
+        cedges = cedges.sort_values(
+            ["shared_members", "channel_a", "channel_b"],
+            ascending=[False, True, True],
+            kind="stable",
+        )
+        cparts = _communities(cg, communities, seed)
+        cmember = {n: i for i, p in enumerate(cparts) for n in p}
+        cnodes = pd.DataFrame(
+            {
+                "channel": [label[k] for k in keys],
+                "members": [len(members[k]) for k in keys],
+                "community": [cmember[label[k]] for k in keys],
+            }
+        )
+    if anonymize:
+        g = nx.relabel_nodes(g, {n: hash_user_id(n, salt) for n in g.nodes})
+    return InteractionGraph(
+        _finish(edges, anonymize, salt),
+        coverage_of(coverage, df),
+        _finish(nodes, anonymize, salt),
+        cedges.reset_index(drop=True),
+        cnodes,
+        g,
+        cg,
+        len(parts),
+        float(modularity),
+        anonymize,
+    )

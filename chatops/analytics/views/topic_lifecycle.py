@@ -1,0 +1,230 @@
+"""V4: :func:`topic_lifecycle` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from .._common import (
+    DEFAULT_SALT,
+    TimeLike,
+    ViewResult,
+    coverage_of,
+    default_as_of,
+    prepare_messages,
+)
+from .._duck import MessagesSource, messages_only, run_engine
+from ..schema import validate
+from ._shared import _finish, _topic_keys
+
+
+@dataclasses.dataclass
+class TopicLifecycle(ViewResult):
+    """V4: one row per topic, with first reply and resolution.
+
+    ``frame`` columns: ``stream_id``, ``channel``, ``topic`` (without the resolved prefix),
+    ``started_at``, ``last_at``, ``duration_hours``, ``messages``, ``participants``,
+    ``starter_id``, ``first_reply_at``, ``hours_to_first_reply`` (first message by someone other
+    than the starter), ``within_sla`` (replied within ``first_reply_sla_hours``; False when
+    unanswered past it; NA while the clock still runs), ``resolved`` (the name carries
+    ``"✔ "`` now), ``resolved_at`` and ``hours_to_resolve`` (the first resolve edit in ``edits``;
+    without one, a resolved name counts as resolved at the last message, ``resolved_source``
+    says which), ``moved`` (a message was moved), ``renamed`` (the topic was renamed).
+    ``survival``: Kaplan-Meier share of topics still unresolved ``hours`` after their start,
+    unresolved topics censored at ``as_of``.
+
+    Example::
+
+        >>> r = topic_lifecycle(messages, edits=edits, first_reply_sla_hours=4)
+        >>> r.frame.sort_values("hours_to_first_reply").tail()
+    """
+
+    view = "topic_lifecycle"
+    survival: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    first_reply_sla_hours: float = 24.0
+    topics: int = 0
+    replied_pct: float = math.nan
+    sla_met_pct: float = math.nan
+    median_hours_to_first_reply: float = math.nan
+    resolved_pct: float = math.nan
+    median_hours_to_resolve: float = math.nan
+
+
+def _hours(delta: pd.Series) -> pd.Series:
+    hours: pd.Series = delta.dt.total_seconds() / 3600.0
+    return hours
+
+
+def _kaplan_meier(durations: np.ndarray, events: np.ndarray) -> pd.DataFrame:
+    order = np.lexsort((~events, durations))
+    d, e = durations[order], events[order]
+    at_risk = len(d)
+    share = 1.0
+    hours, shares = [0.0], [1.0]
+    i = 0
+    while i < len(d):
+        t = d[i]
+        j = i
+        deaths = 0
+        while j < len(d) and d[j] == t:
+            deaths += int(e[j])
+            j += 1
+        if deaths:
+            share *= 1.0 - deaths / at_risk
+            hours.append(float(t))
+            shares.append(share)
+        at_risk -= j - i
+        i = j
+    return pd.DataFrame({"hours": hours, "unresolved_share": shares})
+
+
+def topic_lifecycle(
+    messages: MessagesSource,
+    *,
+    edits: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    channel_names: Iterable[str] | None = None,
+    first_reply_sla_hours: float = 24.0,
+    as_of: TimeLike | None = None,
+    since: TimeLike | None = None,
+    until: TimeLike | None = None,
+    exclude_bots: bool = False,
+    anonymize: bool = False,
+    salt: str = DEFAULT_SALT,
+    coverage: str | None = None,
+    engine: str = "pandas",
+) -> TopicLifecycle:
+    """V4: each topic's life: start, end, participants, time to first reply, time to resolve.
+
+    Args:
+        messages: the messages frame (channel messages are used).
+        edits: the edits frame: resolve times, moves and renames.
+        users: the users frame (for ``exclude_bots``).
+        channel_names: only these channels (default all).
+        first_reply_sla_hours: the reply target for ``within_sla`` (positive).
+        as_of: the time unresolved topics are censored at; default ``until``, else the last
+            message's time.
+        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
+        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
+            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
+    """
+    if engine != "pandas":
+        return run_engine(topic_lifecycle, locals())
+    messages = messages_only(messages)
+    if not first_reply_sla_hours > 0:
+        raise ValueError(f"first_reply_sla_hours must be positive, got {first_reply_sla_hours}")
+    df = prepare_messages(
+        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
+    )
+    end = default_as_of(df, until, as_of)
+    ch = _topic_keys(df)
+    if channel_names is not None:
+        wanted = {str(c) for c in channel_names}
+        ch = ch[ch["channel"].astype("string").isin(wanted).fillna(False).astype(bool)]
+    ch = ch.assign(stream_id=ch["stream_id"].astype("int64")).sort_values(
+        ["timestamp", "id"], kind="stable"
+    )
+    ch["tkey"] = ch.groupby(["stream_id", "topic_name"], sort=True).ngroup()
+    g = ch.groupby("tkey", sort=True)
+    frame = g.agg(
+        stream_id=("stream_id", "first"),
+        channel=("channel", "last"),
+        topic=("topic_name", "first"),
+        started_at=("timestamp", "first"),
+        last_at=("timestamp", "last"),
+        messages=("id", "size"),
+        participants=("sender_id", "nunique"),
+        starter_id=("sender_id", "first"),
+        resolved=("resolved", "last"),
+    )
+    frame["channel"] = frame["channel"].astype("string")
+    starter = g["sender_id"].transform("first")
+    replies = ch[(ch["sender_id"] != starter).fillna(False).astype(bool)]
+    frame["first_reply_at"] = replies.groupby("tkey")["timestamp"].min().reindex(frame.index)
+    frame["resolved_at"] = pd.Series(pd.NaT, index=frame.index, dtype="datetime64[ns, UTC]")
+    moved_msg = ch["is_moved"].fillna(False).astype(bool)
+    frame["moved"] = moved_msg.groupby(ch["tkey"]).any().reindex(frame.index, fill_value=False)
+    frame["renamed"] = False
+    if edits is not None:
+        ev = validate(edits, "edits")
+        topic_of = pd.Series(ch["tkey"].to_numpy(), index=ch["id"].astype("int64").to_numpy())
+        topic_of = topic_of[~topic_of.index.duplicated()]
+        ev = ev.assign(tkey=ev["message_id"].astype("Int64").map(topic_of)).dropna(subset=["tkey"])
+        kind = ev["kind"].astype("string")
+        resolved_at = ev[kind == "resolve"].groupby("tkey")["timestamp"].min()
+        frame["resolved_at"] = resolved_at.reindex(frame.index)
+        moved = set(ev.loc[kind.isin(["move_topic", "move_channel"]).fillna(False), "tkey"])
+        frame["moved"] = frame["moved"] | frame.index.isin(list(moved))
+        frame["renamed"] = frame.index.isin(list(set(ev.loc[kind == "move_topic", "tkey"])))
+    source = pd.Series(pd.NA, index=frame.index, dtype="string")
+    source[frame["resolved_at"].notna()] = "edit"
+    by_name = frame["resolved_at"].isna() & frame["resolved"]
+    frame.loc[by_name, "resolved_at"] = frame.loc[by_name, "last_at"]
+    source[by_name] = "name"
+    frame["resolved_source"] = source
+    frame = frame.reset_index(drop=True)
+    for c in ("started_at", "last_at", "first_reply_at", "resolved_at"):
+        frame[c] = pd.to_datetime(frame[c], utc=True)
+    frame["duration_hours"] = _hours(frame["last_at"] - frame["started_at"])
+    frame["hours_to_first_reply"] = _hours(frame["first_reply_at"] - frame["started_at"])
+    frame["hours_to_resolve"] = _hours(frame["resolved_at"] - frame["started_at"])
+    age = _hours(end - frame["started_at"])
+    sla = first_reply_sla_hours
+    within = pd.Series(pd.NA, index=frame.index, dtype="boolean")
+    replied = frame["hours_to_first_reply"].notna()
+    within[replied] = frame.loc[replied, "hours_to_first_reply"] <= sla
+    within[~replied & (age > sla)] = False
+    frame["within_sla"] = within
+    frame["resolved_source"] = frame["resolved_source"].astype("string")
+    frame["starter_id"] = frame["starter_id"].astype("Int64")
+    frame["stream_id"] = frame["stream_id"].astype("Int64")
+    cols = [
+        "stream_id",
+        "channel",
+        "topic",
+        "started_at",
+        "last_at",
+        "duration_hours",
+        "messages",
+        "participants",
+        "starter_id",
+        "first_reply_at",
+        "hours_to_first_reply",
+        "within_sla",
+        "resolved",
+        "resolved_at",
+        "hours_to_resolve",
+        "resolved_source",
+        "moved",
+        "renamed",
+    ]
+    frame = frame[cols]
+    done = frame["hours_to_resolve"].notna().to_numpy()
+    durations = np.where(
+        done,
+        frame["hours_to_resolve"].fillna(0).to_numpy(dtype=float),
+        np.maximum(age.fillna(0).to_numpy(dtype=float), 0.0),
+    )
+    survival = _kaplan_meier(durations, done)
+
+    def median(s: pd.Series) -> float:
+        return float(s.median()) if s.notna().any() else math.nan
+
+    decided = frame["within_sla"].dropna()
+    n = len(frame)
+    return TopicLifecycle(
+        _finish(frame, anonymize, salt),
+        coverage_of(coverage, df),
+        survival,
+        float(sla),
+        n,
+        100.0 * float(replied.mean()) if n else math.nan,
+        100.0 * float(decided.astype(bool).mean()) if len(decided) else math.nan,
+        median(frame["hours_to_first_reply"]),
+        100.0 * float(frame["resolved"].mean()) if n else math.nan,
+        median(frame["hours_to_resolve"]),
+    )

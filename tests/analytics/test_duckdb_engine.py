@@ -1,0 +1,80 @@
+"""engine="duckdb": every view over the dataset's Parquet folder equals the pandas engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chatops import analytics
+from chatops.analytics import Dataset
+from chatops.analytics._duck import DuckSource
+from chatops.sandbox import Sandbox
+
+from .engines import CALLS, compare
+
+
+@pytest.fixture(scope="module")
+def small_ds(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    return Dataset.sync(
+        sandbox.zuliprc("admin"), cache=tmp_path_factory.mktemp("duck") / "c", progress=False
+    )
+
+
+@pytest.fixture(scope="module")
+def medium_ds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dataset]:
+    root = tmp_path_factory.mktemp("duck-medium")
+    with Sandbox.start(root / "sb", size="medium", seed=7) as sb:
+        yield Dataset.sync(sb.zuliprc("admin"), cache=root / "c", progress=False)
+
+
+@pytest.mark.parametrize("view", list(CALLS))
+def test_duckdb_equals_pandas_on_small(small_ds: Dataset, view: str) -> None:
+    assert compare(small_ds, view) > 0
+
+
+@pytest.mark.parametrize("view", ["messages_over_time", "topic_lifecycle", "client_and_dm_mix"])
+def test_duckdb_equals_pandas_with_period_and_bots_pushed_down(
+    small_ds: Dataset, view: str
+) -> None:
+    frames = small_ds.frames()
+    ts = frames.messages["timestamp"]
+    since = ts.quantile(0.25)
+    until = ts.quantile(0.9)
+    kept = compare(small_ds, view, since=since, until=until, exclude_bots=True)
+    assert kept > 0
+    # the scan really drops the rows outside the period and the bots' messages
+    with DuckSource(small_ds) as duck:
+        where, args = duck.where(since, until, True, frames.users)
+        got = duck.messages(where, args)
+    bots = set(frames.users.loc[frames.users["is_bot"], "user_id"])
+    assert 0 < len(got) < len(frames.messages)
+    assert got["timestamp"].min() >= since and got["timestamp"].max() < until
+    assert not set(got["sender_id"]) & bots
+
+
+def test_duckdb_reads_a_dataset_folder_by_path(small_ds: Dataset) -> None:
+    by_path = analytics.activity_heatmap(str(small_ds.cache), engine="duckdb")
+    by_frames = analytics.activity_heatmap(small_ds.frames().messages)
+    assert by_path.frame["messages"].sum() == small_ds.message_count
+    assert by_path.frame.equals(by_frames.frame)
+    assert by_path.coverage == by_frames.coverage
+
+
+def test_engine_errors_name_the_problem(small_ds: Dataset, tmp_path: Path) -> None:
+    msgs = small_ds.frames().messages
+    with pytest.raises(ValueError, match="unknown engine 'spark'"):
+        analytics.active_users(msgs, engine="spark")
+    with pytest.raises(ValueError, match="pass a Dataset or the path of its folder"):
+        analytics.active_users(msgs, engine="duckdb")
+    with pytest.raises(ValueError, match="needs engine='duckdb'"):
+        analytics.active_users(small_ds)
+    with pytest.raises(ValueError, match="holds no dataset"):
+        analytics.active_users(tmp_path, engine="duckdb")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("view", list(CALLS))
+def test_duckdb_equals_pandas_on_medium(medium_ds: Dataset, view: str) -> None:
+    assert compare(medium_ds, view) > 0

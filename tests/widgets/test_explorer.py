@@ -1,0 +1,110 @@
+"""The explorer, headless, on a dataset synced from the demo organization."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from chatops.analytics import Dataset
+from chatops.sandbox import Sandbox
+from chatops.widgets import Explorer
+from chatops.widgets.explorer import VIEWS
+
+
+@pytest.fixture(scope="module")
+def ds(org: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    folder = tmp_path_factory.mktemp("explorer") / "c"
+    return Dataset.sync(org.zuliprc("admin"), cache=folder, content=True, progress=False)
+
+
+def test_a_channel_filter_changes_every_view(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir)
+    everything = {n: r.frame.copy() for n, r in ex.render_all().items()}
+    assert set(everything) == set(VIEWS)
+    channel = ex.frames.messages["channel"].value_counts().index[1]
+    ex.channels.value = (str(channel),)
+    # the view on screen is drawn again at once; the others when opened
+    assert ex._drawn["messages_over_time"] == ex.state()
+    after = ex.render_all()
+    for name, before in everything.items():
+        assert not after[name].frame.equals(before), name
+        assert ex.tables[name].frame.equals(after[name].frame)
+    kept = ex.messages()
+    assert set(kept["channel"].astype(str)) == {str(channel)}
+    assert after["messages_over_time"].total == len(kept)
+    assert not ex.error.value
+
+
+def test_bots_people_time_zone_and_excel(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir)
+    all_msgs = ex.render("messages_over_time").total
+    ex.bots.value = False
+    no_bots = ex.results["messages_over_time"].total
+    bots = set(ex.frames.users.loc[ex.frames.users["is_bot"], "user_id"])
+    assert no_bots == int((~ex.frames.messages["sender_id"].isin(bots)).sum()) <= all_msgs
+    users = ex.frames.users.set_index("user_id")
+    top = int(ex.frames.messages["sender_id"].value_counts().index[0])
+    ex.people.value = (str(users.loc[top, "full_name"]),)
+    assert ex.results["messages_over_time"].total == int(
+        (ex.frames.messages["sender_id"] == top).sum()
+    )
+    ex.people.value = ()
+    ex.roles.value = ("guest",)
+    guests = set(users.index[users["role_name"].astype("string") == "guest"])
+    assert ex.results["messages_over_time"].total == int(
+        ex.frames.messages["sender_id"].isin(guests).sum()
+    )
+    ex.roles.value = ()
+    ex.tz.value = "sender"
+    heat = ex.render("activity_heatmap")
+    assert "each sender's own time zone" in (heat.coverage or "")
+    path = ex.export_excel("activity_heatmap", export_dir / "heat.xlsx")
+    back = pd.read_excel(path, sheet_name=None)
+    assert back["frame"]["messages"].sum() == heat.frame["messages"].sum()
+    assert "download" in ex._excel_links["activity_heatmap"].value
+
+
+def test_a_topic_opens_its_thread_with_links(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir)
+    ex.render("topic_lifecycle")
+    ex.channels.value = (str(ex.frames.messages["channel"].value_counts().index[0]),)
+    ex.render("topic_lifecycle")
+    assert ex.topic.options and ex.topic.value == ex.topic.options[0][1]  # the busiest, picked
+    ex.open_thread.click()
+    assert not ex.error.value
+    frame = ex.thread_table.frame
+    stream_id, topic = ex.topic.value
+    assert ex.tabs.selected_index == len(VIEWS)
+    lc = ex.results["topic_lifecycle"].frame
+    row = lc[(lc["stream_id"] == stream_id) & (lc["topic"].astype(str) == topic)]
+    assert len(frame) == int(row["messages"].iloc[0]) == int(lc["messages"].max())
+    assert frame["content"].notna().all()
+    site = ds.manifest["site"]
+    assert all(str(x).startswith(f"{site}/#narrow/channel/{stream_id}-") for x in frame["link"])
+    assert all(
+        str(x).endswith(f"/near/{i}") for x, i in zip(frame["link"], frame["id"], strict=True)
+    )
+    assert 'target="_blank"' in ex.thread_table.html.value
+
+
+def test_search_and_keywords_with_text(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir)
+    word = "the"
+    got = ex.search(word)
+    assert len(got) > 0 and got["link"].str.contains("/near/").all()
+    assert ex.export_excel("search", export_dir / "s.xlsx").exists()
+    ex.channels.value = (str(ex.frames.messages["channel"].value_counts().index[0]),)
+    kw = ex.show_keywords()
+    assert len(kw) > 0 and (kw["z"].diff().dropna() <= 0).all()
+
+
+def test_without_text_the_explorer_says_how_to_keep_it(
+    org: Sandbox, tmp_path: Path, export_dir: Path
+) -> None:
+    plain = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "p", progress=False)
+    ex = Explorer(plain, export_dir=export_dir)
+    assert "--content" in ex.search_page.children[0].value
+    with pytest.raises(ValueError, match="keeps no message text"):
+        ex.search("x")
