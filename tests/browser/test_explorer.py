@@ -83,16 +83,16 @@ def test_a_topic_opens_its_thread_with_links(page: Any) -> None:
         ".chatops-error"
     ).all_inner_texts()
     thread = explorer.locator(".chatops-explorer-thread")
-    expect(thread.locator(".chatops-table")).to_be_visible(timeout=60_000)
+    expect(thread.locator(".chatops-grid table")).to_be_visible(timeout=60_000)
     topic = first.removeprefix("#engineering > ").rsplit(" (", 1)[0]
     expect(thread).to_contain_text(topic)
-    links = thread.locator(".chatops-table a[target=_blank]")
+    links = thread.locator(".chatops-grid a[target=_blank]")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
     assert hrefs
     ids = [int(m.group(2)) for m in map(LINK.match, hrefs) if m]
     assert len(ids) == len(hrefs) and ids == sorted(ids)
     assert len({LINK.match(h).group(1) for h in hrefs}) == 1  # type: ignore[union-attr]
-    first_row = thread.locator(".chatops-table tbody tr").first.inner_text()
+    first_row = thread.locator(".chatops-grid tbody tr").first.inner_text()
     assert str(ids[0]) in first_row
     explorer.screenshot(path=str(SHOTS / "explorer-thread.png"))
     assert page.locator(".chatops-error").count() == 0
