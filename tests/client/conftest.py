@@ -26,10 +26,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sync_only: runs on Client only (with a reason)")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A ``sync_only`` test has no async variant: not collected (rather than skipped)."""
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        is_async = callspec is not None and callspec.params.get("twin") == "async"
+        (drop if is_async and item.get_closest_marker("sync_only") else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(params=TWINS)
 def twin(request: pytest.FixtureRequest) -> str:
-    if request.param == "async" and request.node.get_closest_marker("sync_only"):
-        pytest.skip("sync_only: " + str(request.node.get_closest_marker("sync_only").args[0]))
     return str(request.param)
 
 
