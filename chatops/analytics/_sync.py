@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ __all__ = ["EVENT_TYPES", "MAX_PAGE", "SyncStats"]
 #: The most messages one ``GET /messages`` returns.
 MAX_PAGE = 5000
 #: The newest messages of each narrow asked for before the fetch, for the progress bar.
-SAMPLE = 200
+SAMPLE = 100
 #: Message ids asked for in one ``GET /messages?message_ids=...``.
 LOOKUP_CHUNK = 1000
 #: The events the queue a sync leaves behind collects for the next one.
@@ -95,6 +96,8 @@ class _Progress:
         self.reached: dict[str, int] = {}
         self.fetched: dict[str, int] = {}
         self.count = 0
+        #: messages fetched before every narrow was planned: the bar shows them from ``start``
+        self.unshown: int | None = 0
 
     def plan(self, key: str, lo: int, hi: int, sample: list[int], complete: bool) -> None:
         """Narrow ``key`` will be fetched over ids ``lo`` to ``hi``; ``sample`` holds its
@@ -126,14 +129,21 @@ class _Progress:
         return self.count + sum(self._ahead(k) for k in self.spans)
 
     def start(self) -> None:
-        self.bar.total = round(self._estimate())
-        self.bar.refresh()
+        self.bar.total = max(self.count, round(self._estimate()))
+        unshown, self.unshown = self.unshown, None
+        if unshown:
+            self.bar.update(unshown)
+        else:
+            self.bar.refresh()
 
     def advance(self, key: str, n: int, last_id: int) -> None:
         self.count += n
         if key in self.spans:
             self.fetched[key] += n
             self.reached[key] = max(self.reached[key], last_id)
+        if self.unshown is not None:
+            self.unshown += n
+            return
         estimate = round(self._estimate())
         current = self.bar.total if self.bar.total is not None else estimate
         self.bar.total = max(self.count, min(current, estimate))
@@ -143,6 +153,35 @@ class _Progress:
         self.bar.total = self.count
         self.bar.refresh()
         self.bar.close()
+
+
+def _write_parts(cache: Path, table: pa.Table, names: list[str], tail: int) -> list[dict[str, Any]]:
+    """Write ``table`` sorted by id as the part files ``names`` (two: the newest ``tail`` rows
+    go to the second); returns their manifest entries."""
+    ids = table["id"]
+    if len(ids) > 1 and not pc.all(pc.less(ids[:-1], ids[1:])).as_py():
+        table = table.sort_by("id")
+    cuts = [0, table.num_rows - tail, table.num_rows] if len(names) == 2 else [0, table.num_rows]
+    parts: list[dict[str, Any]] = []
+    for rel, lo, hi in zip(names, cuts, cuts[1:], strict=False):
+        piece = table.slice(lo, hi - lo)
+        _files.write_parquet(piece, cache / rel)
+        ids = piece["id"]
+        parts.append(
+            {
+                "path": rel,
+                "rows": piece.num_rows,
+                "min_id": ids[0].as_py(),
+                "max_id": ids[-1].as_py(),
+            }
+        )
+    return parts
+
+
+def _unlink(cache: Path, files: list[dict[str, Any]]) -> None:
+    for f in files:
+        with contextlib.suppress(FileNotFoundError):
+            (cache / f["path"]).unlink()
 
 
 def _key(stream_id: int | None) -> str:
@@ -195,6 +234,8 @@ class _Syncer:
         self.relocate: dict[int, str] = {}
         #: narrows fetched from their first message by this sync
         self.whole: set[str] = set()
+        self._saving = threading.Lock()
+        self.subscribers: dict[int, list[int]] = {}
 
     # -- files of a narrow
 
@@ -202,8 +243,11 @@ class _Syncer:
         return self.cache / rel
 
     def _save(self) -> None:
-        self.m["updated"] = int(time.time())
-        _files.write_json(self.m, self.cache / "manifest.json")
+        # Also called from worker threads (``_commit_soon``): one write at a time, each of the
+        # manifest as it is when the write begins, so the last one written is the newest.
+        with self._saving:
+            self.m["updated"] = int(time.time())
+            _files.write_json(self.m, self.cache / "manifest.json")
 
     def _new_part(self, key: str) -> str:
         n = int(self.m["next_part"])
@@ -219,43 +263,63 @@ class _Syncer:
         ``extend``: the rows are the narrow's fetched tail, so its watermark moves up to them
         (rows put back after a change leave the watermark where the fetch left it).
         """
-        state = self.m["narrows"][key]
-        files: list[dict[str, Any]] = [f for f in state["files"] if f not in drop]
-        table = table.sort_by("id")
+        names = self._part_names(key, table)
+        self._record(key, _write_parts(self.cache, table, names, self._tail), drop, extend=extend)
+
+    async def _commit_soon(
+        self, key: str, table: pa.Table, drop: list[dict[str, Any]], *, extend: bool = True
+    ) -> None:
+        """``_commit``, with the sorting, encoding and writing of the parts in a worker thread,
+        so the event loop goes on reading the other narrows' pages meanwhile."""
+        names = self._part_names(key, table)
+        parts = await asyncio.to_thread(_write_parts, self.cache, table, names, self._tail)
+        self._update(key, parts, drop, extend=extend)
+        await asyncio.to_thread(self._save)
+        _unlink(self.cache, drop)
+
+    def _part_names(self, key: str, table: pa.Table) -> list[str]:
         # The newest rows go to a small part of their own: the next sync's re-check window
         # then rewrites that part, not the whole history of the narrow.
-        tail = max(self.recheck, 1)
-        pieces = (
-            [table.slice(0, table.num_rows - tail), table.slice(table.num_rows - tail)]
-            if table.num_rows > 2 * tail
-            else [table]
-        )
-        for piece in pieces:
-            if not piece.num_rows:
-                continue
-            rel = self._new_part(key)
-            _files.write_parquet(piece, self._path(rel))
-            ids = piece["id"]
-            top = pc.max(ids).as_py()
-            files.append(
-                {"path": rel, "rows": piece.num_rows, "min_id": pc.min(ids).as_py(), "max_id": top}
-            )
-            if extend:
-                state["watermark"] = max(state.get("watermark") or 0, top)
-        state["files"] = sorted(files, key=lambda f: (f["max_id"], f["path"]))
+        pieces = 2 if table.num_rows > 2 * self._tail else 1 if table.num_rows else 0
+        return [self._new_part(key) for _ in range(pieces)]
+
+    @property
+    def _tail(self) -> int:
+        return max(self.recheck, 1)
+
+    def _record(
+        self,
+        key: str,
+        parts: list[dict[str, Any]],
+        drop: list[dict[str, Any]],
+        *,
+        extend: bool,
+    ) -> None:
+        """Put the written ``parts`` in the manifest in place of ``drop``, then delete those."""
+        self._update(key, parts, drop, extend=extend)
         self._save()
-        for f in drop:
-            with contextlib.suppress(FileNotFoundError):
-                self._path(f["path"]).unlink()
+        _unlink(self.cache, drop)
+
+    def _update(
+        self,
+        key: str,
+        parts: list[dict[str, Any]],
+        drop: list[dict[str, Any]],
+        *,
+        extend: bool,
+    ) -> None:
+        state = self.m["narrows"][key]
+        files: list[dict[str, Any]] = [f for f in state["files"] if f not in drop] + parts
+        if extend and parts:
+            state["watermark"] = max(state.get("watermark") or 0, max(f["max_id"] for f in parts))
+        state["files"] = sorted(files, key=lambda f: (f["max_id"], f["path"]))
 
     def _drop_narrow(self, key: str) -> None:
         """Take a narrow the account can no longer read out of the dataset (a fresh sync would
         not have it), its files with it."""
         state = self.m["narrows"].pop(key)
         self._save()
-        for f in state["files"]:
-            with contextlib.suppress(FileNotFoundError):
-                self._path(f["path"]).unlink()
+        _unlink(self.cache, state["files"])
 
     def _window(self, key: str) -> tuple[int | None, list[dict[str, Any]], pa.Table | None]:
         """The first id to re-check, the files the re-check rewrites and the rows they keep."""
@@ -330,7 +394,14 @@ class _Syncer:
     async def _sample(self, narrow: Narrow) -> tuple[list[int], bool]:
         """The ids of the newest messages of ``narrow``, and whether that is all of them."""
         page = await self._get(
-            {"anchor": "newest", "num_before": SAMPLE, "num_after": 0, "narrow": narrow}
+            {
+                "anchor": "newest",
+                "num_before": SAMPLE,
+                "num_after": 0,
+                "narrow": narrow,
+                "apply_markdown": False,
+                "client_gravatar": True,
+            }
         )
         return sorted(m.id for m in page.messages), bool(page.found_oldest)
 
@@ -396,12 +467,14 @@ class _Syncer:
             if msgs:
                 buffer.append(await asyncio.to_thread(page_table, msgs, content=self.content))
                 buffered += len(msgs)
+            if done:
+                self.m["narrows"][key]["synced_at"] = int(time.time())
             if buffer and (done or buffered >= self.flush_rows) or (done and pending_drop):
                 merged = pa.concat_tables(buffer) if buffer else MESSAGE_SCHEMA.empty_table()
-                self._commit(key, merged, pending_drop)
+                await self._commit_soon(key, merged, pending_drop)
                 buffer, buffered, pending_drop = [], 0, []
-        self.m["narrows"][key]["synced_at"] = int(time.time())
-        self._save()
+            elif done:
+                await asyncio.to_thread(self._save)
 
     # -- the event queue
 
@@ -584,10 +657,15 @@ class _Syncer:
         self.stats.removed = len(((self.vanished - self.seen) | set(was)) - set(now))
         self.stats.moved = sum(1 for i, key in was.items() if i in now and now[i] != key)
 
-    async def _tables(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    async def _channels(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Any]]:
+        """The narrows the account reads, the coverage they give, and the channel list."""
         c = self.client
-        users = await c.users.list()
-        mine = {s.stream_id for s in await c.channels.subscriptions()}
+        subscribed = await c.channels.subscriptions(include_subscribers=True)
+        mine = {s.stream_id for s in subscribed}
+        #: the subscribers of the channels the account is in (the others are asked one by one)
+        self.subscribers = {
+            s.stream_id: s.subscribers for s in subscribed if s.subscribers is not None
+        }
         try:  # archived channels too: their messages stay readable
             channels = await c.channels.list(
                 include_all=True, exclude_archived=False, include_default=True
@@ -615,8 +693,28 @@ class _Syncer:
                     }
                 )
         readable["dm"] = {"kind": "dm", "name": "direct messages", "first_message_id": 0}
+        coverage = {
+            "as_of": int(time.time()),
+            "channels_readable": sorted(
+                (
+                    {"stream_id": v["stream_id"], "name": v["name"], "archived": v["archived"]}
+                    for v in readable.values()
+                    if v["kind"] == "channel"
+                ),
+                key=lambda d: d["stream_id"],
+            ),
+            "channels_not_readable": sorted(hidden, key=lambda d: d["stream_id"]),
+        }
+        return readable, coverage, channels
+
+    async def _tables(self, readable: Mapping[str, Any], channels: list[Any]) -> None:
+        """The organization's tables (users, channels, subscriptions, groups), written."""
+        c = self.client
+        users = await c.users.list()
 
         async def members(sid: int) -> list[tuple[int, int]]:
+            if sid in self.subscribers:
+                return [(sid, u) for u in self.subscribers[sid]]
             async with self.sem:
                 try:
                     return [(sid, u) for u in await c.channels.members(sid)]
@@ -644,19 +742,46 @@ class _Syncer:
             _files.write_parquet(
                 pa.Table.from_pandas(df, preserve_index=False), folder / f"{name}.parquet"
             )
-        coverage = {
-            "as_of": int(time.time()),
-            "channels_readable": sorted(
-                (
-                    {"stream_id": v["stream_id"], "name": v["name"], "archived": v["archived"]}
-                    for v in readable.values()
-                    if v["kind"] == "channel"
-                ),
-                key=lambda d: d["stream_id"],
-            ),
-            "channels_not_readable": sorted(hidden, key=lambda d: d["stream_id"]),
-        }
-        return readable, coverage
+
+    async def _messages(
+        self, readable: Mapping[str, Any], had_files: bool
+    ) -> dict[str, int | None]:
+        """Fetch every readable narrow's new and re-checked messages; returns the narrows'
+        watermarks as they were before."""
+        for key in [k for k in self.m["narrows"] if k not in readable]:
+            self._drop_narrow(key)
+        for key, meta in readable.items():
+            state = self.m["narrows"].setdefault(key, {"files": [], "watermark": None})
+            state.update({k: v for k, v in meta.items() if k != "first_message_id"})
+            state["readable"] = True
+        before = {k: self.m["narrows"][k].get("watermark") for k in readable}
+        if self.full:
+            self.threshold = 0
+        else:
+            self.threshold = self._threshold(list(readable))
+        marks = [int(n.get("watermark") or 0) for n in self.m["narrows"].values()]
+        self.below = (
+            0
+            if not had_files or self.full
+            else (self.threshold if self.threshold is not None else max(marks, default=0) + 1)
+        )
+        firsts = [v["first_message_id"] for v in readable.values() if v["first_message_id"]]
+        lowest = min(firsts, default=0)
+        unplanned = len(readable)
+
+        async def one(key: str, first_id: int) -> None:
+            nonlocal unplanned
+            plan = await self._plan(key, first_id)
+            unplanned -= 1
+            if not unplanned:  # the bar shows from here, with every narrow's estimate in it
+                self.progress.start()
+            await self._narrow(*plan)
+
+        # a narrow's pages are fetched as soon as its own plan is made
+        await asyncio.gather(
+            *(one(key, meta["first_message_id"] or lowest) for key, meta in readable.items())
+        )
+        return before
 
     async def run(self) -> SyncStats:
         began = time.monotonic()
@@ -667,34 +792,14 @@ class _Syncer:
             # The queue the next sync drains is registered before anything is read, so every
             # change made while this sync reads is in it.
             queue = await self._register()
-            readable, coverage = await self._tables()
-            for key in [k for k in self.m["narrows"] if k not in readable]:
-                self._drop_narrow(key)
-            for key, meta in readable.items():
-                state = self.m["narrows"].setdefault(key, {"files": [], "watermark": None})
-                state.update({k: v for k, v in meta.items() if k != "first_message_id"})
-                state["readable"] = True
-            before = {k: self.m["narrows"][k].get("watermark") for k in readable}
-            if self.full:
-                self.threshold = 0
-            else:
-                self.threshold = self._threshold(list(readable))
-            marks = [int(n.get("watermark") or 0) for n in self.m["narrows"].values()]
-            self.below = (
-                0
-                if not had_files or self.full
-                else (self.threshold if self.threshold is not None else max(marks, default=0) + 1)
-            )
-            firsts = [v["first_message_id"] for v in readable.values() if v["first_message_id"]]
-            lowest = min(firsts, default=0)
-            plans = await asyncio.gather(
-                *(
-                    self._plan(key, meta["first_message_id"] or lowest)
-                    for key, meta in readable.items()
-                )
-            )
-            self.progress.start()
-            await asyncio.gather(*(self._narrow(*plan) for plan in plans))
+            readable, coverage, channels = await self._channels()
+            # the organization's tables are read while the messages are: nothing here needs them
+            tables = asyncio.ensure_future(self._tables(readable, channels))
+            try:
+                before = await self._messages(readable, had_files)
+                await tables
+            finally:
+                tables.cancel()
             self.stats.changes_from = (
                 "full re-read"
                 if self.full
@@ -735,8 +840,11 @@ class _Syncer:
 
 def _count_above(syncer: _Syncer, key: str, watermark: int | None) -> int:
     floor = int(watermark or 0)
+    # a file wholly above the floor is counted from the manifest; only one across it is read
     return sum(
-        int(
+        int(f["rows"])
+        if int(f["min_id"]) > floor
+        else int(
             pc.sum(
                 pc.greater(pq.read_table(syncer._path(f["path"]), columns=["id"])["id"], floor)
             ).as_py()

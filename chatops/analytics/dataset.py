@@ -355,16 +355,18 @@ class Dataset:
         dictionary-encoded, as Parquet stores them: each distinct name is held once.
         """
         columns = [c for c in MESSAGE_SCHEMA.names if content or c != "content"]
-        parts = []
-        for key, n in self.manifest["narrows"].items():
-            narrow = pa.array([key], pa.string())
-            for f in n["files"]:
-                with pq.ParquetFile(self.cache / f["path"], read_dictionary=CATEGORICAL) as pf:
-                    t = pf.read(columns=columns, use_threads=False)
-                codes = pa.nulls(t.num_rows, pa.int32()).fill_null(0)
-                parts.append(
-                    t.append_column("narrow", pa.DictionaryArray.from_arrays(codes, narrow))
-                )
+
+        def read(key: str, path: str) -> pa.Table:
+            with pq.ParquetFile(self.cache / path, read_dictionary=CATEGORICAL) as pf:
+                t = pf.read(columns=columns, use_threads=False)
+            codes = pa.nulls(t.num_rows, pa.int32()).fill_null(0)
+            narrow = pa.DictionaryArray.from_arrays(codes, pa.array([key], pa.string()))
+            return t.append_column("narrow", narrow)
+
+        files = [(k, f["path"]) for k, n in self.manifest["narrows"].items() for f in n["files"]]
+        # a few files at once: decoding Parquet lets go of the GIL
+        with concurrent.futures.ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:
+            parts = list(pool.map(lambda kp: read(*kp), files))
         if not parts:
             schema = pa.schema(
                 [
