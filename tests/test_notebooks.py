@@ -193,6 +193,12 @@ def test_freshly_executed_view_cells_show_a_figure(path: Path, tmp_path: Path) -
     nb = nbformat.read(target, as_version=4)
     assert view_calls(nb) == list(ANALYTICS_VIEWS)
     assert view_cells_without_image(nb) == []
+    # the sync's bar is saved as its last line (a saved notebook keeps no widget state)
+    (sync,) = [c for c in nb.cells if "Dataset.sync(" in c.source]
+    shown = [o.data["text/plain"] for o in sync.outputs if "text/plain" in o.get("data", {})]
+    assert len(shown) == 1 and not any("widget-view" in str(o) for o in sync.outputs), shown
+    done = re.fullmatch(r"sync: 100%\|.*\| (\d+)/(\d+) \[.*msg/s\]", shown[0])
+    assert done and done[1] == done[2] and int(done[1]) > 0, shown
 
 
 ANALYTICS_VIEWS = (

@@ -88,9 +88,20 @@ class _Progress:
     """
 
     def __init__(self, enabled: bool) -> None:
+        widget = enabled and _notebook_bar(tqdm)
         self.bar = tqdm(
-            total=None, unit="msg", desc="sync", disable=not enabled, leave=True, smoothing=0.1
+            total=None,
+            unit="msg",
+            desc="sync",
+            disable=not enabled,
+            leave=True,
+            smoothing=0.1,
+            **({"display": False} if widget else {}),
         )
+        # In a notebook the bar is shown through a display handle, so that when the sync ends
+        # the output becomes the bar's last line as text: a saved or rendered notebook (which
+        # keeps no widget state) shows where the sync ended, not the widget's first text.
+        self._handle = _show(self.bar.container) if widget else None
         self.spans: dict[str, tuple[int, int]] = {}
         self.samples: dict[str, tuple[np.ndarray, bool]] = {}
         self.reached: dict[str, int] = {}
@@ -153,6 +164,25 @@ class _Progress:
         self.bar.total = self.count
         self.bar.refresh()
         self.bar.close()
+        if self._handle is not None:
+            from IPython.display import Pretty
+
+            self._handle.update(Pretty(str(self.bar)))  # type: ignore[no-untyped-call]
+
+
+def _notebook_bar(cls: type) -> bool:
+    """Whether ``cls`` (what ``tqdm.auto`` chose) draws an ipywidgets bar."""
+    try:
+        from tqdm.notebook import tqdm as notebook_tqdm
+    except ImportError:  # pragma: no cover - tqdm without its notebook module
+        return False
+    return issubclass(cls, notebook_tqdm)
+
+
+def _show(container: Any) -> Any:
+    from IPython.display import display
+
+    return display(container, display_id=True)  # type: ignore[no-untyped-call]
 
 
 def _write_parts(cache: Path, table: pa.Table, names: list[str], tail: int) -> list[dict[str, Any]]:
