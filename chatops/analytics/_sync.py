@@ -77,6 +77,31 @@ class SyncStats:
         return dict(self.__dict__)
 
 
+@dataclass
+class _Plan:
+    """What a sync fetches of one narrow (``_Syncer._plan``)."""
+
+    key: str
+    #: the first id to fetch, or None: everything (nothing is stored)
+    start: int | None
+    #: the files the fetch replaces, and the rows of them it keeps
+    drop: list[dict[str, Any]]
+    kept: pa.Table | None
+    newest: int
+    #: the narrow's newest page, fetched with the plan when nothing is stored
+    tail: pa.Table | None = None
+    #: the tail is the whole narrow
+    complete: bool = False
+    #: when it is not: the narrow's pages from its oldest, and the first of them (as a table,
+    #: and whether it reached the tail)
+    pages: Any = None
+    first: tuple[pa.Table, bool] | None = None
+
+
+async def _one(item: Any) -> Any:
+    yield item
+
+
 class _Progress:
     """Messages fetched of those planned, their rate and the time left.
 
@@ -109,6 +134,8 @@ class _Progress:
         self.count = 0
         #: messages fetched before every narrow was planned: the bar shows them from ``start``
         self.unshown: int | None = 0
+        #: narrows whose newest page came with their plan (``tail``)
+        self.tails: set[str] = set()
 
     def plan(self, key: str, lo: int, hi: int, sample: list[int], complete: bool) -> None:
         """Narrow ``key`` will be fetched over ids ``lo`` to ``hi``; ``sample`` holds its
@@ -118,21 +145,29 @@ class _Progress:
         self.reached[key] = lo - 1
         self.fetched[key] = 0
 
+    def tail(self, key: str, lo: int, ids: list[int], complete: bool) -> None:
+        """Narrow ``key``'s newest messages, ``ids``, are fetched already (all of those from
+        ``lo`` on when ``complete``); what is left to fetch is older than them."""
+        self.plan(key, lo, (ids[0] - 1) if ids and not complete else lo - 1, ids, complete)
+        self.tails.add(key)
+        self._shown(len(ids))
+
     def _ahead(self, key: str) -> float:
         lo, hi = self.spans[key]
         sample, complete = self.samples[key]
         if hi < lo:
             return 0.0
         begin = max(lo, self.reached[key] + 1)
-        known = int(len(sample) - np.searchsorted(sample, begin))
+        # a tail is counted already: its ids only say how dense the narrow is
+        known = 0 if key in self.tails else int(len(sample) - np.searchsorted(sample, begin))
         if complete or not len(sample) or sample[0] <= begin:
             return float(known)
         gap = int(sample[0]) - begin  # ids older than the sample still to fetch
         done = self.reached[key] - lo + 1
+        width = int(sample[-1] - sample[0])
         if self.fetched[key] and done > 0:
             density = self.fetched[key] / done
         else:
-            width = int(sample[-1] - sample[0])
             density = (len(sample) - 1) / width if width > 0 else 1.0
         return known + gap * min(1.0, density)
 
@@ -148,10 +183,13 @@ class _Progress:
             self.bar.refresh()
 
     def advance(self, key: str, n: int, last_id: int) -> None:
-        self.count += n
         if key in self.spans:
             self.fetched[key] += n
             self.reached[key] = max(self.reached[key], last_id)
+        self._shown(n)
+
+    def _shown(self, n: int) -> None:
+        self.count += n
         if self.unshown is not None:
             self.unshown += n
             return
@@ -435,8 +473,11 @@ class _Syncer:
         )
         return sorted(m.id for m in page.messages), bool(page.found_oldest)
 
-    async def _pages(self, narrow: Narrow, anchor: int | str, key: str | None) -> Any:
-        """Every message of ``narrow`` from ``anchor`` (included) on, one page at a time."""
+    async def _pages(
+        self, narrow: Narrow, anchor: int | str, key: str | None, until: int | None = None
+    ) -> Any:
+        """Every message of ``narrow`` from ``anchor`` (included) on, one page at a time; with
+        ``until``, only those older than that id."""
         include = True
         while True:
             page = await self._get(
@@ -451,52 +492,92 @@ class _Syncer:
                 }
             )
             msgs = page.messages
+            reached = until is not None and any(m.id >= until for m in msgs)
             if isinstance(anchor, int):
                 msgs = [m for m in msgs if m.id > anchor or (include and m.id == anchor)]
+            if reached:
+                msgs = [m for m in msgs if m.id < until]
             if msgs:
-                self.stats.fetched += len(msgs)
-                ids = [m.id for m in msgs]
-                self.seen.update(ids)
+                ids = self._took(key, msgs)
                 if key is not None:
                     self.progress.advance(key, len(msgs), ids[-1])
-                    # older than the window: another narrow may hold it still (moved here)
-                    self.relocate.update((i, key) for i in ids if i < self.below)
                 anchor, include = max(ids), False
-            done = page.found_newest or not msgs
+            done = page.found_newest or not msgs or reached
             yield msgs, done
             if done:
                 return
 
-    async def _plan(
-        self, key: str, first_id: int
-    ) -> tuple[str, int | None, list[dict[str, Any]], pa.Table | None, int]:
-        """What to fetch of a narrow: from where, the files it replaces, and its newest id."""
-        start, drop, kept = self._window(key)
-        sample, complete = await self._sample(_narrow_of(self.m["narrows"][key]))
-        newest = sample[-1] if sample else 0
-        self.progress.plan(key, start if start is not None else first_id, newest, sample, complete)
-        return key, start, drop, kept, newest
+    def _took(self, key: str | None, msgs: list[Any]) -> list[int]:
+        """Note fetched messages as seen; returns their ids."""
+        self.stats.fetched += len(msgs)
+        ids = [m.id for m in msgs]
+        self.seen.update(ids)
+        if key is not None:
+            # older than the window: another narrow may hold it still (moved here)
+            self.relocate.update((i, key) for i in ids if i < self.below)
+        return ids
 
-    async def _narrow(
-        self,
-        key: str,
-        start: int | None,
-        drop: list[dict[str, Any]],
-        kept: pa.Table | None,
-        newest: int,
-    ) -> None:
-        if start is not None and newest < start and not drop:
+    async def _plan(self, key: str, first_id: int) -> _Plan:
+        """What to fetch of a narrow: from where, the files it replaces, and its newest id.
+
+        A narrow with nothing stored gets its newest page now (a whole page, not a sample):
+        most narrows fit in one, and then that page is the narrow, with no other request.
+        """
+        start, drop, kept = self._window(key)
+        narrow = _narrow_of(self.m["narrows"][key])
+        if start is not None:
+            sample, complete = await self._sample(narrow)
+            newest = sample[-1] if sample else 0
+            self.progress.plan(key, start, newest, sample, complete)
+            return _Plan(key, start, drop, kept, newest)
+        page = await self._get(
+            {
+                "anchor": "newest",
+                "num_before": self.page_size,
+                "num_after": 0,
+                "narrow": narrow,
+                "apply_markdown": False,
+                "client_gravatar": True,
+            }
+        )
+        msgs = sorted(page.messages, key=lambda m: m.id)
+        ids = self._took(key, msgs) if msgs else []
+        complete = bool(page.found_oldest) or not ids
+        self.progress.tail(key, first_id, ids, complete)
+        tail = await asyncio.to_thread(page_table, msgs, content=self.content) if msgs else None
+        plan = _Plan(key, None, drop, kept, ids[-1] if ids else 0, tail, complete)
+        if not complete:
+            # and its oldest page: with the newest, it tells how dense the narrow is between
+            plan.pages = self._pages(narrow, "oldest", key, until=ids[0])
+            first, done = await anext(plan.pages)
+            table = await asyncio.to_thread(page_table, first, content=self.content)
+            plan.first = (table, done)
+        return plan
+
+    async def _narrow(self, plan: _Plan) -> None:
+        key, start, drop, kept = plan.key, plan.start, plan.drop, plan.kept
+        if start is not None and plan.newest < start and not drop:
             return  # nothing newer, nothing stored to re-check: no request
         if start is None:
             self.whole.add(key)
         buffer: list[pa.Table] = [kept] if kept is not None and kept.num_rows else []
         buffered = 0
         pending_drop = drop
-        anchor: int | str = start if start is not None else "oldest"
-        async for msgs, done in self._pages(_narrow_of(self.m["narrows"][key]), anchor, key):
-            if msgs:
-                buffer.append(await asyncio.to_thread(page_table, msgs, content=self.content))
-                buffered += len(msgs)
+        pages: Any
+        if start is None and plan.complete:
+            # the newest page was the whole narrow
+            pages = _one((plan.tail, True))
+        elif start is None:
+            # from the oldest page, fetched with the plan, up to the newest
+            pages = self._tables_of(plan.pages, plan.tail, plan.first)
+        else:
+            pages = self._tables_of(
+                self._pages(_narrow_of(self.m["narrows"][key]), start, key), None
+            )
+        async for table, done in pages:
+            if table is not None and table.num_rows:
+                buffer.append(table)
+                buffered += table.num_rows
             if done:
                 self.m["narrows"][key]["synced_at"] = int(time.time())
             if buffer and (done or buffered >= self.flush_rows) or (done and pending_drop):
@@ -505,6 +586,25 @@ class _Syncer:
                 buffer, buffered, pending_drop = [], 0, []
             elif done:
                 await asyncio.to_thread(self._save)
+
+    async def _tables_of(
+        self, pages: Any, tail: pa.Table | None, first: tuple[pa.Table, bool] | None = None
+    ) -> Any:
+        """The pages as Arrow tables (after ``first``, one already made), then ``tail`` (the
+        narrow's newest page) with the last."""
+        if first is not None:
+            table, done = first
+            if done:
+                yield (table if tail is None else pa.concat_tables([table, tail])), True
+                return
+            yield table, False
+        async for msgs, done in pages:
+            table = (
+                await asyncio.to_thread(page_table, msgs, content=self.content) if msgs else None
+            )
+            if done and tail is not None:
+                table = tail if table is None else pa.concat_tables([table, tail])
+            yield table, done
 
     # -- the event queue
 
@@ -805,7 +905,7 @@ class _Syncer:
             unplanned -= 1
             if not unplanned:  # the bar shows from here, with every narrow's estimate in it
                 self.progress.start()
-            await self._narrow(*plan)
+            await self._narrow(plan)
 
         # a narrow's pages are fetched as soon as its own plan is made
         await asyncio.gather(
