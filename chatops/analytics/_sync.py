@@ -105,11 +105,13 @@ async def _one(item: Any) -> Any:
 class _Progress:
     """Messages fetched of those planned, their rate and the time left.
 
-    Before the first page, each narrow's newest ids are sampled (one small request): where the
-    sample reaches back to where the fetch starts, the narrow's count is known; otherwise the
-    part older than the sample is estimated at the density of ids the sample shows, and, once
-    pages arrive, at the density the narrow's pages show. The total only ever comes down (to
-    what is fetched, at least), so the percentage never goes back.
+    Before the bar shows, every narrow is planned: a narrow with stored messages gets a sample
+    of its newest ids (one small request), a narrow with none its newest page (and, when that
+    is not all of it, its oldest page too). Where the sample or the newest page reaches back to
+    where the fetch starts, the narrow's count is known; otherwise the part in between is
+    estimated at the density of ids the narrow's fetched pages show (the sample's, before any).
+    The total only ever comes down (to what is fetched, at least), so the percentage never
+    goes back.
     """
 
     def __init__(self, enabled: bool) -> None:
