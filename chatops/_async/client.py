@@ -7,7 +7,6 @@ import os
 import time
 import warnings
 from collections.abc import Mapping
-from functools import cached_property
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -24,6 +23,7 @@ from .._base_client import (
 from .._config import Credentials, resolve_credentials
 from .._deadline import DEADLINE, BodyTooLarge, install
 from .._exceptions import ApiError, AuthenticationError, RateLimited
+from ..resources._base import Resource
 from ..types import Capabilities, ServerSettings
 
 if TYPE_CHECKING:
@@ -133,110 +133,42 @@ class AsyncClient(_BaseClient):
     # Each resource module is imported on first use of its attribute, so that ``import
     # chatops`` and a client that touches two areas do not load all twelve.
 
-    @cached_property
-    def messages(self) -> AsyncMessages:
-        """Send, fetch, edit, move, react to and delete messages."""
-        from .resources.messages import AsyncMessages
-
-        return AsyncMessages(self)
-
-    @cached_property
-    def users(self) -> AsyncUsers:
-        """Own user, single user and user list."""
-        from .resources.users import AsyncUsers
-
-        return AsyncUsers(self)
-
-    @cached_property
-    def uploads(self) -> AsyncUploads:
-        """Upload, download and manage files."""
-        from .resources.uploads import AsyncUploads
-
-        return AsyncUploads(self)
-
-    @cached_property
-    def server(self) -> AsyncServer:
-        """Server settings and registration."""
-        from .resources.server import AsyncServer
-
-        return AsyncServer(self)
-
-    @cached_property
-    def channels(self) -> AsyncChannels:
-        """Channels."""
-        from .resources.channels import AsyncChannels
-
-        return AsyncChannels(self)
-
-    @cached_property
-    def scheduled_messages(self) -> AsyncScheduledMessages:
-        """Messages the server sends later."""
-        from .resources.scheduled import AsyncScheduledMessages
-
-        return AsyncScheduledMessages(self)
-
-    @cached_property
-    def reminders(self) -> AsyncReminders:
-        """Reminders about a message."""
-        from .resources.scheduled import AsyncReminders
-
-        return AsyncReminders(self)
-
-    @cached_property
-    def navigation_views(self) -> AsyncNavigationViews:
-        """Pinned and hidden sidebar views."""
-        from .resources.personal import AsyncNavigationViews
-
-        return AsyncNavigationViews(self)
-
-    @cached_property
-    def saved_snippets(self) -> AsyncSavedSnippets:
-        """Reusable Markdown snippets."""
-        from .resources.personal import AsyncSavedSnippets
-
-        return AsyncSavedSnippets(self)
-
-    @cached_property
-    def alert_words(self) -> AsyncAlertWords:
-        """Words that notify the person wherever they appear."""
-        from .resources.personal import AsyncAlertWords
-
-        return AsyncAlertWords(self)
-
-    @cached_property
-    def drafts(self) -> AsyncDrafts:
-        """Message drafts kept on the server."""
-        from .resources.personal import AsyncDrafts
-
-        return AsyncDrafts(self)
-
-    @cached_property
-    def typing(self) -> AsyncTyping:
-        """Typing notifications while composing or editing."""
-        from .resources.personal import AsyncTyping
-
-        return AsyncTyping(self)
-
-    @cached_property
-    def events(self) -> AsyncEvents:
-        """Event queues: register, poll, and an iterator that survives queue expiry."""
-        from .resources.events import AsyncEvents
-
-        return AsyncEvents(self)
-
-    @cached_property
-    def user_groups(self) -> AsyncUserGroups:
-        """User groups: list, create, change, members, deactivate and reactivate."""
-        from .resources.user_groups import AsyncUserGroups
-
-        return AsyncUserGroups(self)
-
-    @cached_property
-    def invitations(self) -> AsyncInvitations:
-        """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invitations import AsyncInvitations
-
-        return AsyncInvitations(self)
+    #: send, fetch, edit, move, react to and delete messages
+    messages: Resource[AsyncMessages] = Resource("messages")
+    #: own user, single user and user list
+    users: Resource[AsyncUsers] = Resource("users")
+    #: upload, download and manage files
+    uploads: Resource[AsyncUploads] = Resource("uploads")
+    #: server settings and registration
+    server: Resource[AsyncServer] = Resource("server")
+    #: channels
+    channels: Resource[AsyncChannels] = Resource("channels")
+    #: messages the server sends later
+    scheduled_messages: Resource[AsyncScheduledMessages] = Resource("scheduled")
+    #: reminders about a message
+    reminders: Resource[AsyncReminders] = Resource("scheduled")
+    #: pinned and hidden sidebar views
+    navigation_views: Resource[AsyncNavigationViews] = Resource("personal")
+    #: reusable Markdown snippets
+    saved_snippets: Resource[AsyncSavedSnippets] = Resource("personal")
+    #: words that notify the person wherever they appear
+    alert_words: Resource[AsyncAlertWords] = Resource("personal")
+    #: message drafts kept on the server
+    drafts: Resource[AsyncDrafts] = Resource("personal")
+    #: typing notifications while composing or editing
+    typing: Resource[AsyncTyping] = Resource("personal")
+    #: event queues: register, poll, and an iterator that survives queue expiry
+    events: Resource[AsyncEvents] = Resource("events")
+    #: user groups: list, create, change, members, deactivate and reactivate
+    user_groups: Resource[AsyncUserGroups] = Resource("user_groups")
+    #: invitations: reusable links and email invitations, one by one or in bulk
+    invitations: Resource[AsyncInvitations] = Resource("invitations")
+    #: organization settings, linkifiers and custom emoji
+    realm: Resource[AsyncRealm] = Resource("realm")
+    #: mobile push devices and the test notification
+    push: Resource[AsyncPush] = Resource("push")
+    #: bots owned by the requester: create, deactivate
+    bots: Resource[AsyncBots] = Resource("bots")
 
     @property
     def invites(self) -> AsyncInvitations:
@@ -245,27 +177,6 @@ class AsyncClient(_BaseClient):
             "client.invites is deprecated; use client.invitations", DeprecationWarning, stacklevel=2
         )
         return self.invitations
-
-    @cached_property
-    def realm(self) -> AsyncRealm:
-        """Organization settings, linkifiers and custom emoji."""
-        from .resources.realm import AsyncRealm
-
-        return AsyncRealm(self)
-
-    @cached_property
-    def push(self) -> AsyncPush:
-        """Mobile push devices and the test notification."""
-        from .resources.push import AsyncPush
-
-        return AsyncPush(self)
-
-    @cached_property
-    def bots(self) -> AsyncBots:
-        """Bots owned by the requester: create, deactivate."""
-        from .resources.bots import AsyncBots
-
-        return AsyncBots(self)
 
     # -- capabilities ---------------------------------------------------------------------------
 

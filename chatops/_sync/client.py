@@ -7,7 +7,6 @@ import os
 import time
 import warnings
 from collections.abc import Mapping
-from functools import cached_property
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -24,6 +23,7 @@ from .._base_client import (
 from .._config import Credentials, resolve_credentials
 from .._deadline import DEADLINE, BodyTooLarge, install
 from .._exceptions import ApiError, AuthenticationError, RateLimited
+from ..resources._base import Resource
 from ..types import Capabilities, ServerSettings
 
 if TYPE_CHECKING:
@@ -133,110 +133,42 @@ class Client(_BaseClient):
     # Each resource module is imported on first use of its attribute, so that ``import
     # chatops`` and a client that touches two areas do not load all twelve.
 
-    @cached_property
-    def messages(self) -> Messages:
-        """Send, fetch, edit, move, react to and delete messages."""
-        from .resources.messages import Messages
-
-        return Messages(self)
-
-    @cached_property
-    def users(self) -> Users:
-        """Own user, single user and user list."""
-        from .resources.users import Users
-
-        return Users(self)
-
-    @cached_property
-    def uploads(self) -> Uploads:
-        """Upload, download and manage files."""
-        from .resources.uploads import Uploads
-
-        return Uploads(self)
-
-    @cached_property
-    def server(self) -> Server:
-        """Server settings and registration."""
-        from .resources.server import Server
-
-        return Server(self)
-
-    @cached_property
-    def channels(self) -> Channels:
-        """Channels."""
-        from .resources.channels import Channels
-
-        return Channels(self)
-
-    @cached_property
-    def scheduled_messages(self) -> ScheduledMessages:
-        """Messages the server sends later."""
-        from .resources.scheduled import ScheduledMessages
-
-        return ScheduledMessages(self)
-
-    @cached_property
-    def reminders(self) -> Reminders:
-        """Reminders about a message."""
-        from .resources.scheduled import Reminders
-
-        return Reminders(self)
-
-    @cached_property
-    def navigation_views(self) -> NavigationViews:
-        """Pinned and hidden sidebar views."""
-        from .resources.personal import NavigationViews
-
-        return NavigationViews(self)
-
-    @cached_property
-    def saved_snippets(self) -> SavedSnippets:
-        """Reusable Markdown snippets."""
-        from .resources.personal import SavedSnippets
-
-        return SavedSnippets(self)
-
-    @cached_property
-    def alert_words(self) -> AlertWords:
-        """Words that notify the person wherever they appear."""
-        from .resources.personal import AlertWords
-
-        return AlertWords(self)
-
-    @cached_property
-    def drafts(self) -> Drafts:
-        """Message drafts kept on the server."""
-        from .resources.personal import Drafts
-
-        return Drafts(self)
-
-    @cached_property
-    def typing(self) -> Typing:
-        """Typing notifications while composing or editing."""
-        from .resources.personal import Typing
-
-        return Typing(self)
-
-    @cached_property
-    def events(self) -> Events:
-        """Event queues: register, poll, and an iterator that survives queue expiry."""
-        from .resources.events import Events
-
-        return Events(self)
-
-    @cached_property
-    def user_groups(self) -> UserGroups:
-        """User groups: list, create, change, members, deactivate and reactivate."""
-        from .resources.user_groups import UserGroups
-
-        return UserGroups(self)
-
-    @cached_property
-    def invitations(self) -> Invitations:
-        """Invitations: reusable links and email invitations, one by one or in bulk."""
-        from .resources.invitations import Invitations
-
-        return Invitations(self)
+    #: send, fetch, edit, move, react to and delete messages
+    messages: Resource[Messages] = Resource("messages")
+    #: own user, single user and user list
+    users: Resource[Users] = Resource("users")
+    #: upload, download and manage files
+    uploads: Resource[Uploads] = Resource("uploads")
+    #: server settings and registration
+    server: Resource[Server] = Resource("server")
+    #: channels
+    channels: Resource[Channels] = Resource("channels")
+    #: messages the server sends later
+    scheduled_messages: Resource[ScheduledMessages] = Resource("scheduled")
+    #: reminders about a message
+    reminders: Resource[Reminders] = Resource("scheduled")
+    #: pinned and hidden sidebar views
+    navigation_views: Resource[NavigationViews] = Resource("personal")
+    #: reusable Markdown snippets
+    saved_snippets: Resource[SavedSnippets] = Resource("personal")
+    #: words that notify the person wherever they appear
+    alert_words: Resource[AlertWords] = Resource("personal")
+    #: message drafts kept on the server
+    drafts: Resource[Drafts] = Resource("personal")
+    #: typing notifications while composing or editing
+    typing: Resource[Typing] = Resource("personal")
+    #: event queues: register, poll, and an iterator that survives queue expiry
+    events: Resource[Events] = Resource("events")
+    #: user groups: list, create, change, members, deactivate and reactivate
+    user_groups: Resource[UserGroups] = Resource("user_groups")
+    #: invitations: reusable links and email invitations, one by one or in bulk
+    invitations: Resource[Invitations] = Resource("invitations")
+    #: organization settings, linkifiers and custom emoji
+    realm: Resource[Realm] = Resource("realm")
+    #: mobile push devices and the test notification
+    push: Resource[Push] = Resource("push")
+    #: bots owned by the requester: create, deactivate
+    bots: Resource[Bots] = Resource("bots")
 
     @property
     def invites(self) -> Invitations:
@@ -245,27 +177,6 @@ class Client(_BaseClient):
             "client.invites is deprecated; use client.invitations", DeprecationWarning, stacklevel=2
         )
         return self.invitations
-
-    @cached_property
-    def realm(self) -> Realm:
-        """Organization settings, linkifiers and custom emoji."""
-        from .resources.realm import Realm
-
-        return Realm(self)
-
-    @cached_property
-    def push(self) -> Push:
-        """Mobile push devices and the test notification."""
-        from .resources.push import Push
-
-        return Push(self)
-
-    @cached_property
-    def bots(self) -> Bots:
-        """Bots owned by the requester: create, deactivate."""
-        from .resources.bots import Bots
-
-        return Bots(self)
 
     # -- capabilities ---------------------------------------------------------------------------
 

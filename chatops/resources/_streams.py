@@ -115,7 +115,21 @@ def _to_builtins(message: Any) -> dict[str, Any]:
     return record
 
 
-class EventStream:
+class _Stream:
+    """What both iterators show of their state."""
+
+    state: _StreamState
+
+    @property
+    def queue_id(self) -> str | None:
+        return self.state.queue_id
+
+    @property
+    def reregistrations(self) -> int:
+        return self.state.reregistrations
+
+
+class EventStream(_Stream):
     """Events one by one from a queue, re-registering when the server forgets it.
 
     Iterate it (blocking); ``stop()`` (from any thread) ends the iteration cleanly and
@@ -128,14 +142,6 @@ class EventStream:
         self.state = state
         self._lock = threading.Lock()
         self._buffer: list[Event] = []
-
-    @property
-    def queue_id(self) -> str | None:
-        return self.state.queue_id
-
-    @property
-    def reregistrations(self) -> int:
-        return self.state.reregistrations
 
     def _register(self) -> list[Event]:
         if self.state.stopped:
@@ -227,7 +233,7 @@ class EventStream:
         self.stop()
 
 
-class AsyncEventStream:
+class AsyncEventStream(_Stream):
     """The async twin of :class:`EventStream`: ``async for event in stream``."""
 
     def __init__(self, events: AsyncEvents, state: _StreamState) -> None:
@@ -236,14 +242,6 @@ class AsyncEventStream:
         self.state = state
         self._buffer: list[Event] = []
         self._poll: asyncio.Task[list[Event]] | None = None
-
-    @property
-    def queue_id(self) -> str | None:
-        return self.state.queue_id
-
-    @property
-    def reregistrations(self) -> int:
-        return self.state.reregistrations
 
     async def _register(self) -> list[Event]:
         reg = await self._client._request(

@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/bots.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.bots import AsyncBots
-from .._sync.resources.bots import Bots
-
-__all__ = ["AsyncBots", "Bots"]
+from .._async.resources.bots import *  # noqa: F403
+from .._sync.resources.bots import *  # noqa: F403

@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/events.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.events import AsyncEvents, AsyncEventStream
-from .._sync.resources.events import Events, EventStream
-
-__all__ = ["AsyncEventStream", "AsyncEvents", "EventStream", "Events"]
+from .._async.resources.events import *  # noqa: F403
+from .._sync.resources.events import *  # noqa: F403

@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/push.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.push import AsyncPush, Platform
-from .._sync.resources.push import Push
-
-__all__ = ["AsyncPush", "Platform", "Push"]
+from .._async.resources.push import *  # noqa: F403
+from .._sync.resources.push import *  # noqa: F403

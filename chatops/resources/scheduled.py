@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/scheduled.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.scheduled import AsyncReminders, AsyncScheduledMessages
-from .._sync.resources.scheduled import Reminders, ScheduledMessages
-
-__all__ = ["AsyncReminders", "AsyncScheduledMessages", "Reminders", "ScheduledMessages"]
+from .._async.resources.scheduled import *  # noqa: F403
+from .._sync.resources.scheduled import *  # noqa: F403

@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/server.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.server import AsyncServer
-from .._sync.resources.server import Server
-
-__all__ = ["AsyncServer", "Server"]
+from .._async.resources.server import *  # noqa: F403
+from .._sync.resources.server import *  # noqa: F403

@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/uploads.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.uploads import AsyncUploads, FileInput
-from .._sync.resources.uploads import Uploads
-
-__all__ = ["AsyncUploads", "FileInput", "Uploads"]
+from .._async.resources.uploads import *  # noqa: F403
+from .._sync.resources.uploads import *  # noqa: F403

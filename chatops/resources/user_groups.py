@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/user_groups.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.user_groups import AsyncUserGroups, GroupSettingValue
-from .._sync.resources.user_groups import UserGroups
-
-__all__ = ["AsyncUserGroups", "GroupSettingValue", "UserGroups"]
+from .._async.resources.user_groups import *  # noqa: F403
+from .._sync.resources.user_groups import *  # noqa: F403

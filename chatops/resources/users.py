@@ -3,9 +3,5 @@
 Written in ``chatops/_async/resources/users.py``; the synchronous twins are generated.
 """
 
-from __future__ import annotations
-
-from .._async.resources.users import AsyncUsers
-from .._sync.resources.users import Users
-
-__all__ = ["AsyncUsers", "Users"]
+from .._async.resources.users import *  # noqa: F403
+from .._sync.resources.users import *  # noqa: F403

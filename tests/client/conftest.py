@@ -9,7 +9,11 @@ A test that cannot run on both (threads, the official client) says so with
 from __future__ import annotations
 
 import asyncio
+import importlib
+import inspect
+import pkgutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,34 +79,62 @@ def client_for(
     return make
 
 
+def resource_methods() -> set[tuple[str, str]]:
+    """(class, method) of every public method of the async resource classes."""
+    from chatops._async import resources as package
+    from chatops.resources._base import AsyncResource
+
+    methods: set[tuple[str, str]] = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and issubclass(cls, AsyncResource) and cls is not AsyncResource:
+                methods |= {
+                    (cls.__name__, name)
+                    for name, value in vars(cls).items()
+                    if not name.startswith("_") and callable(value)
+                }
+    return methods
+
+
+def _whole_directory(session: pytest.Session) -> bool:
+    """True when every test module here ran, unfiltered, and none failed."""
+    option = session.config.option
+    if getattr(option, "keyword", "") or getattr(option, "markexpr", ""):
+        return False
+    if session.testsfailed or session.shouldstop:
+        return False
+    modules = {path.name for path in HERE.glob("test_*.py")}
+    return modules <= _COLLECTED_MODULES
+
+
+HERE = Path(__file__).parent
+_COLLECTED_MODULES: set[str] = set()
+_SESSION: list[pytest.Session] = []
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _SESSION.append(session)
+    _COLLECTED_MODULES.update(item.path.name for item in session.items if item.path.parent == HERE)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run of the whole directory fails when an async resource method was not run."""
+    if CALLED and _whole_directory(session) and resource_methods() - CALLED:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """How many public methods of the async resources the async runs called, and which not."""
     if not CALLED:
         return
-    import inspect as _inspect
-
-    from chatops._async import resources as _resources
-    from chatops.resources._base import AsyncResource
-
-    methods: set[tuple[str, str]] = set()
-    import importlib
-    import pkgutil
-
-    for module in pkgutil.iter_modules(_resources.__path__):
-        mod = importlib.import_module(f"chatops._async.resources.{module.name}")
-        for cls in vars(mod).values():
-            if (
-                _inspect.isclass(cls)
-                and issubclass(cls, AsyncResource)
-                and cls is not AsyncResource
-            ):
-                methods |= {
-                    (cls.__name__, n)
-                    for n, f in vars(cls).items()
-                    if not n.startswith("_") and callable(f)
-                }
+    methods = resource_methods()
     missed = sorted(methods - CALLED)
     terminalreporter.write_line(
         f"async resource methods run through the twin tests: {len(methods & CALLED)} of "
-        f"{len(methods)}; not run: {', '.join(f'{c}.{m}' for c, m in missed)}"
+        f"{len(methods)}; not run: {', '.join(f'{c}.{m}' for c, m in missed) or 'none'}"
     )
+    if missed and _SESSION and _whole_directory(_SESSION[0]):
+        terminalreporter.write_line(
+            "FAILED: every async resource method must run through the twin tests", red=True
+        )

@@ -7,7 +7,7 @@ and ``close()`` is ``aclose()``. Nothing is translated beyond that, so a test pa
 async client only when the async client does what the sync one does.
 
 Every resource method called through the wrapper is recorded in :data:`CALLED` as
-``(resource class, method)``, which ``test_twin_coverage.py`` reads.
+``(resource class, method)``, which ``conftest.py`` checks at the end of a run.
 """
 
 from __future__ import annotations

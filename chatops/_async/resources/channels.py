@@ -7,11 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length
-from ...resources._base import (
-    AsyncResource,
-    GroupSettingValue,
-    drop_not_given,
-)
+from ...resources._base import AsyncResource, GroupSettingValue, drop_not_given, given
 from ...resources._base import group_setting_param as _group_value
 from ...types import (
     Capabilities,
@@ -93,78 +89,14 @@ def _subscriptions_param(
     return subs
 
 
-def _subscribe_params(
-    subs: builtins.list[dict[str, str]],
-    principals: Sequence[int] | Sequence[str] | NotGiven,
-    authorization_errors_fatal: bool | NotGiven,
-    announce: bool | NotGiven,
-    invite_only: bool | NotGiven,
-    is_web_public: bool | NotGiven,
-    is_default_stream: bool | NotGiven,
-    history_public_to_subscribers: bool | NotGiven,
-    message_retention_days: int | str | NotGiven,
-    topics_policy: str | NotGiven,
-    folder_id: int | NotGiven,
-    group_settings: Mapping[str, GroupSettingValue] | None,
-) -> dict[str, Any]:
-    params = drop_not_given(
-        subscriptions=subs,
-        principals=_listed(principals),
-        authorization_errors_fatal=authorization_errors_fatal,
-        announce=announce,
-        invite_only=invite_only,
-        is_web_public=is_web_public,
-        is_default_stream=is_default_stream,
-        history_public_to_subscribers=history_public_to_subscribers,
-        message_retention_days=message_retention_days,
-        topics_policy=topics_policy,
-        folder_id=folder_id,
-    )
-    for name, value in (group_settings or {}).items():
-        params[name] = _group_value(value)
-    return params
-
-
-def _update_params(
-    caps: Capabilities,
-    new_name: str | NotGiven,
-    description: str | NotGiven,
-    is_private: bool | NotGiven,
-    is_web_public: bool | NotGiven,
-    history_public_to_subscribers: bool | NotGiven,
-    is_default_stream: bool | NotGiven,
-    message_retention_days: int | str | NotGiven,
-    topics_policy: str | NotGiven,
-    folder_id: int | None | NotGiven,
-    is_archived: bool | NotGiven,
-    group_settings: Mapping[str, GroupSettingUpdate] | None,
-) -> dict[str, Any]:
-    if not isinstance(new_name, NotGiven):
-        check_length("new_name", new_name, caps.max_stream_name_length)
-    if not isinstance(description, NotGiven):
-        check_length("description", description, caps.max_stream_description_length)
-    params = drop_not_given(
-        new_name=new_name,
-        description=description,
-        is_private=is_private,
-        is_web_public=is_web_public,
-        history_public_to_subscribers=history_public_to_subscribers,
-        is_default_stream=is_default_stream,
-        message_retention_days=message_retention_days,
-        topics_policy=topics_policy,
-        folder_id=folder_id,
-        is_archived=is_archived,
-    )
-    for name, value in (group_settings or {}).items():
-        if isinstance(value, Mapping) and "new" in value:
-            change: Mapping[str, Any] = value
-            update = {"new": _group_value(change["new"])}
-            if "old" in change:
-                update["old"] = _group_value(change["old"])
-            params[name] = update
-        else:
-            params[name] = {"new": _group_value(value)}
-    return params
+def _group_update(value: GroupSettingUpdate) -> dict[str, Any]:
+    if isinstance(value, Mapping) and "new" in value:
+        change: Mapping[str, Any] = value
+        update = {"new": _group_value(change["new"])}
+        if "old" in change:
+            update["old"] = _group_value(change["old"])
+        return update
+    return {"new": _group_value(value)}
 
 
 def _topic_visibility_request(
@@ -204,19 +136,6 @@ def _folder_params(caps: Capabilities, name: str, description: str) -> dict[str,
     return {"name": name, "description": description}
 
 
-def _folder_update_params(
-    caps: Capabilities,
-    name: str | NotGiven,
-    description: str | NotGiven,
-    is_archived: bool | NotGiven,
-) -> dict[str, Any]:
-    if not isinstance(name, NotGiven):
-        check_length("name", name, caps.max_channel_folder_name_length)
-    if not isinstance(description, NotGiven):
-        check_length("description", description, caps.max_channel_folder_description_length)
-    return drop_not_given(name=name, description=description, is_archived=is_archived)
-
-
 class AsyncChannels(AsyncResource):
     """``client.channels``: channels, subscriptions, topic preferences and channel folders."""
 
@@ -232,15 +151,7 @@ class AsyncChannels(AsyncResource):
         exclude_archived: bool | NotGiven = NOT_GIVEN,
     ) -> builtins.list[Channel]:
         """``GET /streams``: the channels the user can see."""
-        params = drop_not_given(
-            include_public=include_public,
-            include_web_public=include_web_public,
-            include_subscribed=include_subscribed,
-            include_all=include_all,
-            include_default=include_default,
-            include_owner_subscribed=include_owner_subscribed,
-            exclude_archived=exclude_archived,
-        )
+        params = given(locals())
         result = await self._client._request(
             "GET", "/streams", params=params, cast_to=ChannelsResult
         )
@@ -288,25 +199,16 @@ class AsyncChannels(AsyncResource):
             group_settings: initial group-setting values by setting name, e.g.
                 ``{"can_add_subscribers_group": 12}``.
         """
+        params = given(locals(), "channels", "group_settings")
         caps = await self._client.get_capabilities()
-        subs = _subscriptions_param(caps, channels)
-        people = principals
-        if not isinstance(principals, NotGiven) and _needs_emails(caps, principals):
-            people = await self._emails_of(principals)
-        params = _subscribe_params(
-            subs,
-            people,
-            authorization_errors_fatal,
-            announce,
-            invite_only,
-            is_web_public,
-            is_default_stream,
-            history_public_to_subscribers,
-            message_retention_days,
-            topics_policy,
-            folder_id,
-            group_settings,
-        )
+        params["subscriptions"] = _subscriptions_param(caps, channels)
+        if not isinstance(principals, NotGiven):
+            people = (
+                await self._emails_of(principals) if _needs_emails(caps, principals) else principals
+            )
+            params["principals"] = list(people)
+        for name, value in (group_settings or {}).items():
+            params[name] = _group_value(value)
         return await self._client._request(
             "POST", "/users/me/subscriptions", params=params, cast_to=SubscribeResult
         )
@@ -338,7 +240,7 @@ class AsyncChannels(AsyncResource):
         self, *, include_subscribers: bool | NotGiven = NOT_GIVEN
     ) -> builtins.list[Subscription]:
         """``GET /users/me/subscriptions``: the caller's subscriptions."""
-        params = drop_not_given(include_subscribers=include_subscribers)
+        params = given(locals())
         result = await self._client._request(
             "GET", "/users/me/subscriptions", params=params, cast_to=SubscriptionsResult
         )
@@ -373,21 +275,13 @@ class AsyncChannels(AsyncResource):
             group_settings: by setting name, a new value, or ``{"new": v, "old": v}`` so the
                 server refuses the change (``ExpectationMismatch``) if someone changed it first.
         """
+        params = given(locals(), "stream_id", "group_settings")
         caps = await self._client.get_capabilities()
-        params = _update_params(
-            caps,
-            new_name,
-            description,
-            is_private,
-            is_web_public,
-            history_public_to_subscribers,
-            is_default_stream,
-            message_retention_days,
-            topics_policy,
-            folder_id,
-            is_archived,
-            group_settings,
-        )
+        if not isinstance(new_name, NotGiven):
+            check_length("new_name", new_name, caps.max_stream_name_length)
+        if not isinstance(description, NotGiven):
+            check_length("description", description, caps.max_stream_description_length)
+        params |= {name: _group_update(value) for name, value in (group_settings or {}).items()}
         await self._client._request("PATCH", f"/streams/{int(stream_id)}", params=params)
 
     async def archive(self, stream_id: int) -> None:
@@ -422,7 +316,7 @@ class AsyncChannels(AsyncResource):
         self, *, include_archived: bool | NotGiven = NOT_GIVEN
     ) -> builtins.list[ChannelFolder]:
         """``GET /channel_folders``: the organization's channel folders, in order."""
-        params = drop_not_given(include_archived=include_archived)
+        params = given(locals())
         result = await self._client._request(
             "GET", "/channel_folders", params=params, cast_to=ChannelFoldersResult
         )
@@ -437,8 +331,12 @@ class AsyncChannels(AsyncResource):
         is_archived: bool | NotGiven = NOT_GIVEN,
     ) -> None:
         """``PATCH /channel_folders/{id}``: rename, describe, archive or unarchive."""
+        params = given(locals(), "folder_id")
         caps = await self._client.get_capabilities()
-        params = _folder_update_params(caps, name, description, is_archived)
+        if not isinstance(name, NotGiven):
+            check_length("name", name, caps.max_channel_folder_name_length)
+        if not isinstance(description, NotGiven):
+            check_length("description", description, caps.max_channel_folder_description_length)
         await self._client._request("PATCH", f"/channel_folders/{int(folder_id)}", params=params)
 
     async def reorder_folders(self, order: Sequence[int]) -> None:

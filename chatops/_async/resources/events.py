@@ -21,35 +21,11 @@ from typing import Any
 import httpx
 
 from ..._base_client import NOT_GIVEN, NotGiven
-from ...resources._base import AsyncResource
+from ...resources._base import AsyncResource, given
 from ...resources._streams import DEFAULT_POLL_TIMEOUT, AsyncEventStream, Event, _StreamState
 from ...types import EventsResult, QueueRegistration
 
 __all__ = ["AsyncEvents", "AsyncEventStream"]
-
-
-def _register_params(
-    event_types: list[str] | NotGiven,
-    fetch_event_types: list[str] | NotGiven,
-    narrow: list[Any] | NotGiven,
-    apply_markdown: bool | NotGiven,
-    client_gravatar: bool | NotGiven,
-    all_public_streams: bool | NotGiven,
-    client_capabilities: Mapping[str, Any] | NotGiven,
-) -> dict[str, Any]:
-    return {
-        "event_types": event_types,
-        "fetch_event_types": fetch_event_types,
-        "narrow": narrow,
-        "apply_markdown": apply_markdown,
-        "client_gravatar": client_gravatar,
-        "all_public_streams": all_public_streams,
-        "client_capabilities": client_capabilities,
-    }
-
-
-def _poll_params(queue_id: str, last_event_id: int | NotGiven, dont_block: bool) -> dict[str, Any]:
-    return {"queue_id": queue_id, "last_event_id": last_event_id, "dont_block": dont_block}
 
 
 class AsyncEvents(AsyncResource):
@@ -67,15 +43,7 @@ class AsyncEvents(AsyncResource):
         client_capabilities: Mapping[str, Any] | NotGiven = NOT_GIVEN,
     ) -> QueueRegistration:
         """``POST /register``: create an event queue for ``event_types`` (default: all)."""
-        params = _register_params(
-            event_types,
-            fetch_event_types,
-            narrow,
-            apply_markdown,
-            client_gravatar,
-            all_public_streams,
-            client_capabilities,
-        )
+        params = given(locals())
         return await self._client._request(
             "POST", "/register", params=params, cast_to=QueueRegistration
         )
@@ -96,8 +64,8 @@ class AsyncEvents(AsyncResource):
             dont_block: answer at once, possibly with no events.
             timeout: client-side seconds to wait for the long-poll.
         """
-        client = self._client
-        opts = client._options("GET", "/events", _poll_params(queue_id, last_event_id, dont_block))
+        params, client = given(locals(), "timeout"), self._client
+        opts = client._options("GET", "/events", params)
         request = client._build_request(client._http, opts)
         request.extensions["timeout"] = httpx.Timeout(timeout).as_dict()
         try:
@@ -122,13 +90,5 @@ class AsyncEvents(AsyncResource):
         poll_timeout: float | None = None,
     ) -> AsyncEventStream:
         """An iterator over events that re-registers when its queue is lost; see the module."""
-        params = _register_params(
-            event_types,
-            NOT_GIVEN,
-            narrow,
-            apply_markdown,
-            client_gravatar,
-            all_public_streams,
-            client_capabilities,
-        )
+        params = given(locals(), "poll_timeout")
         return AsyncEventStream(self, _StreamState(params, poll_timeout))

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length
 from ..._bulk import DEFAULT_CONCURRENCY, BulkReport, run_bounded
-from ...resources._base import AsyncResource, drop_not_given
+from ...resources._base import AsyncResource, given
 from ...types import Capabilities, Invite, InviteLinkResult, InvitesResult
 
 __all__ = ["AsyncInvitations"]
@@ -27,28 +27,16 @@ def _expiry(caps: Capabilities, minutes: int | None | NotGiven) -> dict[str, Any
     return {"invite_expires_in_days": days}
 
 
-def _invite_params(
-    caps: Capabilities,
-    expires_in_minutes: int | None | NotGiven,
-    invite_as: int | NotGiven,
-    stream_ids: Sequence[int] | NotGiven,
-    group_ids: Sequence[int] | NotGiven,
-    include_realm_default_subscriptions: bool | NotGiven,
-    welcome_message_custom_text: str | None | NotGiven,
-) -> dict[str, Any]:
-    if isinstance(welcome_message_custom_text, str):
-        check_length("welcome_message_custom_text", welcome_message_custom_text, MAX_WELCOME_TEXT)
-    params = drop_not_given(
-        invite_as=invite_as,
-        stream_ids=stream_ids if isinstance(stream_ids, NotGiven) else list(stream_ids),
-        group_ids=group_ids if isinstance(group_ids, NotGiven) else list(group_ids),
-        include_realm_default_subscriptions=include_realm_default_subscriptions,
-        # null means "the organization default", which is what leaving it out says
-        welcome_message_custom_text=NOT_GIVEN
-        if welcome_message_custom_text is None
-        else welcome_message_custom_text,
-    )
-    params.update(_expiry(caps, expires_in_minutes))
+def _invite_params(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    text = params.get("welcome_message_custom_text")
+    if isinstance(text, str):
+        check_length("welcome_message_custom_text", text, MAX_WELCOME_TEXT)
+    elif "welcome_message_custom_text" in params:
+        del params["welcome_message_custom_text"]  # null: the organization default, as if left out
+    for name in ("stream_ids", "group_ids"):
+        if name in params:
+            params[name] = list(params[name])
+    params.update(_expiry(caps, params.pop("expires_in_minutes", NOT_GIVEN)))
     return params
 
 
@@ -82,16 +70,7 @@ class AsyncInvitations(AsyncResource):
             welcome_message_custom_text: Markdown (at most 8,000 characters; administrators
                 only); ``""`` sends no custom welcome.
         """
-        caps = await self._client.get_capabilities()
-        params = _invite_params(
-            caps,
-            expires_in_minutes,
-            invite_as,
-            stream_ids,
-            group_ids,
-            include_realm_default_subscriptions,
-            welcome_message_custom_text,
-        )
+        params = _invite_params(await self._client.get_capabilities(), given(locals()))
         result = await self._client._request(
             "POST", "/invites/multiuse", params=params, cast_to=InviteLinkResult
         )
@@ -115,21 +94,8 @@ class AsyncInvitations(AsyncResource):
         ``[email, reason, is_deactivated]`` per refused address; ``sent_invitations`` says
         whether the others were invited.
         """
-        caps = await self._client.get_capabilities()
-        params = _invite_params(
-            caps,
-            expires_in_minutes,
-            invite_as,
-            stream_ids,
-            group_ids,
-            include_realm_default_subscriptions,
-            welcome_message_custom_text,
-        )
-        params.update(
-            drop_not_given(
-                invitee_emails=_emails(emails), notify_referrer_on_join=notify_referrer_on_join
-            )
-        )
+        params = _invite_params(await self._client.get_capabilities(), given(locals(), "emails"))
+        params["invitee_emails"] = _emails(emails)
         await self._client._request("POST", "/invites", params=params)
 
     async def list(self) -> builtins.list[Invite]:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length
-from ...resources._base import AsyncResource, drop_not_given
+from ...resources._base import AsyncResource, drop_not_given, given
 from ...types import (
     AlertWordsResult,
     Capabilities,
@@ -59,29 +59,21 @@ def _snippet_params(
     return drop_not_given(title=title, content=content)
 
 
-def _typing_params(
-    caps: Capabilities,
-    op: TypingOp,
-    to: Sequence[int] | NotGiven,
-    stream_id: int | NotGiven,
-    topic: str | NotGiven,
-) -> dict[str, Any]:
-    if not isinstance(stream_id, NotGiven):
-        if isinstance(topic, NotGiven):
+def _typing_params(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    if "stream_id" in params:
+        if "topic" not in params:
             raise ValueError("channel typing needs a topic")
-        kind = "channel" if caps.at_least(248) else "stream"
-        if caps.at_least(215):
-            return {
-                "type": kind,
-                "op": op,
-                "stream_id": int(stream_id),
-                "topic": _topic_in(caps, topic),
-            }
-        return {"type": kind, "op": op, "to": [int(stream_id)], "topic": _topic_in(caps, topic)}
-    if isinstance(to, NotGiven) or not to:
+        params.pop("to", None)
+        params["type"] = "channel" if caps.at_least(248) else "stream"
+        params["topic"] = _topic_in(caps, params["topic"])
+        if not caps.at_least(215):
+            params["to"] = [params.pop("stream_id")]
+        return params
+    if not params.get("to"):
         raise ValueError("give `to` (user IDs) or `stream_id` and `topic`")
-    kind = "direct" if caps.at_least(174) else "private"
-    return {"type": kind, "op": op, "to": builtins.list(to)}
+    params["type"] = "direct" if caps.at_least(174) else "private"
+    params["to"] = builtins.list(params["to"])
+    return params
 
 
 def _edit_typing_request(
@@ -207,7 +199,7 @@ class AsyncNavigationViews(AsyncResource):
         name: str | NotGiven = NOT_GIVEN,
     ) -> None:
         """``PATCH /navigation_views/{fragment}``."""
-        params = drop_not_given(is_pinned=is_pinned, name=name)
+        params = given(locals(), "fragment")
         await self._client._request("PATCH", _fragment_path(fragment), params=params)
 
     async def delete(self, fragment: str) -> None:
@@ -263,10 +255,8 @@ class AsyncTyping(AsyncResource):
         topic: str | NotGiven = NOT_GIVEN,
     ) -> None:
         """``POST /typing``: to users (``to``) or a channel topic (``stream_id`` + ``topic``)."""
-        caps = await self._client.get_capabilities()
-        await self._client._request(
-            "POST", "/typing", params=_typing_params(caps, op, to, stream_id, topic)
-        )
+        params = _typing_params(await self._client.get_capabilities(), given(locals()))
+        await self._client._request("POST", "/typing", params=params)
 
     async def editing(self, message_id: int, op: TypingOp) -> None:
         """``POST /messages/{id}/typing`` (``/message_edit_typing`` before feature level 361)."""

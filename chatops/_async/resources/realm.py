@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..._base_client import NOT_GIVEN, NotGiven
-from ...resources._base import AsyncResource, GroupSettingValue, drop_not_given
+from ...resources._base import AsyncResource, GroupSettingValue, given
 from ...resources._base import group_setting_param as _setting_value
 from ...types import (
     Capabilities,
@@ -80,8 +80,10 @@ def _realm_params(settings: Mapping[str, Any]) -> dict[str, Any]:
     return params
 
 
-def _plain(value: Mapping[str, Any] | NotGiven) -> dict[str, Any] | NotGiven:
-    return value if isinstance(value, NotGiven) else dict(value)
+def _field_params(params: dict[str, Any]) -> dict[str, Any]:
+    if "field_data" in params:
+        params["field_data"] = dict(params["field_data"])
+    return params
 
 
 def _linkifiers(result: LinkifiersResult) -> builtins.list[Linkifier]:
@@ -196,15 +198,7 @@ class AsyncRealm(AsyncResource):
             field_data: options of type 3 (``{"key": {"text": ..., "order": "1"}}``), the
                 ``subtype`` of type 7 (``{"subtype": "github"}``).
         """
-        params = drop_not_given(
-            field_type=field_type,
-            name=name,
-            hint=hint,
-            field_data=_plain(field_data),
-            display_in_profile_summary=display_in_profile_summary,
-            required=required,
-            editable_by_user=editable_by_user,
-        )
+        params = _field_params(given(locals()))
         result = await self._client._request(
             "POST", "/realm/profile_fields", params=params, cast_to=IdResult
         )
@@ -222,14 +216,7 @@ class AsyncRealm(AsyncResource):
         editable_by_user: bool | NotGiven = NOT_GIVEN,
     ) -> None:
         """``PATCH /realm/profile_fields/{field_id}`` (administrators)."""
-        params = drop_not_given(
-            name=name,
-            hint=hint,
-            field_data=_plain(field_data),
-            display_in_profile_summary=display_in_profile_summary,
-            required=required,
-            editable_by_user=editable_by_user,
-        )
+        params = _field_params(given(locals(), "field_id"))
         await self._client._request(
             "PATCH", f"/realm/profile_fields/{int(field_id)}", params=params
         )

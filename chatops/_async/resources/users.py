@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length
 from ..._bulk import DEFAULT_CONCURRENCY, BulkReport, run_bounded
-from ...resources._base import AsyncResource, drop_not_given
+from ...resources._base import AsyncResource, given
 from ...types import (
     BotResult,
     RealmPresence,
@@ -36,22 +36,10 @@ def _profile_data(values: ProfileData | NotGiven) -> builtins.list[dict[str, Any
     return [{"id": int(field_id), "value": value} for field_id, value in values.items()]
 
 
-def _status_params(
-    status_text: str | NotGiven,
-    emoji_name: str | NotGiven,
-    emoji_code: str | NotGiven,
-    reaction_type: str | NotGiven,
-    away: bool | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    if isinstance(status_text, str):
-        check_length("status_text", status_text.strip(), MAX_STATUS_TEXT)
-    return drop_not_given(
-        status_text=status_text,
-        emoji_name=emoji_name,
-        emoji_code=emoji_code,
-        reaction_type=reaction_type,
-        away=away,
-    )
+def _status_params(params: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(params.get("status_text"), str):
+        check_length("status_text", params["status_text"].strip(), MAX_STATUS_TEXT)
+    return params
 
 
 def _status_path(user_id: int | None) -> str:
@@ -65,13 +53,7 @@ def _split_update(update: StatusUpdate) -> tuple[int | None, dict[str, Any]]:
     unknown = set(fields) - allowed
     if unknown:
         raise TypeError(f"unknown status fields: {', '.join(sorted(unknown))}")
-    return user_id, _status_params(
-        fields.get("status_text", NOT_GIVEN),
-        fields.get("emoji_name", NOT_GIVEN),
-        fields.get("emoji_code", NOT_GIVEN),
-        fields.get("reaction_type", NOT_GIVEN),
-        fields.get("away", NOT_GIVEN),
-    )
+    return user_id, _status_params(given(fields))
 
 
 __all__ = ["AsyncUsers"]
@@ -90,26 +72,6 @@ def _email_path(email: str) -> str:
     if not isinstance(email, str) or "@" not in email or not email.strip():
         raise ValueError(f"give an email address, not {email!r}")
     return f"/users/{quote(email.strip(), safe='@')}"
-
-
-def _presence_params(
-    status: str,
-    ping_only: bool | NotGiven,
-    new_user_input: bool | NotGiven,
-    last_update_id: int | NotGiven,
-    history_limit_days: int | NotGiven,
-    slim_presence: bool | NotGiven,
-) -> dict[str, Any]:
-    if status not in ("active", "idle"):
-        raise ValueError(f"presence status must be 'active' or 'idle', not {status!r}")
-    return drop_not_given(
-        status=status,
-        ping_only=ping_only,
-        new_user_input=new_user_input,
-        last_update_id=last_update_id,
-        history_limit_days=history_limit_days,
-        slim_presence=slim_presence,
-    )
 
 
 class AsyncUsers(AsyncResource):
@@ -133,10 +95,7 @@ class AsyncUsers(AsyncResource):
             client_gravatar: when true, avatar_url is null for gravatar users (server default).
             include_custom_profile_fields: include ``profile_data``.
         """
-        params = drop_not_given(
-            client_gravatar=client_gravatar,
-            include_custom_profile_fields=include_custom_profile_fields,
-        )
+        params = given(locals(), "user_id")
         result = await self._client._request(
             "GET", f"/users/{int(user_id)}", params=params, cast_to=UserResult
         )
@@ -157,10 +116,7 @@ class AsyncUsers(AsyncResource):
             client_gravatar: when true, avatar_url is null for gravatar users (server default).
             include_custom_profile_fields: include ``profile_data``.
         """
-        params = drop_not_given(
-            client_gravatar=client_gravatar,
-            include_custom_profile_fields=include_custom_profile_fields,
-        )
+        params = given(locals(), "email")
         result = await self._client._request(
             "GET", _email_path(email), params=params, cast_to=UserResult
         )
@@ -174,11 +130,7 @@ class AsyncUsers(AsyncResource):
         user_ids: builtins.list[int] | NotGiven = NOT_GIVEN,
     ) -> builtins.list[User]:
         """``GET /users``: all users, including deactivated users and bots."""
-        params = drop_not_given(
-            client_gravatar=client_gravatar,
-            include_custom_profile_fields=include_custom_profile_fields,
-            user_ids=user_ids,
-        )
+        params = given(locals())
         result = await self._client._request("GET", "/users", params=params, cast_to=UsersResult)
         return result.members
 
@@ -209,7 +161,7 @@ class AsyncUsers(AsyncResource):
             reaction_type: the emoji namespace (derived from the name when omitted).
             away: deprecated away flag.
         """
-        params = _status_params(status_text, emoji_name, emoji_code, reaction_type, away)
+        params = _status_params(given(locals()))
         await self._client._request("POST", "/users/me/status", params=params, idempotent=True)
 
     async def set_user_status(
@@ -222,7 +174,7 @@ class AsyncUsers(AsyncResource):
         reaction_type: ReactionType | NotGiven = NOT_GIVEN,
     ) -> None:
         """``POST /users/{user_id}/status`` (administrators, feature level 407): another user's status."""
-        params = _status_params(status_text, emoji_name, emoji_code, reaction_type)
+        params = _status_params(given(locals(), "user_id"))
         await self._client._request(
             "POST", f"/users/{int(user_id)}/status", params=params, idempotent=True
         )
@@ -260,9 +212,9 @@ class AsyncUsers(AsyncResource):
             history_limit_days: how far back the first fetch goes (default 14).
             slim_presence: the modern shape without ``last_update_id``.
         """
-        params = _presence_params(
-            status, ping_only, new_user_input, last_update_id, history_limit_days, slim_presence
-        )
+        if status not in ("active", "idle"):
+            raise ValueError(f"presence status must be 'active' or 'idle', not {status!r}")
+        params = given(locals())
         return await self._client._request(
             "POST", "/users/me/presence", params=params, cast_to=RealmPresence
         )
@@ -308,9 +260,9 @@ class AsyncUsers(AsyncResource):
     ) -> None:
         """``PATCH /users/{user_id}`` (administrators): change the role (100..600), name or
         custom profile field values (``{field_id: value}``; an empty value removes one)."""
-        params = drop_not_given(
-            role=role, full_name=full_name, profile_data=_profile_data(profile_data)
-        )
+        params = given(locals(), "user_id", "profile_data")
+        if not isinstance(profile_data, NotGiven):
+            params["profile_data"] = _profile_data(profile_data)
         await self._client._request("PATCH", f"/users/{int(user_id)}", params=params)
 
     async def update_profile_data(self, values: ProfileData) -> None:
@@ -337,13 +289,7 @@ class AsyncUsers(AsyncResource):
         interface_type: int | NotGiven = NOT_GIVEN,
     ) -> BotResult:
         """``POST /bots``: the same as :meth:`chatops.resources.bots.Bots.create`."""
-        return await self._client.bots.create(
-            full_name=full_name,
-            short_name=short_name,
-            bot_type=bot_type,
-            payload_url=payload_url,
-            interface_type=interface_type,
-        )
+        return await self._client.bots.create(**given(locals()))
 
     async def set_status_many(
         self, updates: Iterable[StatusUpdate], *, concurrency: int = DEFAULT_CONCURRENCY

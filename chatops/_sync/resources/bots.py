@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import msgspec
 
 from ..._base_client import NOT_GIVEN, NotGiven
-from ...resources._base import SyncResource, drop_not_given
+from ...resources._base import SyncResource, drop_not_given, given
 from ...types import (
     BotApiKeyResult,
     BotResult,
@@ -34,48 +35,14 @@ def json_text(value: str | NotGiven) -> str | NotGiven:
     return msgspec.json.encode(value).decode()
 
 
-def _bot_params(
-    full_name: str,
-    short_name: str,
-    bot_type: int | NotGiven,
-    payload_url: str | NotGiven,
-    interface_type: int | NotGiven,
-    service_name: str | NotGiven,
-    config_data: Mapping[str, str] | NotGiven,
-) -> dict[str, object]:
-    return drop_not_given(
-        full_name=full_name,
-        short_name=short_name,
-        bot_type=bot_type,
-        payload_url=json_text(payload_url),
-        interface_type=interface_type,
-        service_name=service_name,
-        config_data=config_data if isinstance(config_data, NotGiven) else dict(config_data),
-    )
-
-
-def _update_params(
-    full_name: str | NotGiven,
-    bot_owner_id: int | NotGiven,
-    role: int | NotGiven,
-    default_sending_stream: str | NotGiven,
-    default_events_register_stream: str | NotGiven,
-    default_all_public_streams: bool | NotGiven,
-    service_payload_url: str | NotGiven,
-    service_interface: int | NotGiven,
-    config_data: Mapping[str, str] | NotGiven,
-) -> dict[str, object]:
-    return drop_not_given(
-        full_name=full_name,
-        bot_owner_id=bot_owner_id,
-        role=role,
-        default_sending_stream=default_sending_stream,
-        default_events_register_stream=default_events_register_stream,
-        default_all_public_streams=default_all_public_streams,
-        service_payload_url=json_text(service_payload_url),
-        service_interface=service_interface,
-        config_data=config_data if isinstance(config_data, NotGiven) else dict(config_data),
-    )
+def _bot_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The webhook URLs as JSON text (the server decodes them), ``config_data`` as a dict."""
+    for name in ("payload_url", "service_payload_url"):
+        if name in params:
+            params[name] = json_text(params[name])
+    if "config_data" in params:
+        params["config_data"] = dict(params["config_data"])
+    return params
 
 
 def _keys(keys: Sequence[str] | NotGiven) -> dict[str, object]:
@@ -109,9 +76,7 @@ class Bots(SyncResource):
         ``services`` carry its fixed token for the receiver (``chatops.webhooks``).
         ``config_data`` configures an incoming-webhook or embedded bot.
         """
-        params = _bot_params(
-            full_name, short_name, bot_type, payload_url, interface_type, service_name, config_data
-        )
+        params = _bot_params(given(locals()))
         return self._client._request("POST", "/bots", params=params, cast_to=BotResult)
 
     def list(self) -> builtins.list[OwnBot]:
@@ -137,17 +102,7 @@ class Bots(SyncResource):
         ``bot_owner_id`` hands the bot to another active person; a default channel of ``""``
         clears it; ``service_payload_url`` moves an outgoing-webhook bot's receiver.
         """
-        params = _update_params(
-            full_name,
-            bot_owner_id,
-            role,
-            default_sending_stream,
-            default_events_register_stream,
-            default_all_public_streams,
-            service_payload_url,
-            service_interface,
-            config_data,
-        )
+        params = _bot_params(given(locals(), "bot_id"))
         return self._client._request(
             "PATCH", f"/bots/{int(bot_id)}", params=params, cast_to=BotUpdateResult
         )

@@ -55,12 +55,12 @@ class PagedHistory(Iterator[Message]):
         self,
         resource: Messages,
         *,
-        narrow: Narrow | NotGiven,
-        anchor: Anchor | None,
-        page_size: int,
-        direction: Direction,
-        apply_markdown: bool | NotGiven,
-        client_gravatar: bool | NotGiven,
+        narrow: Narrow | NotGiven = NOT_GIVEN,
+        anchor: Anchor | None = None,
+        page_size: int = 1000,
+        direction: Direction = "older",
+        apply_markdown: bool | NotGiven = NOT_GIVEN,
+        client_gravatar: bool | NotGiven = NOT_GIVEN,
         allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
     ) -> None:
         self._resource = resource

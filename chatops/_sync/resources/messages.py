@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length, content_sha256
 from ..._exceptions import LimitError, MoveMessagesTimeLimitExceeded
-from ...resources._base import SyncResource, drop_not_given
+from ...resources._base import SyncResource, drop_not_given, given
 from ...types import (
     Capabilities,
     EditResult,
@@ -72,10 +72,11 @@ def _topic_in(caps: Capabilities, topic: str) -> str:
     return topic
 
 
-def _allow_empty(caps: Capabilities, value: bool | NotGiven) -> bool | NotGiven:
-    if isinstance(value, NotGiven) and caps.at_least(334):
-        return True
-    return value
+def _allow_empty(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with ``allow_empty_topic_name=True`` by default where the server knows it."""
+    if caps.at_least(334):
+        params.setdefault("allow_empty_topic_name", True)
+    return params
 
 
 def _message_type(caps: Capabilities, type: MessageType) -> str:
@@ -86,94 +87,45 @@ def _message_type(caps: Capabilities, type: MessageType) -> str:
     return type
 
 
-def _send_params(
-    caps: Capabilities,
-    type: MessageType,
-    to: str | int | Sequence[int] | Sequence[str],
-    content: str,
-    topic: str | NotGiven,
-    queue_id: str | NotGiven,
-    local_id: str | NotGiven,
-    read_by_sender: bool | NotGiven,
-) -> dict[str, Any]:
-    check_length("content", content, caps.max_message_length)
-    recipients: Any = to if isinstance(to, str | int) else list(to)
-    return drop_not_given(
-        type=_message_type(caps, type),
-        to=recipients,
-        topic=topic if isinstance(topic, NotGiven) else _topic_in(caps, topic),
-        content=content,
-        queue_id=queue_id,
-        local_id=local_id,
-        read_by_sender=read_by_sender,
-    )
+def _send_params(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    check_length("content", params["content"], caps.max_message_length)
+    params["type"] = _message_type(caps, params["type"])
+    if not isinstance(params["to"], str | int):
+        params["to"] = list(params["to"])
+    if "topic" in params:
+        params["topic"] = _topic_in(caps, params["topic"])
+    return params
 
 
-def _get_params(
-    caps: Capabilities,
-    anchor: Anchor | NotGiven,
-    num_before: int | NotGiven,
-    num_after: int | NotGiven,
-    narrow: Narrow | NotGiven,
-    include_anchor: bool | NotGiven,
-    apply_markdown: bool | NotGiven,
-    client_gravatar: bool | NotGiven,
-    allow_empty_topic_name: bool | NotGiven,
-    message_ids: Sequence[int] | NotGiven,
-) -> dict[str, Any]:
-    total = (0 if isinstance(num_before, NotGiven) else num_before) + (
-        0 if isinstance(num_after, NotGiven) else num_after
-    )
+def _get_params(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    total = params.get("num_before", 0) + params.get("num_after", 0)
     if total > MAX_MESSAGES_PER_REQUEST:
         raise LimitError("num_before + num_after", MAX_MESSAGES_PER_REQUEST, total, "messages")
-    return drop_not_given(
-        anchor=anchor,
-        num_before=num_before,
-        num_after=num_after,
-        narrow=_narrow(narrow),
-        include_anchor=include_anchor,
-        apply_markdown=apply_markdown,
-        client_gravatar=client_gravatar,
-        allow_empty_topic_name=_allow_empty(caps, allow_empty_topic_name),
-        message_ids=message_ids if isinstance(message_ids, NotGiven) else list(message_ids),
-    )
+    if "narrow" in params:
+        params["narrow"] = _narrow(params["narrow"])
+    if "message_ids" in params:
+        params["message_ids"] = list(params["message_ids"])
+    return _allow_empty(caps, params)
 
 
-def _edit_params(
-    caps: Capabilities,
-    content: str | NotGiven,
-    topic: str | NotGiven,
-    stream_id: int | NotGiven,
-    propagate_mode: PropagateMode,
-    send_notification_to_old_thread: bool | NotGiven,
-    send_notification_to_new_thread: bool | NotGiven,
-    prev_content: str | NotGiven,
-    prev_content_sha256: str | NotGiven,
-) -> dict[str, Any]:
-    if (
-        isinstance(content, NotGiven)
-        and isinstance(topic, NotGiven)
-        and isinstance(stream_id, NotGiven)
-    ):
+def _edit_params(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    content, topic = params.get("content", NOT_GIVEN), params.get("topic", NOT_GIVEN)
+    moving = "topic" in params or "stream_id" in params
+    if not moving and "content" not in params:
         raise ValueError("edit needs at least one of content, topic or stream_id")
-    if not isinstance(content, NotGiven) and not isinstance(stream_id, NotGiven):
+    if "content" in params and "stream_id" in params:
         raise ValueError("content cannot be changed while moving to another channel (stream_id)")
-    if not isinstance(prev_content, NotGiven):
-        if not isinstance(prev_content_sha256, NotGiven):
+    if "prev_content" in params:
+        if "prev_content_sha256" in params:
             raise ValueError("give prev_content or prev_content_sha256, not both")
-        prev_content_sha256 = content_sha256(prev_content)
+        params["prev_content_sha256"] = content_sha256(params.pop("prev_content"))
     if not isinstance(content, NotGiven):
         check_length("content", content, caps.max_message_length)
-    moving = not (isinstance(topic, NotGiven) and isinstance(stream_id, NotGiven))
-    return drop_not_given(
-        content=content,
-        topic=topic if isinstance(topic, NotGiven) else _topic_in(caps, topic),
-        stream_id=stream_id,
-        propagate_mode=propagate_mode if moving or propagate_mode != "change_one" else NOT_GIVEN,
-        send_notification_to_old_thread=send_notification_to_old_thread,
-        send_notification_to_new_thread=send_notification_to_new_thread,
-        prev_content_sha256=prev_content_sha256,
-    )
+    if not isinstance(topic, NotGiven):
+        params["topic"] = _topic_in(caps, topic)
+    if not moving and params["propagate_mode"] == "change_one":
+        del params["propagate_mode"]
+    return params
 
 
 def _reaction_params(
@@ -197,27 +149,6 @@ def _flag_params(op: FlagOp, flag: str) -> dict[str, Any]:
     if flag not in EDITABLE_FLAGS:
         raise ValueError(f"flag must be one of {', '.join(EDITABLE_FLAGS)}, not {flag!r}")
     return {"op": op, "flag": flag}
-
-
-def _flags_narrow_params(
-    anchor: Anchor,
-    num_before: int,
-    num_after: int,
-    narrow: Narrow,
-    op: FlagOp,
-    flag: str,
-    include_anchor: bool | NotGiven,
-) -> dict[str, Any]:
-    if num_before < 0 or num_after < 0:
-        raise ValueError("num_before and num_after must not be negative")
-    return drop_not_given(
-        anchor=anchor,
-        num_before=num_before,
-        num_after=num_after,
-        narrow=_narrow(narrow),
-        include_anchor=include_anchor,
-        **_flag_params(op, flag),
-    )
 
 
 def _matches(result: MatchesNarrowResult) -> dict[int, NarrowMatch]:
@@ -246,8 +177,8 @@ class Messages(SyncResource):
             content: Markdown; checked against ``max_message_length``.
             topic: for channel messages; checked against ``max_topic_length``.
         """
-        caps = self._client.get_capabilities()
-        params = _send_params(caps, type, to, content, topic, queue_id, local_id, read_by_sender)
+        params = given(locals())
+        params = _send_params(self._client.get_capabilities(), params)
         return self._client._request("POST", "/messages", params=params, cast_to=SendResult)
 
     def send_to_channel(self, channel: str | int, topic: str, content: str) -> SendResult:
@@ -275,19 +206,9 @@ class Messages(SyncResource):
         message_ids: Sequence[int] | NotGiven = NOT_GIVEN,
     ) -> MessagesPage:
         """``GET /messages``: one page around ``anchor`` (``num_before + num_after <= 5000``)."""
+        params = given(locals())
         caps = self._client.get_capabilities()
-        params = _get_params(
-            caps,
-            anchor,
-            num_before,
-            num_after,
-            narrow,
-            include_anchor,
-            apply_markdown,
-            client_gravatar,
-            allow_empty_topic_name,
-            message_ids,
-        )
+        params = _get_params(caps, params)
         return self._client._request("GET", "/messages", params=params, cast_to=MessagesPage)
 
     def get_raw(
@@ -304,19 +225,9 @@ class Messages(SyncResource):
         message_ids: Sequence[int] | NotGiven = NOT_GIVEN,
     ) -> bytes:
         """:meth:`get`'s request, returning the response body undecoded (errors still raise)."""
+        params = given(locals())
         caps = self._client.get_capabilities()
-        params = _get_params(
-            caps,
-            anchor,
-            num_before,
-            num_after,
-            narrow,
-            include_anchor,
-            apply_markdown,
-            client_gravatar,
-            allow_empty_topic_name,
-            message_ids,
-        )
+        params = _get_params(caps, params)
         return self._client._request("GET", "/messages", params=params, cast_to=bytes)
 
     def iter_pages(
@@ -340,15 +251,7 @@ class Messages(SyncResource):
             allow_empty_topic_name: as for :meth:`get` (default: the empty topic as ``""`` on
                 servers that can say so).
         """
-        return self.iter_history(
-            narrow=narrow,
-            anchor=anchor,
-            page_size=page_size,
-            direction=direction,
-            apply_markdown=apply_markdown,
-            client_gravatar=client_gravatar,
-            allow_empty_topic_name=allow_empty_topic_name,
-        ).pages()
+        return self.iter_history(**given(locals())).pages()
 
     def iter_history(
         self,
@@ -368,16 +271,7 @@ class Messages(SyncResource):
         ``analytics.AnalyticsFrames.from_records`` does, with no record per message).
         """
         check_length("page_size", page_size, MAX_MESSAGES_PER_REQUEST, "messages")
-        return PagedHistory(
-            self,
-            narrow=narrow,
-            anchor=anchor,
-            page_size=page_size,
-            direction=direction,
-            apply_markdown=apply_markdown,
-            client_gravatar=client_gravatar,
-            allow_empty_topic_name=allow_empty_topic_name,
-        )
+        return PagedHistory(self, **given(locals()))
 
     def get_one(
         self,
@@ -387,11 +281,8 @@ class Messages(SyncResource):
         allow_empty_topic_name: bool | NotGiven = NOT_GIVEN,
     ) -> Message:
         """``GET /messages/{message_id}``."""
-        caps = self._client.get_capabilities()
-        params = drop_not_given(
-            apply_markdown=apply_markdown,
-            allow_empty_topic_name=_allow_empty(caps, allow_empty_topic_name),
-        )
+        params = given(locals(), "message_id")
+        params = _allow_empty(self._client.get_capabilities(), params)
         result = self._client._request(
             "GET", f"/messages/{int(message_id)}", params=params, cast_to=SingleMessageResult
         )
@@ -419,18 +310,8 @@ class Messages(SyncResource):
             prev_content: the content you edited from; the client sends its SHA-256 so the
                 server refuses the edit (``ExpectationMismatch``) if someone changed it meanwhile.
         """
-        caps = self._client.get_capabilities()
-        params = _edit_params(
-            caps,
-            content,
-            topic,
-            stream_id,
-            propagate_mode,
-            send_notification_to_old_thread,
-            send_notification_to_new_thread,
-            prev_content,
-            prev_content_sha256,
-        )
+        params = given(locals(), "message_id")
+        params = _edit_params(self._client.get_capabilities(), params)
         return self._client._request(
             "PATCH", f"/messages/{int(message_id)}", params=params, cast_to=EditResult
         )
@@ -451,12 +332,7 @@ class Messages(SyncResource):
         With ``partial_ok``, a move refused by the time limit is repeated with
         ``change_later`` from ``first_message_id_allowed_to_move``, moving what may be moved.
         """
-        kwargs: dict[str, Any] = dict(
-            topic=topic,
-            stream_id=stream_id,
-            send_notification_to_old_thread=send_notification_to_old_thread,
-            send_notification_to_new_thread=send_notification_to_new_thread,
-        )
+        kwargs = given(locals(), "message_id", "propagate_mode", "partial_ok")
         try:
             return self.edit(message_id, propagate_mode=propagate_mode, **kwargs)
         except MoveMessagesTimeLimitExceeded as exc:
@@ -527,8 +403,8 @@ class Messages(SyncResource):
         self, stream_id: int, *, allow_empty_topic_name: bool | NotGiven = NOT_GIVEN
     ) -> list[Topic]:
         """``GET /users/me/{stream_id}/topics``: topics, newest first."""
-        caps = self._client.get_capabilities()
-        params = drop_not_given(allow_empty_topic_name=_allow_empty(caps, allow_empty_topic_name))
+        params = given(locals(), "message_id", "stream_id")
+        params = _allow_empty(self._client.get_capabilities(), params)
         result = self._client._request(
             "GET", f"/users/me/{int(stream_id)}/topics", params=params, cast_to=TopicsResult
         )
@@ -563,9 +439,10 @@ class Messages(SyncResource):
         The server caps a range at 5,000 messages; repeat from ``last_processed_id``
         (``include_anchor=False``) until ``found_newest``, or use :meth:`update_flags_in_narrow`.
         """
-        params = _flags_narrow_params(
-            anchor, num_before, num_after, narrow, op, flag, include_anchor
-        )
+        if num_before < 0 or num_after < 0:
+            raise ValueError("num_before and num_after must not be negative")
+        params = given(locals()) | _flag_params(op, flag)
+        params["narrow"] = _narrow(narrow)
         return self._client._request(
             "POST",
             "/messages/flags/narrow",
@@ -629,8 +506,8 @@ class Messages(SyncResource):
         self, message_id: int, *, allow_empty_topic_name: bool | NotGiven = NOT_GIVEN
     ) -> list[MessageSnapshot]:
         """``GET /messages/{message_id}/history``: every version, oldest first."""
-        caps = self._client.get_capabilities()
-        params = drop_not_given(allow_empty_topic_name=_allow_empty(caps, allow_empty_topic_name))
+        params = given(locals(), "message_id", "stream_id")
+        params = _allow_empty(self._client.get_capabilities(), params)
         result = self._client._request(
             "GET",
             f"/messages/{int(message_id)}/history",

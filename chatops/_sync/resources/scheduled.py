@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length
-from ...resources._base import SyncResource, drop_not_given
+from ...resources._base import SyncResource, given
 from ...types import (
     Capabilities,
     Reminder,
@@ -27,51 +27,25 @@ def _to(to: int | Sequence[int]) -> int | builtins.list[int]:
     return to if isinstance(to, int) else builtins.list(to)
 
 
-def _scheduled_params(
-    caps: Capabilities,
-    type: MessageType | NotGiven,
-    to: int | Sequence[int] | NotGiven,
-    content: str | NotGiven,
-    topic: str | NotGiven,
-    scheduled_delivery_timestamp: int | NotGiven,
-) -> dict[str, Any]:
-    if not isinstance(content, NotGiven):
-        check_length("content", content, caps.max_message_length)
-    return drop_not_given(
-        type=type if isinstance(type, NotGiven) else _message_type(caps, type),
-        to=to if isinstance(to, NotGiven) else _to(to),
-        content=content,
-        topic=topic if isinstance(topic, NotGiven) else _topic_in(caps, topic),
-        scheduled_delivery_timestamp=scheduled_delivery_timestamp,
-    )
+def _scheduled_params(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    if "content" in params:
+        check_length("content", params["content"], caps.max_message_length)
+    if "type" in params:
+        params["type"] = _message_type(caps, params["type"])
+    if "to" in params:
+        params["to"] = _to(params["to"])
+    if "topic" in params:
+        params["topic"] = _topic_in(caps, params["topic"])
+    return params
 
 
-def _update_params(
-    caps: Capabilities,
-    type: MessageType | NotGiven,
-    to: int | Sequence[int] | NotGiven,
-    content: str | NotGiven,
-    topic: str | NotGiven,
-    scheduled_delivery_timestamp: int | NotGiven,
-) -> dict[str, Any]:
-    if not isinstance(type, NotGiven):
-        if isinstance(to, NotGiven):
+def _update_params(caps: Capabilities, params: dict[str, Any]) -> dict[str, Any]:
+    if "type" in params:
+        if "to" not in params:
             raise ValueError("changing the type of a scheduled message needs `to`")
-        if type in ("channel", "stream") and isinstance(topic, NotGiven):
+        if params["type"] in ("channel", "stream") and "topic" not in params:
             raise ValueError("changing a scheduled message to a channel message needs `topic`")
-    return _scheduled_params(caps, type, to, content, topic, scheduled_delivery_timestamp)
-
-
-def _reminder_params(
-    caps: Capabilities, message_id: int, scheduled_delivery_timestamp: int, note: str | NotGiven
-) -> dict[str, Any]:
-    if not isinstance(note, NotGiven):
-        check_length("note", note, caps.max_reminder_note_length)
-    return drop_not_given(
-        message_id=int(message_id),
-        scheduled_delivery_timestamp=int(scheduled_delivery_timestamp),
-        note=note,
-    )
+    return _scheduled_params(caps, params)
 
 
 class ScheduledMessages(SyncResource):
@@ -94,8 +68,7 @@ class ScheduledMessages(SyncResource):
             scheduled_delivery_timestamp: UNIX seconds, in the future.
             topic: for channel messages.
         """
-        caps = self._client.get_capabilities()
-        params = _scheduled_params(caps, type, to, content, topic, scheduled_delivery_timestamp)
+        params = _scheduled_params(self._client.get_capabilities(), given(locals()))
         result = self._client._request(
             "POST", "/scheduled_messages", params=params, cast_to=ScheduledMessageIdResult
         )
@@ -119,8 +92,8 @@ class ScheduledMessages(SyncResource):
         scheduled_delivery_timestamp: int | NotGiven = NOT_GIVEN,
     ) -> None:
         """``PATCH /scheduled_messages/{id}``; a ``failed`` one needs a new delivery time."""
-        caps = self._client.get_capabilities()
-        params = _update_params(caps, type, to, content, topic, scheduled_delivery_timestamp)
+        params = given(locals(), "scheduled_message_id")
+        params = _update_params(self._client.get_capabilities(), params)
         self._client._request(
             "PATCH", f"/scheduled_messages/{int(scheduled_message_id)}", params=params
         )
@@ -141,8 +114,10 @@ class Reminders(SyncResource):
         note: str | NotGiven = NOT_GIVEN,
     ) -> int:
         """``POST /reminders``: returns the reminder ID."""
+        params = given(locals())
         caps = self._client.get_capabilities()
-        params = _reminder_params(caps, message_id, scheduled_delivery_timestamp, note)
+        if not isinstance(note, NotGiven):
+            check_length("note", note, caps.max_reminder_note_length)
         result = self._client._request(
             "POST", "/reminders", params=params, cast_to=ReminderIdResult
         )

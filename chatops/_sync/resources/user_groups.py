@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._base_client import NOT_GIVEN, NotGiven
-from ...resources._base import GroupSettingValue, SyncResource, drop_not_given
+from ...resources._base import GroupSettingValue, SyncResource, given
 from ...resources._base import group_setting_param as _setting_value
 from ...types import (
     GroupIdResult,
@@ -45,7 +45,7 @@ class UserGroups(SyncResource):
         self, *, include_deactivated_groups: bool | NotGiven = NOT_GIVEN
     ) -> builtins.list[UserGroup]:
         """``GET /user_groups``: the organization's groups (deactivated ones only if asked)."""
-        params = drop_not_given(include_deactivated_groups=include_deactivated_groups)
+        params = given(locals())
         result = self._client._request(
             "GET", "/user_groups", params=params, cast_to=UserGroupsResult
         )
@@ -76,11 +76,8 @@ class UserGroups(SyncResource):
             subgroups: ids of direct subgroups.
             settings: permission settings such as ``can_manage_group``, as group-setting values.
         """
-        params: dict[str, Any] = drop_not_given(
-            name=name, description=description, members=members, subgroups=subgroups
-        )
-        for setting, value in (settings or {}).items():
-            params[setting] = _setting_value(value)
+        params = given(locals(), "settings")
+        params |= {setting: _setting_value(value) for setting, value in (settings or {}).items()}
         result = self._client._request(
             "POST", "/user_groups/create", params=params, cast_to=GroupIdResult
         )
@@ -99,8 +96,7 @@ class UserGroups(SyncResource):
         ``settings`` maps a setting to its new value, or to ``(new, old)`` so that the server
         refuses the change (``ExpectationMismatch``) if the current value is no longer ``old``.
         """
-        params = drop_not_given(name=name, description=description)
-        params.update(_setting_updates(settings))
+        params = given(locals(), "group_id", "settings") | _setting_updates(settings)
         self._client._request("PATCH", f"/user_groups/{int(group_id)}", params=params)
 
     def update_members(
@@ -111,7 +107,7 @@ class UserGroups(SyncResource):
         delete: builtins.list[int] | NotGiven = NOT_GIVEN,
     ) -> None:
         """``POST /user_groups/{group_id}/members``: add and remove direct members."""
-        params = drop_not_given(add=add, delete=delete)
+        params = given(locals(), "group_id")
         self._client._request("POST", f"/user_groups/{int(group_id)}/members", params=params)
 
     def update_subgroups(
@@ -122,7 +118,7 @@ class UserGroups(SyncResource):
         delete: builtins.list[int] | NotGiven = NOT_GIVEN,
     ) -> None:
         """``POST /user_groups/{group_id}/subgroups``: add and remove direct subgroups."""
-        params = drop_not_given(add=add, delete=delete)
+        params = given(locals(), "group_id")
         self._client._request("POST", f"/user_groups/{int(group_id)}/subgroups", params=params)
 
     def members(
@@ -134,7 +130,7 @@ class UserGroups(SyncResource):
             group_id: the group.
             direct_member_only: leave out the members of its subgroups (server default false).
         """
-        params = drop_not_given(direct_member_only=direct_member_only)
+        params = given(locals(), "group_id", "user_id")
         result = self._client._request(
             "GET",
             f"/user_groups/{int(group_id)}/members",
@@ -147,7 +143,7 @@ class UserGroups(SyncResource):
         self, group_id: int, user_id: int, *, direct_member_only: bool | NotGiven = NOT_GIVEN
     ) -> bool:
         """``GET /user_groups/{group_id}/members/{user_id}`` (feature level 127)."""
-        params = drop_not_given(direct_member_only=direct_member_only)
+        params = given(locals(), "group_id", "user_id")
         result = self._client._request(
             "GET",
             f"/user_groups/{int(group_id)}/members/{int(user_id)}",
@@ -165,7 +161,7 @@ class UserGroups(SyncResource):
             group_id: the group.
             direct_subgroup_only: leave out subgroups of subgroups (server default false).
         """
-        params = drop_not_given(direct_subgroup_only=direct_subgroup_only)
+        params = given(locals(), "group_id")
         result = self._client._request(
             "GET",
             f"/user_groups/{int(group_id)}/subgroups",
