@@ -67,6 +67,12 @@ class GroupInfo:
     subgroups: list[str]
     uses: list[tuple[str, str, str]] = field(default_factory=list)
     may_manage: bool = False
+    #: what the acting account may do to the members, by the server's rule (each is true when
+    #: it may manage the group): add others, remove others, add itself, remove itself
+    may_add_members: bool = False
+    may_remove_members: bool = False
+    may_join: bool = False
+    may_leave: bool = False
 
     @property
     def label(self) -> str:
@@ -114,12 +120,27 @@ class GroupsModel(GroupEditing, ObjectionFixes):
         groups = [g for g in self.session.groups if not g.is_system_group]
         if any(self._may_manage(g.can_manage_group) for g in groups):
             return None
+        # adding or removing members needs no permission to manage the group (the server's
+        # rule, see _member_rights); leaving a group oneself is not what this panel is for
+        me = self.session.me.user_id
+        for g in groups:
+            if g.deactivated:
+                continue
+            if self.session.role != 600 and me in self.session.group_members(
+                g.can_add_members_group
+            ):
+                return None
+            if any(
+                me in self.session.group_members(v)
+                for v in (g.can_remove_members_group, g.can_join_group)
+            ):
+                return None
         return (
             "Deactivating or reactivating a user group needs permission to manage it: being in "
             f"the organization's “Who can administer all user groups” "
             f"({self._manage_all_words()}) or in the group's own “Who can administer this "
             f"group”. You are a {self.session.role_name} and may "
-            f"manage none of the {len(groups)} user groups."
+            f"manage none of the {len(groups)} user groups, nor add or remove their members."
         )
 
     def _manage_all_words(self) -> str:
@@ -145,6 +166,29 @@ class GroupsModel(GroupEditing, ObjectionFixes):
         if self.session.permits("can_manage_all_groups"):
             return True
         return self.session.me.user_id in self.session.group_members(can_manage_group)
+
+    def _member_rights(self, group: Mapping[str, Any], *, manage: bool) -> dict[str, bool]:
+        """The server's rule for changing members (``POST /user_groups/{id}/members``): whoever
+        may manage the group may do anything; otherwise adding others needs the group's “Who can
+        add members” (never a guest), removing others its “Who can remove members”, adding
+        oneself alone its “Who can join” and removing oneself alone its “Who can leave”. A
+        system group's members change only with roles."""
+        if group.get("is_system_group"):
+            return dict.fromkeys(
+                ("may_add_members", "may_remove_members", "may_join", "may_leave"), False
+            )
+        me = self.session.me.user_id
+
+        def named(setting: str) -> bool:
+            return manage or me in self.session.group_members(group.get(setting))
+
+        return {
+            "may_add_members": named("can_add_members_group")
+            and (manage or self.session.role != 600),
+            "may_remove_members": named("can_remove_members_group"),
+            "may_join": named("can_join_group"),
+            "may_leave": named("can_leave_group"),
+        }
 
     # -- data -----------------------------------------------------------------------------
     def fetch(self) -> None:
@@ -182,6 +226,8 @@ class GroupsModel(GroupEditing, ObjectionFixes):
                 (str(by_id[s]["name"]) for s in g.get("direct_subgroup_ids", []) if s in by_id),
                 key=str.casefold,
             )
+            system = bool(g.get("is_system_group"))
+            manage = not system and self._may_manage(g.get("can_manage_group"))
             infos[gid] = GroupInfo(
                 id=gid,
                 name=str(g["name"]),
@@ -191,8 +237,8 @@ class GroupsModel(GroupEditing, ObjectionFixes):
                 active_members=members,
                 subgroups=subgroups,
                 uses=sorted(uses.get(gid, []), key=self._use_order),
-                may_manage=not g.get("is_system_group")
-                and self._may_manage(g.get("can_manage_group")),
+                may_manage=manage,
+                **self._member_rights(g, manage=manage),
             )
         return infos
 

@@ -167,7 +167,12 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
         group = self._groups.get(gid) if gid is not None else None
         if group is None:
             why = "Pick a user group first."
-            return [(self.deactivate_button, why), (self.reactivate_button, why)]
+            return [
+                (self.deactivate_button, why),
+                (self.reactivate_button, why),
+                (self.members_preview_button, why),
+                (self.members_apply_button, why),
+            ]
         common = ""
         if group.is_system_group:
             common = f'"{group.name}" is a system group: it follows the organization\'s roles.'
@@ -179,11 +184,14 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
             )
         deactivated = group.deactivated
         editable = common or ("Deactivated: reactivate it first." if deactivated else "")
+        members = self.members_refusal(group, remove=self.add_or_remove.value == "Remove")
         return [
             (self.deactivate_button, common or ("Already deactivated." if deactivated else "")),
             (self.reactivate_button, common or ("" if deactivated else "It is active.")),
             (self.save_button, editable),
-            (self.members_apply_button, editable or ("" if self.member_rows else "Preview first.")),
+            # members may change without permission to manage the group, as on the server
+            (self.members_preview_button, members),
+            (self.members_apply_button, members or ("" if self.member_rows else "Preview first.")),
             (self.set_button, editable),
         ]
 
