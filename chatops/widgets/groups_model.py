@@ -34,19 +34,23 @@ GROUP_COLUMNS = (
     "Group",
     "Description",
     "Active members",
-    "Members (first few)",
+    "Member names",
+    "All members",
     "Subgroups",
     "State",
     "System group",
     "Uses",
+    "Used in",
     "Where used",
     "You may manage",
     "ID",
 )
 USE_COLUMNS = ("Kind", "Channel or group", "Setting")
 
-#: How many member names and places of use a row of the groups table spells out.
+#: How many member names and places of use a row of the groups table spells out: all the
+#: names up to FIRST_MEMBERS, else the first SOME_MEMBERS and how many more ("All members").
 FIRST_MEMBERS = 3
+SOME_MEMBERS = 2
 FIRST_PLACES = 4
 
 #: Kinds of use in the words of the tables, in the order the server lists its objections.
@@ -312,23 +316,44 @@ class GroupsModel(GroupEditing, ObjectionFixes):
 
     @staticmethod
     def _group_row(g: GroupInfo) -> dict[str, Any]:
-        first = ", ".join(g.active_members[:FIRST_MEMBERS])
-        more = len(g.active_members) - FIRST_MEMBERS
-        if more > 0:
-            first += f" and {more} more"
+        names = g.active_members
+        if len(names) <= FIRST_MEMBERS:
+            first = ", ".join(names) or "nobody"
+        else:
+            first = f"{', '.join(names[:SOME_MEMBERS])} and {len(names) - SOME_MEMBERS} more"
+        where = GroupsModel.where_used(g.uses)
         return {
             "Group": g.name,
             "Description": g.description,
-            "Active members": len(g.active_members),
-            "Members (first few)": first or "nobody",
+            "Active members": len(names),
+            "Member names": first,
+            "All members": ", ".join(names),
             "Subgroups": ", ".join(g.subgroups),
             "State": "deactivated" if g.deactivated else "active",
             "System group": "yes" if g.is_system_group else "no",
             "Uses": len(g.uses),
-            "Where used": GroupsModel.where_used(g.uses),
+            "Used in": GroupsModel.used_in(g.uses),
+            "Where used": where,
             "You may manage": "yes" if g.may_manage else "no",
             "ID": g.id,
         }
+
+    @staticmethod
+    def used_in(uses: Sequence[tuple[str, str, str]]) -> str:
+        """The places of use without their settings: ``#general, organization``."""
+        places: dict[str, None] = {}
+        for kind, where, _setting in uses:
+            if kind == "organization":
+                places["organization"] = None
+            elif kind == "group":
+                places[f"group {where}"] = None
+            elif kind == "subgroup of":
+                places[f"subgroup of {where}"] = None
+            else:
+                places[where] = None
+        shown = list(places)[:FIRST_PLACES]
+        more = len(places) - len(shown)
+        return ", ".join(shown) + (f" and {more} more" if more > 0 else "") or "not used"
 
     @staticmethod
     def where_used(uses: Sequence[tuple[str, str, str]]) -> str:

@@ -163,6 +163,7 @@ def test_the_panel_of_a_member_who_may_add_members_only(
         assert panel.members_preview_button.disabled
         assert panel.members_preview_button.tooltip.startswith("You may not add members to")
         panel.group_field.value = gid
+        assert "you may not manage it but may add members" in panel.group_field._hint.value
         assert panel.deactivate_button.disabled  # managing it is still needed for that
         assert "You may not manage" in panel.deactivate_button.tooltip
         assert not panel.members_preview_button.disabled
