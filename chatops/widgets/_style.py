@@ -80,6 +80,8 @@ html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled:hover 
 .chatops-groups-table table.dataTable thead > tr > th:is(.dt-orderable-asc, .dt-orderable-desc,
   .dt-ordering-asc, .dt-ordering-desc) { padding-right: 14px; }
 .chatops-groups-table table.dataTable thead > tr > th span.dt-column-order { right: 1px; }
+/* the count column takes no more width than its header needs; the names get the rest */
+.chatops-groups-table table.dataTable tr > :nth-child(2) { width: 1%; }
 .chatops-grid .dt-column-order::before, .chatops-grid .dt-column-order::after {
   color: var(--jp-ui-font-color1); }
 .chatops-panel button.jupyter-button { width: auto; min-width: 120px; padding: 0 12px;
