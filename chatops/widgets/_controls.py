@@ -242,7 +242,11 @@ def grid(frame: pd.DataFrame, *, select: bool = False) -> Any:
             "topStart": "pageLength",
             "topEnd": "search",
             "bottomStart": "info",
-            "bottomEnd": "paging",
+            # DataTables measures its page buttons after each draw and, when they wrap in a
+            # narrow column, draws them again with fewer: a forced layout of the page each
+            # time (20-60 ms on a busy machine). Five numbers and no first/last buttons fit
+            # the panels' list column, so a sort or a search lays the page out once.
+            "bottomEnd": {"paging": {"buttons": 5, "firstLast": False}},
         },
     }
     if len(frame) <= PAGE_LENGTH:  # one short page: the headers still sort it
