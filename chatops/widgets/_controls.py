@@ -242,7 +242,11 @@ def grid(frame: pd.DataFrame, *, select: bool = False) -> Any:
             "topStart": "pageLength",
             "topEnd": "search",
             "bottomStart": "info",
-            "bottomEnd": "paging",
+            # DataTables measures its page buttons after each draw and, when they wrap in a
+            # narrow column, draws them again with fewer: a forced layout of the page each
+            # time (20-60 ms on a busy machine). Five numbers and no first/last buttons fit
+            # the panels' list column, so a sort or a search lays the page out once.
+            "bottomEnd": {"paging": {"buttons": 5, "firstLast": False}},
         },
     }
     if len(frame) <= PAGE_LENGTH:  # one short page: the headers still sort it
@@ -292,8 +296,13 @@ class TableView:
         problem: Callable[[Mapping[str, Any]], bool] | None = None,
         cells: Mapping[str, Callable[[Any], str]] | None = None,
         select: bool = False,
+        hidden: Sequence[str] = (),
     ) -> None:
         self.title = title
+        #: columns kept in :attr:`frame` (and Export CSV) but not drawn in the grid
+        self.hidden = tuple(hidden)
+        #: tooltips: a column's cells get the text of another column (often hidden) as title
+        self.tips: dict[str, str] = {}
         self._problem = problem
         #: how the cells of some columns are written (HTML), by column name
         self._cells = dict(cells or {})
@@ -376,12 +385,21 @@ class TableView:
         """Each cell written as HTML (escaped), the problem mark in a flagged row's first cell.
         Written directly: DataFrame.to_html costs about 0.1 ms a cell."""
         if frame.empty:
-            return pd.DataFrame(columns=[str(c) for c in frame.columns])
+            return pd.DataFrame(columns=[str(c) for c in frame.columns if c not in self.hidden])
         columns: dict[str, list[str]] = {}
         for name in frame.columns:
+            if str(name) in self.hidden:
+                continue
             write = self._cells.get(str(name), _cell)
             columns[str(name)] = [write(v) for v in frame[name].tolist()]
-        first = str(frame.columns[0])
+            if (tip := self.tips.get(str(name))) is not None:
+                columns[str(name)] = [
+                    cell
+                    if _missing(t) or not str(t)
+                    else f'<span title="{escape(t)}">{cell}</span>'
+                    for cell, t in zip(columns[str(name)], frame[tip].tolist(), strict=True)
+                ]
+        first = next(iter(columns))
         columns[first] = [
             PROBLEM_MARK + cell if flag else cell
             for cell, flag in zip(columns[first], flags, strict=True)
@@ -426,7 +444,7 @@ class TableView:
         tmp.replace(target)
         encoded = base64.b64encode(data.encode("utf-8")).decode("ascii")
         self.export_link.value = (
-            f"Saved {len(self.frame)} rows to <code>{escape(target)}</code> · "
+            f"Saved {plural(len(self.frame), 'row')} to <code>{escape(target)}</code> · "
             f'<a download="{escape(target.name)}" href="data:text/csv;base64,{encoded}">'
             "download</a>"
         )

@@ -72,6 +72,16 @@ html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled:hover 
 /* a long address may break inside a word: no column is left beyond the panel's edge */
 .chatops-grid table.dataTable td { white-space: normal; overflow-wrap: anywhere;
   max-width: 420px; }
+/* the groups list has no long addresses: lines break only between words (no "role:me mbers") */
+.chatops-groups-table .chatops-grid table.dataTable :is(td, th) { overflow-wrap: normal;
+  word-break: normal; }
+/* ... and its columns fit the list's column beside JupyterLab's open file browser: the sort
+   arrows take 14px of a header instead of 30px */
+.chatops-groups-table table.dataTable thead > tr > th:is(.dt-orderable-asc, .dt-orderable-desc,
+  .dt-ordering-asc, .dt-ordering-desc) { padding-right: 14px; }
+.chatops-groups-table table.dataTable thead > tr > th span.dt-column-order { right: 1px; }
+/* the count column takes no more width than its header needs; the names get the rest */
+.chatops-groups-table table.dataTable tr > :nth-child(2) { width: 1%; }
 .chatops-grid .dt-column-order::before, .chatops-grid .dt-column-order::after {
   color: var(--jp-ui-font-color1); }
 .chatops-panel button.jupyter-button { width: auto; min-width: 120px; padding: 0 12px;

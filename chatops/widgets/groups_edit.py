@@ -15,7 +15,7 @@ import csv
 import io
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -168,6 +168,60 @@ class GroupEditing:
             )
         return group
 
+    def members_refusal(
+        self, group: GroupInfo, users: Sequence[int] | None = None, *, remove: bool = False
+    ) -> str:
+        """Why the server would refuse to add (remove) the users ``users`` to (from) the group,
+        or "" when it would not; with ``users`` None, why it would refuse every list. The rule is
+        the server's (see :meth:`GroupsModel._member_rights`): managing the group is enough but
+        not needed; a list of oneself alone is joining (leaving) the group."""
+        if group.is_system_group:
+            return (
+                f'"{group.name}" is a system group: its members follow the organization\'s roles.'
+            )
+        if group.deactivated:
+            return f'"{group.name}" is deactivated; reactivate it before you change its members.'
+        if group.may_manage:
+            return ""
+        me = self.session.me.user_id
+        alone = users is not None and list(users) == [me]
+        if remove:
+            others, yourself = group.may_remove_members, group.may_leave
+            settings = ("can_remove_members_group", "can_leave_group")
+        else:
+            others, yourself = group.may_add_members, group.may_join
+            settings = ("can_add_members_group", "can_join_group")
+        if users is None and (others or yourself):
+            return ""
+        if (yourself if alone else others) and users is not None:
+            return ""
+        verb = "remove members from" if remove else "add members to"
+        if users is None:
+            needed = f"its “{setting_label('group', settings[0])}” (or, for yourself alone, " + (
+                f"its “{setting_label('group', settings[1])}”)"
+            )
+        elif alone:
+            verb = "leave" if remove else "join"
+            needed = f"its “{setting_label('group', settings[1])}”"
+        else:
+            needed = f"its “{setting_label('group', settings[0])}”"
+        if self.session.role == 600 and not remove and not alone:
+            return f'Guests cannot {verb} "{group.name}"; you are a guest.'
+        return (
+            f'You may not {verb} "{group.name}": that needs {needed} or permission to '
+            f"administer it (its “Who can administer this group” or the organization's “Who can "
+            f"administer all user groups”, {self._manage_all_words()})."
+        )
+
+    def _members_group(self, group_id: int | None, *, remove: bool) -> GroupInfo:
+        """The group whose members are to change, when the server allows some change."""
+        if group_id is None or group_id not in self._groups:
+            raise FieldError("group", "Pick a user group first.")
+        group = self._groups[group_id]
+        if why := self.members_refusal(group, remove=remove):
+            raise FieldError("group", why)
+        return group
+
     def _check_name(self, name: str, *, field: str, keep: int | None = None) -> str:
         name = name.strip()
         if not name:
@@ -255,7 +309,7 @@ class GroupEditing:
         """Classify each entry of ``text`` (emails, full names, group names, ``@**name**`` or
         ``@*group*`` mentions) as what adding it to (or removing it from) the group would do.
         Nothing is sent; :meth:`apply_members` sends what the preview allows."""
-        group = self._editable(group_id, "change the members of")
+        group = self._members_group(group_id, remove=remove)
         entries = split_entries(text)
         if not entries:
             raise FieldError(
@@ -267,7 +321,7 @@ class GroupEditing:
         self, group_id: int | None, content: bytes, name: str, *, remove: bool = False
     ) -> list[MemberRow]:
         """:meth:`preview_members` for an uploaded CSV or text file."""
-        group = self._editable(group_id, "change the members of")
+        group = self._members_group(group_id, remove=remove)
         try:
             entries = entries_from_file(content, name)
         except ValueError as exc:
@@ -275,7 +329,7 @@ class GroupEditing:
         return self._preview(group, entries, remove)
 
     def _preview(self, group: GroupInfo, entries: Sequence[str], remove: bool) -> list[MemberRow]:
-        rows = self._classify(entries, group, remove=remove)
+        rows = self._allowed(group, self._classify(entries, group, remove=remove), remove)
         self.member_rows = rows
         self._member_target = (group.id, remove)
         counts: dict[str, int] = {}
@@ -284,6 +338,32 @@ class GroupEditing:
         summary = ", ".join(f"{n:,} {k}" for k, n in counts.items())
         self.status.info(f'{_plural(len(rows), "entry", "entries")} for "{group.name}": {summary}.')
         return rows
+
+    def _allowed(self, group: GroupInfo, rows: list[MemberRow], remove: bool) -> list[MemberRow]:
+        """The rows with those the server would refuse marked so: subgroups need permission to
+        administer the group; users need what :meth:`members_refusal` says of the list sent."""
+        if not group.may_manage:
+            why = (
+                f'You may not change the subgroups of "{group.name}": that needs permission to '
+                "administer it."
+            )
+            rows = [
+                replace(r, outcome=REFUSED, detail=why) if r.sent and r.kind == "group" else r
+                for r in rows
+            ]
+        users = [r.id for r in rows if r.sent and r.kind == "user" and r.id is not None]
+        if not users or not (why := self.members_refusal(group, users, remove=remove)):
+            return rows
+        # the list as a whole is refused; oneself alone may still be allowed (joining)
+        me = self.session.me.user_id
+        alone = "" if me not in users else self.members_refusal(group, [me], remove=remove)
+        keep = me in users and not alone
+        return [
+            r
+            if not (r.sent and r.kind == "user") or (keep and r.id == me)
+            else replace(r, outcome=REFUSED, detail=alone if r.id == me else why)
+            for r in rows
+        ]
 
     def members_frame(self) -> pd.DataFrame:
         """The last preview, one row per entry."""
@@ -410,8 +490,8 @@ class GroupEditing:
         if self._member_target is None or not self.member_rows:
             raise FieldError("members", "Preview the list first.")
         gid, remove = self._member_target
-        group = self._editable(gid, "change the members of")
-        sent = [r for r in self.member_rows if r.sent and r.id is not None]
+        group = self._members_group(gid, remove=remove)
+        sent = [r for r in self._allowed(group, self.member_rows, remove) if r.sent and r.id]
         if not sent:
             raise FieldError(
                 "members", "Nothing in the preview can be sent; see each row's outcome."

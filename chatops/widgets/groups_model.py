@@ -34,19 +34,23 @@ GROUP_COLUMNS = (
     "Group",
     "Description",
     "Active members",
-    "Members (first few)",
+    "Member names",
+    "All members",
     "Subgroups",
     "State",
     "System group",
     "Uses",
+    "Used in",
     "Where used",
     "You may manage",
     "ID",
 )
 USE_COLUMNS = ("Kind", "Channel or group", "Setting")
 
-#: How many member names and places of use a row of the groups table spells out.
+#: How many member names and places of use a row of the groups table spells out: all the
+#: names up to FIRST_MEMBERS, else the first SOME_MEMBERS and how many more ("All members").
 FIRST_MEMBERS = 3
+SOME_MEMBERS = 2
 FIRST_PLACES = 4
 
 #: Kinds of use in the words of the tables, in the order the server lists its objections.
@@ -67,6 +71,12 @@ class GroupInfo:
     subgroups: list[str]
     uses: list[tuple[str, str, str]] = field(default_factory=list)
     may_manage: bool = False
+    #: what the acting account may do to the members, by the server's rule (each is true when
+    #: it may manage the group): add others, remove others, add itself, remove itself
+    may_add_members: bool = False
+    may_remove_members: bool = False
+    may_join: bool = False
+    may_leave: bool = False
 
     @property
     def label(self) -> str:
@@ -114,12 +124,27 @@ class GroupsModel(GroupEditing, ObjectionFixes):
         groups = [g for g in self.session.groups if not g.is_system_group]
         if any(self._may_manage(g.can_manage_group) for g in groups):
             return None
+        # adding or removing members needs no permission to manage the group (the server's
+        # rule, see _member_rights); leaving a group oneself is not what this panel is for
+        me = self.session.me.user_id
+        for g in groups:
+            if g.deactivated:
+                continue
+            if self.session.role != 600 and me in self.session.group_members(
+                g.can_add_members_group
+            ):
+                return None
+            if any(
+                me in self.session.group_members(v)
+                for v in (g.can_remove_members_group, g.can_join_group)
+            ):
+                return None
         return (
             "Deactivating or reactivating a user group needs permission to manage it: being in "
             f"the organization's “Who can administer all user groups” "
             f"({self._manage_all_words()}) or in the group's own “Who can administer this "
             f"group”. You are a {self.session.role_name} and may "
-            f"manage none of the {len(groups)} user groups."
+            f"manage none of the {len(groups)} user groups, nor add or remove their members."
         )
 
     def _manage_all_words(self) -> str:
@@ -145,6 +170,29 @@ class GroupsModel(GroupEditing, ObjectionFixes):
         if self.session.permits("can_manage_all_groups"):
             return True
         return self.session.me.user_id in self.session.group_members(can_manage_group)
+
+    def _member_rights(self, group: Mapping[str, Any], *, manage: bool) -> dict[str, bool]:
+        """The server's rule for changing members (``POST /user_groups/{id}/members``): whoever
+        may manage the group may do anything; otherwise adding others needs the group's “Who can
+        add members” (never a guest), removing others its “Who can remove members”, adding
+        oneself alone its “Who can join” and removing oneself alone its “Who can leave”. A
+        system group's members change only with roles."""
+        if group.get("is_system_group"):
+            return dict.fromkeys(
+                ("may_add_members", "may_remove_members", "may_join", "may_leave"), False
+            )
+        me = self.session.me.user_id
+
+        def named(setting: str) -> bool:
+            return manage or me in self.session.group_members(group.get(setting))
+
+        return {
+            "may_add_members": named("can_add_members_group")
+            and (manage or self.session.role != 600),
+            "may_remove_members": named("can_remove_members_group"),
+            "may_join": named("can_join_group"),
+            "may_leave": named("can_leave_group"),
+        }
 
     # -- data -----------------------------------------------------------------------------
     def fetch(self) -> None:
@@ -182,6 +230,8 @@ class GroupsModel(GroupEditing, ObjectionFixes):
                 (str(by_id[s]["name"]) for s in g.get("direct_subgroup_ids", []) if s in by_id),
                 key=str.casefold,
             )
+            system = bool(g.get("is_system_group"))
+            manage = not system and self._may_manage(g.get("can_manage_group"))
             infos[gid] = GroupInfo(
                 id=gid,
                 name=str(g["name"]),
@@ -191,8 +241,8 @@ class GroupsModel(GroupEditing, ObjectionFixes):
                 active_members=members,
                 subgroups=subgroups,
                 uses=sorted(uses.get(gid, []), key=self._use_order),
-                may_manage=not g.get("is_system_group")
-                and self._may_manage(g.get("can_manage_group")),
+                may_manage=manage,
+                **self._member_rights(g, manage=manage),
             )
         return infos
 
@@ -266,23 +316,44 @@ class GroupsModel(GroupEditing, ObjectionFixes):
 
     @staticmethod
     def _group_row(g: GroupInfo) -> dict[str, Any]:
-        first = ", ".join(g.active_members[:FIRST_MEMBERS])
-        more = len(g.active_members) - FIRST_MEMBERS
-        if more > 0:
-            first += f" and {more} more"
+        names = g.active_members
+        if len(names) <= FIRST_MEMBERS:
+            first = ", ".join(names) or "nobody"
+        else:
+            first = f"{', '.join(names[:SOME_MEMBERS])} and {len(names) - SOME_MEMBERS} more"
+        where = GroupsModel.where_used(g.uses)
         return {
             "Group": g.name,
             "Description": g.description,
-            "Active members": len(g.active_members),
-            "Members (first few)": first or "nobody",
+            "Active members": len(names),
+            "Member names": first,
+            "All members": ", ".join(names),
             "Subgroups": ", ".join(g.subgroups),
             "State": "deactivated" if g.deactivated else "active",
             "System group": "yes" if g.is_system_group else "no",
             "Uses": len(g.uses),
-            "Where used": GroupsModel.where_used(g.uses),
+            "Used in": GroupsModel.used_in(g.uses),
+            "Where used": where,
             "You may manage": "yes" if g.may_manage else "no",
             "ID": g.id,
         }
+
+    @staticmethod
+    def used_in(uses: Sequence[tuple[str, str, str]]) -> str:
+        """The places of use without their settings: ``#general, organization``."""
+        places: dict[str, None] = {}
+        for kind, where, _setting in uses:
+            if kind == "organization":
+                places["organization"] = None
+            elif kind == "group":
+                places[f"group {where}"] = None
+            elif kind == "subgroup of":
+                places[f"subgroup of {where}"] = None
+            else:
+                places[where] = None
+        shown = list(places)[:FIRST_PLACES]
+        more = len(places) - len(shown)
+        return ", ".join(shown) + (f" and {more} more" if more > 0 else "") or "not used"
 
     @staticmethod
     def where_used(uses: Sequence[tuple[str, str, str]]) -> str:

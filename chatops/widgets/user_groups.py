@@ -23,11 +23,27 @@ from chatops import CannotDeactivateGroupInUse, Client
 
 from ._base import Confirm, FieldError, Panel, Session, TableView, frame
 from ._controls import setting_cell
+from ._model import escape
 from ._model import plural as _plural
 from .groups_model import USE_COLUMNS, GroupInfo, GroupsModel
 from .user_groups_forms import GroupForms
 
 __all__ = ["GroupsModel", "UserGroupsPanel"]
+
+#: Columns of the groups list kept for Export CSV but not drawn in the grid.
+GRID_HIDDEN = (
+    "Description",
+    "All members",
+    "Subgroups",
+    "State",
+    "System group",
+    "Uses",
+    "Where used",
+    "You may manage",
+    "ID",
+)
+#: Cells of the grid with another column as their tooltip.
+GRID_TIPS = {"Group": "Description", "Member names": "All members", "Used in": "Where used"}
 
 
 class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # status: a widget
@@ -95,6 +111,12 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
             empty="No user group matches the filters.",
         )
         self.groups_table.widget.add_class("chatops-groups-table")
+        # the grid fits the list's column at 1400x900: what the other columns say is in the
+        # tooltips (description, every member, every use), in the picked group's hint and
+        # tables, and in Export CSV
+        self.groups_table.hidden = GRID_HIDDEN
+        self.groups_table.tips = dict(GRID_TIPS)
+        self.groups_table._cells["Group"] = self._group_cell
 
         picker = w.Dropdown(options=[], layout=w.Layout(width="360px"))
         picker.add_class("chatops-groups-pick")
@@ -161,13 +183,26 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
         body.add_class("chatops-groups")
         return body
 
+    def _group_cell(self, value: object) -> str:
+        """The group's name, marked when deactivated."""
+        cell = escape(value)
+        group = next((g for g in self._groups.values() if g.name == value), None)
+        if group is not None and group.deactivated:
+            cell += ' <span class="chatops-muted">deactivated</span>'
+        return cell
+
     def control_reasons(self) -> list[tuple[w.DOMWidget, str]]:
         """Deactivate and reactivate say why they cannot act on the group picked."""
         gid = self._selected()
         group = self._groups.get(gid) if gid is not None else None
         if group is None:
             why = "Pick a user group first."
-            return [(self.deactivate_button, why), (self.reactivate_button, why)]
+            return [
+                (self.deactivate_button, why),
+                (self.reactivate_button, why),
+                (self.members_preview_button, why),
+                (self.members_apply_button, why),
+            ]
         common = ""
         if group.is_system_group:
             common = f'"{group.name}" is a system group: it follows the organization\'s roles.'
@@ -179,11 +214,14 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
             )
         deactivated = group.deactivated
         editable = common or ("Deactivated: reactivate it first." if deactivated else "")
+        members = self.members_refusal(group, remove=self.add_or_remove.value == "Remove")
         return [
             (self.deactivate_button, common or ("Already deactivated." if deactivated else "")),
             (self.reactivate_button, common or ("" if deactivated else "It is active.")),
             (self.save_button, editable),
-            (self.members_apply_button, editable or ("" if self.member_rows else "Preview first.")),
+            # members may change without permission to manage the group, as on the server
+            (self.members_preview_button, members),
+            (self.members_apply_button, members or ("" if self.member_rows else "Preview first.")),
             (self.set_button, editable),
         ]
 
@@ -246,8 +284,19 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
                 "deactivated."
             )
         state = "Deactivated" if g.deactivated else "Active"
+        if g.subgroups:  # the list's grid leaves subgroups out: they are said here
+            members += f" (with those of {_plural(len(g.subgroups), 'subgroup')}: "
+            members += f"{', '.join(g.subgroups)})"
         uses = f"used in {_plural(len(g.uses), 'place')}" if g.uses else "not used"
-        may = "you may manage it" if g.may_manage else "you may not manage it"
+        if g.may_manage:
+            may = "you may manage it"
+        elif g.may_add_members or g.may_remove_members:
+            can = [
+                w for w, ok in (("add", g.may_add_members), ("remove", g.may_remove_members)) if ok
+            ]
+            may = f"you may not manage it but may {' and '.join(can)} members"
+        else:
+            may = "you may not manage it"
         return f"{state}, {members}, {uses}; {may}."
 
     def _objections_with_fixes(self) -> pd.DataFrame:

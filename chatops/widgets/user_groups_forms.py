@@ -69,6 +69,8 @@ class GroupForms:
 
         def update_controls(self) -> None: ...
 
+        def watch(self, *inputs: w.ValueWidget) -> None: ...
+
         def _selected(self) -> int | None: ...
 
         def refresh(self) -> None: ...
@@ -149,6 +151,7 @@ class GroupForms:
         self.entries_file.input.observe(self._on_entries_file, "value")
         self.add_or_remove = w.ToggleButtons(options=["Add", "Remove"], value="Add")
         self.add_or_remove.add_class("chatops-groups-add-or-remove")
+        self.watch(self.add_or_remove)  # who may add and who may remove can differ
         self.members_preview_button = w.Button(description="Preview", icon="search")
         self.members_preview_button.add_class("chatops-groups-members-preview")
         self.on_click(self.members_preview_button, self.preview_from_form)

@@ -694,7 +694,7 @@ def test_csv_export(panel: ChannelFoldersPanel, other: chatops.Client, export_di
 
     path = panel.results_table.export(export_dir / "results.csv")
     assert path.read_text(encoding="utf-8").splitlines()[0] == "Channel,Folder before,Result"
-    assert "Saved 1 rows" in panel.results_table.export_link.value
+    assert "Saved 1 row to" in panel.results_table.export_link.value
 
 
 def test_widgets_carry_css_classes_for_browser_tests(panel: ChannelFoldersPanel) -> None:

@@ -766,7 +766,7 @@ def test_long_lists_show_every_row_in_the_grid_and_export_all(
         "topStart": "pageLength",
         "topEnd": "search",
         "bottomStart": "info",
-        "bottomEnd": "paging",
+        "bottomEnd": {"paging": {"buttons": 5, "firstLast": False}},
     }
     assert "&lt;b&gt;1199&lt;/b&gt;@x.org" in args["data_json"]
     assert "<b>1199</b>" not in args["data_json"]

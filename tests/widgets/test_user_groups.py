@@ -75,20 +75,35 @@ def test_list_shows_members_subgroups_state_and_where_used(
         "Group": top_name,
         "Description": "Top of the tree",
         "Active members": 3,
-        "Members (first few)": "Mei Member, Mona Moderator, Olivia Owner",
+        "Member names": "Mei Member, Mona Moderator, Olivia Owner",
+        "All members": "Mei Member, Mona Moderator, Olivia Owner",
         "Subgroups": sub_name,
         "State": "active",
         "System group": "no",
         "Uses": 1,
+        "Used in": f"#{channel}",
         "Where used": f"#{channel}: Who can post to this channel",
         "You may manage": "yes",
         "ID": top,
     }
     assert rows[sub_name]["Where used"] == f"subgroup of {top_name}"
+    assert rows[sub_name]["Used in"] == f"subgroup of {top_name}"
+    panel.group_field.value = top  # the hint names the subgroups the grid leaves out
+    assert f"3 active members (with those of 1 subgroup: {sub_name})" in (
+        panel.group_field._hint.value
+    )
+    # the grid shows the short columns, the whole as tooltips (description, members, uses)
+    assert rows[top_name]["All members"] == "Mei Member, Mona Moderator, Olivia Owner"
+    html = panel.groups_table.html.value
+    assert (
+        "<thead><tr><th>Group</th><th>Active members</th><th>Member names</th><th>Used in</th></tr>"
+    ) in html
+    assert f'<td><span title="#{channel}: Who can post to this channel">#{channel}</span>' in html
+    assert f'<span title="Top of the tree">{top_name}</span>' in html
     assert rows[sub_name]["Active members"] == 1
     owners = rows["role:owners"]
     assert (owners["System group"], owners["You may manage"]) == ("yes", "no")
-    assert owners["Members (first few)"] == "Olivia Owner"
+    assert owners["Member names"] == "Olivia Owner"
     # the demo's "leads" is in an organization setting through an anonymous group
     assert (
         "organization: Who can notify a large number of users with a wildcard mention"
@@ -106,9 +121,11 @@ def test_long_member_lists_are_shortened(panel: UserGroupsPanel, admin: chatops.
     name = unique("many")
     admin.user_groups.create(name, members=[OWNER, ADMIN, MODERATOR, MEMBER, 9])
     panel.refresh()
-    assert rows_of(panel)[name]["Members (first few)"] == (
-        "Adam Admin, Farid Novak, Mei Member and 2 more"
-    )
+    names = rows_of(panel)[name]["Member names"]
+    assert names == "Adam Admin, Farid Novak and 3 more"
+    every = "Adam Admin, Farid Novak, Mei Member, Mona Moderator, Olivia Owner"
+    assert rows_of(panel)[name]["All members"] == every
+    assert f'<span title="{every}">{names}</span>' in panel.groups_table.html.value
 
 
 def test_name_filter(panel: UserGroupsPanel, admin: chatops.Client) -> None:
@@ -168,6 +185,10 @@ def test_show_deactivated(panel: UserGroupsPanel, admin: chatops.Client) -> None
     row = rows_of(panel)[name]
     assert row["State"] == "deactivated"
     assert row["Active members"] == 1  # its members stay
+    # the grid has no State column: the group's cell says it
+    assert f'<td>{name} <span class="chatops-muted">deactivated</span></td>' in (
+        panel.groups_table.html.value
+    )
     states = list(panel.groups_table.frame["State"])
     assert states == sorted(states, key=lambda s: s == "deactivated")  # active ones first
     assert (f"{name} (deactivated)", gid) in panel.group_field.input.options
@@ -527,9 +548,9 @@ def test_export_csv_of_the_filtered_list(
         rows = list(csv.DictReader(fh))
     assert [r["Group"] for r in rows] == [f"csv-{token}"]
     assert rows[0]["Description"] == "For, the CSV"
-    assert rows[0]["Members (first few)"] == "Mei Member"
+    assert rows[0]["Member names"] == "Mei Member"
     assert list(rows[0]) == list(panel.groups_table.frame.columns)
-    assert "Saved 1 rows" in panel.groups_table.export_link.value
+    assert "Saved 1 row to" in panel.groups_table.export_link.value
 
 
 def test_export_csv_of_the_objections(
