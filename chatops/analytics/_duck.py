@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._common import bot_ids, utc
+from ._duck_sql import Kept
 from .coverage import coverage_from_manifest
 from .schema import validate
 
@@ -76,8 +77,15 @@ class DuckSource:
         # spills (past memory_limit) under the system's temporary folder, not the working one
         spill = Path(tempfile.gettempdir()) / "chatops-duckdb"
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(
-            config={"threads": 2, "memory_limit": memory_limit, "temp_directory": str(spill)}
+            config={
+                "threads": os.cpu_count() or 1,
+                "memory_limit": memory_limit,
+                "temp_directory": str(spill),
+                "preserve_insertion_order": False,
+            }
         )
+        # local times are computed with named zones; the session zone is fixed, not the machine's
+        self.con.execute("SET TimeZone = 'UTC'")
         self._empty = not files
         if files:
             listed = ", ".join(_quote(f) for f in files)
@@ -261,8 +269,17 @@ _FRAME_PARAMS = ("users", "channels", "subscriptions", "user_groups", "reactions
 _LONG = ("reactions", "edits", "dm_recipients")
 
 
-def run_engine(view: Callable[..., R], params: dict[str, Any]) -> R:
-    """Run ``view`` with the engine its ``params["engine"]`` names (the duckdb path)."""
+def run_engine(
+    view: Callable[..., R],
+    params: dict[str, Any],
+    sql: Callable[[Kept, dict[str, Any]], R | None] | None = None,
+) -> R:
+    """Run ``view`` with the engine its ``params["engine"]`` names (the duckdb path).
+
+    ``sql`` is the view's own DuckDB path (:mod:`chatops.analytics._duck_sql`): given the kept
+    messages, it returns the result, or None for options it does not compute in SQL; then the
+    kept messages go to the view's pandas code as a narrow frame.
+    """
     params = dict(params)
     engine = params.pop("engine")
     if engine not in ENGINES:
@@ -281,6 +298,10 @@ def run_engine(view: Callable[..., R], params: dict[str, Any]) -> R:
         for name in _TABLES:
             if name in params and params[name] is None:
                 params[name] = duck.table(name)
+        if sql is not None and not duck._empty:
+            done = sql(Kept(duck, params), params)
+            if done is not None:
+                return done
         where, args = duck.where(
             params.get("since"),
             params.get("until"),
