@@ -30,6 +30,7 @@ __all__ = [
     "in_list",
     "literal_time",
     "private_channel_ids",
+    "sql_text",
     "tz_literal",
 ]
 
@@ -46,8 +47,13 @@ def tz_literal(tz: str) -> str:
     return "'" + tz.replace("'", "''") + "'"
 
 
+def sql_text(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 #: the resolved-topic prefix as an SQL string
-RESOLVED_SQL = "'" + RESOLVED_PREFIX.replace("'", "''") + "'"
+RESOLVED_SQL = sql_text(RESOLVED_PREFIX)
 
 
 def topic_name_sql() -> str:
