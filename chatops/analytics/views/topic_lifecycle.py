@@ -256,20 +256,23 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
     if p["channel_names"] is not None:
         wanted = sorted({str(c) for c in p["channel_names"]})
         only = f"channel IN ({', '.join(map(sql_text, wanted))})" if wanted else "FALSE"
+    # (timestamp, id) as one number: the message order of the pandas engine's sort, cheap to compare
     ch = (
-        f"SELECT id, stream_id, channel, timestamp, sender_id, edits, {topic_name_sql()} AS topic, "
+        "SELECT id, stream_id, channel, timestamp, sender_id, edits, "
+        "epoch_us(timestamp)::HUGEINT * 10000000000000 + id AS o, "
+        f"{topic_name_sql()} AS topic, "
         f"starts_with(topic, {RESOLVED_SQL}) AS resolved, "
         "last_moved_timestamp IS NOT NULL AS is_moved "
         f"FROM k WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only}"
     )
     frame = k.frame(
-        f"WITH ch AS ({ch}), "
+        f"WITH ch AS MATERIALIZED ({ch}), "
         "t AS (SELECT stream_id, topic, "
-        "  arg_max(channel, (timestamp, id)) FILTER (channel IS NOT NULL) AS channel, "
+        "  arg_max(channel, o) FILTER (channel IS NOT NULL) AS channel, "
         "  min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
         "  count(DISTINCT sender_id) AS participants, "
-        "  arg_min(sender_id, (timestamp, id)) FILTER (sender_id IS NOT NULL) AS starter_id, "
-        "  arg_max(resolved, (timestamp, id)) AS resolved, bool_or(is_moved) AS moved_msg "
+        "  arg_min(sender_id, o) FILTER (sender_id IS NOT NULL) AS starter_id, "
+        "  arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg "
         "  FROM ch GROUP BY ALL), "
         "r AS (SELECT ch.stream_id, ch.topic, min(ch.timestamp) AS first_reply_at "
         "  FROM ch JOIN t ON ch.stream_id = t.stream_id AND ch.topic = t.topic "
