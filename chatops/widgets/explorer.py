@@ -77,6 +77,12 @@ class Explorer:
         self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
         self.content = bool(self.dataset.manifest.get("content"))
         self.frames = self.dataset.frames(content=self.content)
+        # what the views read: the messages with the coverage note but not its detail object,
+        # which pandas deep-copies at every step that carries ``attrs`` (a third of a redraw)
+        self._messages = self.frames.messages.copy(deep=False)
+        self._messages.attrs = {
+            k: v for k, v in self.frames.messages.attrs.items() if k != "coverage_detail"
+        }
         self.site = str(self.dataset.manifest.get("site") or "")
         self.export_dir = Path(export_dir or Path.cwd() / "exports")
         self.error = w.HTML(value="")
@@ -161,7 +167,7 @@ class Explorer:
 
     def messages(self) -> pd.DataFrame:
         """The messages the channel, people and role filters keep."""
-        m = self.frames.messages
+        m = self._messages
         keep = pd.Series(True, index=m.index)
         if self.channels.value:
             keep &= m["channel"].astype("string").isin(list(self.channels.value)).fillna(False)
