@@ -5,9 +5,12 @@ folder) in place of the messages frame. DuckDB scans the part files the manifest
 only the columns the views read, applies the period (``since``/``until``) and ``exclude_bots``
 in the scan, and unnests the reactions and direct-message recipients of the kept messages only;
 the list columns (edits aside, which are few), the text and the other columns never reach
-pandas. What comes back is a narrow frame of the kept messages, on which the view's own
-arithmetic runs, so both engines give the same result, value for value (a test compares all
-ten views).
+pandas. Each view then counts in SQL over those kept messages (its ``_sql`` function, with the
+helpers of :mod:`chatops.analytics._duck_sql`) and gets back aggregates only, which the same
+finishing code as the pandas engine's turns into the result, so both engines give the same
+result, value for value (a test compares all ten views). For options a view does not compute in
+SQL (``tz="sender"``, ``by="user_group"``, long frames passed in, presence) a narrow frame of
+the kept messages goes to the view's pandas code instead.
 
 The frames a view takes and the caller leaves out (users, channels, subscriptions, user groups,
 reactions, edits, direct-message recipients) are read from the dataset.
