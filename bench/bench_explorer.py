@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_explorer.py DATASET_FOLDER [--append bench/RESULTS.md]
 
 Opens an Explorer on the dataset, draws every view once (the first load), then for each view
-sets a channel filter and clears it again, timing the redraw of that view (what a person waits
+opens its tab, sets a channel filter and clears it again, timing the change (what a person waits
 for: the view on screen is redrawn at a change; the others when their tab is opened). Each
 time is the view's computation, its figure as PNG and its table. Target: at most 1 s.
 """
@@ -46,20 +46,27 @@ def main() -> None:
         f"{os.getloadavg()[0]:.1f} at the start). First load (frames and all ten views): {first:.1f} s.",
         f"Each view redrawn after a channel filter is set and after it is cleared, {len(channels)} "
         f"channels; median and worst. Target: at most {TARGET_S:g} s.\n",
-        "| view | median s | worst s | within target |",
-        "| --- | ---: | ---: | --- |",
+        "A new filter is computed and drawn; clearing it shows the drawing the view keeps for"
+        " the filters it had (the explorer keeps each view's last few drawings).\n",
+        "| view | new filter: median s | new filter: worst s | cleared: worst s | within target |",
+        "| --- | ---: | ---: | ---: | --- |",
     ]
     print("\n".join(lines), flush=True)
     for name in VIEWS:
-        times = []
+        new, cleared = [], []
+        # the view's tab on screen: a filter change redraws it at once (what a person waits for)
+        ex.tabs.selected_index = list(VIEWS).index(name)
         for ch in channels:
-            for value in ((ch,), ()):
-                ex.channels.value = value
+            for value, times in (((ch,), new), ((), cleared)):
                 t = time.perf_counter()
-                ex.render(name)
+                ex.channels.value = value
                 times.append(time.perf_counter() - t)
-        med, worst = statistics.median(times), max(times)
-        line = f"| {name} | {med:.2f} | {worst:.2f} | {'yes' if worst <= TARGET_S else 'NO'} |"
+                assert ex._drawn[name] == ex.state(), name
+        med, worst = statistics.median(new), max(new)
+        ok = max(worst, *cleared) <= TARGET_S
+        line = (
+            f"| {name} | {med:.2f} | {worst:.2f} | {max(cleared):.2f} | {'yes' if ok else 'NO'} |"
+        )
         print(line, flush=True)
         lines.append(line)
     if args.append:

@@ -5,9 +5,12 @@ folder) in place of the messages frame. DuckDB scans the part files the manifest
 only the columns the views read, applies the period (``since``/``until``) and ``exclude_bots``
 in the scan, and unnests the reactions and direct-message recipients of the kept messages only;
 the list columns (edits aside, which are few), the text and the other columns never reach
-pandas. What comes back is a narrow frame of the kept messages, on which the view's own
-arithmetic runs, so both engines give the same result, value for value (a test compares all
-ten views).
+pandas. Each view then counts in SQL over those kept messages (its ``_sql`` function, with the
+helpers of :mod:`chatops.analytics._duck_sql`) and gets back aggregates only, which the same
+finishing code as the pandas engine's turns into the result, so both engines give the same
+result, value for value (a test compares all ten views). For options a view does not compute in
+SQL (``tz="sender"``, ``by="user_group"``, long frames passed in, presence) a narrow frame of
+the kept messages goes to the view's pandas code instead.
 
 The frames a view takes and the caller leaves out (users, channels, subscriptions, user groups,
 reactions, edits, direct-message recipients) are read from the dataset.
@@ -30,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._common import bot_ids, utc
+from ._duck_sql import Kept
 from .coverage import coverage_from_manifest
 from .schema import validate
 
@@ -76,8 +80,15 @@ class DuckSource:
         # spills (past memory_limit) under the system's temporary folder, not the working one
         spill = Path(tempfile.gettempdir()) / "chatops-duckdb"
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(
-            config={"threads": 2, "memory_limit": memory_limit, "temp_directory": str(spill)}
+            config={
+                "threads": os.cpu_count() or 1,
+                "memory_limit": memory_limit,
+                "temp_directory": str(spill),
+                "preserve_insertion_order": False,
+            }
         )
+        # local times are computed with named zones; the session zone is fixed, not the machine's
+        self.con.execute("SET TimeZone = 'UTC'")
         self._empty = not files
         if files:
             listed = ", ".join(_quote(f) for f in files)
@@ -261,8 +272,17 @@ _FRAME_PARAMS = ("users", "channels", "subscriptions", "user_groups", "reactions
 _LONG = ("reactions", "edits", "dm_recipients")
 
 
-def run_engine(view: Callable[..., R], params: dict[str, Any]) -> R:
-    """Run ``view`` with the engine its ``params["engine"]`` names (the duckdb path)."""
+def run_engine(
+    view: Callable[..., R],
+    params: dict[str, Any],
+    sql: Callable[[Kept, dict[str, Any]], R | None] | None = None,
+) -> R:
+    """Run ``view`` with the engine its ``params["engine"]`` names (the duckdb path).
+
+    ``sql`` is the view's own DuckDB path (:mod:`chatops.analytics._duck_sql`): given the kept
+    messages, it returns the result, or None for options it does not compute in SQL; then the
+    kept messages go to the view's pandas code as a narrow frame.
+    """
     params = dict(params)
     engine = params.pop("engine")
     if engine not in ENGINES:
@@ -281,6 +301,10 @@ def run_engine(view: Callable[..., R], params: dict[str, Any]) -> R:
         for name in _TABLES:
             if name in params and params[name] is None:
                 params[name] = duck.table(name)
+        if sql is not None and not duck._empty:
+            done = sql(Kept(duck, params), params)
+            if done is not None:
+                return done
         where, args = duck.where(
             params.get("since"),
             params.get("until"),

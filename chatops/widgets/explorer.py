@@ -5,7 +5,8 @@
 
 Filters: period, channels, people, roles, bots in or out, time zone (``sender``: each sender's
 own). A change re-renders the view on screen at once and every other view when it is opened
-(each view remembers the filters it was drawn for). Each view shows its figure and its table
+(each view remembers the filters it was drawn for, and keeps its last few drawings: setting the
+filters back to ones it was drawn for shows that drawing again without computing it). Each view shows its figure and its table
 (a :class:`~chatops.widgets._controls.TableView`: Export CSV) with Export Excel beside it.
 The topic lifecycle table opens a topic's thread (sender, local time, text when kept,
 reactions, edits and moves, links to the server). With text kept, Search and Keywords tabs;
@@ -18,6 +19,7 @@ import base64
 import inspect
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from html import escape
@@ -48,6 +50,8 @@ VIEWS: dict[str, tuple[str, dict[str, Any]]] = {
     "client_and_dm_mix": ("Clients and DMs", {}),
     "interaction_graph": ("Interaction graph", {}),
 }
+#: how many filter settings each view keeps its drawing for (going back to one is instant)
+RECENT = 4
 PERIODS = {"all": None, "last 7 days": 7, "last 30 days": 30, "last 90 days": 90, "last year": 365}
 ROLES = ("owner", "administrator", "moderator", "member", "guest")
 ZONES = ("UTC", "sender", "Europe/Berlin", "Europe/London", "America/New_York", "Asia/Kolkata")
@@ -73,6 +77,12 @@ class Explorer:
         self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
         self.content = bool(self.dataset.manifest.get("content"))
         self.frames = self.dataset.frames(content=self.content)
+        # what the views read: the messages with the coverage note but not its detail object,
+        # which pandas deep-copies at every step that carries ``attrs`` (a third of a redraw)
+        self._messages = self.frames.messages.copy(deep=False)
+        self._messages.attrs = {
+            k: v for k, v in self.frames.messages.attrs.items() if k != "coverage_detail"
+        }
         self.site = str(self.dataset.manifest.get("site") or "")
         self.export_dir = Path(export_dir or Path.cwd() / "exports")
         self.error = w.HTML(value="")
@@ -81,6 +91,8 @@ class Explorer:
         self.seconds: dict[str, float] = {}
         self._drawn: dict[str, tuple[Any, ...]] = {}
         self.results: dict[str, ViewResult] = {}
+        #: the last few drawings of each view by filters (result and PNG), newest last
+        self._recent: dict[str, OrderedDict[tuple[Any, ...], tuple[ViewResult, bytes]]] = {}
         self._build_filters()
         self._build_views()
         self._build_text_tabs()
@@ -155,7 +167,7 @@ class Explorer:
 
     def messages(self) -> pd.DataFrame:
         """The messages the channel, people and role filters keep."""
-        m = self.frames.messages
+        m = self._messages
         keep = pd.Series(True, index=m.index)
         if self.channels.value:
             keep &= m["channel"].astype("string").isin(list(self.channels.value)).fillna(False)
@@ -245,12 +257,22 @@ class Explorer:
     def render(self, name: str) -> ViewResult:
         """Compute view ``name`` for the filters and show its figure and table."""
         t0 = time.perf_counter()
-        result = self._result(name)
+        state = self.state()
+        recent = self._recent.setdefault(name, OrderedDict())
+        if state in recent:
+            # filters set back to ones this view was drawn for: the same result and figure
+            recent.move_to_end(state)
+            result, png = recent[state]
+        else:
+            result = self._result(name)
+            png = figure_png(result.plot())
+            recent[state] = (result, png)
+            while len(recent) > RECENT:
+                recent.popitem(last=False)
         self.results[name] = result
-        fig = result.plot()
-        self._images[name].value = figure_png(fig)
+        self._images[name].value = png
         self.tables[name].show(result.frame)
-        self._drawn[name] = self.state()
+        self._drawn[name] = state
         self.seconds[name] = time.perf_counter() - t0
         if name == "topic_lifecycle":
             self._fill_topics(result)

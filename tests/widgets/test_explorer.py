@@ -10,7 +10,7 @@ import pytest
 from chatops.analytics import Dataset
 from chatops.sandbox import Sandbox
 from chatops.widgets import Explorer
-from chatops.widgets.explorer import VIEWS
+from chatops.widgets.explorer import RECENT, VIEWS
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +34,32 @@ def test_a_channel_filter_changes_every_view(ds: Dataset, export_dir: Path) -> N
     kept = ex.messages()
     assert set(kept["channel"].astype(str)) == {str(channel)}
     assert after["messages_over_time"].total == len(kept)
+    assert not ex.error.value
+
+
+def test_filters_set_back_show_the_drawing_made_for_them(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir)
+    name = "messages_over_time"  # the tab on screen, drawn when the explorer opens
+    first, png = ex.results[name], ex._images[name].value
+    chans = [str(c) for c in ex.frames.messages["channel"].value_counts().index[: RECENT + 1]]
+    assert len(chans) == RECENT + 1
+    ex.channels.value = (chans[0],)
+    filtered = ex.results[name]
+    assert filtered is not first and 0 < filtered.total < first.total
+    assert ex._images[name].value != png
+    ex.channels.value = ()
+    # back to the filters of the first drawing: that drawing again, not a new one
+    assert ex.results[name] is first
+    assert ex._images[name].value == png
+    assert ex.tables[name].frame.equals(first.frame)
+    # only the last few settings are kept: after RECENT others the first is computed again
+    for c in chans[1:]:
+        ex.channels.value = (c,)
+        assert ex.results[name].total < first.total
+    ex.channels.value = ()
+    again = ex.results[name]
+    assert again is not first
+    assert again.frame.equals(first.frame) and again.total == first.total
     assert not ex.error.value
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept
 from ..schema import validate
 from ._shared import _finish
 
@@ -78,7 +80,7 @@ def active_users(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(active_users, locals())
+        return run_engine(active_users, locals(), _sql)
     messages = messages_only(messages)
     check_tz(tz)
     wins = tuple(windows)
@@ -118,9 +120,25 @@ def active_users(
             definition,
         )
     day = events["timestamp"].dt.tz_convert(tz).dt.tz_localize(None).dt.floor("D")
+    return _result(
+        day, events["user_id"], wins, definition, tz, coverage_of(coverage, df), anonymize, salt
+    )
+
+
+def _result(
+    day: pd.Series,
+    user_id: pd.Series,
+    wins: tuple[int, ...],
+    definition: str,
+    tz: str,
+    coverage: str | None,
+    anonymize: bool,
+    salt: str,
+) -> ActiveUsers:
+    """The view from the (local, naive) day and the user of each activity (or of each pair)."""
     days = pd.date_range(day.min(), day.max(), freq="D")
     day_index = ((day - days[0]) // pd.Timedelta(days=1)).to_numpy(dtype="int64")
-    user_codes, _ = pd.factorize(events["user_id"].astype("int64"))
+    user_codes, _ = pd.factorize(user_id.astype("int64"))
     # days x users matrix of "posted that day"; a trailing window is a difference of cumsums
     matrix = np.zeros((len(days), int(user_codes.max()) + 1), dtype="int32")
     matrix[day_index, user_codes] = 1
@@ -151,9 +169,36 @@ def active_users(
     stick = pd.DataFrame({"date": local, "dau": dau, "mau": mau, "stickiness": ratio})
     return ActiveUsers(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage,
         stick,
         wins,
         definition,
         float(np.nanmean(ratio)) if np.isfinite(ratio).any() else math.nan,
+    )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers | None:
+    """The duckdb engine's pairs: one row per person and local day they posted."""
+    if p["definition"] != "sent":
+        return None
+    tz = check_tz(p["tz"])
+    wins = tuple(p["windows"])
+    if not wins or any(not isinstance(w, int | np.integer) or w <= 0 for w in wins):
+        raise ValueError(f"windows must be positive whole days, got {list(wins)!r}")
+    pairs = k.frame(
+        f"SELECT DISTINCT sender_id AS user_id, date_trunc('day', {k.local(tz)}) AS day FROM k "
+        "WHERE sender_id IS NOT NULL AND timestamp IS NOT NULL"
+    )
+    if pairs.empty:
+        return None
+    day = pd.Series(pd.to_datetime(pairs["day"]).to_numpy(dtype="datetime64[ns]"))
+    return _result(
+        day,
+        pairs["user_id"],
+        wins,
+        "sent",
+        tz,
+        k.coverage(p["coverage"]),
+        p["anonymize"],
+        p["salt"],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pandas as pd
 
@@ -15,6 +16,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..schema import validate
 from ._shared import _WEEKDAYS, _finish
@@ -76,7 +78,7 @@ def activity_heatmap(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(activity_heatmap, locals())
+        return run_engine(activity_heatmap, locals(), _sql)
     messages = messages_only(messages)
     if tz != SENDER:
         check_tz(tz)
@@ -108,13 +110,34 @@ def activity_heatmap(
             right_on="user_id",
             how="inner",
         )
-    groups = sorted(cells["group"].unique().tolist()) if by is not None else [None]
+    keys = ["weekday", "hour"] if by is None else ["group", "weekday", "hour"]
+    counts = cells.groupby(keys).size().rename("messages").reset_index()
+    return _result(counts, by, len(df), coverage_of(coverage, df), note, tz, anonymize, salt)
+
+
+def _result(
+    counts: pd.DataFrame,
+    by: str | None,
+    total: int,
+    coverage: str | None,
+    note: str | None,
+    tz: str,
+    anonymize: bool = False,
+    salt: str = DEFAULT_SALT,
+) -> ActivityHeatmap:
+    """The view from ``counts`` (``group`` when ``by``, ``weekday``, ``hour``, ``messages``)."""
+    groups = sorted(counts["group"].unique().tolist()) if by is not None else [None]
     grid = pd.MultiIndex.from_product([range(7), range(24)], names=["weekday", "hour"])
     parts = []
     for grp in groups:
-        sub = cells if grp is None else cells[cells["group"] == grp]
-        counts = sub.groupby(["weekday", "hour"]).size().reindex(grid, fill_value=0)
-        part = counts.rename("messages").reset_index()
+        sub = counts if grp is None else counts[counts["group"] == grp]
+        cells = (
+            sub.set_index(["weekday", "hour"])["messages"]
+            .groupby(level=["weekday", "hour"])
+            .sum()
+            .reindex(grid, fill_value=0)
+        )
+        part = cells.rename("messages").reset_index()
         if grp is not None:
             part.insert(0, "group", grp)
         parts.append(part)
@@ -137,13 +160,31 @@ def activity_heatmap(
         .head(5)
         .reset_index(drop=True)
     )
-    top = busiest.iloc[0] if len(df) else None
+    top = busiest.iloc[0] if total else None
     return ActivityHeatmap(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df) if note is None else with_note(coverage_of(coverage, df), note),
+        coverage if note is None else with_note(coverage, note),
         busiest,
         tz,
         by,
         None if top is None else str(top["weekday_name"]),
         None if top is None else int(top["hour"]),
+    )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> ActivityHeatmap | None:
+    """The duckdb engine's counts: one row per group, weekday and hour."""
+    tz, by = p["tz"], p["by"]
+    if tz == SENDER or by not in (None, "channel"):
+        return None
+    check_tz(tz)
+    local = k.local(tz)
+    group = ", coalesce(channel, '(direct message)') AS \"group\"" if by == "channel" else ""
+    counts = k.frame(
+        f"SELECT (isodow({local}) - 1)::INTEGER AS weekday, hour({local})::INTEGER AS hour{group}, "
+        "count(*) AS messages FROM k GROUP BY ALL"
+    )
+    total = int(counts["messages"].sum())
+    return _result(
+        counts, by, total, k.coverage(p["coverage"]), None, tz, p["anonymize"], p["salt"]
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import RESOLVED_SQL, Kept, literal_time, topic_name_sql
 from ..schema import validate
 from ._shared import _finish, _topic_keys, _window_mask
 
@@ -83,7 +85,7 @@ def channel_scorecard(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(channel_scorecard, locals())
+        return run_engine(channel_scorecard, locals(), _sql)
     messages = messages_only(messages)
     td = parse_period(period)
     assert td is not None
@@ -97,14 +99,56 @@ def channel_scorecard(
     ch = _topic_keys(df)
     ch = ch[ch["timestamp"] <= end]
     ch["stream_id"] = ch["stream_id"].astype("int64")
-    cur = ch[_window_mask(ch["timestamp"], start, end)]
-    prev = ch[_window_mask(ch["timestamp"], start - td, start)]
+    in_cur = _window_mask(ch["timestamp"], start, end)
+    in_prev = _window_mask(ch["timestamp"], start - td, start)
+    keys = [ch["stream_id"], ch["topic_name"]]
+    per = ch.groupby(keys)["timestamp"].agg(first="min", last="max")
+    per["size"] = in_cur.groupby(keys).sum()
+    per["resolved"] = (ch["resolved"] & in_cur).groupby(keys).any()
+    per["previous"] = in_prev.groupby(keys).sum()
+    topics = per.reset_index().rename(columns={"level_0": "stream_id", "level_1": "topic_name"})
+    cur = ch[in_cur]
+    posters = cur.groupby("stream_id")["sender_id"].nunique()
     names: dict[int, str] = {
         int(s): str(n)
         for s, n in ch[["stream_id", "channel"]]
         .drop_duplicates("stream_id", keep="last")
         .to_numpy()
     }
+    return _result(
+        topics,
+        posters,
+        names,
+        channels,
+        subscriptions,
+        compare_previous,
+        start,
+        end,
+        td,
+        coverage_of(coverage, df),
+        top_n,
+        anonymize,
+        salt,
+    )
+
+
+def _result(
+    topics: pd.DataFrame,
+    posters: pd.Series,
+    names: dict[int, str],
+    channels: pd.DataFrame | None,
+    subscriptions: pd.DataFrame | None,
+    compare_previous: bool,
+    start: pd.Timestamp,
+    end: pd.Timestamp,
+    td: pd.Timedelta,
+    coverage: str | None,
+    top_n: int,
+    anonymize: bool,
+    salt: str,
+) -> ChannelScorecard:
+    """The view from one row per topic (``stream_id``, ``topic_name``, ``first``, ``last``,
+    ``size`` and ``resolved`` in the period, ``previous``: messages in the period before)."""
     subs_count: dict[int, int] = {}
     if channels is not None:
         c = validate(channels, "channels")
@@ -120,20 +164,17 @@ def channel_scorecard(
             int(str(k)): int(v) for k, v in s.groupby("stream_id")["user_id"].nunique().items()
         }
     ids = sorted(names)
-    first_msg = ch.groupby(["stream_id", "topic_name"])["timestamp"].min()
-    created = first_msg[_window_mask(first_msg, start, end)].groupby(level=0).size()
-    topics = cur.groupby(["stream_id", "topic_name"]).agg(
-        size=("id", "size"), resolved=("resolved", "any")
-    )
-    per_topic = topics.groupby(level=0).agg(
+    created = topics[_window_mask(topics["first"], start, end)].groupby("stream_id").size()
+    active = topics[topics["size"] > 0]
+    per_topic = active.groupby("stream_id").agg(
         active_topics=("size", "size"),
         median_topic_length=("size", "median"),
         resolved_share=("resolved", "mean"),
     )
-    msgs = cur.groupby("stream_id").size()
-    prev_msgs = prev.groupby("stream_id").size()
-    posters = cur.groupby("stream_id")["sender_id"].nunique()
-    last = ch.groupby("stream_id")["timestamp"].max()
+    msgs = active.groupby("stream_id")["size"].sum()
+    before = topics[topics["previous"] > 0]
+    prev_msgs = before.groupby("stream_id")["previous"].sum()
+    last = topics.groupby("stream_id")["last"].max()
     index = pd.Index(ids, name="stream_id")
     n = msgs.reindex(index, fill_value=0).astype("int64")
     p = prev_msgs.reindex(index, fill_value=0).astype("int64")
@@ -178,10 +219,59 @@ def channel_scorecard(
 
     return ChannelScorecard(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage,
         hhi(msgs),
         hhi(prev_msgs) if compare_previous else math.nan,
         start,
         end,
         top_n,
+    )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> ChannelScorecard | None:
+    """The duckdb engine's counts: one row per topic, one per channel."""
+    td = parse_period(p["period"])
+    assert td is not None
+    if p["top_n"] <= 0:
+        raise ValueError(f"top_n must be positive, got {p['top_n']}")
+    end = k.end(p["as_of"], p["until"])
+    start = end - td
+    lo, mid, hi = (literal_time(t) for t in (start - td, start, end))
+    cur = f"(timestamp > {mid} AND timestamp <= {hi})"
+    ch = (
+        f"SELECT *, {topic_name_sql()} AS topic_name, starts_with(topic, {RESOLVED_SQL}) AS resolved "
+        f"FROM k WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND timestamp <= {hi}"
+    )
+    topics = k.frame(
+        "SELECT stream_id, topic_name, min(timestamp) AS first, max(timestamp) AS last, "
+        f"count(*) FILTER ({cur}) AS size, coalesce(bool_or(resolved AND {cur}), FALSE) AS resolved, "
+        f"count(*) FILTER (timestamp > {lo} AND timestamp <= {mid}) AS previous "
+        f"FROM ({ch}) GROUP BY ALL ORDER BY stream_id, topic_name"
+    )
+    per_channel = k.frame(
+        f"SELECT stream_id, count(DISTINCT sender_id) FILTER ({cur}) AS posters, "
+        f"arg_max(channel, id) AS channel FROM ({ch}) GROUP BY ALL"
+    )
+    posters = pd.Series(
+        per_channel["posters"].to_numpy(), index=per_channel["stream_id"].to_numpy()
+    )
+    posters = posters[posters > 0].sort_index()
+    pairs = zip(per_channel["stream_id"], per_channel["channel"], strict=True)
+    names = {int(s): str(n) for s, n in pairs}
+    topics["first"] = pd.to_datetime(topics["first"], utc=True)
+    topics["last"] = pd.to_datetime(topics["last"], utc=True)
+    return _result(
+        topics,
+        posters,
+        names,
+        p["channels"],
+        p["subscriptions"],
+        p["compare_previous"],
+        start,
+        end,
+        td,
+        k.coverage(p["coverage"]),
+        p["top_n"],
+        p["anonymize"],
+        p["salt"],
     )

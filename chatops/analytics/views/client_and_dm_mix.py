@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept
 from ..schema import validate
 from ._shared import CLIENT_LABELS, _finish, _window_mask
 
@@ -89,7 +91,7 @@ def client_and_dm_mix(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(client_and_dm_mix, locals())
+        return run_engine(client_and_dm_mix, locals(), _sql)
     messages = messages_only(messages)
     check_freq(freq)
     check_tz(tz)
@@ -106,17 +108,7 @@ def client_and_dm_mix(
         end = default_as_of(df, until, as_of)
         df = df[_window_mask(df["timestamp"], end - td, end)]
     raw = df["client"].astype("string").fillna("")
-    labels = raw.map(client_label)
-    mix = pd.DataFrame({"label": labels, "client": raw})
-    frame = (
-        mix.groupby("label")
-        .agg(messages=("client", "size"), clients=("client", lambda s: ";".join(sorted(set(s)))))
-        .reset_index()
-    )
-    frame = frame.sort_values(["messages", "label"], ascending=[False, True], kind="stable")
-    total = int(frame["messages"].sum())
-    frame["share"] = frame["messages"] / total if total else 0.0
-    frame = frame[["label", "clients", "messages", "share"]]
+    clients = raw.value_counts().rename_axis("client").rename("n").reset_index()
     is_dm = df["stream_id"].isna()
     group: set[int] = set()
     if dm_recipients is not None:
@@ -124,15 +116,48 @@ def client_and_dm_mix(
         n = d.groupby("message_id")["user_id"].nunique()
         group = {int(i) for i in n[n > 2].index}
     is_group = is_dm & df["id"].isin(list(group)).fillna(False).astype(bool)
+    by_period = None
     if len(df):
-        periods = local_periods(df["timestamp"], freq, tz)
-        full = pd.period_range(periods.min(), periods.max(), freq=periods.dt.freq)
-        g = (
-            pd.DataFrame({"p": periods, "ch": ~is_dm, "dm": is_dm, "gdm": is_group})
+        by_period = (
+            pd.DataFrame(
+                {
+                    "p": local_periods(df["timestamp"], freq, tz),
+                    "ch": ~is_dm,
+                    "dm": is_dm,
+                    "gdm": is_group,
+                }
+            )
             .groupby("p")[["ch", "dm", "gdm"]]
             .sum()
-            .reindex(full, fill_value=0)
         )
+    return _result(clients, by_period, tz, coverage_of(coverage, df), anonymize, salt)
+
+
+def _result(
+    clients: pd.DataFrame,
+    by_period: pd.DataFrame | None,
+    tz: str,
+    coverage: str | None,
+    anonymize: bool,
+    salt: str,
+) -> ClientAndDmMix:
+    """The view from the count per raw client and the ``ch``/``dm``/``gdm`` counts per period."""
+    labels = clients["client"].map(client_label)
+    mix = pd.DataFrame({"label": labels, "client": clients["client"], "n": clients["n"]})
+    frame = (
+        mix.groupby("label")
+        .agg(messages=("n", "sum"), clients=("client", lambda s: ";".join(sorted(set(s)))))
+        .reset_index()
+    )
+    frame["messages"] = frame["messages"].astype("int64")
+    frame = frame.sort_values(["messages", "label"], ascending=[False, True], kind="stable")
+    total = int(frame["messages"].sum())
+    frame["share"] = frame["messages"] / total if total else 0.0
+    frame = frame[["label", "clients", "messages", "share"]]
+    if by_period is not None and len(by_period):
+        periods = pd.PeriodIndex(by_period.index)
+        full = pd.period_range(periods.min(), periods.max(), freq=periods.freq)
+        g = by_period.reindex(full, fill_value=0)
         start, _ = period_bounds(pd.PeriodIndex(full), tz)
         over = pd.DataFrame(
             {
@@ -157,10 +182,33 @@ def client_and_dm_mix(
                 ]
             }
         )
+    dms = int(by_period["dm"].sum()) if by_period is not None else 0
     return ClientAndDmMix(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage,
         over,
-        float(is_dm.mean()) if len(df) else math.nan,
+        dms / total if total else math.nan,
         str(frame["label"].iloc[0]) if len(frame) else None,
     )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix | None:
+    """The duckdb engine's counts: one row per client, one per local day (or hour)."""
+    if p["dm_recipients"] is not None:
+        return None
+    code = check_freq(p["freq"])
+    tz = check_tz(p["tz"])
+    td = parse_period(p["period"])
+    k.window(td, p["as_of"], p["until"])
+    clients = k.frame("SELECT coalesce(client, '') AS client, count(*) AS n FROM k GROUP BY ALL")
+    days = k.frame(
+        f"SELECT date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)}) AS t, "
+        "count(*) FILTER (stream_id IS NOT NULL) AS ch, count(*) FILTER (stream_id IS NULL) AS dm, "
+        "count(*) FILTER (stream_id IS NULL AND len(list_distinct(dm_recipients)) > 2) AS gdm "
+        "FROM k WHERE timestamp IS NOT NULL GROUP BY ALL"
+    )
+    by_period = None
+    if len(days):
+        days["p"] = pd.to_datetime(days["t"]).dt.to_period(code)
+        by_period = days.groupby("p")[["ch", "dm", "gdm"]].sum()
+    return _result(clients, by_period, tz, k.coverage(p["coverage"]), p["anonymize"], p["salt"])

@@ -21,6 +21,7 @@ from .._common import (
     user_names,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept, topic_name_sql
 from ..schema import validate
 from ._shared import _finish, _topic_keys
 
@@ -106,7 +107,7 @@ def interaction_graph(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(interaction_graph, locals())
+        return run_engine(interaction_graph, locals(), _sql)
     messages = messages_only(messages)
     if not isinstance(min_weight, int | np.integer) or min_weight < 1:
         raise ValueError(f"min_weight must be a positive whole number, got {min_weight!r}")
@@ -129,6 +130,46 @@ def interaction_graph(
     edges = (
         pairs.astype("int64").groupby(["source", "target"]).size().rename("weight").reset_index()
     )
+    cnames: dict[int, str] = {
+        int(k): str(v)
+        for k, v in df[["stream_id", "channel"]].dropna().drop_duplicates("stream_id").to_numpy()
+    }
+    return _result(
+        edges,
+        df.groupby(df["sender_id"].astype("Int64")).size(),
+        user_names(df, users),
+        cnames,
+        subscriptions,
+        channels,
+        users,
+        min_weight,
+        communities,
+        seed,
+        exclude_bots,
+        anonymize,
+        salt,
+        coverage_of(coverage, df),
+    )
+
+
+def _result(
+    edges: pd.DataFrame,
+    counts: pd.Series,
+    names: dict[int, str],
+    cnames: dict[int, str],
+    subscriptions: pd.DataFrame | None,
+    channels: pd.DataFrame | None,
+    users: pd.DataFrame | None,
+    min_weight: int,
+    communities: str,
+    seed: int,
+    exclude_bots: bool,
+    anonymize: bool,
+    salt: str,
+    coverage: str | None,
+) -> InteractionGraph:
+    """The view from the reply pairs (``source``, ``target``, ``weight``), the messages and
+    name per user id, and the channel names the messages carry."""
     edges = edges[edges["weight"] >= min_weight].sort_values(
         ["weight", "source", "target"], ascending=[False, True, True], kind="stable"
     )
@@ -144,8 +185,6 @@ def interaction_graph(
     # exact betweenness is O(nodes x edges); past 300 people, estimate it from 64 sources
     sample = None if g.number_of_nodes() <= 300 else 64
     between = nx.betweenness_centrality(g, k=sample, seed=seed) if g.number_of_nodes() else {}
-    counts = df.groupby(df["sender_id"].astype("Int64")).size()
-    names = user_names(df, users)
     ids = sorted(g.nodes)
     nodes = pd.DataFrame(
         {
@@ -177,13 +216,6 @@ def interaction_graph(
         s = validate(subscriptions, "subscriptions").dropna()
         if exclude_bots:
             s = s[~s["user_id"].isin(list(bot_ids(users)))]
-        cnames: dict[int, str] = {
-            int(k): str(v)
-            for k, v in df[["stream_id", "channel"]]
-            .dropna()
-            .drop_duplicates("stream_id")
-            .to_numpy()
-        }
         if channels is not None:
             c = validate(channels, "channels")
             cnames.update({int(k): str(v) for k, v in zip(c["stream_id"], c["name"], strict=True)})
@@ -217,7 +249,7 @@ def interaction_graph(
         g = nx.relabel_nodes(g, {n: hash_user_id(n, salt) for n in g.nodes})
     return InteractionGraph(
         _finish(edges, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage,
         _finish(nodes, anonymize, salt),
         cedges.reset_index(drop=True),
         cnodes,
@@ -226,4 +258,49 @@ def interaction_graph(
         len(parts),
         float(modularity),
         anonymize,
+    )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
+    """The duckdb engine: one row per reply pair, per sender and per channel."""
+    min_weight, communities = p["min_weight"], p["communities"]
+    if not isinstance(min_weight, int | np.integer) or min_weight < 1:
+        return None
+    if communities not in ("louvain", "greedy"):
+        return None
+    edges = k.frame(
+        "SELECT source, target, count(*) AS weight FROM ("
+        "  SELECT lag(sender_id) OVER (PARTITION BY stream_id, "
+        f"{topic_name_sql()} ORDER BY timestamp, id) AS source, sender_id AS target"
+        "  FROM k WHERE stream_id IS NOT NULL AND topic IS NOT NULL"
+        ") WHERE source IS NOT NULL AND target IS NOT NULL AND source <> target "
+        "GROUP BY ALL ORDER BY source, target"
+    )
+    senders = k.frame(
+        "SELECT sender_id, count(*) AS n, arg_max(sender, id) FILTER (sender IS NOT NULL) AS name "
+        "FROM k WHERE sender_id IS NOT NULL GROUP BY sender_id ORDER BY sender_id"
+    )
+    chans = k.frame(
+        "SELECT stream_id, arg_min(channel, id) AS channel FROM k "
+        "WHERE stream_id IS NOT NULL AND channel IS NOT NULL GROUP BY stream_id"
+    )
+    named = senders[senders["name"].notna()]
+    users = p["users"]
+    counts = pd.Series(senders["n"].to_numpy(), index=pd.Index(senders["sender_id"], dtype="Int64"))
+    pairs = zip(chans["stream_id"], chans["channel"], strict=True)
+    return _result(
+        edges.astype({"source": "int64", "target": "int64", "weight": "int64"}),
+        counts,
+        user_names(pd.DataFrame({"sender_id": named["sender_id"], "sender": named["name"]}), users),
+        {int(s): str(c) for s, c in pairs},
+        p["subscriptions"],
+        p["channels"],
+        users,
+        int(min_weight),
+        communities,
+        p["seed"],
+        bool(p["exclude_bots"]),
+        p["anonymize"],
+        p["salt"],
+        k.coverage(p["coverage"]),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,8 +20,10 @@ from .._common import (
     local_periods,
     period_bounds,
     prepare_messages,
+    utc,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept, in_list, private_channel_ids
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..schema import validate
 from ._shared import _finish
@@ -113,7 +116,7 @@ def messages_over_time(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(messages_over_time, locals())
+        return run_engine(messages_over_time, locals(), _sql)
     messages = messages_only(messages)
     check_freq(freq)
     if tz != SENDER:
@@ -175,14 +178,45 @@ def messages_over_time(
         .size()
         .unstack("split", fill_value=0)
     )
-    full = pd.period_range(periods.min(), periods.max(), freq=periods.dt.freq)
-    counts = counts.reindex(index=full, columns=order, fill_value=0)
-    start, end = period_bounds(pd.PeriodIndex(counts.index), default_tz if tz == SENDER else tz)
     cut = (
         pd.Timestamp.now(tz="UTC")
         if as_of is None and until is None
         else default_as_of(df, until, as_of)
     )
+    cov = coverage_of(coverage, df)
+    return _result(
+        counts,
+        order,
+        cut,
+        freq,
+        tz,
+        split,
+        len(df),
+        cov if note is None else with_note(cov, note),
+        default_tz,
+        anonymize,
+        salt,
+    )
+
+
+def _result(
+    counts: pd.DataFrame,
+    order: list[str],
+    cut: pd.Timestamp,
+    freq: str,
+    tz: str,
+    split: str | None,
+    total: int,
+    coverage: str | None,
+    default_tz: str,
+    anonymize: bool,
+    salt: str,
+) -> MessagesOverTime:
+    """The view from ``counts`` (one row per period that has messages, one column per split)."""
+    periods = pd.PeriodIndex(counts.index)
+    full = pd.period_range(periods.min(), periods.max(), freq=periods.freq)
+    counts = counts.reindex(index=full, columns=order, fill_value=0)
+    start, end = period_bounds(pd.PeriodIndex(counts.index), default_tz if tz == SENDER else tz)
     rows = []
     for name in order:
         col = counts[name].astype("int64").to_numpy()
@@ -200,11 +234,75 @@ def messages_over_time(
         )
     frame = pd.concat(rows, ignore_index=True)
     frame["split"] = pd.Categorical(frame["split"], categories=order)
-    return MessagesOverTime(
-        _finish(frame, anonymize, salt),
-        coverage_of(coverage, df) if note is None else with_note(coverage_of(coverage, df), note),
+    return MessagesOverTime(_finish(frame, anonymize, salt), coverage, freq, tz, split, total)
+
+
+_TYPES = ("public channel", "private channel", "channel", "direct message", "group direct message")
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
+    """The duckdb engine's counts: one row per local hour or day and split."""
+    freq, tz, split = p["freq"], p["tz"], p["split"]
+    if tz == SENDER or split not in _SPLITS or p["dm_recipients"] is not None:
+        return None
+    code = check_freq(freq)
+    check_tz(tz)
+    if split == "is_bot" and p["users"] is None:
+        return None
+    unit = "hour" if code == "h" else "day"
+    if split is None:
+        key = "'all'"
+    elif split == "is_bot":
+        key = f"CASE WHEN {in_list('sender_id', k.bots)} THEN 'bot' ELSE 'human' END"
+    elif split == "recipient_type":
+        channels = p["channels"]
+        if channels is None:
+            channel = "'channel'"
+        else:
+            private = private_channel_ids(channels)
+            channel = (
+                f"CASE WHEN {in_list('stream_id', private)} "
+                "THEN 'private channel' ELSE 'public channel' END"
+            )
+        key = (
+            "CASE WHEN stream_id IS NULL THEN (CASE WHEN len(list_distinct(dm_recipients)) > 2 "
+            f"THEN 'group direct message' ELSE 'direct message' END) ELSE {channel} END"
+        )
+    else:
+        key = f"coalesce({split}, '{'(direct message)' if split == 'channel' else '(none)'}')"
+    agg = k.frame(
+        f"SELECT date_trunc('{unit}', {k.local(tz)}) AS t, {key} AS split, "
+        "count(*) AS n, min(id) AS first FROM k WHERE timestamp IS NOT NULL GROUP BY ALL"
+    )
+    if agg.empty:
+        return None
+    if split in (None, "is_bot"):
+        order = ["all"] if split is None else ["human", "bot"]
+    elif split == "recipient_type":
+        order = [t for t in _TYPES if t in set(agg["split"])]
+    else:
+        tally = agg.groupby("split").agg(n=("n", "sum"), first=("first", "min"))
+        tally["neg"] = -tally["n"]
+        order = list(tally.sort_values(["neg", "first"], kind="stable").index)
+    agg["period"] = pd.to_datetime(agg["t"]).dt.to_period(code)
+    counts = agg.groupby(["period", "split"])["n"].sum().unstack("split", fill_value=0)
+    until, as_of = p["until"], p["as_of"]
+    cut = (
+        pd.Timestamp.now(tz="UTC")
+        if as_of is None and until is None
+        else utc(as_of if as_of is not None else until)
+    )
+    total = int(agg["n"].sum())
+    return _result(
+        counts,
+        order,
+        cut,
         freq,
         tz,
         split,
-        len(df),
+        total,
+        k.coverage(p["coverage"]),
+        p["default_tz"],
+        p["anonymize"],
+        p["salt"],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pandas as pd
 
@@ -17,6 +18,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept
 from ..schema import validate
 from ._shared import _finish
 
@@ -81,7 +83,7 @@ def newcomer_cohorts(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(newcomer_cohorts, locals())
+        return run_engine(newcomer_cohorts, locals(), _sql)
     messages = messages_only(messages)
     if cohort not in ("W", "M"):
         raise ValueError(f"unknown cohort {cohort!r}; choose 'W' or 'M'")
@@ -99,6 +101,41 @@ def newcomer_cohorts(
     per = local_periods(df["timestamp"], cohort, tz)
     ordinal = pd.Series(pd.PeriodIndex(per).asi8, index=df.index, dtype="int64")
     sender = df["sender_id"].astype("int64")
+    firsts = df.drop_duplicates("sender_id", keep="first")
+    fc = firsts["channel"].astype("string").fillna("(direct message)").value_counts()
+    weight = pd.Series(1, index=df.index, dtype="int64")
+    return _result(
+        sender,
+        ordinal,
+        weight,
+        fc,
+        users,
+        cohort,
+        horizon,
+        cohort_by,
+        tz,
+        coverage_of(coverage, df),
+        anonymize,
+        salt,
+    )
+
+
+def _result(
+    sender: pd.Series,
+    ordinal: pd.Series,
+    weight: pd.Series,
+    fc: pd.Series,
+    users: pd.DataFrame | None,
+    cohort: str,
+    horizon: int,
+    cohort_by: str,
+    tz: str,
+    coverage: str | None,
+    anonymize: bool,
+    salt: str,
+) -> NewcomerCohorts:
+    """The view from the sender, period ordinal and message count of each message (or of
+    each sender and day), and the count of newcomers per first channel."""
     first = ordinal.groupby(sender).min()
     if cohort_by == "date_joined" and users is not None:
         u = validate(users, "users").dropna(subset=["user_id", "date_joined"])
@@ -141,13 +178,13 @@ def newcomer_cohorts(
         columns=["cohort", "cohort_start", "offset", "cohort_size", "active_users", "retention"],
     )
     frame["cohort_start"] = pd.to_datetime(frame["cohort_start"]).dt.tz_localize(tz)
-    labels = pd.Series(pd.NA, index=df.index, dtype="string")
+    labels = pd.Series(pd.NA, index=ordinal.index, dtype="string")
     for lo, hi, name in _TENURE:
         labels[(offset >= lo) & (offset <= hi)] = name
     tenure = (
-        pd.DataFrame({"ordinal": ordinal, "tenure": labels})
-        .groupby(["ordinal", "tenure"])
-        .size()
+        pd.DataFrame({"ordinal": ordinal, "tenure": labels, "n": weight})
+        .groupby(["ordinal", "tenure"])["n"]
+        .sum()
         .unstack("tenure", fill_value=0)
     )
     if len(tenure):
@@ -164,18 +201,56 @@ def newcomer_cohorts(
         tenure["messages"] = tenure["messages"].astype("int64")
     else:
         tenure = pd.DataFrame({c: [] for c in ["period", "period_start", "tenure", "messages"]})
-    firsts = df.drop_duplicates("sender_id", keep="first")
-    fc = firsts["channel"].astype("string").fillna("(direct message)").value_counts()
     first_channels = pd.DataFrame({"channel": fc.index.astype(str), "newcomers": fc.to_numpy()})
     first_channels = first_channels.sort_values(
         ["newcomers", "channel"], ascending=[False, True], kind="stable"
     ).reset_index(drop=True)
     return NewcomerCohorts(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage,
         tenure,
         first_channels,
         cohort,
         horizon,
         int(len(first)),
+    )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> NewcomerCohorts | None:
+    """The duckdb engine's counts: one row per sender and local day, one per sender's start."""
+    cohort, horizon, cohort_by, users = p["cohort"], p["horizon"], p["cohort_by"], p["users"]
+    if cohort not in ("W", "M") or cohort_by not in ("first_post", "date_joined"):
+        return None
+    if not isinstance(horizon, int) or horizon <= 0:
+        return None
+    if cohort_by == "date_joined" and users is None:
+        return None
+    tz = check_tz(p["tz"])
+    days = k.frame(
+        f"SELECT sender_id, date_trunc('day', {k.local(tz)}) AS day, count(*) AS n FROM k "
+        "WHERE sender_id IS NOT NULL AND timestamp IS NOT NULL GROUP BY ALL"
+    )
+    if days.empty:
+        return None
+    starts = k.frame(
+        "SELECT arg_min(coalesce(channel, '(direct message)'), (timestamp, id)) AS channel "
+        "FROM k WHERE sender_id IS NOT NULL GROUP BY sender_id"
+    )
+    ordinal = pd.Series(
+        pd.PeriodIndex(pd.to_datetime(days["day"]).dt.to_period(check_freq(cohort))).asi8,
+        dtype="int64",
+    )
+    return _result(
+        days["sender_id"].astype("int64"),
+        ordinal,
+        days["n"].astype("int64"),
+        starts["channel"].astype("string").value_counts(),
+        users,
+        cohort,
+        horizon,
+        cohort_by,
+        tz,
+        k.coverage(p["coverage"]),
+        p["anonymize"],
+        p["salt"],
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ from .._common import (
     user_names,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept, in_list
 from ..schema import validate
 from ._shared import _finish, _window_mask
 
@@ -85,7 +87,7 @@ def participation_distribution(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(participation_distribution, locals())
+        return run_engine(participation_distribution, locals(), _sql)
     messages = messages_only(messages)
     td = parse_period(period)
     if top_n <= 0:
@@ -105,6 +107,33 @@ def participation_distribution(
         if exclude_bots:
             r = r[~r["user_id"].isin(list(bots)).fillna(False).astype(bool)]
         given = r.groupby(r["user_id"].astype("int64")).size()
+    return _result(
+        counts,
+        given,
+        user_names(df, users),
+        subscriptions,
+        include_lurkers,
+        bots,
+        coverage_of(coverage, df),
+        top_n,
+        anonymize,
+        salt,
+    )
+
+
+def _result(
+    counts: pd.Series,
+    given: pd.Series,
+    names: dict[int, str],
+    subscriptions: pd.DataFrame | None,
+    include_lurkers: bool,
+    bots: set[int],
+    coverage: str | None,
+    top_n: int,
+    anonymize: bool,
+    salt: str,
+) -> ParticipationDistribution:
+    """The view from the messages and reactions given per user id."""
     lurker_share = math.nan
     people = set(counts.index) | set(given.index)
     if subscriptions is not None:
@@ -114,7 +143,6 @@ def participation_distribution(
         lurker_share = len(lurkers) / len(subscribed) if subscribed else math.nan
         if include_lurkers:
             people |= lurkers
-    names = user_names(df, users)
     ids = sorted(people)
     frame = pd.DataFrame(
         {
@@ -142,10 +170,44 @@ def participation_distribution(
     )
     return ParticipationDistribution(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage,
         lorenz,
         gini(frame["messages"]),
         lurker_share,
         int((frame["messages"] > 0).sum()),
         top_n,
+    )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> ParticipationDistribution | None:
+    """The duckdb engine's counts: one row per sender, one per person who reacted."""
+    if p["reactions"] is not None:
+        return None
+    if p["top_n"] <= 0:
+        raise ValueError(f"top_n must be positive, got {p['top_n']}")
+    k.window(parse_period(p["period"]), p["as_of"], p["until"])
+    sent = k.frame(
+        "SELECT sender_id, count(*) AS n, arg_max(sender, id) FILTER (sender IS NOT NULL) AS name "
+        "FROM k WHERE sender_id IS NOT NULL GROUP BY sender_id"
+    )
+    bots = bot_ids(p["users"])
+    drop = f"AND NOT {in_list('user_id', bots)}" if p["exclude_bots"] else ""
+    given = k.frame(
+        "SELECT user_id, count(*) AS n FROM (SELECT unnest(reactions, recursive := true) FROM k "
+        f"WHERE len(reactions) > 0) WHERE user_id IS NOT NULL {drop} GROUP BY user_id"
+    )
+    named = sent[sent["name"].notna()]
+    return _result(
+        pd.Series(sent["n"].to_numpy(), index=sent["sender_id"].to_numpy(dtype="int64")),
+        pd.Series(given["n"].to_numpy(), index=given["user_id"].to_numpy(dtype="int64")),
+        user_names(
+            pd.DataFrame({"sender_id": named["sender_id"], "sender": named["name"]}), p["users"]
+        ),
+        p["subscriptions"],
+        p["include_lurkers"],
+        bots,
+        k.coverage(p["coverage"]),
+        p["top_n"],
+        p["anonymize"],
+        p["salt"],
     )

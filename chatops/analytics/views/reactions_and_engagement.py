@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import Kept, in_list
 from ..schema import validate
 from ._shared import _finish, _window_mask
 
@@ -51,6 +53,30 @@ class ReactionsAndEngagement(ViewResult):
     reactions_per_message: float = math.nan
     reacted_message_share: float = math.nan
     top_n: int = 10
+
+
+def _over_time(
+    m_counts: pd.Series | None, r_counts: pd.Series | None, freq: Any, tz: str
+) -> pd.DataFrame:
+    """``over_time`` from the messages and reactions per period ordinal."""
+    if m_counts is None or r_counts is None or not len(m_counts):
+        return pd.DataFrame(
+            {c: [] for c in ["bucket_start", "messages", "reactions", "reactions_per_message"]}
+        )
+    lo, hi = int(m_counts.index.min()), int(m_counts.index.max())
+    full = pd.period_range(pd.Period(ordinal=lo, freq=freq), pd.Period(ordinal=hi, freq=freq))
+    start, _ = period_bounds(pd.PeriodIndex(full), tz)
+    over = pd.DataFrame(
+        {
+            "bucket_start": start,
+            "messages": m_counts.reindex(full.asi8, fill_value=0).to_numpy().astype("int64"),
+            "reactions": r_counts.reindex(full.asi8, fill_value=0).to_numpy().astype("int64"),
+        }
+    )
+    over["reactions_per_message"] = np.where(
+        over["messages"] > 0, over["reactions"] / over["messages"].clip(lower=1), np.nan
+    )
+    return over
 
 
 def reactions_and_engagement(
@@ -87,7 +113,7 @@ def reactions_and_engagement(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(reactions_and_engagement, locals())
+        return run_engine(reactions_and_engagement, locals(), _sql)
     messages = messages_only(messages)
     check_freq(freq)
     check_tz(tz)
@@ -122,28 +148,11 @@ def reactions_and_engagement(
         periods = local_periods(df["timestamp"], freq, tz)
         ordinals = pd.PeriodIndex(periods).asi8
         msg_bucket = pd.Series(ordinals, index=df["id"].astype("int64").to_numpy())
-        full = pd.period_range(periods.min(), periods.max(), freq=periods.dt.freq)
-        m_counts = pd.Series(ordinals).value_counts().reindex(full.asi8, fill_value=0)
-        r_counts = (
-            msg_bucket.reindex(r["message_id"].astype("int64").to_numpy())
-            .value_counts()
-            .reindex(full.asi8, fill_value=0)
-        )
-        start, _ = period_bounds(pd.PeriodIndex(full), tz)
-        over = pd.DataFrame(
-            {
-                "bucket_start": start,
-                "messages": m_counts.to_numpy().astype("int64"),
-                "reactions": r_counts.to_numpy().astype("int64"),
-            }
-        )
-        over["reactions_per_message"] = np.where(
-            over["messages"] > 0, over["reactions"] / over["messages"].clip(lower=1), np.nan
-        )
+        m_counts = pd.Series(ordinals).value_counts()
+        r_counts = msg_bucket.reindex(r["message_id"].astype("int64").to_numpy()).value_counts()
+        over = _over_time(m_counts, r_counts, periods.dt.freq, tz)
     else:
-        over = pd.DataFrame(
-            {c: [] for c in ["bucket_start", "messages", "reactions", "reactions_per_message"]}
-        )
+        over = _over_time(None, None, None, tz)
     info = df.set_index(df["id"].astype("int64"))
     pairs = r.groupby(["message_id", "emoji_name"]).size().rename("n").reset_index()
     pairs = pairs.sort_values(["message_id", "n", "emoji_name"], ascending=[True, False, True])
@@ -183,5 +192,71 @@ def reactions_and_engagement(
         len(r),
         len(r) / n if n else math.nan,
         len(per_msg) / n if n else math.nan,
+        top_n,
+    )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
+    """The duckdb engine: one row per emoji, per reacted message, per reactor and author."""
+    if p["reactions"] is not None:
+        return None
+    code = check_freq(p["freq"])
+    tz = check_tz(p["tz"])
+    top_n = p["top_n"]
+    if top_n <= 0:
+        raise ValueError(f"top_n must be positive, got {top_n}")
+    k.window(parse_period(p["period"]), p["as_of"], p["until"])
+    keep = f"NOT {in_list('r.user_id', k.bots)}" if p["exclude_bots"] else "TRUE"
+    k.duck.con.execute(
+        "CREATE OR REPLACE TEMP VIEW kr AS SELECT id AS message_id, sender_id, "
+        "r.user_id AS user_id, r.emoji_name AS emoji_name FROM "
+        f"(SELECT id, sender_id, unnest(reactions) AS r FROM k WHERE len(reactions) > 0) WHERE {keep}"
+    )
+    top = k.frame(
+        "SELECT emoji_name, count(*) AS reactions, count(DISTINCT message_id) AS messages, "
+        "count(DISTINCT user_id) AS reactors FROM kr WHERE emoji_name IS NOT NULL GROUP BY ALL"
+    ).sort_values(["reactions", "emoji_name"], ascending=[False, True], kind="stable")
+    most = k.frame(
+        "WITH e AS (SELECT message_id, emoji_name, count(*) AS n FROM kr "
+        "WHERE emoji_name IS NOT NULL GROUP BY ALL), "
+        "t AS (SELECT message_id, arg_min(emoji_name, (-n, emoji_name)) AS top_emoji FROM e GROUP BY ALL), "
+        "c AS (SELECT message_id, count(*) AS reactions FROM kr GROUP BY ALL) "
+        "SELECT c.message_id, k.channel, k.topic, k.sender_id, c.reactions, t.top_emoji "
+        "FROM c JOIN k ON k.id = c.message_id LEFT JOIN t ON t.message_id = c.message_id"
+    )
+    most["message_id"] = most["message_id"].astype("int64")
+    most["sender_id"] = most["sender_id"].astype("Int64")
+    most = most.sort_values(["reactions", "message_id"], ascending=[False, True], kind="stable")
+    network = k.frame(
+        "SELECT user_id AS reactor_id, sender_id AS author_id, count(*) AS reactions FROM kr "
+        "WHERE user_id IS NOT NULL AND sender_id IS NOT NULL GROUP BY ALL"
+    ).sort_values(["reactions", "reactor_id", "author_id"], ascending=[False, True, True])
+    # the dtypes the pandas engine's groupby gives (size of an Int64 column is Int64)
+    top["reactions"] = top["reactions"].astype("Int64")
+    per_day = k.frame(
+        f"SELECT date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)}) AS t, "
+        "count(*) AS m, sum(coalesce(len(list_filter(reactions, lambda r: "
+        f"{keep})), 0)) AS r FROM k "
+        "WHERE timestamp IS NOT NULL GROUP BY ALL"
+    )
+    n = int(k.scalar("SELECT count(*) FROM k"))
+    total = int(most["reactions"].sum())
+    if len(per_day):
+        ordinals = pd.PeriodIndex(pd.to_datetime(per_day["t"]).dt.to_period(code)).asi8
+        m_counts = pd.Series(per_day["m"].to_numpy(), index=ordinals).groupby(level=0).sum()
+        r_counts = pd.Series(per_day["r"].to_numpy(), index=ordinals).groupby(level=0).sum()
+        over = _over_time(m_counts, r_counts[r_counts > 0], code, tz)
+    else:
+        over = _over_time(None, None, None, tz)
+    anonymize, salt = p["anonymize"], p["salt"]
+    return ReactionsAndEngagement(
+        _finish(top, anonymize, salt),
+        k.coverage(p["coverage"]),
+        _finish(over, anonymize, salt),
+        _finish(most, anonymize, salt),
+        _finish(network, anonymize, salt),
+        total,
+        total / n if n else math.nan,
+        len(most) / n if n else math.nan,
         top_n,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from .._common import (
     prepare_messages,
 )
 from .._duck import MessagesSource, messages_only, run_engine
+from .._duck_sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
 from ..schema import validate
 from ._shared import _finish, _topic_keys
 
@@ -113,7 +115,7 @@ def topic_lifecycle(
             folder, read by DuckDB; :mod:`chatops.analytics._duck`).
     """
     if engine != "pandas":
-        return run_engine(topic_lifecycle, locals())
+        return run_engine(topic_lifecycle, locals(), _sql)
     messages = messages_only(messages)
     if not first_reply_sla_hours > 0:
         raise ValueError(f"first_reply_sla_hours must be positive, got {first_reply_sla_hours}")
@@ -160,6 +162,21 @@ def topic_lifecycle(
         moved = set(ev.loc[kind.isin(["move_topic", "move_channel"]).fillna(False), "tkey"])
         frame["moved"] = frame["moved"] | frame.index.isin(list(moved))
         frame["renamed"] = frame.index.isin(list(set(ev.loc[kind == "move_topic", "tkey"])))
+    return _result(frame, end, first_reply_sla_hours, coverage_of(coverage, df), anonymize, salt)
+
+
+def _result(
+    frame: pd.DataFrame,
+    end: pd.Timestamp,
+    first_reply_sla_hours: float,
+    coverage: str | None,
+    anonymize: bool,
+    salt: str,
+) -> TopicLifecycle:
+    """The view from one row per topic, in (stream_id, topic) order: ``stream_id``, ``channel``,
+    ``topic``, ``started_at``, ``last_at``, ``messages``, ``participants``, ``starter_id``,
+    ``resolved``, ``first_reply_at``, ``resolved_at`` (the first resolve edit), ``moved``,
+    ``renamed``."""
     source = pd.Series(pd.NA, index=frame.index, dtype="string")
     source[frame["resolved_at"].notna()] = "edit"
     by_name = frame["resolved_at"].isna() & frame["resolved"]
@@ -218,7 +235,7 @@ def topic_lifecycle(
     n = len(frame)
     return TopicLifecycle(
         _finish(frame, anonymize, salt),
-        coverage_of(coverage, df),
+        coverage,
         survival,
         float(sla),
         n,
@@ -228,3 +245,56 @@ def topic_lifecycle(
         100.0 * float(frame["resolved"].mean()) if n else math.nan,
         median(frame["hours_to_resolve"]),
     )
+
+
+def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
+    """The duckdb engine: one row per topic (its messages, replies and edits in SQL)."""
+    sla = p["first_reply_sla_hours"]
+    if p["edits"] is not None or not sla > 0:
+        return None
+    only = "TRUE"
+    if p["channel_names"] is not None:
+        wanted = sorted({str(c) for c in p["channel_names"]})
+        only = f"channel IN ({', '.join(map(sql_text, wanted))})" if wanted else "FALSE"
+    # (timestamp, id) as one number: the message order of the pandas engine's sort, cheap to compare
+    ch = (
+        "SELECT id, stream_id, channel, timestamp, sender_id, edits, "
+        "epoch_us(timestamp)::HUGEINT * 10000000000000 + id AS o, "
+        f"{topic_name_sql()} AS topic, "
+        f"starts_with(topic, {RESOLVED_SQL}) AS resolved, "
+        "last_moved_timestamp IS NOT NULL AS is_moved "
+        f"FROM k WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only}"
+    )
+    frame = k.frame(
+        f"WITH ch AS MATERIALIZED ({ch}), "
+        "t AS (SELECT stream_id, topic, "
+        "  arg_max(channel, o) FILTER (channel IS NOT NULL) AS channel, "
+        "  min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
+        "  count(DISTINCT sender_id) AS participants, "
+        "  arg_min(sender_id, o) FILTER (sender_id IS NOT NULL) AS starter_id, "
+        "  arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg "
+        "  FROM ch GROUP BY ALL), "
+        "r AS (SELECT ch.stream_id, ch.topic, min(ch.timestamp) AS first_reply_at "
+        "  FROM ch JOIN t ON ch.stream_id = t.stream_id AND ch.topic = t.topic "
+        "  WHERE ch.sender_id <> t.starter_id GROUP BY ALL), "
+        "e AS (SELECT stream_id, topic, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
+        "  bool_or(x.kind IN ('move_topic', 'move_channel')) AS moved_edit, "
+        "  bool_or(x.kind = 'move_topic') AS renamed "
+        "  FROM (SELECT stream_id, topic, unnest(edits) AS x FROM ch WHERE len(edits) > 0) "
+        "  GROUP BY ALL) "
+        "SELECT t.stream_id, t.channel, t.topic, t.started_at, t.last_at, t.messages, "
+        "  t.participants, t.starter_id, t.resolved, r.first_reply_at, e.resolved_at, "
+        "  coalesce(t.moved_msg, FALSE) OR coalesce(e.moved_edit, FALSE) AS moved, "
+        "  coalesce(e.renamed, FALSE) AS renamed "
+        "FROM t LEFT JOIN r ON r.stream_id = t.stream_id AND r.topic = t.topic "
+        "LEFT JOIN e ON e.stream_id = t.stream_id AND e.topic = t.topic "
+        "ORDER BY t.stream_id, t.topic"
+    )
+    frame["stream_id"] = frame["stream_id"].astype("int64")
+    frame["starter_id"] = frame["starter_id"].astype("Int64")
+    # the size of the pandas engine's Int64 id column is Int64
+    frame["messages"] = frame["messages"].astype("Int64")
+    for c in ("resolved", "moved", "renamed"):
+        frame[c] = frame[c].astype(bool)
+    end = k.end(p["as_of"], p["until"])
+    return _result(frame, end, sla, k.coverage(p["coverage"]), p["anonymize"], p["salt"])

@@ -1,0 +1,162 @@
+"""Views that aggregate in DuckDB SQL: the kept messages as the view ``k``.
+
+With ``engine="duckdb"`` a view that knows how (for the options it is called with) counts in
+SQL over ``k`` (the dataset's messages in the period, bots dropped when asked) and gets back
+aggregates only (one row per day, person, channel, topic or cell of its result), never one row
+per message. The view then finishes with the same pandas code as the pandas engine, so both
+engines give the same result. For options a view does not compute in SQL it returns None and
+:func:`~chatops.analytics._duck.run_engine` falls back to handing the narrow message frame to
+the pandas code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import pyarrow as pa
+
+from ._common import TimeLike, bot_ids, prepare_messages, utc
+from .schema import RESOLVED_PREFIX, validate
+
+if TYPE_CHECKING:
+    from ._duck import DuckSource
+
+__all__ = [
+    "RESOLVED_SQL",
+    "Kept",
+    "topic_name_sql",
+    "in_list",
+    "literal_time",
+    "private_channel_ids",
+    "sql_text",
+    "tz_literal",
+]
+
+_REQUIRED = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
+
+
+def literal_time(value: TimeLike) -> str:
+    """A UTC time as a DuckDB ``TIMESTAMPTZ`` literal."""
+    return f"TIMESTAMPTZ '{utc(value).isoformat()}'"
+
+
+def tz_literal(tz: str) -> str:
+    """A time-zone name as an SQL string (after :func:`check_tz`, so no quotes inside)."""
+    return "'" + tz.replace("'", "''") + "'"
+
+
+def sql_text(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+#: the resolved-topic prefix as an SQL string
+RESOLVED_SQL = sql_text(RESOLVED_PREFIX)
+
+
+def topic_name_sql() -> str:
+    """The SQL of a message's topic name without the resolved prefix."""
+    return (
+        f"CASE WHEN starts_with(topic, {RESOLVED_SQL}) "
+        f"THEN substr(topic, {len(RESOLVED_PREFIX) + 1}) ELSE topic END"
+    )
+
+
+def in_list(column: str, ids: Iterable[int]) -> str:
+    """``column IN (ids)`` in SQL (``FALSE`` for no ids; NULL never matches)."""
+    listed = ", ".join(str(int(i)) for i in ids)
+    return f"coalesce({column} IN ({listed}), FALSE)" if listed else "FALSE"
+
+
+def private_channel_ids(channels: pd.DataFrame) -> list[int]:
+    """The ids of the invite-only channels (none when the frame does not say)."""
+    if "invite_only" not in channels.columns:
+        return []
+    c = validate(channels, "channels")
+    return sorted(int(s) for s in c.loc[c["invite_only"].fillna(False).astype(bool), "stream_id"])
+
+
+class Kept:
+    """The kept messages of one view call, as DuckDB's temporary view ``k``.
+
+    Args:
+        duck: the open source.
+        params: the view's arguments (``users`` already filled from the dataset).
+    """
+
+    def __init__(self, duck: DuckSource, params: dict[str, Any]):
+        self.duck = duck
+        self.params = params
+        since, until = params.get("since"), params.get("until")
+        exclude_bots = bool(params.get("exclude_bots"))
+        users = params.get("users")
+        # the same checks (and errors) as the pandas engine's, on no rows
+        prepare_messages(
+            validate(pd.DataFrame({c: [] for c in _REQUIRED}), "messages"),
+            users=users,
+            since=since,
+            until=until,
+            exclude_bots=exclude_bots,
+        )
+        clauses = ["TRUE"]
+        if since is not None:
+            clauses.append(f"timestamp >= {literal_time(since)}")
+        if until is not None:
+            clauses.append(f"timestamp < {literal_time(until)}")
+        self.bots = sorted(bot_ids(users))
+        if exclude_bots and self.bots:
+            clauses.append(f"sender_id NOT IN ({', '.join(str(b) for b in self.bots)})")
+        self.where = " AND ".join(clauses)
+        duck.con.execute(f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}")
+        self.attrs = duck.coverage_attrs()
+
+    def frame(self, sql: str) -> pd.DataFrame:
+        """The result of ``sql`` as a pandas frame (text as ``string``, times in ns)."""
+        table: pa.Table = self.duck._arrow(sql)
+        # times in nanoseconds, as the pandas engine's frames hold them
+        fields = [
+            pa.field(f.name, pa.timestamp("ns", f.type.tz)) if pa.types.is_timestamp(f.type) else f
+            for f in table.schema
+        ]
+        table = table.cast(pa.schema(fields))
+        out: pd.DataFrame = table.to_pandas(
+            types_mapper={pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype()}.get
+        )
+        return out
+
+    def scalar(self, sql: str) -> Any:
+        rows = self.duck.con.execute(sql).fetchall()
+        return rows[0][0] if rows else None
+
+    def coverage(self, coverage: str | None) -> str | None:
+        """The coverage note, as :func:`~chatops.analytics._common.coverage_of` gives it."""
+        if coverage is not None:
+            return coverage
+        note = self.attrs.get("coverage")
+        return None if note is None else str(note)
+
+    def window(self, period: Any, as_of: TimeLike | None, until: TimeLike | None) -> None:
+        """Narrow ``k`` to ``(end - period, end]`` (``end``: ``as_of``, ``until`` or the last)."""
+        if period is None:
+            return
+        end = self.end(as_of, until)
+        start = end - period
+        self.where += f" AND timestamp > {literal_time(start)} AND timestamp <= {literal_time(end)}"
+        self.duck.con.execute(
+            f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}"
+        )
+
+    def end(self, as_of: TimeLike | None, until: TimeLike | None) -> pd.Timestamp:
+        """``as_of``, else ``until``, else the last kept message's time (else now)."""
+        if as_of is not None:
+            return utc(as_of)
+        if until is not None:
+            return utc(until)
+        last = self.scalar("SELECT max(timestamp) FROM k")
+        return pd.Timestamp.now(tz="UTC") if last is None else utc(pd.Timestamp(last))
+
+    def local(self, tz: str) -> str:
+        """The SQL of a message's local (naive) time in ``tz``."""
+        return f"timezone({tz_literal(tz)}, timestamp)"
