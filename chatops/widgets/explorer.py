@@ -109,8 +109,19 @@ class Explorer:
         self._guard(self.render_current)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """A notebook shows the explorer's widgets."""
-        return self.widget._repr_mimebundle_(**kwargs)
+        """A notebook shows the explorer's widgets; where widgets are not drawn (a saved or
+        rendered notebook), a line saying what it is instead of the widgets' Python repr."""
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs))
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+    def __repr__(self) -> str:
+        n = len(self.frames.messages)
+        return (
+            f"Explorer over {n:,} message{'s' if n != 1 else ''} of {self.dataset.cache} "
+            "(its filters, ten views, thread, search and keywords are widgets: run the notebook "
+            "in JupyterLab to use them)"
+        )
 
     # -- filters
 

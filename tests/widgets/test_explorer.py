@@ -134,3 +134,15 @@ def test_without_text_the_explorer_says_how_to_keep_it(
     assert "--content" in ex.search_page.children[0].value
     with pytest.raises(ValueError, match="keeps no message text"):
         ex.search("x")
+
+
+def test_a_saved_notebook_shows_what_the_explorer_is_not_its_widgets_repr(
+    ds: Dataset, export_dir: Path
+) -> None:
+    ex = Explorer(ds, export_dir=export_dir)
+    bundle = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # the live widgets
+    text = bundle["text/plain"]
+    assert text == repr(ex)
+    assert text.startswith(f"Explorer over {len(ex.frames.messages):,} messages of ")
+    assert "VBox" not in text and "JupyterLab" in text
