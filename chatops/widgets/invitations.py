@@ -45,7 +45,15 @@ from .invitations_data import (
     addresses_from_file,
     split_addresses,
 )
-from .invitations_list import DONE, EXPIRIES, STATES, InvitationFilter
+from .invitations_list import (
+    DONE,
+    EXPIRIES,
+    LIST_HIDDEN,
+    LIST_TIPS,
+    STATES,
+    InvitationFilter,
+    address_cell,
+)
 from .invitations_model import InvitationsModel
 
 __all__ = [
@@ -249,6 +257,17 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             empty="No invitation matches (the server lists active invitations only).",
             select=True,
         )
+        self.invitations_table.hidden = LIST_HIDDEN
+        self.invitations_table.tips = dict(LIST_TIPS)
+        # an address or a link breaks after an "@", "/" or ".", never inside a word
+        for table, columns in (
+            (self.invitations_table, ("email or link",)),
+            (self.preview_table, ("as typed", "address")),
+            (self.results_table, ("address",)),
+        ):
+            for column in columns:
+                table._cells[column] = address_cell
+            table.widget.add_class("chatops-invitations-table")
         self._build_list_controls()
 
         self.upload.input.observe(self._on_upload, "value")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from html import escape
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -76,8 +77,23 @@ LIST_COLUMNS = [
     "expires (UTC)",
     "state",
     "invitation ID",
+    "about",
 ]
+#: kept in the frame and Export CSV, not drawn: the list's column beside JupyterLab's file
+#: browser holds five columns without cutting a word; what these say is the address's tooltip
+LIST_HIDDEN = ("kind", "invited by", "invited (UTC)", "invitation ID", "about")
+LIST_TIPS = {"email or link": "about"}
 HANDLED_COLUMNS = ["invitation ID", "email or link", "action", "result", "detail", "code"]
+
+
+def address_cell(value: object) -> str:
+    """An address or a link as grid HTML: a line may break after ``@``, ``/`` or ``.`` only."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    text = escape(str(value))
+    for mark in ("@", "/", "."):
+        text = text.replace(mark, f"{mark}<wbr>")
+    return text
 
 
 @dataclass(frozen=True)
@@ -227,6 +243,11 @@ class InvitationList:
                     "expires (UTC)": when(i.expiry_date),
                     "state": state,
                     "invitation ID": i.id,
+                    "about": (
+                        f"{'Link' if i.is_multiuse else 'Email invitation'} {i.id}, made by "
+                        f"{names.get(i.invited_by_user_id, f'user {i.invited_by_user_id}')} "
+                        f"on {when(i.invited)} UTC"
+                    ),
                 }
                 for i, state in rows
             ),

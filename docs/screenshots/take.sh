@@ -6,4 +6,5 @@
 set -eu
 cd "$(dirname "$0")/../.."
 CHATOPS_SCREENSHOTS=docs/screenshots exec .venv/bin/pytest -q -p no:cacheprovider \
-    tests/browser/test_console_look.py tests/browser/test_notebook_render.py "$@"
+    tests/browser/test_console_look.py \
+    tests/browser/test_invitations_grid.py tests/browser/test_notebook_render.py "$@"

@@ -714,6 +714,7 @@ def test_refresh_and_csv_export(
         "expires (UTC)",
         "state",
         "invitation ID",
+        "about",
     ]
     assert len(rows) == len(table) + 1
     assert ["email", email, "guest", "Olivia Owner"] in [r[:4] for r in rows]
