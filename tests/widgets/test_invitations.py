@@ -758,7 +758,8 @@ def test_long_lists_show_every_row_in_the_grid_and_export_all(
         panel.classify("\n".join(emails))
     html = panel.preview_table.html.value
     assert html.count("<tr") == 1201  # the header and every row: no cap
-    assert "&lt;b&gt;0&lt;/b&gt;@x.org" in html and "<b>0</b>" not in html
+    # escaped (the line-break hints after "@", "/" and "." aside)
+    assert "&lt;b&gt;0&lt;/b&gt;@x.org" in html.replace("<wbr>", "") and "<b>0</b>" not in html
     args = panel.preview_table.grid._dt_args
     rows = json.loads(args["data_json"])
     assert len(rows) == 1200 and "downsampling_warning" not in args
