@@ -770,7 +770,7 @@ def test_long_lists_show_every_row_in_the_grid_and_export_all(
         "bottomStart": "info",
         "bottomEnd": {"paging": {"buttons": 5, "firstLast": False}},
     }
-    assert "&lt;b&gt;1199&lt;/b&gt;@x.org" in args["data_json"]
+    assert "&lt;b&gt;1199&lt;/b&gt;@x.org" in args["data_json"].replace("<wbr>", "")
     assert "<b>1199</b>" not in args["data_json"]
     path = panel.preview_table.export()
     with path.open(newline="", encoding="utf-8") as fh:
