@@ -169,6 +169,17 @@ def _cell(value: object) -> str:
     return "" if _missing(value) else escape(value)
 
 
+def address_cell(value: object) -> str:
+    """An email address or a link as grid HTML: a line may break after ``@``, ``/`` or ``.``
+    only (with :meth:`TableView.whole_words`, nowhere else)."""
+    if _missing(value):
+        return ""
+    text = escape(value)
+    for mark in ("@", "/", "."):
+        text = text.replace(mark, f"{mark}<wbr>")
+    return text
+
+
 def markdown_cell(value: object) -> str:
     """A cell of Markdown text (a description), rendered; raw HTML in it stays escaped."""
     if _missing(value) or not str(value):
@@ -405,6 +416,13 @@ class TableView:
             for cell, flag in zip(columns[first], flags, strict=True)
         ]
         return pd.DataFrame(columns, columns=list(columns))
+
+    def whole_words(self, *addresses: str) -> None:
+        """Break the grid's lines between words only, the ``addresses`` columns (emails,
+        links) after their ``@``, ``/`` and ``.``: no word is cut in two."""
+        for column in addresses:
+            self._cells[column] = address_cell
+        self.widget.add_class("chatops-whole-words")
 
     def selected(self) -> pd.DataFrame:
         """The rows selected in the grid, as rows of :attr:`frame` (in the grid's order)."""

@@ -75,12 +75,12 @@ html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled:hover 
 /* the groups list has no long addresses: lines break only between words (no "role:me mbers") */
 .chatops-groups-table .chatops-grid table.dataTable :is(td, th) { overflow-wrap: normal;
   word-break: normal; }
-/* the invitations list: no word cut either; an address breaks after its "@" (address_cell) */
-.chatops-invitations-table .chatops-grid table.dataTable :is(td, th) { overflow-wrap: normal;
+/* TableView.whole_words: no word cut either; addresses break after "@", "/", "." (address_cell) */
+.chatops-whole-words .chatops-grid table.dataTable :is(td, th) { overflow-wrap: normal;
   word-break: normal; }
-.chatops-invitations-table table.dataTable thead > tr > th:is(.dt-orderable-asc,
+.chatops-whole-words table.dataTable thead > tr > th:is(.dt-orderable-asc,
   .dt-orderable-desc, .dt-ordering-asc, .dt-ordering-desc) { padding-right: 14px; }
-.chatops-invitations-table table.dataTable thead > tr > th span.dt-column-order { right: 1px; }
+.chatops-whole-words table.dataTable thead > tr > th span.dt-column-order { right: 1px; }
 /* ... and the groups list's columns fit the list's column beside JupyterLab's open file browser: the sort
    arrows take 14px of a header instead of 30px */
 .chatops-groups-table table.dataTable thead > tr > th:is(.dt-orderable-asc, .dt-orderable-desc,

@@ -52,7 +52,6 @@ from .invitations_list import (
     LIST_TIPS,
     STATES,
     InvitationFilter,
-    address_cell,
 )
 from .invitations_model import InvitationsModel
 
@@ -260,14 +259,9 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         self.invitations_table.hidden = LIST_HIDDEN
         self.invitations_table.tips = dict(LIST_TIPS)
         # an address or a link breaks after an "@", "/" or ".", never inside a word
-        for table, columns in (
-            (self.invitations_table, ("email or link",)),
-            (self.preview_table, ("as typed", "address")),
-            (self.results_table, ("address",)),
-        ):
-            for column in columns:
-                table._cells[column] = address_cell
-            table.widget.add_class("chatops-invitations-table")
+        self.invitations_table.whole_words("email or link")
+        self.preview_table.whole_words("as typed", "address")
+        self.results_table.whole_words("address")
         self._build_list_controls()
 
         self.upload.input.observe(self._on_upload, "value")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -84,16 +83,6 @@ LIST_COLUMNS = [
 LIST_HIDDEN = ("kind", "invited by", "invited (UTC)", "invitation ID", "about")
 LIST_TIPS = {"email or link": "about"}
 HANDLED_COLUMNS = ["invitation ID", "email or link", "action", "result", "detail", "code"]
-
-
-def address_cell(value: object) -> str:
-    """An address or a link as grid HTML: a line may break after ``@``, ``/`` or ``.`` only."""
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    text = escape(str(value))
-    for mark in ("@", "/", "."):
-        text = text.replace(mark, f"{mark}<wbr>")
-    return text
 
 
 @dataclass(frozen=True)

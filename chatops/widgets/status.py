@@ -196,6 +196,8 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
             problem=lambda row: row["result"] not in ("set", "cleared", "unchanged"),
         )
         self.results_table.widget.add_class("chatops-status-results")
+        for table in (self.targets_table, self.preview_table, self.results_table):
+            table.whole_words("email")
         self._preview_clear = False
         #: what the line under the emoji says: the emoji picked, or why the name is unknown
         self.emoji_hint = ""

@@ -20,7 +20,7 @@ from tests.browser.test_groups_grid import MEASURE_JS
 pytestmark = pytest.mark.slow
 
 SHOTS = os.environ.get("CHATOPS_SCREENSHOTS", "")
-GRID = ".chatops-panel-invitations .chatops-invitations-table .chatops-grid"
+GRID = ".chatops-panel-invitations .chatops-invitations-invitations-table .chatops-grid"
 
 
 @pytest.fixture(scope="module")
