@@ -178,3 +178,18 @@ def screenshot(page: object, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
     return path
+
+
+def open_console_panel(browser: object, lab: Lab, title: str, slug: str) -> tuple[object, object]:
+    """A 1400x900 page on the console notebook, run, with the ``title`` tab open and its
+    panel (``.chatops-panel-<slug>``) showing who acts; returns the context and the page."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
+    tab = context.new_page()
+    tab.goto(lab.notebook_url("admin_console.ipynb"))
+    expect(tab.locator(".chatops-console")).to_be_visible(timeout=90_000)
+    expect(tab.locator("#jp-main-statusbar").get_by_text(IDLE)).to_be_visible(timeout=60_000)
+    tab.locator(".chatops-console-tabs .lm-TabBar-tab", has_text=title).click()
+    tab.locator(f".chatops-panel-{slug}").locator(".chatops-who").wait_for()
+    return context, tab

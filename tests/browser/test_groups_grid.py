@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import chatops
-from tests.browser.conftest import IDLE, Lab, screenshot
+from tests.browser.conftest import Lab, open_console_panel, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -76,14 +76,7 @@ def page(lab: Lab, browser: Any) -> Iterator[Any]:
             group_settings={"can_send_message_group": big, "can_administer_channel_group": big},
         )
 
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    tab = context.new_page()
-    tab.goto(lab.notebook_url("admin_console.ipynb"))
-    expect(tab.locator(".chatops-console")).to_be_visible(timeout=90_000)
-    expect(tab.locator("#jp-main-statusbar").get_by_text(IDLE)).to_be_visible(timeout=60_000)
-    tab.locator(".chatops-console-tabs .lm-TabBar-tab", has_text="User groups").click()
-    panel = tab.locator(".chatops-panel-groups")
-    panel.locator(".chatops-who").wait_for()
+    context, tab = open_console_panel(browser, lab, "User groups", "groups")
     expect(tab.locator(GRID)).to_contain_text("engineering-platform-oncall", timeout=60_000)
     yield tab, len(people)
     context.close()

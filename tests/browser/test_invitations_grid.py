@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import chatops
-from tests.browser.conftest import IDLE, Lab, screenshot
+from tests.browser.conftest import Lab, open_console_panel, screenshot
 from tests.browser.test_groups_grid import MEASURE_JS
 
 pytestmark = pytest.mark.slow
@@ -34,14 +34,7 @@ def page(lab: Lab, browser: Any) -> Iterator[Any]:
         )
         link = acting.invitations.create_link(stream_ids=[])
 
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    tab = context.new_page()
-    tab.goto(lab.notebook_url("admin_console.ipynb"))
-    expect(tab.locator(".chatops-console")).to_be_visible(timeout=90_000)
-    expect(tab.locator("#jp-main-statusbar").get_by_text(IDLE)).to_be_visible(timeout=60_000)
-    tab.locator(".chatops-console-tabs .lm-TabBar-tab", has_text="Invitations").click()
-    panel = tab.locator(".chatops-panel-invitations")
-    panel.locator(".chatops-who").wait_for()
+    context, tab = open_console_panel(browser, lab, "Invitations", "invitations")
     expect(tab.locator(GRID)).to_contain_text("rather.long.name", timeout=60_000)
     yield tab, link
     context.close()
