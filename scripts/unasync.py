@@ -12,6 +12,9 @@ edit; ``chatops/_sync/`` is written from it token by token, the way ``unasync`` 
 - ``asyncio`` is refused except for ``asyncio.sleep``: code that waits differently in the two
   worlds lives outside ``_async/``, one hand-written module per twin pair.
 
+Each public module ``chatops/_async/resources/<area>.py`` also gets its public face,
+``chatops/resources/<area>.py``, which names both twins (:func:`facade`).
+
 The result goes through ``ruff check --fix`` (imports) and ``ruff format`` with the project's
 settings, so that what is committed passes both. ``python scripts/unasync.py --check`` exits 1
 and names the files that differ from what this writes (``tests/test_unasync.py`` does the same).
@@ -20,6 +23,7 @@ and names the files that differ from what this writes (``tests/test_unasync.py``
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import re
 import subprocess
@@ -28,12 +32,13 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["COMMAND", "RENAMES", "generate", "main", "sources", "unasync_source"]
+__all__ = ["COMMAND", "RENAMES", "facade", "generate", "main", "sources", "unasync_source"]
 
 COMMAND = "python scripts/unasync.py"
 PACKAGE = Path(__file__).resolve().parent.parent / "chatops"
 SOURCE = PACKAGE / "_async"
 TARGET = PACKAGE / "_sync"
+FACADES = PACKAGE / "resources"
 
 #: names whose synchronous twin is not the name without ``Async``
 RENAMES: dict[str, str] = {
@@ -171,10 +176,37 @@ def generate(source: Path, target: Path) -> str:
     return _ruff_pass(["format"], text, target)
 
 
+def facade(source: Path, target: Path) -> str:
+    """The committed text of ``chatops/resources/<area>.py``: both twins of one area by name."""
+    area = source.stem
+    summary = (ast.get_docstring(ast.parse(source.read_text())) or area).split("\n\n")[0]
+    rel = source.relative_to(PACKAGE.parent).as_posix()
+    text = (
+        f'{_header(source)}"""{summary}\n\nWritten in ``{rel}``; the synchronous twins are '
+        f'generated.\n"""\n\nfrom .._async.resources.{area} import *  # noqa: F403\n'
+        f"from .._sync.resources.{area} import *  # noqa: F403\n"
+    )
+    return _ruff_pass(["format"], text, target)
+
+
 def sources() -> Iterator[tuple[Path, Path]]:
     """Each source module under ``_async/`` with the path of its twin under ``_sync/``."""
     for source in sorted(SOURCE.rglob("*.py")):
         yield source, TARGET / source.relative_to(SOURCE)
+
+
+def facades() -> Iterator[tuple[Path, Path]]:
+    """Each public async resource module with the path of its public face under ``resources/``."""
+    for source in sorted((SOURCE / "resources").glob("[!_]*.py")):
+        yield source, FACADES / source.name
+
+
+def written() -> Iterator[tuple[Path, str]]:
+    """Every file this script writes, with its text."""
+    for source, target in sources():
+        yield target, generate(source, target)
+    for source, target in facades():
+        yield target, facade(source, target)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,8 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale: list[str] = []
     expected = {target for _, target in sources()}
-    for source, target in sources():
-        text = generate(source, target)
+    for target, text in written():
         if target.exists() and target.read_text() == text:
             continue
         stale.append(str(target))

@@ -40,8 +40,19 @@ def test_generated_files_match_their_source(tmp_path: Path) -> None:
     assert generated == {t.relative_to(unasync.TARGET) for _, t in pairs}
 
 
+def test_public_faces_match_their_source() -> None:
+    """``chatops/resources/<area>.py`` names both twins of every public async resource module."""
+    faces = list(unasync.facades())
+    assert {t.stem for _, t in faces} >= {"messages", "channels", "users", "invitations"}
+    stale = [str(t.relative_to(ROOT)) for s, t in faces if t.read_text() != unasync.facade(s, t)]
+    assert stale == [], f"run `{unasync.COMMAND}`: these differ from their source: {stale}"
+    import chatops.resources.invitations as face
+
+    assert {"AsyncInvitations", "Invitations", "AsyncInvites", "Invites"} <= set(vars(face))
+
+
 def test_generated_files_say_so_in_their_first_line() -> None:
-    for source, target in unasync.sources():
+    for source, target in [*unasync.sources(), *unasync.facades()]:
         first = target.read_text().splitlines()[0]
         rel = source.relative_to(ROOT).as_posix()
         assert (

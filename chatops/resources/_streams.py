@@ -137,38 +137,15 @@ class EventStream(_Stream):
     """
 
     def __init__(self, events: Events, state: _StreamState) -> None:
-        self._client = events._client
         self._events = events
         self.state = state
         self._lock = threading.Lock()
         self._buffer: list[Event] = []
 
-    def _register(self) -> list[Event]:
-        if self.state.stopped:
-            return []
-        reg = self._client._request(
-            "POST", "/register", params=self.state.register, cast_to=QueueRegistration
-        )
-        if not self.state.registered(reg):
-            return []
-        missed: list[Event] = []
-        while True:
-            assert self.state.last_message_id is not None
-            page = self._client._request(
-                "GET",
-                "/messages",
-                params=self.state.history_params(self.state.last_message_id),
-                cast_to=MessagesPage,
-            )
-            found = self.state.accept(self.state.missed(page))
-            missed += found
-            if page.found_newest or not page.messages:
-                return missed
-
     def open(self) -> EventStream:
         """Register the queue now (iteration would do it), so no later event is missed."""
         if self.state.queue_id is None and not self.state.stopped:
-            self._buffer += self._register()
+            self._buffer += self._events._open(self.state)
         return self
 
     def __iter__(self) -> Iterator[Event]:
@@ -214,12 +191,7 @@ class EventStream(_Stream):
 
     def _delete(self) -> None:
         with self._lock:
-            queue_id, self.state.queue_id = self.state.queue_id, None
-        if queue_id is not None:
-            try:
-                self._events.delete_queue(queue_id)
-            except (BadEventQueueId, TransportError):
-                pass
+            self._events._close(self.state)
 
     def __enter__(self) -> EventStream:
         return self.open()
@@ -237,35 +209,15 @@ class AsyncEventStream(_Stream):
     """The async twin of :class:`EventStream`: ``async for event in stream``."""
 
     def __init__(self, events: AsyncEvents, state: _StreamState) -> None:
-        self._client = events._client
         self._events = events
         self.state = state
         self._buffer: list[Event] = []
         self._poll: asyncio.Task[list[Event]] | None = None
 
-    async def _register(self) -> list[Event]:
-        reg = await self._client._request(
-            "POST", "/register", params=self.state.register, cast_to=QueueRegistration
-        )
-        if not self.state.registered(reg):
-            return []
-        missed: list[Event] = []
-        while True:
-            assert self.state.last_message_id is not None
-            page = await self._client._request(
-                "GET",
-                "/messages",
-                params=self.state.history_params(self.state.last_message_id),
-                cast_to=MessagesPage,
-            )
-            missed += self.state.accept(self.state.missed(page))
-            if page.found_newest or not page.messages:
-                return missed
-
     async def open(self) -> AsyncEventStream:
         """Register the queue now (iteration would do it), so no later event is missed."""
         if self.state.queue_id is None and not self.state.stopped:
-            self._buffer += await self._register()
+            self._buffer += await self._events._open(self.state)
         return self
 
     def __aiter__(self) -> AsyncIterator[Event]:
@@ -279,7 +231,7 @@ class AsyncEventStream(_Stream):
                 raise StopAsyncIteration
             try:
                 if self.state.queue_id is None:
-                    self._buffer += await self._register()
+                    self._buffer += await self._events._open(self.state)
                     continue
                 self._poll = asyncio.ensure_future(
                     self._events.get(
@@ -320,12 +272,7 @@ class AsyncEventStream(_Stream):
     async def aclose(self) -> None:
         """Stop and delete the queue."""
         self.stop()
-        queue_id, self.state.queue_id = self.state.queue_id, None
-        if queue_id is not None:
-            try:
-                await self._events.delete_queue(queue_id)
-            except (BadEventQueueId, TransportError):
-                pass
+        await self._events._close(self.state)
 
     async def __aenter__(self) -> AsyncEventStream:
         return await self.open()

@@ -21,9 +21,10 @@ from typing import Any
 import httpx
 
 from ..._base_client import NOT_GIVEN, NotGiven
+from ..._exceptions import BadEventQueueId, TransportError
 from ...resources._base import AsyncResource, given
 from ...resources._streams import DEFAULT_POLL_TIMEOUT, AsyncEventStream, Event, _StreamState
-from ...types import EventsResult, QueueRegistration
+from ...types import EventsResult, MessagesPage, QueueRegistration
 
 __all__ = ["AsyncEvents", "AsyncEventStream"]
 
@@ -92,3 +93,32 @@ class AsyncEvents(AsyncResource):
         """An iterator over events that re-registers when its queue is lost; see the module."""
         params = given(locals(), "poll_timeout")
         return AsyncEventStream(self, _StreamState(params, poll_timeout))
+
+    async def _open(self, state: _StreamState) -> list[Event]:
+        """Register a queue for a stream; after a lost queue, the messages it missed meanwhile."""
+        reg = await self._client._request(
+            "POST", "/register", params=state.register, cast_to=QueueRegistration
+        )
+        missed: list[Event] = []
+        if not state.registered(reg):
+            return missed
+        while state.last_message_id is not None:
+            page = await self._client._request(
+                "GET",
+                "/messages",
+                params=state.history_params(state.last_message_id),
+                cast_to=MessagesPage,
+            )
+            missed += state.accept(state.missed(page))
+            if page.found_newest or not page.messages:
+                break
+        return missed
+
+    async def _close(self, state: _StreamState) -> None:
+        """Delete a stream's queue, if it has one and the server still does."""
+        queue_id, state.queue_id = state.queue_id, None
+        if queue_id is not None:
+            try:
+                await self.delete_queue(queue_id)
+            except (BadEventQueueId, TransportError):
+                pass

@@ -11,7 +11,7 @@ from ..._bulk import DEFAULT_CONCURRENCY, BulkReport, run_bounded
 from ...resources._base import AsyncResource, given
 from ...types import Capabilities, Invite, InviteLinkResult, InvitesResult
 
-__all__ = ["AsyncInvitations"]
+__all__ = ["AsyncInvitations", "AsyncInvites"]
 
 MAX_WELCOME_TEXT = 8000
 MINUTES_PER_DAY = 1440
@@ -140,3 +140,7 @@ class AsyncInvitations(AsyncResource):
             concurrency=concurrency,
             remaining=lambda: self._client.rate_limit_remaining,
         )
+
+
+#: the class's name before ``client.invitations``; it goes with ``client.invites``
+AsyncInvites = AsyncInvitations

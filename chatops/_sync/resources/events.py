@@ -22,9 +22,10 @@ from typing import Any
 import httpx
 
 from ..._base_client import NOT_GIVEN, NotGiven
+from ..._exceptions import BadEventQueueId, TransportError
 from ...resources._base import SyncResource, given
 from ...resources._streams import DEFAULT_POLL_TIMEOUT, Event, EventStream, _StreamState
-from ...types import EventsResult, QueueRegistration
+from ...types import EventsResult, MessagesPage, QueueRegistration
 
 __all__ = ["Events", "EventStream"]
 
@@ -91,3 +92,32 @@ class Events(SyncResource):
         """An iterator over events that re-registers when its queue is lost; see the module."""
         params = given(locals(), "poll_timeout")
         return EventStream(self, _StreamState(params, poll_timeout))
+
+    def _open(self, state: _StreamState) -> list[Event]:
+        """Register a queue for a stream; after a lost queue, the messages it missed meanwhile."""
+        reg = self._client._request(
+            "POST", "/register", params=state.register, cast_to=QueueRegistration
+        )
+        missed: list[Event] = []
+        if not state.registered(reg):
+            return missed
+        while state.last_message_id is not None:
+            page = self._client._request(
+                "GET",
+                "/messages",
+                params=state.history_params(state.last_message_id),
+                cast_to=MessagesPage,
+            )
+            missed += state.accept(state.missed(page))
+            if page.found_newest or not page.messages:
+                break
+        return missed
+
+    def _close(self, state: _StreamState) -> None:
+        """Delete a stream's queue, if it has one and the server still does."""
+        queue_id, state.queue_id = state.queue_id, None
+        if queue_id is not None:
+            try:
+                self.delete_queue(queue_id)
+            except (BadEventQueueId, TransportError):
+                pass

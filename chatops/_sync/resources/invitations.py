@@ -12,7 +12,7 @@ from ..._bulk import DEFAULT_CONCURRENCY, BulkReport, run_sequential
 from ...resources._base import SyncResource, given
 from ...types import Capabilities, Invite, InviteLinkResult, InvitesResult
 
-__all__ = ["Invitations"]
+__all__ = ["Invitations", "Invites"]
 
 MAX_WELCOME_TEXT = 8000
 MINUTES_PER_DAY = 1440
@@ -141,3 +141,7 @@ class Invitations(SyncResource):
             concurrency=concurrency,
             remaining=lambda: self._client.rate_limit_remaining,
         )
+
+
+#: the class's name before ``client.invitations``; it goes with ``client.invites``
+Invites = Invitations
