@@ -19,6 +19,7 @@ from .._base_client import (
     RequestOptions,
     _BaseClient,
     logger,
+    ssl_context,
 )
 from .._config import Credentials, resolve_credentials
 from .._deadline import DEADLINE, BodyTooLarge, install
@@ -118,7 +119,7 @@ class AsyncClient(_BaseClient):
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(
-            transport=transport, verify=creds.verify, cert=creds.cert, timeout=timeout
+            transport=transport, verify=ssl_context(creds.verify, creds.cert), timeout=timeout
         )
         if transport is None and http_client is None:
             # the connections it opens keep each call's deadline (chatops._deadline)

@@ -305,6 +305,9 @@ class _Syncer:
         #: narrows fetched from their first message by this sync
         self.whole: set[str] = set()
         self._saving = threading.Lock()
+        #: the manifest changed since the write in progress began (``_save_soon``)
+        self._dirty = False
+        self._saver: asyncio.Future[None] | None = None
         self.subscribers: dict[int, list[int]] = {}
 
     # -- files of a narrow
@@ -344,8 +347,23 @@ class _Syncer:
         names = self._part_names(key, table)
         parts = await asyncio.to_thread(_write_parts, self.cache, table, names, self._tail)
         self._update(key, parts, drop, extend=extend)
-        await asyncio.to_thread(self._save)
+        await self._save_soon()
         _unlink(self.cache, drop)
+
+    async def _save_soon(self) -> None:
+        """Save the manifest in a worker thread; returns once a write begun after this call
+        has ended. Calls made while a write is under way share the next one, so narrows that
+        finish together cost one write (and one ``fsync``), not one each."""
+        self._dirty = True
+        if self._saver is None or self._saver.done():
+            self._saver = asyncio.ensure_future(self._saves())
+        # shielded: a narrow's task cancelled does not cancel the write others wait for
+        await asyncio.shield(self._saver)
+
+    async def _saves(self) -> None:
+        while self._dirty:
+            self._dirty = False
+            await asyncio.to_thread(self._save)
 
     def _part_names(self, key: str, table: pa.Table) -> list[str]:
         # The newest rows go to a small part of their own: the next sync's re-check window
@@ -587,7 +605,7 @@ class _Syncer:
                 await self._commit_soon(key, merged, pending_drop)
                 buffer, buffered, pending_drop = [], 0, []
             elif done:
-                await asyncio.to_thread(self._save)
+                await self._save_soon()
 
     async def _tables_of(
         self, pages: Any, tail: pa.Table | None, first: tuple[pa.Table, bool] | None = None

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 from .._base_client import RateBudget
 from .._client import AsyncClient, Client
-from .._config import Credentials
+from .._config import Credentials, resolve_credentials
 from . import _files
 from ._files import SCHEMA_VERSION
 from ._pages import MESSAGE_SCHEMA
@@ -78,8 +78,7 @@ def _credentials(source: Source) -> Credentials:
     path = Path(source).expanduser()
     if not path.is_file():
         raise ValueError(f"no zuliprc file at {path}")
-    with Client.from_zuliprc(path) as client:
-        return client.credentials
+    return resolve_credentials(None, None, None, config_file=path)
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
