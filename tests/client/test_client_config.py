@@ -132,3 +132,23 @@ def test_malformed_zuliprc_says_what_is_wrong_without_quoting_it(
         resolve_credentials(config_file=str(rc), env={})
     assert expected in str(info.value)
     assert "SECRETKEY" not in str(info.value)
+
+
+def test_clients_share_one_tls_context_per_setting() -> None:
+    """The CA bundle is read once per process, and ``insecure`` still turns verification off."""
+    import ssl
+
+    import chatops
+    from chatops._base_client import ssl_context
+
+    site = {"site": "https://chat.example.com", "email": "a@x.org", "api_key": "k"}
+    contexts = []
+    for _ in range(2):
+        with chatops.Client(**site) as client:
+            contexts.append(client._http._transport._pool._ssl_context)  # type: ignore[attr-defined]
+    assert contexts[0] is contexts[1] is ssl_context(True, None)
+    assert contexts[0].verify_mode == ssl.CERT_REQUIRED and contexts[0].check_hostname
+    insecure = Credentials("https://chat.example.com", "a@x.org", "k", insecure=True)
+    with chatops.Client(credentials=insecure) as client:
+        context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
+    assert context.verify_mode == ssl.CERT_NONE and not context.check_hostname
