@@ -14,6 +14,64 @@ import chatops
 from chatops.sandbox import Sandbox, Store
 from chatops.sandbox import realm as realm_mod
 
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups for ``pytest -n N --dist loadgroup``: a module's tests run in one process (its
+    fixtures are built once); the browser tests all run in one process, one at a time (each
+    drives a JupyterLab and a Chromium, and two at once on two cores starve each other); the
+    client tests run in one process (their twin tally covers the whole directory)."""
+    for item in items:
+        path = item.path
+        if path.is_relative_to(HERE / "browser"):
+            group = "browser"
+        elif path.is_relative_to(HERE / "client"):
+            group = "client"
+        else:
+            group = str(path)
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+#: what the pytest-xdist workers said of the client tests' twin tally (tests/client/conftest.py)
+_TWINS: dict[str, Any] = {"called": set(), "whole": False}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    out = getattr(node, "workeroutput", {})
+    _TWINS["called"].update(tuple(name.split(".", 1)) for name in out.get("twins_called", []))
+    _TWINS["whole"] = _TWINS["whole"] or bool(out.get("twins_whole"))
+
+
+def _twins_missed() -> list[str]:
+    from tests.client.twins import resource_methods
+
+    return sorted(f"{c}.{m}" for c, m in resource_methods() - _TWINS["called"])
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under pytest-xdist: a run of all the client tests fails when an async resource method
+    was not run through the twin tests (as tests/client/conftest.py does in one process)."""
+    if _TWINS["whole"] and not session.testsfailed and _twins_missed():
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _TWINS["called"]:
+        return
+    from tests.client.twins import resource_methods
+
+    methods, missed = resource_methods(), _twins_missed()
+    terminalreporter.write_line(
+        f"async resource methods run through the twin tests: {len(methods) - len(missed)} of "
+        f"{len(methods)}; not run: {', '.join(missed) or 'none'}"
+    )
+    if missed and _TWINS["whole"]:
+        terminalreporter.write_line(
+            "FAILED: every async resource method must run through the twin tests", red=True
+        )
+
 
 @pytest.fixture(scope="session")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:

@@ -9,9 +9,6 @@ A test that cannot run on both (threads, the official client) says so with
 from __future__ import annotations
 
 import asyncio
-import importlib
-import inspect
-import pkgutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +18,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 
-from .twins import CALLED, Blocking
+from .twins import CALLED, Blocking, resource_methods
 
 TWINS = ("sync", "async")
 
@@ -79,24 +76,6 @@ def client_for(
     return make
 
 
-def resource_methods() -> set[tuple[str, str]]:
-    """(class, method) of every public method of the async resource classes."""
-    from chatops._async import resources as package
-    from chatops.resources._base import AsyncResource
-
-    methods: set[tuple[str, str]] = set()
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for cls in vars(module).values():
-            if inspect.isclass(cls) and issubclass(cls, AsyncResource) and cls is not AsyncResource:
-                methods |= {
-                    (cls.__name__, name)
-                    for name, value in vars(cls).items()
-                    if not name.startswith("_") and callable(value)
-                }
-    return methods
-
-
 def _whole_directory(session: pytest.Session) -> bool:
     """True when every test module here ran, unfiltered, and none failed."""
     option = session.config.option
@@ -120,6 +99,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """A run of the whole directory fails when an async resource method was not run."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: tests/conftest.py sums up
+        workeroutput["twins_called"] = sorted(f"{c}.{m}" for c, m in CALLED)
+        workeroutput["twins_whole"] = bool(CALLED) and _whole_directory(session)
+        return
     if CALLED and _whole_directory(session) and resource_methods() - CALLED:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

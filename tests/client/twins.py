@@ -13,7 +13,9 @@ Every resource method called through the wrapper is recorded in :data:`CALLED` a
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -93,3 +95,20 @@ class Blocking:
 
     def __exit__(self, *exc: object) -> None:
         self._loop.run_until_complete(self._target.__aexit__(*exc))
+
+
+def resource_methods() -> set[tuple[str, str]]:
+    """(class, method) of every public method of the async resource classes."""
+    from chatops._async import resources as package
+
+    methods: set[tuple[str, str]] = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and issubclass(cls, AsyncResource) and cls is not AsyncResource:
+                methods |= {
+                    (cls.__name__, name)
+                    for name, value in vars(cls).items()
+                    if not name.startswith("_") and callable(value)
+                }
+    return methods
