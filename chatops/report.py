@@ -150,13 +150,13 @@ def summary_payload(
             if comparable
             else []
         )
+        # every audit lists its threshold's word ("channels", "bots") among its subjects: a
+        # threshold finding that vanished is resolved; a mover's (per account) can be gone
         present = None if o.subjects is None else set(o.subjects)
         gone = [
             {**r, "trend": "gone"}
             for r in vanished
-            if present is not None
-            and r.get("subject") not in present
-            and r.get("severity") != Severity.CRITICAL  # a threshold's finding is about them all
+            if present is not None and r.get("subject") not in present
         ]
         fixed = [
             {**r, "trend": "resolved"} for r in vanished if r["id"] not in {g["id"] for g in gone}

@@ -461,6 +461,10 @@ def linkifiers(
     )
     summary = summary_of(
         "linkifiers",
+        # every linkifier judged (an overlap's finding is about the losing one) and the
+        # threshold's "linkifiers"
+        subjects=[f"linkifier {c.linkifier.id} {c.linkifier.pattern}" for c in checked]
+        + ["linkifiers"],
         failed=failed,
         counts={
             "linkifiers": len(checked),
