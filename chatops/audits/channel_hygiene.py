@@ -345,6 +345,8 @@ def channel_hygiene(
     summary = summary_of(
         "channel_hygiene",
         subjects=[*subjects, "channels"],
+        # renaming is the fix of a bad name: the channel, under its new name, is still there
+        subject_keys={f"#{c.name} ({c.stream_id})": f"stream {c.stream_id}" for c in channels},
         failed=failed,
         counts=counts,
         thresholds={
