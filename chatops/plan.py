@@ -19,10 +19,12 @@ scheduled messages), then deactivations of groups, bots and people, and channels
 
 Applying records each finished call as one line of ``PLAN.results.jsonl`` beside the plan (written
 and flushed as the call finishes), and skips the calls recorded there as done or refused:
-applying twice does nothing the second time. A server's answer that the thing is already gone,
-archived or deactivated counts as done. A call the server refused for good (a 4xx answer other
-than 429) is recorded as ``refused`` and not sent again; one that failed on the way (no answer,
-a 5xx, a rate limit) is ``failed`` and is tried again on the next run.
+applying twice does nothing the second time. When the server refuses a removal (a 4xx), the
+target's state is read back (:mod:`chatops.plan_state`, chosen by the call's method and path,
+never by the error's text): the call is ``already_done`` only when that state shows the thing
+archived, deactivated or no longer listed. Any other call the server refused for good (a 4xx
+answer other than 429) is recorded as ``refused`` and not sent again; one that failed on the way
+(no answer, a 5xx, a rate limit) is ``failed`` and is tried again on the next run.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ApiError, ChatopsError
 from .audits._result import ApiCall, Finding, param_text
+from .plan_state import is_removal, target_state
 from .report import read_findings
 
 if TYPE_CHECKING:
@@ -60,11 +62,6 @@ __all__ = [
 
 METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE")
 API_ROOT = "/api/v1"
-_ALREADY = re.compile(
-    r"already|no such|not found|does not exist|invalid (channel|stream|attachment|user group|"
-    r"user|invitation|linkifier|reminder|scheduled message)",
-    re.I,
-)
 
 
 class PlanError(ChatopsError):
@@ -309,19 +306,21 @@ def apply_calls(
     tally = {"done": 0, "already_done": 0, "refused": 0, "failed": 0}
     with results_path(plan).open("a", encoding="utf-8") as results:
         for call in tqdm(calls, desc="Applying", unit="call", disable=not progress, leave=False):
-            status, message = _execute(client, call)
+            status, message, checked = _execute(client, call)
             tally[status] += 1
             record = {
                 **call.record(),
                 "status": status,
                 "message": message,
+                **({"checked": checked} if checked else {}),
                 "at": datetime.now(UTC).isoformat(),
             }
             results.write(json.dumps(record, ensure_ascii=False) + "\n")
             results.flush()
             os.fsync(results.fileno())
             about = call.finding.get("subject", "")
-            report(f"{status.replace('_', ' '):>12}  {call.text}  ({about}){_tail(message)}")
+            tail = _tail(message) + (f" [{checked}]" if checked else "")
+            report(f"{status.replace('_', ' '):>12}  {call.text}  ({about}){tail}")
     return tally
 
 
@@ -329,23 +328,30 @@ def _tail(message: str) -> str:
     return f": {message}" if message else ""
 
 
-def _execute(client: Client, call: PlannedCall) -> tuple[str, str]:
+def _execute(client: Client, call: PlannedCall) -> tuple[str, str, str]:
+    """Send one call: its status, the server's message and, for a refused removal, what the
+    read of its target's state showed."""
     if call.method not in ("GET", "POST", "PATCH", "DELETE"):
-        return "failed", f"{call.method} is not a method the client sends"
+        return "failed", f"{call.method} is not a method the client sends", ""
     send: Callable[..., dict[str, Any]] = getattr(client, call.method.lower())
     try:
         send(call.path, params=call.params or None)
     except ApiError as exc:
-        removal = call.method == "DELETE" or call.path.rstrip("/").endswith("/deactivate")
         message = str(getattr(exc, "msg", exc))
-        if removal and _ALREADY.search(message):
-            return "already_done", message
-        if 400 <= exc.status < 500 and exc.status != 429:
-            return "refused", message
-        return "failed", message
+        if not 400 <= exc.status < 500 or exc.status == 429:
+            return "failed", message, ""
+        if not is_removal(call.method, call.path):
+            return "refused", message, ""
+        try:
+            state = target_state(client, call.method, call.path)
+        except ChatopsError as read_error:  # the read failed on the way: try again next time
+            return "failed", f"{message}; reading its state failed: {read_error}", ""
+        if state is None:
+            return "refused", message, ""
+        return ("already_done" if state.removed else "refused"), message, state.evidence
     except ChatopsError as exc:
-        return "failed", str(exc) or type(exc).__name__
-    return "done", ""
+        return "failed", str(exc) or type(exc).__name__, ""
+    return "done", "", ""
 
 
 def apply_plan(

@@ -81,6 +81,8 @@ class AuditOutcome:
     findings: Sequence[Finding]
     #: every subject the audit looked at; None when it does not say
     subjects: Sequence[str] | None = None
+    #: a stable key of the subjects whose words a fix may change (a renamed channel)
+    subject_keys: Mapping[str, str] | None = None
 
 
 def previous_summary(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
@@ -144,19 +146,24 @@ def summary_payload(
             trend = "still_open" if comparable and f.id in prev_findings else "new"
             new += trend == "new"
             still += trend == "still_open"
-            records.append({**f.record(), "trend": trend})
+            key = (o.subject_keys or {}).get(f.subject)
+            records.append({**f.record(), **({"subject_key": key} if key else {}), "trend": trend})
         vanished = (
             [r for r in prev_findings.values() if r.get("audit") == o.name and r["id"] not in ids]
             if comparable
             else []
         )
+        # every audit lists its threshold's word ("channels", "bots") among its subjects: a
+        # threshold finding that vanished is resolved; a mover's (per account) can be gone
+        # a subject whose words changed (a renamed channel) is still there when its key is
         present = None if o.subjects is None else set(o.subjects)
+        keys = set((o.subject_keys or {}).values())
         gone = [
             {**r, "trend": "gone"}
             for r in vanished
             if present is not None
             and r.get("subject") not in present
-            and r.get("severity") != Severity.CRITICAL  # a threshold's finding is about them all
+            and r.get("subject_key") not in keys
         ]
         fixed = [
             {**r, "trend": "resolved"} for r in vanished if r["id"] not in {g["id"] for g in gone}

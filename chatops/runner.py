@@ -85,6 +85,7 @@ class AuditRun:
     thresholds: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     subjects: list[str] | None = None
+    subject_keys: dict[str, str] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -379,12 +380,18 @@ def execute_audit(
         thresholds=dict(summary.get("thresholds") or {}) if summary else {},
         findings=findings,
         subjects=_subjects(summary),
+        subject_keys=_subject_keys(summary),
     )
 
 
 def _subjects(summary: Mapping[str, Any] | None) -> list[str] | None:
     subjects = summary.get("subjects") if summary else None
     return [str(s) for s in subjects] if isinstance(subjects, list) else None
+
+
+def _subject_keys(summary: Mapping[str, Any] | None) -> dict[str, str] | None:
+    keys = summary.get("subject_keys") if summary else None
+    return {str(k): str(v) for k, v in keys.items()} if isinstance(keys, dict) else None
 
 
 def _with_setup_cell(notebook: Path, folder: Path) -> Path:
@@ -444,6 +451,7 @@ def write_report(run_dir: Path, runs: Sequence[AuditRun], conn: Connection) -> d
             html=rel(r.html),
             findings=r.findings,
             subjects=r.subjects,
+            subject_keys=r.subject_keys,
         )
         for r in runs
     ]

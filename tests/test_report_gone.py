@@ -117,3 +117,39 @@ def test_an_archived_channels_topics_and_a_deactivated_group_are_gone(
     index = (tmp_path / after["run"] / "index.html").read_text()
     assert f"Gone since the previous run ({len(after['gone'])})" in index
     assert f"Resolved since the previous run ({len(after['resolved'])})" in index
+
+
+@pytest.mark.slow
+def test_a_renamed_channel_is_resolved_through_a_run(org: Sandbox, tmp_path: Path) -> None:
+    """channel_hygiene's subjects name the channel; renaming it is the fix of a bad name, and its
+    stable key (written to the audit's summary.json and kept on the finding) says it is still
+    there."""
+    rc = str(org.zuliprc("admin"))
+    with chatops.Client.from_zuliprc(rc) as admin:
+        admin.channels.subscribe(["Wrong_Case", "Also_Wrong"])
+        renamed, archived = admin.channels.get_id("Wrong_Case"), admin.channels.get_id("Also_Wrong")
+    params = ("-p", "name_regex", "[a-z-]+", "-p", "max_hygiene_findings", "-1")
+
+    def run() -> dict[str, Any]:
+        proc = chatops_cli(
+            "audit", "run", "channel_hygiene", *params, "--zuliprc", rc,
+            "--report-dir", str(tmp_path),
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return dict(json.loads(Path(proc.stdout.strip()).read_text()))
+
+    before = run()
+    old = {f["subject"]: f for f in before["findings"]}
+    assert old[f"#Wrong_Case ({renamed})"]["subject_key"] == f"stream {renamed}"
+    with chatops.Client.from_zuliprc(rc) as admin:
+        admin.patch(f"/streams/{renamed}", params={"new_name": "right-case"})
+        admin.channels.archive(archived)
+    after = run()
+    resolved = {f["subject"] for f in after["resolved"]}
+    gone = {f["subject"] for f in after["gone"]}
+    assert f"#Wrong_Case ({renamed})" in resolved and f"#Wrong_Case ({renamed})" not in gone
+    assert f"#Also_Wrong ({archived})" in gone and f"#Also_Wrong ({archived})" not in resolved
+    audit_summary = json.loads(
+        (tmp_path / after["run"] / "channel_hygiene" / "summary.json").read_text()
+    )
+    assert audit_summary["subject_keys"][f"#right-case ({renamed})"] == f"stream {renamed}"

@@ -89,13 +89,16 @@ def summary(
     site: str,
     generated_at: str | None = None,
     subjects: list[str] | None = None,
+    subject_keys: dict[str, str] | None = None,
     **details: Any,
 ) -> AuditSummary:
     """An audit's summary: it passed when no check in ``failed``; ``details`` are its own.
 
     ``subjects`` are every subject the audit looked at, flagged or not (in the words of its
     findings' subjects): a finding that vanished because its subject is not among them any more
-    is reported as gone rather than resolved.
+    is reported as gone rather than resolved. ``subject_keys`` give subjects whose words a fix
+    may change (a renamed channel) a key that does not change (``"stream 5"``): a finding whose
+    subject's key is still among them is resolved, not gone.
     """
     return AuditSummary(
         name=name,
@@ -107,6 +110,7 @@ def summary(
         generated_at=generated_at or datetime.now(UTC).isoformat(),
         details=details,
         subjects=None if subjects is None else sorted(set(subjects)),
+        subject_keys=None if subject_keys is None else dict(sorted(subject_keys.items())),
     )
 
 

@@ -252,6 +252,9 @@ class AuditSummary(msgspec.Struct, kw_only=True):
     #: every subject the audit looked at (None: not said); a finding of the previous run whose
     #: subject is not among them is *gone* (archived, deleted), not *resolved*
     subjects: list[str] | None = None
+    #: a stable key of the subjects whose words hold something a fix may edit (a channel's
+    #: name, a linkifier's pattern): a finding whose subject's key is still there is not gone
+    subject_keys: dict[str, str] | None = None
     schema_version: int = AUDIT_SCHEMA_VERSION
 
     @property

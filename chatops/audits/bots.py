@@ -205,7 +205,7 @@ def bots(
     ).set_index("user_id")
     summary = summary_of(
         "bots",
-        subjects=[f"{b.full_name} ({b.email})" for b in active_bots],
+        subjects=[f"{b.full_name} ({b.email})" for b in active_bots] + ["bots"],
         failed=failed,
         counts={
             "bots": sum(1 for u in users.values() if u.is_bot and not u.is_system_bot),

@@ -337,8 +337,16 @@ def channel_hygiene(
         "findings": hygiene,
         "archived_now": len(archived),
     }
+    # every channel judged, each near-duplicate pair found (a pair stops being one only when a
+    # channel of it is archived or renamed, and then the pair is not there in these words) and
+    # the threshold's "channels"
+    subjects = [f"#{c.name} ({c.stream_id})" for c in channels]
+    subjects += [f"#{a.name} ({a.stream_id}) / #{b.name} ({b.stream_id})" for a, b, _r, _s in pairs]
     summary = summary_of(
         "channel_hygiene",
+        subjects=[*subjects, "channels"],
+        # renaming is the fix of a bad name: the channel, under its new name, is still there
+        subject_keys={f"#{c.name} ({c.stream_id})": f"stream {c.stream_id}" for c in channels},
         failed=failed,
         counts=counts,
         thresholds={

@@ -298,6 +298,8 @@ def guest_access(
     )
     summary = summary_of(
         "guest_access",
+        # every active guest judged; the organization's setting; the threshold's "guests"
+        subjects=[f"{g.full_name} ({g.email})" for g in guests] + ["organization", "guests"],
         failed=failed,
         counts={
             "guests": len(guests),

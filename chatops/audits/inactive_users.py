@@ -300,6 +300,10 @@ def inactive_users(
     }
     summary = summary_of(
         "inactive_users",
+        # every account judged (an invitation's finding is about its creator); the threshold's
+        # "accounts", the savings' "seats" and the history's "coverage" are always there
+        subjects=[f"{r['full_name']} <{r['email']}>" for r in records]
+        + ["accounts", "seats", "coverage"],
         failed=failed,
         counts=counts,
         ratios={"inactive_share": share},

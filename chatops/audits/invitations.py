@@ -178,7 +178,8 @@ def invitations(
         "invitations",
         subjects=[
             f"link {i.id}" if i.is_multiuse else f"invite {i.id} ({i.email})" for i in invites
-        ],
+        ]
+        + ["invitations"],
         failed=failed,
         counts={
             "invitations": len(invites),

@@ -461,6 +461,15 @@ def linkifiers(
     )
     summary = summary_of(
         "linkifiers",
+        # every linkifier judged (an overlap's finding is about the losing one) and the
+        # threshold's "linkifiers"
+        subjects=[f"linkifier {c.linkifier.id} {c.linkifier.pattern}" for c in checked]
+        + ["linkifiers"],
+        # editing the pattern fixes a broken one: the linkifier, edited, is still there
+        subject_keys={
+            f"linkifier {c.linkifier.id} {c.linkifier.pattern}": f"linkifier {c.linkifier.id}"
+            for c in checked
+        },
         failed=failed,
         counts={
             "linkifiers": len(checked),

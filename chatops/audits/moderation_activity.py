@@ -242,8 +242,13 @@ def moderation_activity(
             "without an author"
         )
     kinds = actions["kind"]
+    # every account, active or not: a deactivated mover's moves stay in the history, so their
+    # finding goes only when the moves leave the window or fall under the threshold (resolved)
+    subjects = [f"{u.full_name} ({u.email})" for u in users.values()]
+    subjects += [f"user {int(str(uid))}" for uid in by_user.index if int(str(uid)) not in users]
     summary = summary_of(
         "moderation_activity",
+        subjects=subjects,
         failed=failed,
         counts={
             "messages_scanned": scanned,

@@ -216,6 +216,9 @@ def org_overview(
     }
     summary = summary_of(
         "org_overview",
+        # every live channel judged, and the organization-wide counts' words
+        subjects=[f"#{name}" for name in live["name"].astype(str)]
+        + ["channels", "guests", "messages", "coverage", "accounts"],
         failed=failed,
         counts=counts,
         ratios={"inactive_channel_share": inactive_share, "guest_share": guest_share},

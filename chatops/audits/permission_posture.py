@@ -310,6 +310,9 @@ def permission_posture(
 
     summary = summary_of(
         "permission_posture",
+        # every group-valued setting read (of the organization and of each live channel) and
+        # the threshold's "settings"
+        subjects=[f"{where}: {name}" for _s, where, _id, name, _v in found] + ["settings"],
         failed=failed,
         counts={
             "settings": len(settings),

@@ -129,9 +129,11 @@ def scheduled_and_reminders(
         rows: list[Finding] = []
         to_delete: list[tuple[_Account, str, int]] = []
         reminders_unavailable: list[str] = []
+        subjects: list[str] = []
         for account in accounts:
             owner = f"{account.user.full_name} ({account.user.email})"
             for sm in account.client.scheduled_messages.list():
+                subjects.append(f"scheduled message {sm.scheduled_message_id} of {owner}")
                 flags, call, action = _judge(
                     "scheduled message",
                     sm.scheduled_message_id,
@@ -175,6 +177,7 @@ def scheduled_and_reminders(
                 reminders_unavailable.append(owner)
                 reminders = []
             for rm in reminders:
+                subjects.append(f"reminder {rm.reminder_id} of {owner}")
                 flags, call, action = _judge(
                     "reminder",
                     rm.reminder_id,
@@ -267,6 +270,9 @@ def scheduled_and_reminders(
     kinds = table["kind"] if len(table) else pd.Series(dtype="string")
     summary = summary_of(
         "scheduled_and_reminders",
+        # every item read (a sent or deleted one is no longer listed: gone) and the threshold's
+        # words; an account whose reminders could not be read lists none of them this time
+        subjects=subjects + ["scheduled messages and reminders"],
         failed=failed,
         counts={
             "accounts": len(accounts),

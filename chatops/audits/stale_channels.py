@@ -232,7 +232,7 @@ def stale_channels(
     }
     summary = summary_of(
         "stale_channels",
-        subjects=[f"#{c.name}" for c in channels],
+        subjects=[f"#{c.name}" for c in channels] + ["channels"],
         failed=failed,
         counts=counts,
         thresholds={"max_stale_channels": max_stale_channels},

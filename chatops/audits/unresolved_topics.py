@@ -271,7 +271,7 @@ def unresolved_topics(
         },
         resolved_message_ids=resolved_ids,
         cutoff=cutoff.isoformat(),
-        subjects=present,
+        subjects=[*present, "topics"],
         site=client.site,
         generated_at=datetime.now(UTC).isoformat(),
     )

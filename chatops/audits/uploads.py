@@ -262,6 +262,9 @@ def uploads(
 
     summary = summary_of(
         "uploads",
+        # every own file judged (only those are: others' files get no findings) and the
+        # threshold's "uploads"
+        subjects=[f"{a.name} (attachment {a.id})" for a in own] + ["uploads"],
         failed=failed,
         counts={
             "own_files": len(own),

@@ -477,7 +477,7 @@ def user_groups(
     groups_table["last_mention"] = pd.to_datetime(groups_table["last_mention"], utc=True)
     usage_table = pd.DataFrame(usages, columns=["group_id", "kind", "where", "setting"])
     usage_table.insert(1, "group", [by_id[int(i)].name for i in usage_table["group_id"]])
-    present = [f"@{g.name}" for g in groups] + ["coverage"]
+    present = [f"@{g.name}" for g in groups] + ["coverage", "groups"]
     present += [
         f"{where}: {name}" for _scope, where, _sid, name, _v in group_settings(realm, channels)
     ]

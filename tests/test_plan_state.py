@@ -1,0 +1,265 @@
+"""A refused removal is "already done" only when the target's state, read back, shows it removed.
+
+Each case writes a one-call plan, changes the organization between plan and apply (the thing
+removed out of band, or left as it is), applies, and reads the results file.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import chatops
+from chatops.plan import PlannedCall, apply_calls, pending, read_plan, results_path
+from chatops.plan_state import check_for, is_removal
+from chatops.sandbox import Sandbox
+
+
+@pytest.fixture(scope="module")
+def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    with Sandbox.start(tmp_path_factory.mktemp("plan-state"), size="small", seed=7) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="module")
+def admin(org: Sandbox) -> Iterator[chatops.Client]:
+    with chatops.Client.from_zuliprc(org.zuliprc("admin")) as client:
+        yield client
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _apply(
+    plan: Path, call: PlannedCall, client: chatops.Client
+) -> tuple[dict[str, int], dict[str, Any]]:
+    plan.write_text(json.dumps(call.record()) + "\n")
+    todo = pending(plan, read_plan(plan))
+    assert [c.path for c in todo.to_run] == [call.path]
+    tally = apply_calls(plan, todo.to_run, client, lambda _line: None, progress=False)
+    (result,) = _lines(results_path(plan))
+    return tally, result
+
+
+def _group_id(admin: chatops.Client, name: str) -> int:
+    groups = admin.get("/user_groups", params={"include_deactivated_groups": True})
+    return next(int(g["id"]) for g in groups["user_groups"] if g["name"] == name)
+
+
+def _user_id(admin: chatops.Client, name: str) -> int:
+    return next(u.user_id for u in admin.users.list() if u.full_name == name)
+
+
+# -- removed out of band between plan and apply: already done -----------------------------------
+
+
+def _channel(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    sid = admin.channels.get_id("marketing")
+    return "DELETE", f"/streams/{sid}", lambda: admin.channels.archive(sid)
+
+
+def _user(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    uid = _user_id(admin, "Kemi Eriksen")
+    return "DELETE", f"/users/{uid}", lambda: admin.users.deactivate(uid)
+
+
+def _bot(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    uid = _user_id(admin, "Helper Bot")
+    return "DELETE", f"/bots/{uid}", lambda: admin.users.deactivate(uid)
+
+
+def _group(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    path = f"/user_groups/{_group_id(admin, 'alumni')}/deactivate"
+    return "POST", path, lambda: admin.post(path) and None
+
+
+def _link(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    admin.invitations.create_link(expires_in_minutes=None, invite_as=600)
+    newest = max(i.id for i in admin.invitations.list() if i.is_multiuse)
+    path = f"/invites/multiuse/{newest}"
+    return "DELETE", path, lambda: admin.delete(path) and None
+
+
+def _invitation(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    emailed = [i.id for i in admin.invitations.list() if not i.is_multiuse]
+    path = f"/invites/{emailed[0]}"
+    return "DELETE", path, lambda: admin.delete(path) and None
+
+
+def _linkifier(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    first = admin.get("/realm/linkifiers")["linkifiers"][0]["id"]
+    path = f"/realm/filters/{first}"
+    return "DELETE", path, lambda: admin.delete(path) and None
+
+
+def _attachment(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    first = admin.get("/attachments")["attachments"][0]["id"]
+    path = f"/attachments/{first}"
+    return "DELETE", path, lambda: admin.delete(path) and None
+
+
+def _scheduled(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    first = admin.get("/scheduled_messages")["scheduled_messages"][0]["scheduled_message_id"]
+    path = f"/scheduled_messages/{first}"
+    return "DELETE", path, lambda: admin.delete(path) and None
+
+
+def _reminder(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+    message = admin.get("/messages", params={"anchor": "newest", "num_before": 1})
+    made = admin.post(
+        "/reminders",
+        params={
+            "message_id": message["messages"][-1]["id"],
+            "scheduled_delivery_timestamp": int(time.time()) + 86_400,
+        },
+    )
+    path = f"/reminders/{made['reminder_id']}"
+    return "DELETE", path, lambda: admin.delete(path) and None
+
+
+OUT_OF_BAND = {
+    "channel": (_channel, "is_archived true"),
+    "user": (_user, "is_active false"),
+    "bot": (_bot, "is_active false"),
+    "group": (_group, "not listed as active"),
+    "invitation link": (_link, "not listed"),
+    "invitation": (_invitation, "not listed"),
+    "linkifier": (_linkifier, "not listed"),
+    "attachment": (_attachment, "not listed"),
+    "scheduled message": (_scheduled, "not listed"),
+    "reminder": (_reminder, "not listed"),
+}
+
+
+@pytest.mark.parametrize("kind", list(OUT_OF_BAND))
+def test_a_thing_removed_between_plan_and_apply_is_already_done(
+    kind: str, admin: chatops.Client, tmp_path: Path
+) -> None:
+    make, shown = OUT_OF_BAND[kind]
+    method, path, remove = make(admin)
+    assert check_for(method, path) is not None and is_removal(method, path)
+    call = PlannedCall(method, path, finding={"audit": "x", "subject": kind})
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(json.dumps(call.record()) + "\n")
+    remove()  # out of band, after the plan was written
+    tally, result = _apply(plan, call, admin)
+    assert tally == {"done": 0, "already_done": 1, "refused": 0, "failed": 0}
+    assert result["status"] == "already_done"
+    assert result["message"]  # the server's refusal, kept as it said it
+    assert result["checked"].startswith("GET ") and result["checked"].endswith(shown)
+    again = pending(plan, read_plan(plan))
+    assert again.to_run == [] and [c.path for c in again.done] == [path]
+
+
+# -- refused for another reason: refused, and not sent again ------------------------------------
+
+
+def _member_archives(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
+    sid = admin.channels.get_id("engineering")
+    return "member", "DELETE", f"/streams/{sid}", "is_archived false"
+
+
+def _member_archives_a_private_channel(
+    org: Sandbox, admin: chatops.Client
+) -> tuple[str, str, str, str]:
+    # "Invalid channel ID" to an account that cannot see it: it reads as gone, yet it is not
+    sid = admin.channels.get_id("data")
+    return "member", "DELETE", f"/streams/{sid}", "cannot tell"
+
+
+def _admin_deactivates_a_group_it_may_not(
+    org: Sandbox, admin: chatops.Client
+) -> tuple[str, str, str, str]:
+    return (
+        "admin",
+        "POST",
+        f"/user_groups/{_group_id(admin, 'leads')}/deactivate",
+        "still listed as active",
+    )
+
+
+def _group_in_use(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
+    path = f"/user_groups/{_group_id(admin, 'support-team')}/deactivate"
+    return "admin", "POST", path, "still listed as active"
+
+
+def _last_owner(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
+    return "owner", "DELETE", f"/users/{_user_id(admin, 'Olivia Owner')}", "is_active true"
+
+
+def _member_revokes_an_admins_invitation(
+    org: Sandbox, admin: chatops.Client
+) -> tuple[str, str, str, str]:
+    admin.invitations.create_link(expires_in_minutes=None, invite_as=400)
+    newest = max(i.id for i in admin.invitations.list() if i.is_multiuse)
+    # a member lists only their own invitations: a missing one proves nothing
+    return "member", "DELETE", f"/invites/multiuse/{newest}", "cannot tell"
+
+
+REFUSED = {
+    "no permission to archive": (_member_archives, "permission to administer this channel"),
+    "private channel the account cannot see": (
+        _member_archives_a_private_channel,
+        "Invalid channel ID",
+    ),
+    "no permission on the group": (
+        _admin_deactivates_a_group_it_may_not,
+        "Insufficient permission",
+    ),
+    "group in use": (_group_in_use, "Cannot deactivate user group in use."),
+    "last owner": (_last_owner, "only organization owner"),
+    "invitation not listed to a member": (_member_revokes_an_admins_invitation, "administrator"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_a_removal_refused_for_another_reason_is_refused_and_not_sent_again(
+    case: str, org: Sandbox, admin: chatops.Client, tmp_path: Path
+) -> None:
+    make, said = REFUSED[case]
+    account, method, path, shown = make(org, admin)
+    call = PlannedCall(method, path, finding={"audit": "x", "subject": case})
+    plan = tmp_path / "plan.jsonl"
+    with chatops.Client.from_zuliprc(org.zuliprc(account)) as client:
+        tally, result = _apply(plan, call, client)
+    assert tally == {"done": 0, "already_done": 0, "refused": 1, "failed": 0}
+    assert result["status"] == "refused"
+    assert said in result["message"], result
+    assert result["checked"].endswith(shown), result
+    again = pending(plan, read_plan(plan))
+    assert again.to_run == [] and [c.path for c in again.refused] == [path]
+
+
+def test_a_read_that_fails_on_the_way_leaves_the_removal_to_try_again(tmp_path: Path) -> None:
+    """A 5xx on the read of the state (the sandbox cannot make one): failed, sent again next time."""
+    seen: list[str] = []
+
+    def server(request: httpx.Request) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        if request.method == "DELETE":
+            body = {
+                "result": "error",
+                "code": "BAD_REQUEST",
+                "msg": "Channel is already deactivated",
+            }
+            return httpx.Response(400, json=body)
+        return httpx.Response(503, json={"result": "error", "code": "BAD_GATEWAY", "msg": "down"})
+
+    creds = chatops.Credentials("https://chat.example.com", "admin@example.com", "KEY")
+    call = PlannedCall("DELETE", "/streams/5", finding={"audit": "x", "subject": "#old"})
+    plan = tmp_path / "plan.jsonl"
+    with chatops.Client(
+        credentials=creds, transport=httpx.MockTransport(server), max_retries=0
+    ) as client:
+        tally, result = _apply(plan, call, client)
+    assert seen == ["DELETE /api/v1/streams/5", "GET /api/v1/streams/5"]
+    assert tally == {"done": 0, "already_done": 0, "refused": 0, "failed": 1}
+    assert result["status"] == "failed" and "reading its state failed" in result["message"]
+    assert [c.path for c in pending(plan, read_plan(plan)).to_run] == ["/streams/5"]
