@@ -14,23 +14,24 @@ import chatops
 from chatops.sandbox import Sandbox, Store
 from chatops.sandbox import realm as realm_mod
 
-HERE = Path(__file__).parent
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Groups for ``pytest -n N --dist loadgroup``: a module's tests run in one process (its
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """How ``pytest -n N`` shares the tests out: a module's tests run in one process (its
     fixtures are built once); the browser tests all run in one process, one at a time (each
     drives a JupyterLab and a Chromium, and two at once on two cores starve each other); the
     client tests run in one process (their twin tally covers the whole directory)."""
-    for item in items:
-        path = item.path
-        if path.is_relative_to(HERE / "browser"):
-            group = "browser"
-        elif path.is_relative_to(HERE / "client"):
-            group = "client"
-        else:
-            group = str(path)
-        item.add_marker(pytest.mark.xdist_group(group))
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Groups(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            for folder in ("tests/browser/", "tests/client/"):
+                if path.startswith(folder):
+                    return folder
+            return path
+
+    return Groups(config, log)
 
 
 #: what the pytest-xdist workers said of the client tests' twin tally (tests/client/conftest.py)
