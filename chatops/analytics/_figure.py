@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.backend_bases import RendererBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -49,8 +50,16 @@ def figure_png(fig: Figure, dpi: int = DISPLAY_DPI) -> bytes:
 
 
 def new_figure(size: tuple[float, float]) -> ReportFigure:
-    """A constrained-layout :class:`ReportFigure` of ``size`` inches."""
-    return ReportFigure(figsize=size, layout="constrained")
+    """A constrained-layout :class:`ReportFigure` of ``size`` inches, on an Agg canvas of its own.
+
+    The canvas keeps one renderer for the figure's size and resolution, so the layout passes
+    (:func:`declutter`'s, then the one ``savefig`` makes before painting) and the painting share
+    matplotlib's cache of text measurements; on a canvas-less figure each pass made a renderer of
+    its own and measured every text again. The PNG is the same.
+    """
+    fig = ReportFigure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def figure_of(ax: Axes) -> Figure:
@@ -158,6 +167,8 @@ def _thin(axis: Axis) -> bool:
 
 def declutter(fig: Figure, gap: float = TICK_GAP, rounds: int = 6) -> None:
     """Thin the ticks of every axis whose tick labels overlap, until none do."""
+    if next(_axes_axis(fig), None) is None:
+        return  # no axis with ticks (a graph drawn without axes): no layout pass to make
     pad = gap * fig.dpi / 72.0 / 2.0
     for _ in range(rounds):
         renderer = renderer_of(fig)

@@ -6,7 +6,9 @@
 Filters: period, channels, people, roles, bots in or out, time zone (``sender``: each sender's
 own). A change re-renders the view on screen at once and every other view when it is opened
 (each view remembers the filters it was drawn for, and keeps its last few drawings: setting the
-filters back to ones it was drawn for shows that drawing again without computing it). Each view shows its figure and its table
+filters back to ones it was drawn for shows that drawing again without computing it). While a
+view computes, the line above the tabs says so (a spinner and "Computing <view>…"), then how
+long it took. Each view shows its figure and its table
 (a :class:`~chatops.widgets._controls.TableView`: Export CSV) with Export Excel beside it.
 The topic lifecycle table opens a topic's thread (sender, local time, text when kept,
 reactions, edits and moves, links to the server). With text kept, Search and Keywords tabs;
@@ -275,6 +277,13 @@ class Explorer:
             recent.move_to_end(state)
             result, png = recent[state]
         else:
+            # shown at once, while the view computes and draws (the heavier views take about a
+            # second on a medium organization)
+            self.timing.value = (
+                '<span class="chatops-muted chatops-explorer-computing">'
+                '<i class="fa fa-spinner fa-spin"></i> '
+                f"Computing {escape(VIEWS[name][0])}…</span>"
+            )
             result = self._result(name)
             png = figure_png(result.plot())
             recent[state] = (result, png)
