@@ -285,7 +285,7 @@ class Explorer:
                 f"Computing {escape(VIEWS[name][0])}…</span>"
             )
             result = self._result(name)
-            png = figure_png(result.plot())
+            png = figure_png(result.plot(), fresh=True)
             recent[state] = (result, png)
             while len(recent) > RECENT:
                 recent.popitem(last=False)
