@@ -52,6 +52,19 @@ VIEWS: dict[str, tuple[str, dict[str, Any]]] = {
     "client_and_dm_mix": ("Clients and DMs", {}),
     "interaction_graph": ("Interaction graph", {}),
 }
+#: The explorer's own look: each tab as wide as its whole title (ipywidgets shrinks thirteen tabs
+#: to a fixed share of the width and cuts their titles), the tabs wrapping onto a second row
+#: when the explorer is narrower than all of them.
+STYLE = """
+<style>
+.jupyter-widgets.jupyter-widget-tab.chatops-explorer-tabs > .lm-TabBar > .lm-TabBar-content {
+  flex-wrap: wrap; }
+.jupyter-widgets.jupyter-widget-tab.chatops-explorer-tabs > .lm-TabBar .lm-TabBar-tab {
+  flex: 0 0 auto; }
+.jupyter-widgets.jupyter-widget-tab.chatops-explorer-tabs > .lm-TabBar .lm-TabBar-tabLabel {
+  overflow: visible; text-overflow: clip; }
+</style>
+"""
 #: how many filter settings each view keeps its drawing for (going back to one is instant)
 RECENT = 4
 PERIODS = {"all": None, "last 7 days": 7, "last 30 days": 30, "last 90 days": 90, "last year": 365}
@@ -106,7 +119,9 @@ class Explorer:
             self.tabs.set_title(i, t)
         self.tabs.add_class("chatops-explorer-tabs")
         self.tabs.observe(lambda _c: self._guard(self.render_current), names="selected_index")
-        self.widget = w.VBox([self.filters, self.error, self.timing, self.tabs])
+        self.widget = w.VBox(
+            [w.HTML(value=STYLE), self.filters, self.error, self.timing, self.tabs]
+        )
         self.widget.add_class("chatops-explorer")
         self._guard(self.render_current)
 
