@@ -21,6 +21,7 @@ from matplotlib.backend_bases import RendererBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator
 from matplotlib.figure import Figure
+from matplotlib.image import imsave
 from matplotlib.text import Text
 from matplotlib.ticker import FixedLocator, MaxNLocator, StrMethodFormatter
 from matplotlib.transforms import Bbox
@@ -51,20 +52,29 @@ def figure_png(fig: Figure, dpi: int = DISPLAY_DPI, *, fresh: bool = False) -> b
 
     ``fresh=True`` (for a figure just returned by a view's ``plot()``, as the explorer draws
     them): when :func:`finish` laid the figure out at this resolution and nothing changed since,
-    paint it with that layout instead of the layout pass ``savefig`` makes first (a third of the
-    drawing). The two layouts differ by at most a pixel or so where constrained layout has not
-    settled after one pass.
+    paint it once on its Agg canvas with that layout, without the pass ``savefig`` makes before
+    painting (a layout and a measuring of every text: one of a redraw's three passes). The two
+    layouts differ by at most a pixel or so where constrained layout has not settled after one
+    pass; the pixels are written as ``savefig`` writes them (white background, same PNG).
     """
     buf = io.BytesIO()
     engine = fig.get_layout_engine()
     reuse = fresh and bool(getattr(fig, "laid_out", False)) and fig.dpi == dpi
-    if reuse:
-        fig.set_layout_engine("none")
-    try:
+    if not (reuse and isinstance(fig.canvas, FigureCanvasAgg)):
         fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+        return buf.getvalue()
+    # paint once on the figure's own canvas and write its pixels, as savefig does, but without
+    # the layout pass savefig makes first (which measures every text again even with no layout)
+    canvas: Any = fig.canvas  # FigureCanvasAgg, whose methods matplotlib leaves untyped
+    face = fig.get_facecolor()
+    fig.set_layout_engine("none")
+    fig.set_facecolor("white")
+    try:
+        canvas.draw()
     finally:
-        if reuse:
-            fig.set_layout_engine(engine)
+        fig.set_facecolor(face)
+        fig.set_layout_engine(engine)
+    imsave(buf, canvas.buffer_rgba(), format="png", origin="upper", dpi=dpi)
     return buf.getvalue()
 
 

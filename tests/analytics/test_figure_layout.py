@@ -351,9 +351,13 @@ def test_a_fresh_figure_is_painted_with_the_layout_finish_made(
     for view in ("messages_over_time", "newcomer_cohorts"):
         fig = built_results[view].plot()
         assert getattr(fig, "laid_out", False) is True
+        fig.set_facecolor("#eeeeee")
         passes.clear()
         fresh = imread(io.BytesIO(figure_png(fig, fresh=True)))
         assert passes == []  # painted with finish's layout, no pass of its own
+        # painted on white like savefig, the figure's own face colour given back
+        assert tuple(fresh[0, 0, :3]) == (1.0, 1.0, 1.0)
+        assert fig.get_facecolor()[:3] == pytest.approx((0xEE / 255,) * 3)
         passes.clear()
         again = imread(io.BytesIO(figure_png(built_results[view].plot())))
         assert passes == [1, 1]  # finish's pass, then savefig's own
