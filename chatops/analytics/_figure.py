@@ -199,13 +199,22 @@ def declutter(fig: Figure, gap: float = TICK_GAP, rounds: int = 6) -> None:
     if next(_axes_axis(fig), None) is None:
         return  # no axis with ticks (a graph drawn without axes): no layout pass to make
     pad = gap * fig.dpi / 72.0 / 2.0
-    for _ in range(rounds):
-        renderer = renderer_of(fig)
-        crowded = [axis for axis in _axes_axis(fig) if _crowded(axis, renderer, pad)]
-        if not crowded or not any([_thin(axis) for axis in crowded]):
-            if isinstance(fig, ReportFigure):
-                fig.laid_out = True  # laid out by the pass just made, nothing changed since
-            return
+    # texts left out of the layout (a heatmap's cell labels) change neither the layout nor the
+    # ticks: not measured in these passes
+    aside = [t for ax in fig.axes for t in ax.texts if not t.get_in_layout() and t.get_visible()]
+    for t in aside:
+        t.set_visible(False)
+    try:
+        for _ in range(rounds):
+            renderer = renderer_of(fig)
+            crowded = [axis for axis in _axes_axis(fig) if _crowded(axis, renderer, pad)]
+            if not crowded or not any([_thin(axis) for axis in crowded]):
+                if isinstance(fig, ReportFigure):
+                    fig.laid_out = True  # laid out by the pass just made, nothing changed since
+                return
+    finally:
+        for t in aside:
+            t.set_visible(True)
 
 
 def finish(fig: Figure, note: str | None) -> Figure:

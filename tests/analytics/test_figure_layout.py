@@ -352,6 +352,10 @@ def test_a_fresh_figure_is_painted_with_the_layout_finish_made(
         fig = built_results[view].plot()
         assert getattr(fig, "laid_out", False) is True
         fig.set_facecolor("#eeeeee")
+        # the retention matrix's cell labels sit out of the layout, and are drawn
+        cells = [t for ax in fig.axes for t in ax.texts if not t.get_in_layout()]
+        assert (len(cells) > 0) == (view == "newcomer_cohorts")
+        assert all(t.get_visible() for t in cells)
         passes.clear()
         fresh = imread(io.BytesIO(figure_png(fig, fresh=True)))
         assert passes == []  # painted with finish's layout, no pass of its own
