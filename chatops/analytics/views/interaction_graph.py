@@ -8,7 +8,6 @@ import random
 import threading
 from typing import Any
 
-import igraph
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -25,6 +24,7 @@ from .._common import (
 )
 from .._duck import MessagesSource, messages_only, run_engine
 from .._duck_sql import Kept, topic_name_sql
+from .._igraph import igraph
 from ..schema import validate
 from ._shared import _finish, _topic_keys
 
@@ -81,15 +81,16 @@ def _communities(
     Louvain took minutes on a million edges). Largest first, ties by the smallest member."""
     if len(src) == 0:
         return [{n} for n in sorted(nodes)]
-    g = igraph.Graph(n=len(nodes), edges=list(zip(src.tolist(), dst.tolist(), strict=True)))
+    ig = igraph()
+    g = ig.Graph(n=len(nodes), edges=list(zip(src.tolist(), dst.tolist(), strict=True)))
     w = weight.astype(float).tolist()
     if method == "louvain":
         with _RNG_LOCK:
-            igraph.set_random_number_generator(random.Random(seed))
+            ig.set_random_number_generator(random.Random(seed))
             try:
                 membership = g.community_multilevel(weights=w).membership
             finally:
-                igraph.set_random_number_generator(random)
+                ig.set_random_number_generator(random)
     else:
         membership = g.community_fastgreedy(weights=w).as_clustering().membership
     parts: dict[int, set[Any]] = {}
@@ -228,7 +229,7 @@ def _result(
     ai, bi = np.searchsorted(at, ea), np.searchsorted(at, eb)
     parts = _communities(ids, ai, bi, ew, communities, seed)
     member = {n: i for i, p in enumerate(parts) for n in p}
-    ig = igraph.Graph(n=len(ids), edges=list(zip(ai.tolist(), bi.tolist(), strict=True)))
+    ig = igraph().Graph(n=len(ids), edges=list(zip(ai.tolist(), bi.tolist(), strict=True)))
     n = len(ids)
     # exact betweenness is O(nodes x edges); past 300 people, estimate it from 64 sources drawn
     # as networkx's ``betweenness_centrality(k=64, seed=seed)`` draws them (same estimate)
