@@ -18,8 +18,10 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.backend_bases import RendererBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator
 from matplotlib.figure import Figure
+from matplotlib.image import imsave
 from matplotlib.text import Text
 from matplotlib.ticker import FixedLocator, MaxNLocator, StrMethodFormatter
 from matplotlib.transforms import Bbox
@@ -37,20 +39,56 @@ class ReportFigure(Figure):
     ``add_subplot`` work as usual.
     """
 
+    #: set by :func:`declutter` when its last layout pass left the figure as it is (nothing
+    #: thinned after it); anything drawn on the figure later makes it stale
+    laid_out: bool = False
+
     def _repr_png_(self) -> bytes:
         return figure_png(self)
 
 
-def figure_png(fig: Figure, dpi: int = DISPLAY_DPI) -> bytes:
-    """The figure as PNG bytes (everything drawn, footnote included)."""
+def figure_png(fig: Figure, dpi: int = DISPLAY_DPI, *, fresh: bool = False) -> bytes:
+    """The figure as PNG bytes (everything drawn, footnote included).
+
+    ``fresh=True`` (for a figure just returned by a view's ``plot()``, as the explorer draws
+    them): when :func:`finish` laid the figure out at this resolution and nothing changed since,
+    paint it once on its Agg canvas with that layout, without the pass ``savefig`` makes before
+    painting (a layout and a measuring of every text: one of a redraw's three passes). The two
+    layouts differ by at most a pixel or so where constrained layout has not settled after one
+    pass; the pixels are written as ``savefig`` writes them (white background, same PNG).
+    """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    engine = fig.get_layout_engine()
+    reuse = fresh and bool(getattr(fig, "laid_out", False)) and fig.dpi == dpi
+    if not (reuse and isinstance(fig.canvas, FigureCanvasAgg)):
+        fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+        return buf.getvalue()
+    # paint once on the figure's own canvas and write its pixels, as savefig does, but without
+    # the layout pass savefig makes first (which measures every text again even with no layout)
+    canvas: Any = fig.canvas  # FigureCanvasAgg, whose methods matplotlib leaves untyped
+    face = fig.get_facecolor()
+    fig.set_layout_engine("none")
+    fig.set_facecolor("white")
+    try:
+        canvas.draw()
+    finally:
+        fig.set_facecolor(face)
+        fig.set_layout_engine(engine)
+    imsave(buf, canvas.buffer_rgba(), format="png", origin="upper", dpi=dpi)
     return buf.getvalue()
 
 
 def new_figure(size: tuple[float, float]) -> ReportFigure:
-    """A constrained-layout :class:`ReportFigure` of ``size`` inches."""
-    return ReportFigure(figsize=size, layout="constrained")
+    """A constrained-layout :class:`ReportFigure` of ``size`` inches, on an Agg canvas of its own.
+
+    The canvas keeps one renderer for the figure's size and resolution, so the layout passes
+    (:func:`declutter`'s, then the one ``savefig`` makes before painting) and the painting share
+    matplotlib's cache of text measurements; on a canvas-less figure each pass made a renderer of
+    its own and measured every text again. The PNG is the same.
+    """
+    fig = ReportFigure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def figure_of(ax: Axes) -> Figure:
@@ -158,12 +196,25 @@ def _thin(axis: Axis) -> bool:
 
 def declutter(fig: Figure, gap: float = TICK_GAP, rounds: int = 6) -> None:
     """Thin the ticks of every axis whose tick labels overlap, until none do."""
+    if next(_axes_axis(fig), None) is None:
+        return  # no axis with ticks (a graph drawn without axes): no layout pass to make
     pad = gap * fig.dpi / 72.0 / 2.0
-    for _ in range(rounds):
-        renderer = renderer_of(fig)
-        crowded = [axis for axis in _axes_axis(fig) if _crowded(axis, renderer, pad)]
-        if not crowded or not any([_thin(axis) for axis in crowded]):
-            return
+    # texts left out of the layout (a heatmap's cell labels) change neither the layout nor the
+    # ticks: not measured in these passes
+    aside = [t for ax in fig.axes for t in ax.texts if not t.get_in_layout() and t.get_visible()]
+    for t in aside:
+        t.set_visible(False)
+    try:
+        for _ in range(rounds):
+            renderer = renderer_of(fig)
+            crowded = [axis for axis in _axes_axis(fig) if _crowded(axis, renderer, pad)]
+            if not crowded or not any([_thin(axis) for axis in crowded]):
+                if isinstance(fig, ReportFigure):
+                    fig.laid_out = True  # laid out by the pass just made, nothing changed since
+                return
+    finally:
+        for t in aside:
+            t.set_visible(True)
 
 
 def finish(fig: Figure, note: str | None) -> Figure:

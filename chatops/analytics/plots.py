@@ -518,6 +518,8 @@ def plot_newcomer_cohorts(result: NewcomerCohorts, ax: Axes | None = None) -> Fi
                         va="center",
                         fontsize=7,
                         color="white" if v > 0.6 else "#222222",
+                        # inside its cell: no part of the layout (not measured at every pass)
+                        in_layout=False,
                     )
         ret.set_xticks(range(matrix.shape[1]))
         ret.set_yticks(range(len(matrix)), [f"{c} (n={sizes[c]})" for c in matrix.index])

@@ -6,7 +6,9 @@
 Filters: period, channels, people, roles, bots in or out, time zone (``sender``: each sender's
 own). A change re-renders the view on screen at once and every other view when it is opened
 (each view remembers the filters it was drawn for, and keeps its last few drawings: setting the
-filters back to ones it was drawn for shows that drawing again without computing it). Each view shows its figure and its table
+filters back to ones it was drawn for shows that drawing again without computing it). While a
+view computes, the line above the tabs says so (a spinner and "Computing <view>…"), then how
+long it took. Each view shows its figure and its table
 (a :class:`~chatops.widgets._controls.TableView`: Export CSV) with Export Excel beside it.
 The topic lifecycle table opens a topic's thread (sender, local time, text when kept,
 reactions, edits and moves, links to the server). With text kept, Search and Keywords tabs;
@@ -50,6 +52,19 @@ VIEWS: dict[str, tuple[str, dict[str, Any]]] = {
     "client_and_dm_mix": ("Clients and DMs", {}),
     "interaction_graph": ("Interaction graph", {}),
 }
+#: The explorer's own look: each tab as wide as its whole title (ipywidgets shrinks thirteen tabs
+#: to a fixed share of the width and cuts their titles), the tabs wrapping onto a second row
+#: when the explorer is narrower than all of them.
+STYLE = """
+<style>
+.jupyter-widgets.jupyter-widget-tab.chatops-explorer-tabs > .lm-TabBar > .lm-TabBar-content {
+  flex-wrap: wrap; }
+.jupyter-widgets.jupyter-widget-tab.chatops-explorer-tabs > .lm-TabBar .lm-TabBar-tab {
+  flex: 0 0 auto; }
+.jupyter-widgets.jupyter-widget-tab.chatops-explorer-tabs > .lm-TabBar .lm-TabBar-tabLabel {
+  overflow: visible; text-overflow: clip; }
+</style>
+"""
 #: how many filter settings each view keeps its drawing for (going back to one is instant)
 RECENT = 4
 PERIODS = {"all": None, "last 7 days": 7, "last 30 days": 30, "last 90 days": 90, "last year": 365}
@@ -104,7 +119,9 @@ class Explorer:
             self.tabs.set_title(i, t)
         self.tabs.add_class("chatops-explorer-tabs")
         self.tabs.observe(lambda _c: self._guard(self.render_current), names="selected_index")
-        self.widget = w.VBox([self.filters, self.error, self.timing, self.tabs])
+        self.widget = w.VBox(
+            [w.HTML(value=STYLE), self.filters, self.error, self.timing, self.tabs]
+        )
         self.widget.add_class("chatops-explorer")
         self._guard(self.render_current)
 
@@ -275,8 +292,15 @@ class Explorer:
             recent.move_to_end(state)
             result, png = recent[state]
         else:
+            # shown at once, while the view computes and draws (the heavier views take about a
+            # second on a medium organization)
+            self.timing.value = (
+                '<span class="chatops-muted chatops-explorer-computing">'
+                '<i class="fa fa-spinner fa-spin"></i> '
+                f"Computing {escape(VIEWS[name][0])}…</span>"
+            )
             result = self._result(name)
-            png = figure_png(result.plot())
+            png = figure_png(result.plot(), fresh=True)
             recent[state] = (result, png)
             while len(recent) > RECENT:
                 recent.popitem(last=False)

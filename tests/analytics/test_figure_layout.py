@@ -328,3 +328,51 @@ def test_a_long_coverage_note_wraps_inside_the_figure() -> None:
         assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1, view
         assert fig.bbox.y0 <= box.y0, view
         assert box.y1 <= min(ax.get_window_extent(renderer).y0 for ax in fig.axes), view
+
+
+def test_a_fresh_figure_is_painted_with_the_layout_finish_made(
+    built_results: dict[str, ViewResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from matplotlib.image import imread
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from chatops.analytics._figure import figure_png, new_figure
+
+    passes: list[int] = []
+    execute = ConstrainedLayoutEngine.execute
+
+    def counted(self: ConstrainedLayoutEngine, fig: Figure) -> None:
+        passes.append(1)
+        execute(self, fig)
+
+    monkeypatch.setattr(ConstrainedLayoutEngine, "execute", counted)
+    for view in ("messages_over_time", "newcomer_cohorts"):
+        fig = built_results[view].plot()
+        assert getattr(fig, "laid_out", False) is True
+        fig.set_facecolor("#eeeeee")
+        # the retention matrix's cell labels sit out of the layout, and are drawn
+        cells = [t for ax in fig.axes for t in ax.texts if not t.get_in_layout()]
+        assert (len(cells) > 0) == (view == "newcomer_cohorts")
+        assert all(t.get_visible() for t in cells)
+        passes.clear()
+        fresh = imread(io.BytesIO(figure_png(fig, fresh=True)))
+        assert passes == []  # painted with finish's layout, no pass of its own
+        # painted on white like savefig, the figure's own face colour given back
+        assert tuple(fresh[0, 0, :3]) == (1.0, 1.0, 1.0)
+        assert fig.get_facecolor()[:3] == pytest.approx((0xEE / 255,) * 3)
+        passes.clear()
+        again = imread(io.BytesIO(figure_png(built_results[view].plot())))
+        assert passes == [1, 1]  # finish's pass, then savefig's own
+        assert fresh.shape == again.shape
+        # the same figure: at most a sliver of pixels moved by a second layout pass
+        assert (np.abs(fresh - again).sum(axis=2) > 0).mean() < 0.02, view
+        # the layout engine is back for later drawings
+        assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    # a figure not laid out by finish gets savefig's layout pass
+    bare = new_figure((4.0, 3.0))
+    bare.add_subplot().plot([1, 2, 3])
+    passes.clear()
+    figure_png(bare, fresh=True)
+    assert passes == [1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import networkx as nx
 import pandas as pd
 import pytest
 
@@ -726,6 +727,28 @@ def test_v10_min_weight_and_anonymize(
             views.interaction_graph(msgs, min_weight=bad)
     with pytest.raises(ValueError, match="communities"):
         views.interaction_graph(msgs, communities="girvan")
+
+
+def test_v10_betweenness_past_300_people_is_networkx_estimate_from_64_sources() -> None:
+    # 320 people replying along a ring with chords: past 300 people the betweenness is
+    # estimated from 64 sources, the same sources and estimate as networkx's
+    # betweenness_centrality(k=64, seed=seed) on the view's own graph
+    rows = []
+    start = pd.Timestamp("2024-01-01")
+    order = [i % 320 + 1 for i in range(700)] + [(7 * i) % 320 + 1 for i in range(400)]
+    for i, s in enumerate(order):
+        rows.append((1000 + i, start + pd.Timedelta(minutes=i), "general", f"t{i // 50}", s))
+    r = views.interaction_graph(messages(rows), seed=3)
+    assert len(r.nodes) == 320
+    expected = nx.betweenness_centrality(r.graph, k=64, seed=3)
+    got = r.nodes.set_index("user_id")["betweenness"]
+    assert got.to_dict() == pytest.approx({int(k): v for k, v in expected.items()}, rel=1e-9)
+    assert got.max() > 0
+    exact = nx.betweenness_centrality(r.graph)
+    # an estimate, not the exact value
+    assert got.to_dict() != pytest.approx({int(k): v for k, v in exact.items()}, rel=1e-9)
+    w = r.nodes.set_index("user_id")["weighted_degree"]
+    assert w.sum() == 2 * r.frame["weight"].sum()
 
 
 def test_v10_exclude_bots_drops_their_edges(v10_frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:

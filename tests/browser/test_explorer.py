@@ -96,3 +96,23 @@ def test_a_topic_opens_its_thread_with_links(page: Any) -> None:
     assert str(ids[0]) in first_row
     explorer.screenshot(path=str(SHOTS / "explorer-thread.png"))
     assert page.locator(".chatops-error").count() == 0
+
+
+def test_every_tab_title_is_shown_whole(page: Any) -> None:
+    explorer = page.locator(".chatops-explorer")
+    labels = explorer.locator(".chatops-explorer-tabs .lm-TabBar-tab .lm-TabBar-tabLabel")
+    shown = labels.evaluate_all(
+        "els => els.map(e => [e.textContent, e.scrollWidth, e.clientWidth,"
+        " e.getBoundingClientRect().right, e.closest('.lm-TabBar-tab').getBoundingClientRect().right])"
+    )
+    titles = [t for t, _ in VIEWS.values()] + ["Thread", "Search", "Keywords"]
+    assert [s[0] for s in shown] == titles
+    # no title cut: its text fits its label, and the label its tab
+    cut = [s[0] for s in shown if s[1] > s[2] + 1 or s[3] > s[4] + 1]
+    assert cut == []
+    # every tab inside the explorer (a second row rather than tabs past its edge)
+    right = explorer.evaluate("e => e.getBoundingClientRect().right")
+    tabs = explorer.locator(".chatops-explorer-tabs .lm-TabBar-tab")
+    ends = tabs.evaluate_all("els => els.map(e => e.getBoundingClientRect().right)")
+    assert max(ends) <= right + 1
+    explorer.locator(".chatops-explorer-tabs").screenshot(path=str(SHOTS / "explorer-tabs.png"))

@@ -63,6 +63,26 @@ def test_filters_set_back_show_the_drawing_made_for_them(ds: Dataset, export_dir
     assert not ex.error.value
 
 
+def test_a_view_says_it_is_computing_before_its_new_drawing(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir)
+    ex.tabs.selected_index = list(VIEWS).index("newcomer_cohorts")
+    seen: list[tuple[str, bytes]] = []
+    ex.timing.observe(
+        lambda c: seen.append((c["new"], ex._images["newcomer_cohorts"].value)), names="value"
+    )
+    before = ex._images["newcomer_cohorts"].value
+    ex.channels.value = (str(ex.frames.messages["channel"].value_counts().index[0]),)
+    # first the computing line, while the old drawing is still shown; then the time it took
+    assert "Computing Newcomer cohorts…" in seen[0][0] and "fa-spinner" in seen[0][0]
+    assert seen[0][1] == before
+    assert seen[-1][0].endswith(" s</span>") and "Newcomer cohorts: " in seen[-1][0]
+    assert ex._images["newcomer_cohorts"].value != before
+    # filters set back: the kept drawing is shown with no computing line
+    seen.clear()
+    ex.channels.value = ()
+    assert len(seen) == 1 and "Computing" not in seen[0][0]
+
+
 def test_bots_people_time_zone_and_excel(ds: Dataset, export_dir: Path) -> None:
     ex = Explorer(ds, export_dir=export_dir)
     all_msgs = ex.render("messages_over_time").total
