@@ -115,6 +115,8 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
     split = _SPLIT_WORDS.get(result.split or "", f"by {result.split}") if result.split else ""
     if len(splits) < 2:
         split = f"{splits[0]}s only" if result.split == "is_bot" and splits else ""
+        if split == "humans only" and not result.bots_excluded:
+            split = "no bot messages"  # bots were kept; none of them posted
     ax.set_title(f"Messages sent per {word}" + (f", {split}" if split else ""))
     ax.set_xlabel(f"{word} ({_zone(result.tz)})")
     ax.set_ylabel(f"messages per {word}")

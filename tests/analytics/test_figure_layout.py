@@ -267,6 +267,11 @@ def test_legends_name_only_what_is_drawn() -> None:
     both = views.messages_over_time(f.messages, users=f.users, freq="W").plot().axes[0]
     assert [t.get_text() for t in both.get_legend().get_texts()][:2] == ["human", "bot"]
     assert both.get_title() == "Messages sent per week, humans and bots"
+    # bots kept, but none of them posted in the period: not "humans only", which reads as a filter
+    bot_ids = set(f.users.loc[f.users["is_bot"], "user_id"])
+    people = f.messages[~f.messages["sender_id"].isin(bot_ids)]
+    quiet = views.messages_over_time(people, users=f.users, freq="W").plot().axes[0]
+    assert quiet.get_title() == "Messages sent per week, no bot messages"
     # V7: only tenures that have messages are in the legend (three months of data: 0 to 2)
     cohorts = views.newcomer_cohorts(f.messages)
     ten = cohorts.plot().axes[1]

@@ -48,6 +48,8 @@ class MessagesOverTime(ViewResult):
     tz: str = "UTC"
     split: str | None = "is_bot"
     total: int = 0
+    #: the bots' messages were left out (``exclude_bots``), rather than there being none
+    bots_excluded: bool = False
 
 
 _SPLITS = (None, "is_bot", "recipient_type", "channel", "client")
@@ -162,7 +164,9 @@ def messages_over_time(
     cols = ["bucket_start", "bucket_end", "split", "messages", "cumulative", "partial"]
     if df.empty:
         frame = pd.DataFrame({c: [] for c in cols})
-        return MessagesOverTime(frame, coverage_of(coverage, df), freq, tz, split, 0)
+        return MessagesOverTime(
+            frame, coverage_of(coverage, df), freq, tz, split, 0, bots_excluded=exclude_bots
+        )
     note = None
     if tz == SENDER:
         local, missing, senders = sender_local_times(
@@ -196,6 +200,7 @@ def messages_over_time(
         default_tz,
         anonymize,
         salt,
+        exclude_bots,
     )
 
 
@@ -211,6 +216,7 @@ def _result(
     default_tz: str,
     anonymize: bool,
     salt: str,
+    exclude_bots: bool,
 ) -> MessagesOverTime:
     """The view from ``counts`` (one row per period that has messages, one column per split)."""
     periods = pd.PeriodIndex(counts.index)
@@ -234,7 +240,15 @@ def _result(
         )
     frame = pd.concat(rows, ignore_index=True)
     frame["split"] = pd.Categorical(frame["split"], categories=order)
-    return MessagesOverTime(_finish(frame, anonymize, salt), coverage, freq, tz, split, total)
+    return MessagesOverTime(
+        _finish(frame, anonymize, salt),
+        coverage,
+        freq,
+        tz,
+        split,
+        total,
+        bots_excluded=exclude_bots,
+    )
 
 
 _TYPES = ("public channel", "private channel", "channel", "direct message", "group direct message")
@@ -305,4 +319,5 @@ def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
         p["default_tz"],
         p["anonymize"],
         p["salt"],
+        bool(p["exclude_bots"]),
     )
