@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 __all__ = [
@@ -26,7 +27,9 @@ __all__ = [
     "new_manifest",
     "private_dir",
     "read_manifest",
+    "unlink_parts",
     "write_json",
+    "write_parts",
     "write_parquet",
 ]
 
@@ -116,3 +119,32 @@ def read_manifest(cache: Path) -> dict[str, Any] | None:
             f"{SCHEMA_VERSION}: sync into a new cache folder"
         )
     return data
+
+
+def write_parts(cache: Path, table: pa.Table, names: list[str], tail: int) -> list[dict[str, Any]]:
+    """Write ``table`` sorted by id as the part files ``names`` (two: the newest ``tail`` rows
+    go to the second); returns their manifest entries."""
+    ids = table["id"]
+    if len(ids) > 1 and not pc.all(pc.less(ids[:-1], ids[1:])).as_py():
+        table = table.sort_by("id")
+    cuts = [0, table.num_rows - tail, table.num_rows] if len(names) == 2 else [0, table.num_rows]
+    parts: list[dict[str, Any]] = []
+    for rel, lo, hi in zip(names, cuts, cuts[1:], strict=False):
+        piece = table.slice(lo, hi - lo)
+        write_parquet(piece, cache / rel)
+        ids = piece["id"]
+        parts.append(
+            {
+                "path": rel,
+                "rows": piece.num_rows,
+                "min_id": ids[0].as_py(),
+                "max_id": ids[-1].as_py(),
+            }
+        )
+    return parts
+
+
+def unlink_parts(cache: Path, files: list[dict[str, Any]]) -> None:
+    for f in files:
+        with contextlib.suppress(FileNotFoundError):
+            (cache / f["path"]).unlink()

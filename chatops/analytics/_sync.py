@@ -28,17 +28,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from tqdm.auto import tqdm
 
 from .._client import AsyncClient
 from .._exceptions import ApiError, BadEventQueueId
 from . import _files
+from ._org import read_channels, write_tables
 from ._pages import MESSAGE_SCHEMA, decode_page, page_table
-from .records import channels_frame, users_frame
+from ._progress import Progress
 
 __all__ = ["EVENT_TYPES", "MAX_PAGE", "SyncStats"]
 
@@ -102,158 +101,6 @@ async def _one(item: Any) -> Any:
     yield item
 
 
-class _Progress:
-    """Messages fetched of those planned, their rate and the time left.
-
-    Before the bar shows, every narrow is planned: a narrow with stored messages gets a sample
-    of its newest ids (one small request), a narrow with none its newest page (and, when that
-    is not all of it, its oldest page too). Where the sample or the newest page reaches back to
-    where the fetch starts, the narrow's count is known; otherwise the part in between is
-    estimated at the density of ids the narrow's fetched pages show (the sample's, before any).
-    The total only ever comes down (to what is fetched, at least), so the percentage never
-    goes back.
-    """
-
-    def __init__(self, enabled: bool) -> None:
-        widget = enabled and _notebook_bar(tqdm)
-        self.bar = tqdm(
-            total=None,
-            unit="msg",
-            desc="sync",
-            disable=not enabled,
-            leave=True,
-            smoothing=0.1,
-            **({"display": False} if widget else {}),
-        )
-        # In a notebook the bar is shown through a display handle, so that when the sync ends
-        # the output becomes the bar's last line as text: a saved or rendered notebook (which
-        # keeps no widget state) shows where the sync ended, not the widget's first text.
-        self._handle = _show(self.bar.container) if widget else None
-        self.spans: dict[str, tuple[int, int]] = {}
-        self.samples: dict[str, tuple[np.ndarray, bool]] = {}
-        self.reached: dict[str, int] = {}
-        self.fetched: dict[str, int] = {}
-        self.count = 0
-        #: messages fetched before every narrow was planned: the bar shows them from ``start``
-        self.unshown: int | None = 0
-        #: narrows whose newest page came with their plan (``tail``)
-        self.tails: set[str] = set()
-
-    def plan(self, key: str, lo: int, hi: int, sample: list[int], complete: bool) -> None:
-        """Narrow ``key`` will be fetched over ids ``lo`` to ``hi``; ``sample`` holds its
-        newest ids (all of them from ``lo`` on when ``complete``)."""
-        self.spans[key] = (lo, hi)
-        self.samples[key] = (np.sort(np.asarray(sample, dtype=np.int64)), complete)
-        self.reached[key] = lo - 1
-        self.fetched[key] = 0
-
-    def tail(self, key: str, lo: int, ids: list[int], complete: bool) -> None:
-        """Narrow ``key``'s newest messages, ``ids``, are fetched already (all of those from
-        ``lo`` on when ``complete``); what is left to fetch is older than them."""
-        self.plan(key, lo, (ids[0] - 1) if ids and not complete else lo - 1, ids, complete)
-        self.tails.add(key)
-        self._shown(len(ids))
-
-    def _ahead(self, key: str) -> float:
-        lo, hi = self.spans[key]
-        sample, complete = self.samples[key]
-        if hi < lo:
-            return 0.0
-        begin = max(lo, self.reached[key] + 1)
-        # a tail is counted already: its ids only say how dense the narrow is
-        known = 0 if key in self.tails else int(len(sample) - np.searchsorted(sample, begin))
-        if complete or not len(sample) or sample[0] <= begin:
-            return float(known)
-        gap = int(sample[0]) - begin  # ids older than the sample still to fetch
-        done = self.reached[key] - lo + 1
-        width = int(sample[-1] - sample[0])
-        if self.fetched[key] and done > 0:
-            density = self.fetched[key] / done
-        else:
-            density = (len(sample) - 1) / width if width > 0 else 1.0
-        return known + gap * min(1.0, density)
-
-    def _estimate(self) -> float:
-        return self.count + sum(self._ahead(k) for k in self.spans)
-
-    def start(self) -> None:
-        self.bar.total = max(self.count, round(self._estimate()))
-        unshown, self.unshown = self.unshown, None
-        if unshown:
-            self.bar.update(unshown)
-        else:
-            self.bar.refresh()
-
-    def advance(self, key: str, n: int, last_id: int) -> None:
-        if key in self.spans:
-            self.fetched[key] += n
-            self.reached[key] = max(self.reached[key], last_id)
-        self._shown(n)
-
-    def _shown(self, n: int) -> None:
-        self.count += n
-        if self.unshown is not None:
-            self.unshown += n
-            return
-        estimate = round(self._estimate())
-        current = self.bar.total if self.bar.total is not None else estimate
-        self.bar.total = max(self.count, min(current, estimate))
-        self.bar.update(n)
-
-    def close(self) -> None:
-        self.bar.total = self.count
-        self.bar.refresh()
-        self.bar.close()
-        if self._handle is not None:
-            from IPython.display import Pretty
-
-            self._handle.update(Pretty(str(self.bar)))  # type: ignore[no-untyped-call]
-
-
-def _notebook_bar(cls: type) -> bool:
-    """Whether ``cls`` (what ``tqdm.auto`` chose) draws an ipywidgets bar."""
-    try:
-        from tqdm.notebook import tqdm as notebook_tqdm
-    except ImportError:  # pragma: no cover - tqdm without its notebook module
-        return False
-    return issubclass(cls, notebook_tqdm)
-
-
-def _show(container: Any) -> Any:
-    from IPython.display import display
-
-    return display(container, display_id=True)  # type: ignore[no-untyped-call]
-
-
-def _write_parts(cache: Path, table: pa.Table, names: list[str], tail: int) -> list[dict[str, Any]]:
-    """Write ``table`` sorted by id as the part files ``names`` (two: the newest ``tail`` rows
-    go to the second); returns their manifest entries."""
-    ids = table["id"]
-    if len(ids) > 1 and not pc.all(pc.less(ids[:-1], ids[1:])).as_py():
-        table = table.sort_by("id")
-    cuts = [0, table.num_rows - tail, table.num_rows] if len(names) == 2 else [0, table.num_rows]
-    parts: list[dict[str, Any]] = []
-    for rel, lo, hi in zip(names, cuts, cuts[1:], strict=False):
-        piece = table.slice(lo, hi - lo)
-        _files.write_parquet(piece, cache / rel)
-        ids = piece["id"]
-        parts.append(
-            {
-                "path": rel,
-                "rows": piece.num_rows,
-                "min_id": ids[0].as_py(),
-                "max_id": ids[-1].as_py(),
-            }
-        )
-    return parts
-
-
-def _unlink(cache: Path, files: list[dict[str, Any]]) -> None:
-    for f in files:
-        with contextlib.suppress(FileNotFoundError):
-            (cache / f["path"]).unlink()
-
-
 def _key(stream_id: int | None) -> str:
     return "dm" if stream_id is None else f"channel-{stream_id}"
 
@@ -289,7 +136,7 @@ class _Syncer:
         self.flush_rows = flush_rows
         self.content = content
         self.full = full
-        self.progress = _Progress(progress)
+        self.progress = Progress(progress)
         self.stats = SyncStats()
         #: ids stored in a range that was fetched again (found again, or to be looked up)
         self.vanished: set[int] = set()
@@ -308,7 +155,6 @@ class _Syncer:
         #: the manifest changed since the write in progress began (``_save_soon``)
         self._dirty = False
         self._saver: asyncio.Future[None] | None = None
-        self.subscribers: dict[int, list[int]] = {}
 
     # -- files of a narrow
 
@@ -337,7 +183,9 @@ class _Syncer:
         (rows put back after a change leave the watermark where the fetch left it).
         """
         names = self._part_names(key, table)
-        self._record(key, _write_parts(self.cache, table, names, self._tail), drop, extend=extend)
+        self._record(
+            key, _files.write_parts(self.cache, table, names, self._tail), drop, extend=extend
+        )
 
     async def _commit_soon(
         self, key: str, table: pa.Table, drop: list[dict[str, Any]], *, extend: bool = True
@@ -345,10 +193,10 @@ class _Syncer:
         """``_commit``, with the sorting, encoding and writing of the parts in a worker thread,
         so the event loop goes on reading the other narrows' pages meanwhile."""
         names = self._part_names(key, table)
-        parts = await asyncio.to_thread(_write_parts, self.cache, table, names, self._tail)
+        parts = await asyncio.to_thread(_files.write_parts, self.cache, table, names, self._tail)
         self._update(key, parts, drop, extend=extend)
         await self._save_soon()
-        _unlink(self.cache, drop)
+        _files.unlink_parts(self.cache, drop)
 
     async def _save_soon(self) -> None:
         """Save the manifest in a worker thread; returns once a write begun after this call
@@ -386,7 +234,7 @@ class _Syncer:
         """Put the written ``parts`` in the manifest in place of ``drop``, then delete those."""
         self._update(key, parts, drop, extend=extend)
         self._save()
-        _unlink(self.cache, drop)
+        _files.unlink_parts(self.cache, drop)
 
     def _update(
         self,
@@ -407,7 +255,7 @@ class _Syncer:
         not have it), its files with it."""
         state = self.m["narrows"].pop(key)
         self._save()
-        _unlink(self.cache, state["files"])
+        _files.unlink_parts(self.cache, state["files"])
 
     def _window(self, key: str) -> tuple[int | None, list[dict[str, Any]], pa.Table | None]:
         """The first id to re-check, the files the re-check rewrites and the rows they keep."""
@@ -807,92 +655,6 @@ class _Syncer:
         self.stats.removed = len(((self.vanished - self.seen) | set(was)) - set(now))
         self.stats.moved = sum(1 for i, key in was.items() if i in now and now[i] != key)
 
-    async def _channels(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Any]]:
-        """The narrows the account reads, the coverage they give, and the channel list."""
-        c = self.client
-        subscribed = await c.channels.subscriptions(include_subscribers=True)
-        mine = {s.stream_id for s in subscribed}
-        #: the subscribers of the channels the account is in (the others are asked one by one)
-        self.subscribers = {
-            s.stream_id: s.subscribers for s in subscribed if s.subscribers is not None
-        }
-        try:  # archived channels too: their messages stay readable
-            channels = await c.channels.list(
-                include_all=True, exclude_archived=False, include_default=True
-            )
-        except ApiError:
-            channels = await c.channels.list(exclude_archived=False, include_default=True)
-        readable: dict[str, dict[str, Any]] = {}
-        hidden: list[dict[str, Any]] = []
-        for ch in channels:
-            if ch.stream_id in mine or not ch.invite_only:
-                readable[f"channel-{ch.stream_id}"] = {
-                    "kind": "channel",
-                    "stream_id": ch.stream_id,
-                    "name": ch.name,
-                    "archived": bool(ch.is_archived),
-                    "first_message_id": ch.first_message_id or 0,
-                }
-            else:
-                hidden.append(
-                    {
-                        "stream_id": ch.stream_id,
-                        "name": ch.name,
-                        "archived": bool(ch.is_archived),
-                        "reason": "private, not a member",
-                    }
-                )
-        readable["dm"] = {"kind": "dm", "name": "direct messages", "first_message_id": 0}
-        coverage = {
-            "as_of": int(time.time()),
-            "channels_readable": sorted(
-                (
-                    {"stream_id": v["stream_id"], "name": v["name"], "archived": v["archived"]}
-                    for v in readable.values()
-                    if v["kind"] == "channel"
-                ),
-                key=lambda d: d["stream_id"],
-            ),
-            "channels_not_readable": sorted(hidden, key=lambda d: d["stream_id"]),
-        }
-        return readable, coverage, channels
-
-    async def _tables(self, readable: Mapping[str, Any], channels: list[Any]) -> None:
-        """The organization's tables (users, channels, subscriptions, groups), written."""
-        c = self.client
-        users = await c.users.list()
-
-        async def members(sid: int) -> list[tuple[int, int]]:
-            if sid in self.subscribers:
-                return [(sid, u) for u in self.subscribers[sid]]
-            async with self.sem:
-                try:
-                    return [(sid, u) for u in await c.channels.members(sid)]
-                except ApiError:
-                    return []
-
-        pairs = [
-            p
-            for chunk in await asyncio.gather(
-                *(members(v["stream_id"]) for v in readable.values() if v["kind"] == "channel")
-            )
-            for p in chunk
-        ]
-        groups = await c.user_groups.list()
-        tables = {
-            "users": users_frame(users),
-            "channels": channels_frame(channels),
-            "subscriptions": pd.DataFrame(pairs, columns=["stream_id", "user_id"], dtype="Int64"),
-            "user_groups": pd.DataFrame(
-                [(g.name, u) for g in groups for u in g.members], columns=["name", "user_id"]
-            ).astype({"user_id": "Int64"}),
-        }
-        folder = _files.private_dir(self.cache / "tables")
-        for name, df in tables.items():
-            _files.write_parquet(
-                pa.Table.from_pandas(df, preserve_index=False), folder / f"{name}.parquet"
-            )
-
     async def _messages(
         self, readable: Mapping[str, Any], had_files: bool
     ) -> dict[str, int | None]:
@@ -942,9 +704,11 @@ class _Syncer:
             # The queue the next sync drains is registered before anything is read, so every
             # change made while this sync reads is in it.
             queue = await self._register()
-            readable, coverage, channels = await self._channels()
+            readable, coverage, channels, subscribers = await read_channels(self.client)
             # the organization's tables are read while the messages are: nothing here needs them
-            tables = asyncio.ensure_future(self._tables(readable, channels))
+            tables = asyncio.ensure_future(
+                write_tables(self.client, self.cache, readable, channels, subscribers, self.sem)
+            )
             try:
                 before = await self._messages(readable, had_files)
                 await tables

@@ -1,0 +1,114 @@
+"""What a dataset sync reads of the organization besides messages: the channels the account
+reads (and those it cannot, with the reason), and the tables of users, channels,
+subscriptions and user groups."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from .._client import AsyncClient
+from .._exceptions import ApiError
+from . import _files
+from .records import channels_frame, users_frame
+
+__all__ = ["read_channels", "write_tables"]
+
+
+async def read_channels(
+    c: AsyncClient,
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Any], dict[int, list[int]]]:
+    """The narrows the account reads, the coverage they give, the channel list, and the
+    subscribers of the channels the account is in (the others are asked one by one)."""
+    subscribed = await c.channels.subscriptions(include_subscribers=True)
+    mine = {s.stream_id for s in subscribed}
+    subscribers = {s.stream_id: s.subscribers for s in subscribed if s.subscribers is not None}
+    try:  # archived channels too: their messages stay readable
+        channels = await c.channels.list(
+            include_all=True, exclude_archived=False, include_default=True
+        )
+    except ApiError:
+        channels = await c.channels.list(exclude_archived=False, include_default=True)
+    readable: dict[str, dict[str, Any]] = {}
+    hidden: list[dict[str, Any]] = []
+    for ch in channels:
+        if ch.stream_id in mine or not ch.invite_only:
+            readable[f"channel-{ch.stream_id}"] = {
+                "kind": "channel",
+                "stream_id": ch.stream_id,
+                "name": ch.name,
+                "archived": bool(ch.is_archived),
+                "first_message_id": ch.first_message_id or 0,
+            }
+        else:
+            hidden.append(
+                {
+                    "stream_id": ch.stream_id,
+                    "name": ch.name,
+                    "archived": bool(ch.is_archived),
+                    "reason": "private, not a member",
+                }
+            )
+    readable["dm"] = {"kind": "dm", "name": "direct messages", "first_message_id": 0}
+    coverage = {
+        "as_of": int(time.time()),
+        "channels_readable": sorted(
+            (
+                {"stream_id": v["stream_id"], "name": v["name"], "archived": v["archived"]}
+                for v in readable.values()
+                if v["kind"] == "channel"
+            ),
+            key=lambda d: d["stream_id"],
+        ),
+        "channels_not_readable": sorted(hidden, key=lambda d: d["stream_id"]),
+    }
+    return readable, coverage, channels, subscribers
+
+
+async def write_tables(
+    c: AsyncClient,
+    cache: Path,
+    readable: Mapping[str, Any],
+    channels: list[Any],
+    subscribers: Mapping[int, list[int]],
+    sem: asyncio.Semaphore,
+) -> None:
+    """The organization's tables (users, channels, subscriptions, groups), written."""
+    users = await c.users.list()
+
+    async def members(sid: int) -> list[tuple[int, int]]:
+        if sid in subscribers:
+            return [(sid, u) for u in subscribers[sid]]
+        async with sem:
+            try:
+                return [(sid, u) for u in await c.channels.members(sid)]
+            except ApiError:
+                return []
+
+    pairs = [
+        p
+        for chunk in await asyncio.gather(
+            *(members(v["stream_id"]) for v in readable.values() if v["kind"] == "channel")
+        )
+        for p in chunk
+    ]
+    groups = await c.user_groups.list()
+    tables = {
+        "users": users_frame(users),
+        "channels": channels_frame(channels),
+        "subscriptions": pd.DataFrame(pairs, columns=["stream_id", "user_id"], dtype="Int64"),
+        "user_groups": pd.DataFrame(
+            [(g.name, u) for g in groups for u in g.members], columns=["name", "user_id"]
+        ).astype({"user_id": "Int64"}),
+    }
+    folder = _files.private_dir(cache / "tables")
+    for name, df in tables.items():
+        _files.write_parquet(
+            pa.Table.from_pandas(df, preserve_index=False), folder / f"{name}.parquet"
+        )
