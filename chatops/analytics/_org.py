@@ -16,6 +16,7 @@ import pyarrow as pa
 from .._client import AsyncClient
 from .._exceptions import ApiError
 from . import _files
+from ._slots import Slots
 from .records import channels_frame, users_frame
 
 __all__ = ["read_channels", "write_tables"]
@@ -77,7 +78,7 @@ async def write_tables(
     readable: Mapping[str, Any],
     channels: list[Any],
     subscribers: Mapping[int, list[int]],
-    sem: asyncio.Semaphore,
+    sem: Slots,
 ) -> None:
     """The organization's tables (users, channels, subscriptions, groups), written."""
     users = await c.users.list()

@@ -81,6 +81,10 @@ class Progress:
             density = (len(sample) - 1) / width if width > 0 else 1.0
         return known + gap * min(1.0, density)
 
+    def left(self, key: str) -> float:
+        """Messages of narrow ``key`` still to fetch, as estimated now (0 before its plan)."""
+        return self._ahead(key) if key in self.spans else 0.0
+
     def _estimate(self) -> float:
         return self.count + sum(self._ahead(k) for k in self.spans)
 

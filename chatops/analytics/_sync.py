@@ -38,6 +38,7 @@ from . import _files
 from ._org import read_channels, write_tables
 from ._pages import MESSAGE_SCHEMA, decode_page, page_table
 from ._progress import Progress
+from ._slots import Slots
 
 __all__ = ["EVENT_TYPES", "MAX_PAGE", "SyncStats"]
 
@@ -45,6 +46,9 @@ __all__ = ["EVENT_TYPES", "MAX_PAGE", "SyncStats"]
 MAX_PAGE = 5000
 #: The newest messages of each narrow asked for before the fetch, for the progress bar.
 SAMPLE = 100
+#: The priority of the requests that plan a narrow: before any other (the bar's total needs
+#: every plan), the others by the messages their narrow has left to fetch.
+PLANNING = float("inf")
 #: Message ids asked for in one ``GET /messages?message_ids=...``.
 LOOKUP_CHUNK = 1000
 #: The events the queue a sync leaves behind collects for the next one.
@@ -130,7 +134,9 @@ class _Syncer:
         self.cache = cache
         self.m = manifest
         self.recheck = recheck
-        self.sem = asyncio.Semaphore(concurrency)
+        self.sem = Slots(concurrency)
+        #: narrows being planned: their requests go first (``PLANNING``)
+        self.planning: set[str] = set()
         self.concurrency = concurrency
         self.page_size = page_size
         self.flush_rows = flush_rows
@@ -319,13 +325,20 @@ class _Syncer:
 
     # -- requests
 
-    async def _get(self, params: dict[str, Any]) -> Any:
-        async with self.sem:
+    async def _get(self, params: dict[str, Any], priority: float = 0.0) -> Any:
+        """A page of messages, decoded; a waiting request of higher ``priority`` goes first:
+        every narrow's plan, then the narrows with the most left to fetch (see ``_slots``)."""
+        async with self.sem(priority):
             body = await self.client._request(
                 "GET", "/messages", params=params, cast_to=bytes, idempotent=True
             )
         self.stats.requests += 1
         return await asyncio.to_thread(decode_page, body)
+
+    def _priority(self, key: str | None) -> float:
+        if key is None:
+            return 0.0
+        return PLANNING if key in self.planning else self.progress.left(key)
 
     async def _sample(self, narrow: Narrow) -> tuple[list[int], bool]:
         """The ids of the newest messages of ``narrow``, and whether that is all of them."""
@@ -337,7 +350,8 @@ class _Syncer:
                 "narrow": narrow,
                 "apply_markdown": False,
                 "client_gravatar": True,
-            }
+            },
+            PLANNING,
         )
         return sorted(m.id for m in page.messages), bool(page.found_oldest)
 
@@ -357,7 +371,8 @@ class _Syncer:
                     "narrow": narrow,
                     "apply_markdown": False,
                     "client_gravatar": True,
-                }
+                },
+                self._priority(key),
             )
             msgs = page.messages
             reached = until is not None and any(m.id >= until for m in msgs)
@@ -386,6 +401,13 @@ class _Syncer:
         return ids
 
     async def _plan(self, key: str, first_id: int) -> _Plan:
+        self.planning.add(key)
+        try:
+            return await self._plan_narrow(key, first_id)
+        finally:
+            self.planning.discard(key)
+
+    async def _plan_narrow(self, key: str, first_id: int) -> _Plan:
         """What to fetch of a narrow: from where, the files it replaces, and its newest id.
 
         A narrow with nothing stored gets its newest page now (a whole page, not a sample):
@@ -406,7 +428,8 @@ class _Syncer:
                 "narrow": narrow,
                 "apply_markdown": False,
                 "client_gravatar": True,
-            }
+            },
+            PLANNING,
         )
         msgs = sorted(page.messages, key=lambda m: m.id)
         ids = self._took(key, msgs) if msgs else []
