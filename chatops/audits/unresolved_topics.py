@@ -108,6 +108,9 @@ def unresolved_topics(
         now: the reference time; default the current time (UTC when naive).
         dry_run: when False, resolve every old unresolved topic (``PATCH /messages/{id}``).
 
+    Private channels the account is not in are not judged (no account reads them, an
+    administrator neither); the summary names them (``channels_not_readable``).
+
     Tables: ``topics`` (every unresolved topic judged, oldest first), ``backlog`` (per
     channel: unresolved topics, how many are old, and resolved topics).
     """
@@ -118,6 +121,13 @@ def unresolved_topics(
     wanted = {c.strip().lstrip("#") for c in channels if c.strip()}
 
     listed = [c for c in client.channels.list(include_all=True) if not c.is_archived]
+    # a private channel the account is not in cannot be read, by administrators either
+    mine = {s.stream_id for s in client.channels.subscriptions()}
+    unreadable = sorted(c.name for c in listed if c.invite_only and c.stream_id not in mine)
+    listed = [c for c in listed if c.name not in unreadable]
+    closed = sorted(wanted & set(unreadable))
+    if closed:
+        raise ValueError(f"private channels this account is not in: {', '.join(closed)}")
     unknown = sorted(wanted - {c.name for c in listed})
     if unknown:
         raise ValueError(f"unknown or archived channels: {', '.join(unknown)}")
@@ -271,6 +281,7 @@ def unresolved_topics(
         },
         resolved_message_ids=resolved_ids,
         cutoff=cutoff.isoformat(),
+        channels_not_readable=unreadable,
         subjects=[*present, "topics"],
         site=client.site,
         generated_at=datetime.now(UTC).isoformat(),

@@ -160,3 +160,18 @@ def test_dry_run_false_resolves_the_topics(sb: Sandbox, admin_client: chatops.Cl
     assert "new question" in topics
     again = unresolved_topics(admin_client, channels=["helpdesk"])
     assert again.findings.empty and again.tables["backlog"].loc["helpdesk", "resolved"] == 2
+
+
+def test_a_private_channel_the_admin_is_not_in_is_named_not_judged(
+    sb: Sandbox, admin_client: chatops.Client
+) -> None:
+    """The server refuses its topics to an administrator too ("Invalid channel ID"): the audit
+    runs on, names the channel as not readable, and refuses it when asked for by name."""
+    with chatops.Client.from_zuliprc(sb.zuliprc("member")) as member:
+        member.channels.subscribe(["members-only"], invite_only=True)
+        member.messages.send_to_channel("members-only", "old private question", "anyone?")
+    result = unresolved_topics(admin_client, older_than_days=7)
+    assert result.summary["channels_not_readable"] == ["members-only"]
+    assert not any("members-only" in s for s in result.summary["subjects"])
+    with pytest.raises(ValueError, match="private channels this account is not in: members-only"):
+        unresolved_topics(admin_client, channels=["members-only"])
