@@ -95,7 +95,7 @@ def decode_rounds(bodies: list[bytes], rounds: int = 15) -> tuple[float, float]:
     """
 
     def ours() -> pd.DataFrame:
-        tables = [page_table(decode_page(b).messages) for b in bodies]
+        tables = [page_table(decode_page(b)) for b in bodies]
         return messages_from_table(pa.concat_tables(tables))
 
     def theirs() -> pd.DataFrame:

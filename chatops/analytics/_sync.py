@@ -36,7 +36,7 @@ from .._client import AsyncClient
 from .._exceptions import ApiError, BadEventQueueId
 from . import _files
 from ._org import read_channels, write_tables
-from ._pages import MESSAGE_SCHEMA, decode_page, page_table
+from ._pages import MESSAGE_SCHEMA, decode_page, message_records, page_table, records_table
 from ._progress import Progress
 from ._slots import Slots
 
@@ -386,7 +386,7 @@ class _Syncer:
                     self.progress.advance(key, len(msgs), ids[-1])
                 anchor, include = max(ids), False
             done = page.found_newest or not msgs or reached
-            yield msgs, done
+            yield page, msgs, done
             if done:
                 return
 
@@ -435,13 +435,13 @@ class _Syncer:
         ids = self._took(key, msgs) if msgs else []
         complete = bool(page.found_oldest) or not ids
         self.progress.tail(key, first_id, ids, complete)
-        tail = await asyncio.to_thread(page_table, msgs, content=self.content) if msgs else None
+        tail = await asyncio.to_thread(page_table, page, content=self.content) if msgs else None
         plan = _Plan(key, None, drop, kept, ids[-1] if ids else 0, tail, complete)
         if not complete:
             # and its oldest page: with the newest, it tells how dense the narrow is between
             plan.pages = self._pages(narrow, "oldest", key, until=ids[0])
-            first, done = await anext(plan.pages)
-            table = await asyncio.to_thread(page_table, first, content=self.content)
+            first_page, first, done = await anext(plan.pages)
+            table = await asyncio.to_thread(page_table, first_page, first, content=self.content)
             plan.first = (table, done)
         return plan
 
@@ -489,9 +489,11 @@ class _Syncer:
                 yield (table if tail is None else pa.concat_tables([table, tail])), True
                 return
             yield table, False
-        async for msgs, done in pages:
+        async for page, msgs, done in pages:
             table = (
-                await asyncio.to_thread(page_table, msgs, content=self.content) if msgs else None
+                await asyncio.to_thread(page_table, page, msgs, content=self.content)
+                if msgs
+                else None
             )
             if done and tail is not None:
                 table = tail if table is None else pa.concat_tables([table, tail])
@@ -590,8 +592,8 @@ class _Syncer:
         self.vanished.update(ids.to_pylist())
         for name, _ in differ:
             narrow = [*_narrow_of(self.m["narrows"][key]), {"operator": "topic", "operand": name}]
-            async for msgs, _done in self._pages(narrow, "oldest", None):
-                for m in msgs:
+            async for page, msgs, _done in self._pages(narrow, "oldest", None):
+                for m in await asyncio.to_thread(message_records, page, msgs):
                     upserts[m.id] = m
 
     # -- messages looked up by id, and the changes put in place
@@ -607,7 +609,7 @@ class _Syncer:
                     "client_gravatar": True,
                 }
             )
-            for m in page.messages:
+            for m in await asyncio.to_thread(message_records, page):
                 upserts[m.id] = m
                 missing.discard(m.id)
         self.stats.fetched += len(ids) - len(missing)
@@ -652,7 +654,7 @@ class _Syncer:
             new = sorted(by_key.pop(key, []), key=lambda m: m.id)
             if new:
                 now.update(dict.fromkeys((m.id for m in new), key))
-                kept.append(page_table(new, content=self.content))
+                kept.append(records_table(new, content=self.content))
             if drop or new:
                 table = pa.concat_tables(kept) if kept else MESSAGE_SCHEMA.empty_table()
                 self._commit(key, table, drop, extend=False)

@@ -63,7 +63,7 @@ import pyarrow.compute as pc
 
 from . import _files
 from ._pages import _Message as _PageMessage
-from ._pages import page_table
+from ._pages import records_table
 from ._tables import (
     dm_recipients_from_table,
     edits_from_table,
@@ -547,7 +547,7 @@ class _Parts:
         for r in records:
             if r["type"] == "stream" and r["subject"] == "":
                 r["subject"] = EMPTY_TOPIC_DISPLAY_NAME  # as a sync stores it
-        table = page_table(msgspec.convert(records, list[_PageMessage]), content=self.content)
+        table = records_table(msgspec.convert(records, list[_PageMessage]), content=self.content)
         rows: dict[str, list[int]] = {}
         for i, r in enumerate(records):
             if r["type"] == "stream":

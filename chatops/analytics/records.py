@@ -9,15 +9,17 @@ the client; the incremental dataset produces the same frames from its cache::
     ...         users=client.users.list(), channels=client.channels.list(include_all=True))
 
 Messages take one road into frames whatever they come as: the ``GET /messages`` page decoder
-of the dataset (:mod:`._pages`, msgspec into Arrow columns) and :mod:`._tables`. A
+of the dataset (:mod:`._pages`, Arrow's JSON reader into columns) and :mod:`._tables`. A
 :class:`~chatops.resources.messages.PagedHistory` (what ``iter_history`` returns) hands it its
-raw pages, so no record per message is made; ``Message`` records and API dicts are converted to
-the decoder's structs first.
+raw pages, so no record per message is made, and they are read in threads while the next page
+is fetched; ``Message`` records and API dicts are validated and written as pages first.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +31,7 @@ import pyarrow.compute as pc
 from .._base_client import NotGiven
 from ..resources.messages import PagedHistory
 from ..types import ROLE_NAMES, role_name
-from ._pages import MESSAGE_SCHEMA, _gc_paused, _Message, decode_page, page_table
+from ._pages import MESSAGE_SCHEMA, Page, _Message, decode_page, page_table, records_table
 from ._tables import (
     dm_recipients_from_table,
     edits_from_table,
@@ -54,6 +56,8 @@ __all__ = [
 
 #: Records converted to the page decoder's structs at a time.
 _CHUNK = 5000
+#: threads reading pages into tables (Arrow reads without the GIL)
+_READERS = max(2, min(4, os.cpu_count() or 2))
 
 
 def _get(record: Any, name: str, default: Any = None) -> Any:
@@ -72,6 +76,37 @@ def _structs(records: list[Any]) -> list[_Message]:
         raise ValueError(f"not a message record: {exc}") from exc
 
 
+def _history_tables(history: PagedHistory, content: bool) -> list[pa.Table]:
+    """The pages of ``history`` as tables, oldest first: each page is read by Arrow in a worker
+    thread (no GIL) while this one fetches the next."""
+    # the empty topic by its display name, as the dataset stores it
+    empty_topic = history.allow_empty_topic_name
+    read: list[Page] = []
+
+    def decode(body: bytes) -> Page:
+        read.append(decode_page(body))
+        return read[-1]
+
+    with ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="chatops-pages") as pool:
+        try:
+            futures = [
+                # ``batch`` is the page's new messages (the walk's own ``read[-1]``)
+                pool.submit(page_table, read[-1], batch, content=content)
+                for batch in history.pages(
+                    decode,
+                    allow_empty_topic_name=False
+                    if isinstance(empty_topic, NotGiven)
+                    else empty_topic,
+                )
+            ]
+            tables = [f.result() for f in futures]
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    # pages come in travel order
+    return tables[::-1] if history.direction == "older" else tables
+
+
 def messages_table(messages: Iterable[Any], *, content: bool = False) -> pa.Table:
     """Messages as one Arrow table of the dataset's message schema, sorted by id.
 
@@ -86,25 +121,12 @@ def messages_table(messages: Iterable[Any], *, content: bool = False) -> pa.Tabl
     Raises ValueError naming the field when a record is not a message.
     """
     tables: list[pa.Table] = []
-    # A page makes tens of thousands of acyclic objects: collections while they live would
-    # cost more than the decoding (see _pages.decode_page); one pause for all the pages.
-    with _gc_paused():
-        if isinstance(messages, PagedHistory) and not messages.started:
-            # the empty topic by its display name, as the dataset stores it
-            empty_topic = messages.allow_empty_topic_name
-            older = messages.direction == "older"
-            for batch in messages.pages(
-                decode_page,
-                allow_empty_topic_name=False if isinstance(empty_topic, NotGiven) else empty_topic,
-            ):
-                # pages come in travel order: built oldest first, they need no sort after
-                tables.append(page_table(batch[::-1] if older else batch, content=content))
-            if older:
-                tables.reverse()
-        else:
-            it = iter(messages)
-            while chunk := [m for _, m in zip(range(_CHUNK), it, strict=False)]:
-                tables.append(page_table(_structs(chunk), content=content))
+    if isinstance(messages, PagedHistory) and not messages.started:
+        tables = _history_tables(messages, content)
+    else:
+        it = iter(messages)
+        while chunk := [m for _, m in zip(range(_CHUNK), it, strict=False)]:
+            tables.append(records_table(_structs(chunk), content=content))
     if not tables:
         table = MESSAGE_SCHEMA.empty_table()
     else:
