@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from .._client import AsyncClient
 from .._exceptions import ApiError
+from ..types import QueueRegistration
 from . import _files
 from ._slots import Slots
 from .records import channels_frame, users_frame
@@ -23,13 +24,22 @@ __all__ = ["read_channels", "write_tables"]
 
 
 async def read_channels(
-    c: AsyncClient,
+    c: AsyncClient, registered: QueueRegistration
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Any], dict[int, list[int]]]:
     """The narrows the account reads, the coverage they give, the channel list, and the
-    subscribers of the channels the account is in (the others are asked one by one)."""
-    subscribed = await c.channels.subscriptions(include_subscribers=True)
-    mine = {s.stream_id for s in subscribed}
-    subscribers = {s.stream_id: s.subscribers for s in subscribed if s.subscribers is not None}
+    subscribers of every channel ``registered`` (a registration that fetched the
+    subscriptions with their subscribers) tells; the others are asked one by one."""
+    mine = {int(s["stream_id"]) for s in registered.subscriptions or ()}
+    subscribers = {
+        int(s["stream_id"]): [int(u) for u in s["subscribers"]]
+        for block in (
+            registered.subscriptions,
+            registered.unsubscribed,
+            registered.never_subscribed,
+        )
+        for s in block or ()
+        if s.get("subscribers") is not None
+    }
     try:  # archived channels too: their messages stay readable
         channels = await c.channels.list(
             include_all=True, exclude_archived=False, include_default=True

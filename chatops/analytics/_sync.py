@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 
 from .._client import AsyncClient
 from .._exceptions import ApiError, BadEventQueueId
+from ..types import QueueRegistration
 from . import _files
 from ._org import read_channels, write_tables
 from ._pages import MESSAGE_SCHEMA, decode_page, message_records, page_table, records_table
@@ -532,16 +533,19 @@ class _Syncer:
             ids = event.get("message_ids") or [event.get("message_id")]
             self.deleted.update(int(i) for i in ids if i is not None)
 
-    async def _register(self) -> dict[str, Any]:
+    async def _register(self) -> QueueRegistration:
+        """The queue the next sync drains, and the channels with their subscribers (one
+        request for every channel's members)."""
         reg = await self.client.events.register(
             event_types=EVENT_TYPES,
-            fetch_event_types=[],
+            fetch_event_types=["subscription"],
+            include_subscribers=True,
             apply_markdown=False,
             client_gravatar=True,
             client_capabilities={"bulk_message_deletion": True},
         )
         self.stats.requests += 1
-        return {"queue_id": reg.queue_id, "last_event_id": reg.last_event_id}
+        return reg
 
     async def _forget(self, queue: Mapping[str, Any] | None) -> None:
         if queue:
@@ -728,8 +732,9 @@ class _Syncer:
             alive = await self._drain()
             # The queue the next sync drains is registered before anything is read, so every
             # change made while this sync reads is in it.
-            queue = await self._register()
-            readable, coverage, channels, subscribers = await read_channels(self.client)
+            registered = await self._register()
+            queue = {"queue_id": registered.queue_id, "last_event_id": registered.last_event_id}
+            readable, coverage, channels, subscribers = await read_channels(self.client, registered)
             # the organization's tables are read while the messages are: nothing here needs them
             tables = asyncio.ensure_future(
                 write_tables(self.client, self.cache, readable, channels, subscribers, self.sem)

@@ -12,13 +12,19 @@ from ._base import Record
 
 
 class QueueRegistration(Record):
-    """``POST /register``: the event queue (the initial state's other blocks are ignored)."""
+    """``POST /register``: the event queue, and the channels if fetched (the initial state's
+    other blocks are ignored)."""
 
     queue_id: str | None = None
     last_event_id: int = -1
     feature_level: int = msgspec.field(default=0, name="zulip_feature_level")
     max_message_id: int | None = None
     event_queue_longpoll_timeout_seconds: int | None = None
+    #: with ``fetch_event_types`` holding ``"subscription"``: the channels the account is in,
+    #: was in, and never was in (each with ``subscribers`` if asked); None otherwise
+    subscriptions: list[dict[str, Any]] | None = None
+    unsubscribed: list[dict[str, Any]] | None = None
+    never_subscribed: list[dict[str, Any]] | None = None
 
 
 class EventsResult(Record):

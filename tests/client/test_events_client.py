@@ -36,6 +36,26 @@ def test_register_get_delete(member: chatops.Client, admin: chatops.Client) -> N
         member.events.get(reg.queue_id, dont_block=True)
 
 
+def test_register_fetches_every_channels_subscribers_in_one_request(
+    member: chatops.Client,
+) -> None:
+    reg = member.events.register(
+        event_types=["message"], fetch_event_types=["subscription"], include_subscribers=True
+    )
+    blocks = (reg.subscriptions, reg.unsubscribed, reg.never_subscribed)
+    assert all(b is not None for b in blocks)
+    listed = {int(s["stream_id"]): s["subscribers"] for b in blocks for s in b or ()}
+    mine = {s.stream_id for s in member.channels.subscriptions()}
+    assert mine == {int(s["stream_id"]) for s in reg.subscriptions or ()}
+    for sid in sorted(listed)[:5]:
+        assert sorted(listed[sid]) == sorted(member.channels.members(sid))
+    plain = member.events.register(event_types=["message"], fetch_event_types=[])
+    assert plain.subscriptions is None and plain.never_subscribed is None
+    for queue in (reg.queue_id, plain.queue_id):
+        assert queue is not None
+        member.events.delete_queue(queue)
+
+
 @pytest.mark.sync_only("a thread iterates while the test sends and stops")
 def test_iterator_yields_events_and_stops_cleanly(
     member: chatops.Client, admin: chatops.Client

@@ -16,7 +16,7 @@ when a gap may have happened.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -42,8 +42,15 @@ class AsyncEvents(AsyncResource):
         client_gravatar: bool | NotGiven = NOT_GIVEN,
         all_public_streams: bool | NotGiven = NOT_GIVEN,
         client_capabilities: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        include_subscribers: bool | Literal["partial"] | NotGiven = NOT_GIVEN,
     ) -> QueueRegistration:
-        """``POST /register``: create an event queue for ``event_types`` (default: all)."""
+        """``POST /register``: create an event queue for ``event_types`` (default: all).
+
+        With ``"subscription"`` in ``fetch_event_types`` the registration also holds the
+        channels the account is in, was in and never was in (``subscriptions``,
+        ``unsubscribed``, ``never_subscribed``), with their subscribers if
+        ``include_subscribers``: every channel's members in one request.
+        """
         params = given(locals())
         return await self._client._request(
             "POST", "/register", params=params, cast_to=QueueRegistration
