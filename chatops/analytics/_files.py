@@ -61,7 +61,9 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def write_parquet(table: pa.Table, path: Path) -> None:
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    # LZ4: a part file of a few hundred messages costs 1.5 ms against zstd's 3.5 ms (a
+    # compressor per column chunk, about forty of them), for files about a third larger
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="lz4"))
 
 
 def write_json(data: Any, path: Path) -> None:
