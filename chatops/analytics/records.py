@@ -81,17 +81,17 @@ def _history_tables(history: PagedHistory, content: bool) -> list[pa.Table]:
     thread (no GIL) while this one fetches the next."""
     # the empty topic by its display name, as the dataset stores it
     empty_topic = history.allow_empty_topic_name
-    read: list[Page] = []
+    read: list[Page] = []  # the page the walk decoded last (only it: a page holds its body)
 
     def decode(body: bytes) -> Page:
-        read.append(decode_page(body))
-        return read[-1]
+        read[:] = [decode_page(body)]
+        return read[0]
 
     with ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="chatops-pages") as pool:
         try:
             futures = [
-                # ``batch`` is the page's new messages (the walk's own ``read[-1]``)
-                pool.submit(page_table, read[-1], batch, content=content)
+                # ``batch`` is the new messages of the page just decoded
+                pool.submit(page_table, read[0], batch, content=content)
                 for batch in history.pages(
                     decode,
                     allow_empty_topic_name=False
