@@ -11,7 +11,7 @@ Measures, on the admin account:
 2. incremental re-sync after 1,000 new messages and 100 edits (default ``recheck=1000``), then
    three re-syncs with no change;
 3. decoding the same ``GET /messages`` pages (5,000 messages each) into a messages frame:
-   msgspec into Arrow columns and the typed frame (the dataset's path) against ``json.loads``
+   the page decoder into Arrow columns and the typed frame (the dataset's path) against ``json.loads``
    (what the official ``zulip`` client does with a response: ``requests``' ``.json()``) plus
    ``pd.DataFrame(list_of_dicts)`` (untyped: object columns, nested lists as Python objects),
    in rounds that alternate between the two, each keeping its best; once in a fresh interpreter
@@ -215,7 +215,7 @@ def main() -> None:
         f"| re-sync with no change ({same['requests']} requests, {same['fetched']:,} fetched, "
         f"changes from {same['changes_from']}), three runs | "
         f"{', '.join(f'{t:.2f}' for t in t_same)} s |",
-        f"| {len(bodies)} pages, {decoded:,} messages: msgspec -> Arrow -> typed messages frame, "
+        f"| {len(bodies)} pages, {decoded:,} messages: page decoder -> Arrow -> typed messages frame, "
         f"fresh interpreter | {fresh['ours']:.3f} s |",
         f"| same pages: `json.loads` + `pd.DataFrame(list_of_dicts)`, fresh interpreter | "
         f"{fresh['theirs']:.3f} s ({fresh['theirs'] / fresh['ours']:.1f}x slower) |",
