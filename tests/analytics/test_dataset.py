@@ -318,6 +318,22 @@ def test_bad_arguments_are_refused_before_any_request(org: Sandbox, tmp_path: Pa
         Dataset.sync(org.zuliprc("member"), cache=tmp_path / "c", progress=False)
 
 
+@pytest.mark.parametrize("account", ["admin", "member"])
+def test_subscriptions_are_every_readable_channels_members(
+    org: Sandbox, tmp_path: Path, account: str
+) -> None:
+    """The subscribers come with the sync's registration; they equal each channel's members."""
+    ds = Dataset.sync(org.zuliprc(account), cache=tmp_path / "c", progress=False)
+    subs = ds.frames().subscriptions
+    assert subs is not None
+    got = set(zip(subs["stream_id"].astype(int), subs["user_id"].astype(int), strict=True))
+    readable = [c["stream_id"] for c in ds.manifest["coverage"]["channels_readable"]]
+    with chatops.Client.from_zuliprc(org.zuliprc(account)) as c:
+        want = {(sid, u) for sid in readable for u in c.channels.members(sid)}
+    assert len(readable) > 5 and len(want) > 50
+    assert got == want
+
+
 def test_content_is_kept_only_when_asked(org: Sandbox, tmp_path: Path) -> None:
     ds = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", content=True, progress=False)
     m = ds.frames(content=True).messages
