@@ -177,7 +177,6 @@ _ENCODER = msgspec.json.Encoder()
 _NO_STRING = pa.scalar(None, pa.string())
 _RECIPIENT = operator.attrgetter("display_recipient")
 _RECIPIENT_ID = operator.attrgetter("id")
-_ID = operator.attrgetter("id")
 
 _I, _S = pa.int64(), pa.string()
 # what Arrow's reader reads of a message, as the API names it (display_recipient is msgspec's)
@@ -233,12 +232,17 @@ def decode_page(body: bytes) -> Page:
 def message_records(page: Page, keep: Sequence[_Head] | None = None) -> list[_Message]:
     """The page's messages (those of ``keep`` if given) as records, for the few that a sync
     looks up by id and files one by one."""
-    with _gc_paused():
-        records = _RECORDS.decode(page.body).messages
+    records = _records(page.body)
     if keep is None:
         return records
     wanted = {h.id for h in keep}
     return [m for m in records if m.id in wanted]
+
+
+def _records(body: bytes) -> list[_Message]:
+    """Every message of a page body, validated by msgspec (which names a wrong value)."""
+    with _gc_paused():
+        return _RECORDS.decode(body).messages
 
 
 def records_table(records: list[_Message], *, content: bool = False) -> pa.Table:
@@ -288,9 +292,7 @@ def _read(page: Page) -> pa.StructArray:
             return wire
     except pa.ArrowInvalid:
         pass
-    with _gc_paused():
-        records = _RECORDS.decode(page.body).messages
-    return _wire(_ENCODER.encode(_Records(records)))
+    return _wire(_ENCODER.encode(_Records(_records(page.body))))
 
 
 def _no_null_lists(lists: pa.ListArray) -> pa.ListArray:
