@@ -305,11 +305,7 @@ def channel_by_name(store: Store, actor: Row, name: str) -> int:
 
 def check_full_name(store: Store, bot: Row, full_name: str) -> str | None:
     """The bot's new name, or None when it is unchanged; a name in use by another is refused."""
-    full_name = full_name.strip()
-    if not full_name:
-        raise ApiError("Name too short!")
-    if len(full_name) > 100:
-        raise ApiError("Name too long!")
+    full_name = users.check_full_name(full_name)
     if full_name == bot["full_name"]:
         return None
     taken = store.one(

@@ -31,6 +31,7 @@ from .messages import (
     now,
     render_content,
     send_message,
+    truncate_topic,
 )
 from .rendering import render, upload_path_ids
 from .sentinel import MISSING
@@ -134,13 +135,12 @@ def edit_message(
             candidate = PREFIX + strip_resolved(candidate)
             if strip_resolved(candidate) == "":
                 raise ApiError("General chat cannot be marked as resolved")
-        if len(candidate) > realm_mod.LIMITS["max_topic_length"]:
-            raise ApiError(
-                f"Topic too long (maximum {realm_mod.LIMITS['max_topic_length']} characters)"
-            )
+        # as the real server: a long topic is cut to fit, and adding the resolved prefix to
+        # a topic counts as resolving it when the name before the cut is prefix + old topic
+        whole, candidate = candidate, truncate_topic(candidate)
         if candidate != old_topic:
             new_topic = candidate
-            if not old_topic.startswith(PREFIX) and candidate == PREFIX + old_topic:
+            if not old_topic.startswith(PREFIX) and whole == PREFIX + old_topic:
                 resolving = "resolved"
             elif old_topic.startswith(PREFIX) and candidate == strip_resolved(old_topic):
                 resolving = "unresolved"

@@ -54,6 +54,13 @@ def normalise_topic(topic: str) -> str:
     return stripped
 
 
+def truncate_topic(topic: str) -> str:
+    """The real server's ``truncate_topic``: a topic past ``max_topic_length`` is cut, its
+    last three characters ``...`` (sending and editing both make a long topic fit)."""
+    limit = realm_mod.LIMITS["max_topic_length"]
+    return topic if len(topic) <= limit else topic[: limit - 3] + "..."
+
+
 def check_topic_characters(topic: str) -> None:
     """The real server's ``check_stream_topic``: no control character or non-character."""
     at = bounds.unprintable_position(topic)
@@ -259,7 +266,7 @@ def send_message(
             raise ApiError("Missing topic")
         topic = normalise_topic(topic)
         check_topic_characters(topic)
-        topic = topic[: realm_mod.LIMITS["max_topic_length"]]
+        topic = truncate_topic(topic)
         check_topic_allowed(store, stream, topic)
         check_wildcards(store, sender, stream, topic, found)
         recipient_id = channels.recipient_for_stream(store, stream["id"])

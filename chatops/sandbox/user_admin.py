@@ -14,7 +14,6 @@ from .store import Row, Store
 from .user_groups import active_user_ids
 
 BOT_TYPES = (1, 2, 3, 4)
-MAX_NAME_LENGTH = 100
 
 
 def _target(store: Store, user_id: int) -> Row:
@@ -25,12 +24,7 @@ def _target(store: Store, user_id: int) -> Row:
 
 
 def _check_name(full_name: str) -> str:
-    full_name = full_name.strip()
-    if not full_name:
-        raise ApiError("Name too short!")
-    if len(full_name) > MAX_NAME_LENGTH:
-        raise ApiError("Name too long!")
-    return full_name
+    return users.check_full_name(full_name)
 
 
 def _announce(store: Store, event: dict[str, Any]) -> None:

@@ -7,12 +7,14 @@ import binascii
 import functools
 import hashlib
 import hmac
+import re
 import secrets
 from datetime import UTC, datetime
 from typing import Any
 
 from . import clock
 from . import realm as realm_mod
+from .bounds import unprintable_position
 from .bus import event_bus
 from .emails import valid_email
 from .errors import ApiError, unauthorized
@@ -22,6 +24,29 @@ EMAIL_VISIBLE_EVERYONE, EMAIL_VISIBLE_MEMBERS, EMAIL_VISIBLE_ADMINS = 1, 2, 3
 EMAIL_VISIBLE_NOBODY, EMAIL_VISIBLE_MODERATORS = 4, 5
 
 API_KEY_LENGTH = 32
+
+
+#: the longest full name, and the characters no full name may hold (the real server's
+#: ``UserProfile.MAX_NAME_LENGTH`` and ``NAME_INVALID_CHARS``)
+MAX_NAME_LENGTH = 100
+NAME_INVALID_CHARS = frozenset('*`\\>"@')
+_AMBIGUOUS_NAME = re.compile(r"\|\d+$")
+
+
+def check_full_name(raw: str) -> str:
+    """A person's or bot's new full name, stripped; the real server's ``check_full_name``:
+    bounded, printable (no control character), none of ``NAME_INVALID_CHARS``, and not
+    ending in ``|<digits>`` (which a mention's ``@**name|id**`` would misread)."""
+    full_name = raw.strip()
+    if not full_name:
+        raise ApiError("Name too short!")
+    if len(full_name) > MAX_NAME_LENGTH:
+        raise ApiError("Name too long!")
+    if unprintable_position(full_name) is not None or NAME_INVALID_CHARS & set(full_name):
+        raise ApiError("Invalid characters in name!")
+    if _AMBIGUOUS_NAME.search(raw):
+        raise ApiError("Invalid format!")
+    return full_name
 
 
 def new_api_key() -> str:

@@ -292,6 +292,13 @@ def test_own_name_change(member: chatops.Client, sandbox: Sandbox, queue: Queue)
 def test_own_name_change_refused(member: chatops.Client, sandbox: Sandbox) -> None:
     with unchanged(sandbox.store), api_error("BAD_REQUEST", msg="Name too short!"):
         member.users.update_settings(full_name="   ", enable_sounds=False)
+    # the real server's check_full_name: printable, none of * ` \\ > " @, no trailing |<id>
+    for bad in ("Guest\x1b[2K\x1b[1A", "tab\there", 'Say "hi"', "a@b", "x*y", "Sam|12"):
+        message = "Invalid format!" if bad.endswith("|12") else "Invalid characters in name!"
+        with unchanged(sandbox.store), api_error("BAD_REQUEST", msg=message):
+            member.users.update_settings(full_name=bad)
+    with unchanged(sandbox.store), api_error("BAD_REQUEST", msg="Name too long!"):
+        member.users.update_settings(full_name="n" * 101)
     with realm_settings(sandbox.store, name_changes_disabled=True):
         with (
             unchanged(sandbox.store),
