@@ -8,12 +8,12 @@
     chatops audit list
     chatops audit run [NAMES... | --all] [-p NAME VALUE]... [--site URL | --zuliprc PATH]
                       [--report-dir ./reports] [--jobs N] [--post-to WHERE] [--report-url URL]
-                      [--as-of TIME]
+                      [--as-of TIME] [--readable-by owner|group|everyone]
     chatops audit plan [RUN_DIR] [-o PLAN]
     chatops audit apply PLAN [--yes] [--site URL | --zuliprc PATH]
     chatops lab [--dir chatops-notebooks] [--port 8888] [--no-browser] [--site URL | --zuliprc PATH]
                 [-- JUPYTERLAB OPTIONS...]
-    chatops console [--dir chatops-notebooks] [--port 8866] [--no-browser]
+    chatops console [--dir chatops-notebooks] [--port 8866] [--no-browser] [--idle-timeout 300]
                     [--site URL | --zuliprc PATH] [-- VOILA OPTIONS...]
     chatops whoami [--zuliprc PATH]
     chatops data sync [--site URL | --zuliprc PATH] [--cache DIR] [--recheck N] [--concurrency N]
@@ -39,6 +39,8 @@ from types import FrameType
 from typing import NoReturn
 
 from ._exceptions import ChatopsError
+from ._terminal import install as install_terminal
+from ._terminal import printable, say
 
 __all__ = ["main"]
 
@@ -49,7 +51,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``chatops: error: ...`` and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        say(f"{self.prog}: error: {message}", err=True)
+        sys.exit(EXIT_USAGE)
 
     def parse_command_line(self, argv: Sequence[str] | None) -> argparse.Namespace:
         """Parse ``argv``, naming an unknown option before a missing command.
@@ -71,7 +74,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str) -> int:
-    print(f"chatops: error: {message}", file=sys.stderr)
+    say(f"chatops: error: {message}", err=True)
     return EXIT_USAGE
 
 
@@ -140,6 +143,15 @@ def _build_parser() -> _Parser:
         default="reports",
         type=_writable_folder,
         help="report folder (default ./reports)",
+    )
+    run.add_argument(
+        "--readable-by",
+        choices=("owner", "group", "everyone"),
+        default="owner",
+        help=(
+            "who may read the run's report folder (default owner: it names people; "
+            "group or everyone to share it)"
+        ),
     )
     run.add_argument(
         "--as-of",
@@ -220,6 +232,13 @@ def _build_parser() -> _Parser:
     )
     console.add_argument("--port", type=_port, default=8866, help="port (default 8866)")
     console.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    console.add_argument(
+        "--idle-timeout",
+        type=_count(1),
+        default=300,
+        metavar="SECONDS",
+        help="shut down a page's kernel once its page is closed and it is idle this long (300)",
+    )
     console_target = console.add_mutually_exclusive_group()
     console_target.add_argument("--site", help="server URL for the console (key from ZULIP_*)")
     console_target.add_argument("--zuliprc", help="zuliprc file the console acts with")
@@ -388,7 +407,7 @@ def _sandbox(args: argparse.Namespace) -> int:
         store, accounts, created = open_data_dir(data, size=args.size, seed=args.seed)
         store.close()
         state = "Generated" if created else "Found existing"
-        print(f"{state} demo organization in {data} (accounts: {', '.join(accounts)})")
+        say(f"{state} demo organization in {data} (accounts: {', '.join(accounts)})")
         return 0
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -399,7 +418,7 @@ def _sandbox(args: argparse.Namespace) -> int:
     try:
         serve(data, host=args.host, port=args.port, size=args.size, seed=args.seed)
     except KeyboardInterrupt:
-        print("Sandbox stopped.", file=sys.stderr)
+        say("Sandbox stopped.", err=True)
     except OSError as exc:
         return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}")
     finally:
@@ -430,7 +449,7 @@ def _sandbox_export(args: argparse.Namespace) -> int:
             store.close()
     except OSError as exc:
         return _fail(f"cannot write {out}: {exc.strerror or exc}")
-    print(f"Exported the organization in {data} to {out}")
+    say(f"Exported the organization in {data} to {out}")
     return 0
 
 
@@ -439,12 +458,12 @@ def _audit(args: argparse.Namespace) -> int:
 
     if args.audit_command == "list":
         for name, path in runner.available_audits().items():
-            print(name)
+            say(name)
             for pname, spec in runner.notebook_parameters(path).items():
                 if pname in runner.RESERVED_PARAMETERS:
                     continue
                 kind = spec.get("inferred_type_name") or "?"
-                print(f"  {pname} ({kind}, default {spec.get('default')}): {spec.get('help', '')}")
+                say(f"  {pname} ({kind}, default {spec.get('default')}): {spec.get('help', '')}")
         return 0
     if args.audit_command == "plan":
         return _plan(args)
@@ -469,10 +488,11 @@ def _audit(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         post_to=args.post_to,
         report_url=args.report_url,
-        echo=lambda line: print(line, file=sys.stderr),
+        echo=lambda line: say(line, err=True),
         as_of=args.as_of,
+        readable_by=args.readable_by,
     )
-    print(result.summary_path)
+    say(result.summary_path)
     return result.exit_code
 
 
@@ -481,11 +501,8 @@ def _plan(args: argparse.Namespace) -> int:
 
     path, calls = write_plan(args.run_dir, args.output)
     waiting = sum(c.needs_input for c in calls)
-    print(
-        f"{len(calls)} calls ({waiting} need input and will not run) written to {path}",
-        file=sys.stderr,
-    )
-    print(path)
+    say(f"{len(calls)} calls ({waiting} need input and will not run) written to {path}", err=True)
+    say(path)
     return 0
 
 
@@ -493,7 +510,7 @@ def _apply(args: argparse.Namespace) -> int:
     from .plan import apply_plan
 
     def ask(question: str) -> bool:
-        return input(question).strip().lower() in ("y", "yes")
+        return input(printable(question)).strip().lower() in ("y", "yes")
 
     return apply_plan(
         args.plan,
@@ -501,7 +518,7 @@ def _apply(args: argparse.Namespace) -> int:
         zuliprc=args.zuliprc,
         yes=args.yes,
         ask=ask if sys.stdin.isatty() else None,
-        say=print,
+        say=say,
         progress=True,
     )
 
@@ -514,7 +531,7 @@ def _lab(args: argparse.Namespace) -> int:
     if extra and extra[0] == "--":
         extra = extra[1:]
     notebook = prepare(args.dir, zuliprc=args.zuliprc or "", site=args.site or "")
-    print(f"Notebooks in {args.dir.resolve()}; opening {notebook.name}", file=sys.stderr)
+    say(f"Notebooks in {args.dir.resolve()}; opening {notebook.name}", err=True)
     command = lab_arguments(args.dir, port=args.port, open_browser=not args.no_browser, extra=extra)
     sys.stderr.flush()
     # JupyterLab takes over this process and its signals; it runs the console notebook first
@@ -522,7 +539,7 @@ def _lab(args: argparse.Namespace) -> int:
 
 
 def _console(args: argparse.Namespace) -> int:
-    from .console_page import new_token, page_arguments, prepare_page
+    from .console_page import new_token, prepare_page, serve_page
 
     extra = list(args.voila_args)
     if extra and extra[0] == "--":
@@ -533,16 +550,15 @@ def _console(args: argparse.Namespace) -> int:
     if not token:
         return _fail("an empty token would leave the page open to anyone on this machine")
     page = prepare_page(args.dir, zuliprc=args.zuliprc or "", site=args.site or "")
-    print(
-        f"The admin console at http://127.0.0.1:{args.port}/?token={token}\n"
-        "(anyone with this address can act as the console's account; keep it to yourself)",
-        file=sys.stderr,
+    return serve_page(
+        page,
+        port=args.port,
+        token=token,
+        open_browser=not args.no_browser,
+        idle_timeout=args.idle_timeout,
+        extra=extra,
+        say=lambda line: say(line, err=True),
     )
-    command = page_arguments(
-        page, port=args.port, token=token, open_browser=not args.no_browser, extra=extra
-    )
-    sys.stderr.flush()
-    os.execv(command[0], command)  # Voila takes over this process and its signals
 
 
 def _whoami(args: argparse.Namespace) -> int:
@@ -551,10 +567,10 @@ def _whoami(args: argparse.Namespace) -> int:
 
     with Client(config_file=args.zuliprc) as client:
         me = client.users.me()
-        print(f"name:  {me.full_name}")
-        print(f"email: {me.email}")
-        print(f"role:  {role_name(me.role)}")
-        print(f"site:  {client.site}")
+        say(f"name:  {me.full_name}")
+        say(f"email: {me.email}")
+        say(f"role:  {role_name(me.role)}")
+        say(f"site:  {client.site}")
     return 0
 
 
@@ -577,7 +593,7 @@ def _data_import(args: argparse.Namespace) -> int:
     cache: Path = args.cache if args.cache is not None else export_cache(source)
     ds = Dataset.from_export(source, cache, content=args.content, progress=not args.no_progress)
     realm = ds.manifest["source"]["realm"]
-    print(f"{ds.message_count} messages of {realm['name']} ({realm['string_id']}) in {ds.cache}")
+    say(f"{ds.message_count} messages of {realm['name']} ({realm['string_id']}) in {ds.cache}")
     return 0
 
 
@@ -604,7 +620,7 @@ def _data_command(args: argparse.Namespace) -> int:
                 verify=args.verify,
             )
         stats = ds.manifest["last_sync"]
-        print(
+        say(
             f"{ds.message_count} messages in {ds.cache} ({stats['new']} new, "
             f"{stats['fetched']} fetched in {stats['requests']} requests, {stats['seconds']} s)"
         )
@@ -619,9 +635,10 @@ def _data_command(args: argparse.Namespace) -> int:
         if args.out.exists() and not args.out.is_dir():
             return _fail(f"--out {args.out} is not a folder")
         for path in ds.export(args.out, format=args.format):
-            print(path)
+            say(path)
         return 0
-    print(json.dumps(ds.info(), indent=2))
+    for line in json.dumps(ds.info(), indent=2).splitlines():
+        say(line)
     return 0
 
 
@@ -629,6 +646,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``chatops`` command; returns the exit status."""
     from .runner import AuditInputError
 
+    install_terminal()
     args = _build_parser().parse_command_line(argv)
     try:
         if args.command == "sandbox":
@@ -649,7 +667,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _fail(f"{exc.filename}: {exc.strerror or exc}")
     except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
+        say("Interrupted.", err=True)
         return 130
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ApiError, ChatopsError
+from ._files import open_private_log, write_private_text
 from .audits._result import ApiCall, Finding, param_text
 from .plan_state import is_removal, target_state
 from .report import read_findings
@@ -51,6 +53,7 @@ __all__ = [
     "PlannedCall",
     "apply_calls",
     "apply_plan",
+    "calls_summary",
     "in_order",
     "planned_call",
     "pending",
@@ -127,9 +130,9 @@ def write_plan(run_dir: Path, target: Path | None = None) -> tuple[Path, list[Pl
         raise PlanError(f"-o {out} is a folder")
     if not out.parent.is_dir():
         raise PlanError(f"folder {out.parent} does not exist")
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text("".join(json.dumps(c.record(), ensure_ascii=False) + "\n" for c in calls))
-    os.replace(tmp, out)
+    write_private_text(
+        out, "".join(json.dumps(c.record(), ensure_ascii=False) + "\n" for c in calls)
+    )
     return out, calls
 
 
@@ -289,6 +292,19 @@ def pending(plan: Path, calls: Sequence[PlannedCall]) -> Pending:
     return Pending(in_order(to_run), skipped, needs, refused)
 
 
+_ID_SEGMENT = re.compile(r"/\d+(?=/|$)")
+
+
+def calls_summary(calls: Sequence[PlannedCall]) -> str:
+    """What ``calls`` change, counted by method and path: ``2 DELETE /users/{id}, ...``
+    (in the order they run)."""
+    counts: dict[str, int] = {}
+    for call in calls:
+        shape = f"{call.method} {_ID_SEGMENT.sub('/{id}', call.path)}"
+        counts[shape] = counts.get(shape, 0) + 1
+    return ", ".join(f"{n} {shape}" for shape, n in counts.items())
+
+
 def apply_calls(
     plan: Path,
     calls: Sequence[PlannedCall],
@@ -304,7 +320,7 @@ def apply_calls(
     from tqdm import tqdm  # type: ignore[import-untyped]
 
     tally = {"done": 0, "already_done": 0, "refused": 0, "failed": 0}
-    with results_path(plan).open("a", encoding="utf-8") as results:
+    with open_private_log(results_path(plan)) as results:
         for call in tqdm(calls, desc="Applying", unit="call", disable=not progress, leave=False):
             status, message, checked = _execute(client, call)
             tally[status] += 1
@@ -396,6 +412,9 @@ def apply_plan(
         if not todo.to_run:
             say("Nothing to do.")
             return 0
+        # the last line before the question says what will change, whatever the lines above
+        # held: every name in them is printed escaped, so none can hide this one
+        say(f"Will run {len(todo.to_run)} calls: {calls_summary(todo.to_run)}")
         if not yes and ask is not None and not ask(f"Apply {len(todo.to_run)} calls? [y/N] "):
             say("Nothing applied.")
             return 1

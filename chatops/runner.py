@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ChatopsError, ConfigError
+from ._files import FOLDER_MODE, READERS, Readers, new_dir, owner_only, share, share_folder
 from ._kernels import _current_python_kernel_manager, kernel_environment
 from .audits._result import Status
 from .audits.precheck import PrecheckError, precheck
@@ -295,13 +296,12 @@ def _secrets_of(path: Path | None, site: str | None) -> tuple[str, ...]:
 
 def new_run_dir(report_dir: str | os.PathLike[str]) -> Path:
     """A new folder ``report_dir/<UTC timestamp>`` (suffixed when the second is taken)."""
-    root = Path(report_dir).expanduser().resolve()
-    root.mkdir(parents=True, exist_ok=True)
+    root = new_dir(Path(report_dir).expanduser().resolve())
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for n in range(1000):
         candidate = root / (stamp if n == 0 else f"{stamp}-{n}")
         try:
-            candidate.mkdir()
+            candidate.mkdir(mode=FOLDER_MODE)
         except FileExistsError:
             continue
         return candidate
@@ -340,7 +340,10 @@ def execute_audit(
             kernel_name=KERNEL_NAME,
             progress_bar=False,
             log_output=False,
-            cwd=str(run_dir),
+            # the kernel starts in the run's folder; papermill's cwd= would chdir this whole
+            # process, which audits running in parallel threads would leave wherever the last
+            # one to finish put it
+            resources={"metadata": {"path": str(run_dir)}},
             kernel_manager_class=_current_python_kernel_manager(),
         )
     except PapermillExecutionError as exc:
@@ -525,6 +528,7 @@ def run_audits(
     report_url: str = "",
     echo: Echo | None = None,
     as_of: str | None = None,
+    readable_by: Readers = "owner",
 ) -> RunResult:
     """Run audit notebooks and write a report folder.
 
@@ -542,11 +546,17 @@ def run_audits(
         as_of: the reference time of every audit (ISO 8601; the notebooks' ``as_of``); default
             now. It also dates the demo sandbox started when there is no site or zuliprc, so
             that a run on the demo gives the same results on any day.
+        readable_by: who may read the run's folder: ``"owner"`` (the default: folders 0700,
+            files 0600, since a report names people), ``"group"`` or ``"everyone"``.
 
     With neither ``site`` nor ``zuliprc`` one demo sandbox serves all the notebooks.
     Raises :class:`AuditInputError` for bad input, before running anything.
     """
     say: Echo = echo or (lambda _line: None)
+    if readable_by not in READERS:
+        raise AuditInputError(
+            f"readable_by must be one of {', '.join(READERS)}, not {readable_by!r}"
+        )
     workers = check_jobs(jobs)
     target = check_post_target(post_to)
     notebooks = resolve_notebooks(names)
@@ -560,17 +570,24 @@ def run_audits(
         precheck(site, zuliprc, per_audit)
     except PrecheckError as exc:
         raise AuditInputError(str(exc)) from None
-    run_dir = new_run_dir(report_dir)
     posted: bool | None = None
-    try:
-        with kernel_environment(), connection(site, zuliprc, say, moment) as conn:
-            runs = execute_audits(notebooks, per_audit, run_dir, conn, workers, say)
-            summary = write_report(run_dir, runs, conn)
-            if target is not None:
-                posted = post_summary(conn, target, summary, run_dir, report_url, say)
-    except ConfigError as exc:
-        raise AuditInputError(str(exc)) from None
-    point_latest(run_dir)
+    # everything the run writes, its kernels' files included, is its owner's only; a shared
+    # report is widened at the end, on purpose
+    with owner_only():
+        run_dir = new_run_dir(report_dir)
+        try:
+            with kernel_environment(), connection(site, zuliprc, say, moment) as conn:
+                runs = execute_audits(notebooks, per_audit, run_dir, conn, workers, say)
+                summary = write_report(run_dir, runs, conn)
+                if target is not None:
+                    posted = post_summary(conn, target, summary, run_dir, report_url, say)
+        except ConfigError as exc:
+            raise AuditInputError(str(exc)) from None
+        finally:
+            share(run_dir, readable_by)
+        if readable_by != "owner":
+            share_folder(run_dir.parent, readable_by)
+        point_latest(run_dir)
     say(f"Report: {run_dir / 'index.html'}")
     return RunResult(
         run_dir=run_dir, summary_path=run_dir / "summary.json", audits=runs, posted=posted

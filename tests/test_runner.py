@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -139,6 +140,23 @@ def test_run_audits_against_a_zuliprc(sandbox: Sandbox, tmp_path: Path) -> None:
     assert summary["audits"]["org_overview"]["passed"] is True
     assert (tmp_path / "latest" / "summary.json").read_text() == result.summary_path.read_text()
     _assert_no_secret(tmp_path, _secrets(sandbox))
+
+
+@pytest.mark.slow
+def test_audits_run_in_parallel_leave_the_working_folder_as_it_was(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Each kernel starts in the run's folder; this process's working folder is never changed
+    (a chdir per audit, from threads, left it in a run folder)."""
+    before = os.getcwd()
+    for _ in range(2):
+        runner.run_audits(
+            ["linkifiers", "invitations", "bots", "stale_channels"],
+            report_dir=tmp_path / "reports",
+            zuliprc=str(sandbox.zuliprc("admin")),
+            jobs=4,
+        )
+        assert os.getcwd() == before
 
 
 @pytest.mark.slow

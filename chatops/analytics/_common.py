@@ -244,27 +244,27 @@ class ViewResult:
             folder, stem = target.parent, target.stem
         else:
             folder, stem = target, self.view
-        folder.mkdir(parents=True, exist_ok=True)
+        from .._files import new_dir
+        from .._tabular import write_csv
+
+        new_dir(folder)
         written: list[Path] = []
         for name, df in self.frames().items():
             path = folder / (f"{stem}.csv" if name == "frame" else f"{stem}_{name}.csv")
-            df.to_csv(path, index=False)
-            written.append(path)
+            written.append(write_csv(df, path))
         summary = pd.DataFrame(
             {"name": list(self.summary()), "value": [str(v) for v in self.summary().values()]}
         )
-        path = folder / f"{stem}_summary.csv"
-        summary.to_csv(path, index=False)
-        written.append(path)
+        written.append(write_csv(summary, folder / f"{stem}_summary.csv"))
         return written
 
     def to_excel(self, path: str | Path) -> Path:
         """Write every frame to one ``.xlsx`` workbook (a sheet each, typed columns) with an
         ``about`` sheet holding the coverage note and the result's numbers; returns the path.
         """
-        from .excel import to_excel
+        from .._tabular import write_excel
 
-        return to_excel(self.frames(), path, note=self.coverage, summary=self.summary())
+        return write_excel(self.frames(), path, note=self.coverage, summary=self.summary())
 
     def plot(self, ax: Axes | None = None) -> Figure:
         """The view's figure (a new one when ``ax`` is None, else the main panel drawn on ``ax``).
@@ -276,9 +276,11 @@ class ViewResult:
             ax: matplotlib axes to draw the main panel into.
         """
         from . import plots
+        from ._figure import literal_text
 
         func = getattr(plots, f"plot_{self.view}")
-        fig: Figure = func(self, ax=ax)
+        with literal_text():  # names are text, never TeX
+            fig: Figure = func(self, ax=ax)
         return fig
 
     def __str__(self) -> str:

@@ -9,11 +9,13 @@ no two overlap at the figure's size.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import textwrap
 from collections.abc import Iterator
 from typing import Any
 
+import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
@@ -45,6 +47,20 @@ class ReportFigure(Figure):
 
     def _repr_png_(self) -> bytes:
         return figure_png(self)
+
+    def draw(self, renderer: RendererBase) -> None:
+        """Draw with every text taken literally: a name holding ``$`` is not TeX to parse (a
+        channel named ``$\\frac{$`` would make every figure showing it fail)."""
+        with literal_text():
+            for text in self.findobj(Text):
+                if isinstance(text, Text):
+                    text.set_parse_math(False)
+            super().draw(renderer)
+
+
+def literal_text() -> contextlib.AbstractContextManager[Any]:
+    """Texts made inside the block (labels, ticks, legends) show ``$`` as it is, not as TeX."""
+    return matplotlib.rc_context({"text.parse_math": False})
 
 
 def figure_png(fig: Figure, dpi: int = DISPLAY_DPI, *, fresh: bool = False) -> bytes:

@@ -31,7 +31,7 @@ import concurrent.futures
 import gc
 import os
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -43,6 +43,7 @@ import pyarrow.parquet as pq
 from .._base_client import RateBudget
 from .._client import AsyncClient, Client
 from .._config import Credentials, resolve_credentials
+from .._tabular import write_csv
 from . import _files
 from ._files import SCHEMA_VERSION
 from ._pages import MESSAGE_SCHEMA
@@ -446,7 +447,7 @@ class Dataset:
                 continue
             path = folder / f"{name}.{format}"
             if format == "csv":
-                _files.atomic_write(path, _csv_writer(df))
+                write_csv(df, path)
             else:
                 # the coverage travels with the file, as JSON in its pandas metadata
                 df.attrs = (
@@ -458,10 +459,3 @@ class Dataset:
                 _files.write_parquet(pa.Table.from_pandas(df, preserve_index=False), path)
             written.append(path)
         return written
-
-
-def _csv_writer(df: pd.DataFrame) -> Callable[[Path], None]:
-    def write(tmp: Path) -> None:
-        df.to_csv(tmp, index=False)
-
-    return write

@@ -26,6 +26,9 @@ from typing import Any, Literal
 import msgspec
 import pandas as pd
 
+from .._files import new_dir, write_private_text
+from .._tabular import write_csv
+
 __all__ = [
     "AUDIT_SCHEMA_VERSION",
     "FINDING_COLUMNS",
@@ -397,10 +400,10 @@ def write_summary(result: AuditResult, report_dir: str | os.PathLike[str] | None
     if not report_dir:
         return None
     target = Path(report_dir) / "summary.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
+    new_dir(target.parent)
     payload = result.summary.to_json()
     payload.setdefault("written_at", datetime.now(UTC).isoformat())
-    target.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    write_private_text(target, json.dumps(payload, indent=2, sort_keys=False) + "\n")
     _write_findings(result, target.parent)
     return target
 
@@ -409,15 +412,13 @@ def _write_findings(result: AuditResult, folder: Path) -> None:
     """``findings.jsonl``, ``findings.csv`` and ``tables/<name>.csv`` of the result."""
     encoder = msgspec.json.Encoder()
     lines = [encoder.encode(f).decode() + "\n" for f in result.finding_list()]
-    (folder / "findings.jsonl").write_text("".join(lines), encoding="utf-8")
-    result.findings.reindex(columns=list(FINDING_COLUMNS)).to_csv(
-        folder / "findings.csv", index=False
-    )
+    write_private_text(folder / "findings.jsonl", "".join(lines))
+    write_csv(result.findings.reindex(columns=list(FINDING_COLUMNS)), folder / "findings.csv")
     if result.tables:
-        (folder / "tables").mkdir(exist_ok=True)
+        new_dir(folder / "tables")
     for name, table in result.tables.items():
         named_index = any(n is not None for n in table.index.names)
-        table.to_csv(folder / "tables" / f"{name}.csv", index=named_index)
+        write_csv(table, folder / "tables" / f"{name}.csv", index=named_index)
 
 
 def read_finding_lines(path: Path, audit: str) -> list[Finding]:

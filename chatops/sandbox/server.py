@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from .._config import Credentials
+from .._terminal import say
 from . import clock, demo
 from .app import create_app
 from .files import private_folder
@@ -257,7 +258,7 @@ def serve(
     port: int = 9991,
     size: str = "small",
     seed: int = 1,
-    echo: Any = print,
+    echo: Any = say,
 ) -> None:
     """Serve in the foreground until SIGINT or SIGTERM (the ``chatops sandbox serve`` command)."""
     t0 = time.monotonic()

@@ -17,6 +17,8 @@ import ipywidgets as w
 import pandas as pd
 import traitlets
 
+from .._files import new_dir, write_private_text
+from .._tabular import csv_text
 from ._model import escape, plural
 from ._words import api_name, render_markdown
 
@@ -455,11 +457,9 @@ class TableView:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             path = self._export_dir / f"{self._slug}-{stamp}.csv"
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        data = self.frame.to_csv(index=False)
-        tmp = target.with_name(target.name + ".part")
-        tmp.write_text(data, encoding="utf-8")
-        tmp.replace(target)
+        new_dir(target.parent)
+        data = csv_text(self.frame)
+        write_private_text(target, data)
         encoded = base64.b64encode(data.encode("utf-8")).decode("ascii")
         self.export_link.value = (
             f"Saved {plural(len(self.frame), 'row')} to <code>{escape(target)}</code> · "

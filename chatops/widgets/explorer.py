@@ -31,6 +31,7 @@ from typing import Any
 import ipywidgets as w
 import pandas as pd
 
+from .._files import new_dir
 from ..analytics import Dataset, views
 from ..analytics._common import ViewResult
 from ..analytics._figure import figure_png
@@ -339,7 +340,7 @@ class Explorer:
         if path is None:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             path = self.export_dir / f"{name}-{stamp}.xlsx"
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        new_dir(Path(path).parent)
         out = result.to_excel(path)
         data = base64.b64encode(out.read_bytes()).decode("ascii")
         link = self.search_excel_link if name == "search" else self._excel_links[name]
