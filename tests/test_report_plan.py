@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import chatops
-from chatops.audits._common import api
+from chatops.audits._common import api, fill
 from chatops.audits._result import ApiCall
 from chatops.plan import (
     PlannedCall,
@@ -63,10 +63,10 @@ def test_a_typed_call_is_planned_as_it_is(call: ApiCall, text: str, params: dict
 @pytest.mark.parametrize(
     ("call", "reason"),
     [
-        (api("PATCH", "/streams/4", folder_id="{folder_id}"), "fill in {folder_id}"),
+        (api("PATCH", "/streams/4", folder_id=fill("{folder_id}")), "fill in {folder_id}"),
         (api("DELETE", "/users/{user_id}"), "fill in {user_id}"),
         (
-            api("POST", "/user_groups/3/members", add=["{user_ids}"]),
+            api("POST", "/user_groups/3/members", add=[fill("{user_ids}")]),
             "fill in {user_ids}",
         ),
         (
@@ -81,12 +81,31 @@ def test_calls_with_placeholders_or_choices_need_input(call: ApiCall, reason: st
     assert planned.needs_input and planned.reason == reason
 
 
+def test_text_from_the_organization_is_never_a_placeholder() -> None:
+    """A topic ``help {user_id} please`` or a linkifier's ``{id}`` is a value, sent as it is:
+    only :func:`fill` values and holes of the path need a person."""
+    resolve = api(
+        "PATCH", "/messages/7", topic="✔ help {user_id} please", propagate_mode="change_all"
+    )
+    template = api(
+        "PATCH", "/realm/filters/3", pattern="#(?P<id>[0-9]+)", url_template="https://x/{id}"
+    )
+    for call in (resolve, template):
+        assert not call.needs_input and call.reason is None and call.fill == ()
+    assert planned_call(resolve).params["topic"] == "✔ help {user_id} please"
+    assert api("PATCH", "/streams/4", description=fill("{description}")).fill == ("description",)
+    with pytest.raises(ValueError, match="needs a"):
+        fill("no hole here")
+
+
 @pytest.mark.parametrize(
     ("method", "path", "error"),
     [
         ("PUT", "/users/3", "method must be one of GET, POST, PATCH, DELETE, not 'PUT'"),
         ("DELETE", "/api/v1/users/3", "relative to /api/v1, not '/api/v1/users/3'"),
         ("DELETE", "users/3", "must start with /"),
+        ("DELETE", "/users/Eve Wolf", "holds only names, ids and {holes}"),
+        ("GET", "/users/3?x=1", "holds only names, ids and {holes}"),
     ],
 )
 def test_a_malformed_call_is_refused_when_built(method: str, path: str, error: str) -> None:

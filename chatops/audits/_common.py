@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -21,11 +22,45 @@ if TYPE_CHECKING:
     from .._client import Client
     from ..types import Message
 
-__all__ = ["DEFAULT_MAX_MESSAGES", "api", "finding", "recent_messages", "summary", "utc"]
+__all__ = [
+    "DEFAULT_MAX_MESSAGES",
+    "Fill",
+    "api",
+    "fill",
+    "finding",
+    "recent_messages",
+    "summary",
+    "utc",
+]
 
 #: History fetched at most, newest first; the summary says when the window was cut short.
 DEFAULT_MAX_MESSAGES = 50_000
 _HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: a call's path: segments of letters, digits, ``_ . -``, or one ``{name}`` hole each
+_PATH = re.compile(r"(/([A-Za-z0-9_.-]+|\{[A-Za-z_][A-Za-z0-9_]*\}))+")
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A parameter value a person must fill in, as the audit wrote it: ``{name}`` holes in a
+    template (``fill("{folder_id}")``, ``fill("✔ {topic}")``). Only these, and holes in a
+    call's path, are placeholders: text from the organization (a topic ``help {user_id}``, a
+    linkifier's ``{id}``) is sent as it is."""
+
+    template: str
+
+    @property
+    def names(self) -> list[str]:
+        """The names of its holes, in order."""
+        return _HOLE.findall(self.template)
+
+
+def fill(template: str) -> Fill:
+    """A placeholder value: ``api("PATCH", "/streams/4", folder_id=fill("{folder_id}"))``."""
+    found = Fill(template)
+    if not found.names:
+        raise ValueError(f"a placeholder needs a {{name}} hole: {template!r}")
+    return found
 
 
 def api(
@@ -37,33 +72,37 @@ def api(
     or_: ApiCall | None = None,
     **more: Any,
 ) -> ApiCall:
-    """A typed API call; every ``{name}`` in the path or in a parameter's value is a
-    placeholder a person must fill in (``api("DELETE", "/streams/{stream_id}")``).
+    """A typed API call. Its placeholders, which a person must fill in, are the ``{name}``
+    holes of its path (``api("DELETE", "/streams/{stream_id}")``) and the :func:`fill` values
+    of its parameters; any other text is a value, whatever braces it holds.
 
     Args:
         method: ``GET``, ``POST``, ``PATCH`` or ``DELETE``.
-        path: relative to ``/api/v1``.
+        path: relative to ``/api/v1``: literal segments, ids and ``{name}`` holes only.
         or_: another call a person may choose instead.
         params, more: the call's parameters, as the client sends them (``params`` for names
             that are not Python identifiers or are chosen at run time).
     """
-    params = {**(params or {}), **more}
-    holes = _HOLE.findall(path)
-    for value in params.values():
-        holes += _holes(value)
-    return ApiCall(
-        method=method, path=path, params=params, fill=tuple(dict.fromkeys(holes)), alternative=or_
+    holes: list[str] = _HOLE.findall(path)
+    values = {name: _plain(value, holes) for name, value in {**(params or {}), **more}.items()}
+    call = ApiCall(
+        method=method, path=path, params=values, fill=tuple(dict.fromkeys(holes)), alternative=or_
     )
+    if _PATH.fullmatch(path) is None:
+        raise ValueError(f"an API call's path holds only names, ids and {{holes}}: {path!r}")
+    return call
 
 
-def _holes(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return _HOLE.findall(value)
+def _plain(value: Any, holes: list[str]) -> Any:
+    """``value`` with its :class:`Fill` placeholders as their text, their holes noted."""
+    if isinstance(value, Fill):
+        holes.extend(value.names)
+        return value.template
     if isinstance(value, list | tuple):
-        return [h for v in value for h in _holes(v)]
+        return [_plain(v, holes) for v in value]
     if isinstance(value, dict):
-        return [h for v in value.values() for h in _holes(v)]
-    return []
+        return {k: _plain(v, holes) for k, v in value.items()}
+    return value
 
 
 def finding(

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from ..types import User
-from ._common import api, finding, utc
+from ._common import api, fill, finding, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
@@ -175,7 +175,7 @@ def bots(
                 api(
                     "PATCH",
                     "/bots/{bot_id}",
-                    bot_owner_id="{user_id}",
+                    bot_owner_id=fill("{user_id}"),
                     or_=api("DELETE", "/users/{bot_id}"),
                 ),
             )

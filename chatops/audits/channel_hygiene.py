@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from .._exceptions import ApiError
-from ._common import api, finding, utc
+from ._common import api, fill, finding, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
@@ -176,7 +176,7 @@ def channel_hygiene(
                     subject,
                     "has no description",
                     "Say what the channel is for",
-                    api("PATCH", patch, description="{description}"),
+                    api("PATCH", patch, description=fill("{description}")),
                 )
             )
         if require_folder and (channel.folder_id is None or channel.folder_id not in folders):
@@ -187,7 +187,7 @@ def channel_hygiene(
                     subject,
                     "is in no channel folder",
                     _folder_advice(folders),
-                    api("PATCH", patch, folder_id="{folder_id}"),
+                    api("PATCH", patch, folder_id=fill("{folder_id}")),
                 )
             )
         if pattern is not None and not pattern.fullmatch(channel.name):
@@ -199,7 +199,7 @@ def channel_hygiene(
                     subject,
                     f"name does not match {name_regex!r}",
                     "Rename the channel to follow the naming convention",
-                    api("PATCH", patch, new_name=proposal or "{new_name}"),
+                    api("PATCH", patch, new_name=proposal or fill("{new_name}")),
                 )
             )
 

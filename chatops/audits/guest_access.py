@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from ..types import Channel, User
-from ._common import api, finding
+from ._common import Fill, api, fill, finding
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
@@ -185,7 +185,7 @@ def guest_access(
                     api(
                         "DELETE",
                         "/users/me/subscriptions",
-                        subscriptions=["{channel}"],
+                        subscriptions=[fill("{channel}")],
                         principals=[guest.user_id],
                     ),
                 )
@@ -239,7 +239,7 @@ def guest_access(
 
     guests_seeing_all = [g.user_id for g in guests if g.user_id in see_all]
     if guests_seeing_all:
-        new: int | str = members_id if members_id is not None else "{group_id}"
+        new: int | Fill = members_id if members_id is not None else fill("{group_id}")
         rows.append(
             finding(
                 "warning",
@@ -265,8 +265,8 @@ def guest_access(
                 api(
                     "DELETE",
                     "/users/me/subscriptions",
-                    subscriptions=["{channels}"],
-                    principals=["{guest_ids}"],
+                    subscriptions=[fill("{channels}")],
+                    principals=[fill("{guest_ids}")],
                 ),
             )
         )

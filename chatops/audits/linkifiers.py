@@ -41,7 +41,7 @@ from uritemplate import URITemplate
 
 from ..linkifiers import Matcher, re2_message
 from ..types import Linkifier
-from ._common import api, finding
+from ._common import api, fill, finding
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
@@ -336,7 +336,7 @@ def linkifiers(
                     api(
                         "PATCH",
                         f"/realm/filters/{item.id}",
-                        pattern="{new_pattern}",
+                        pattern=fill("{new_pattern}"),
                         url_template=item.url_template,
                     ),
                 )
@@ -355,7 +355,7 @@ def linkifiers(
                     api(
                         "PATCH",
                         f"/realm/filters/{item.id}",
-                        pattern="{new_pattern}",
+                        pattern=fill("{new_pattern}"),
                         url_template=item.url_template,
                     ),
                 )

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from .._exceptions import ApiError
-from ._common import api, finding
+from ._common import api, fill, finding
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
@@ -248,7 +248,7 @@ def permission_posture(
                 call = api("PATCH", path, {name: {"new": members_id}})
                 action = "Set the setting to role:members so guests lose it"
             else:
-                call = api("PATCH", path, {name: {"new": "{group_id}"}})
+                call = api("PATCH", path, {name: {"new": fill("{group_id}")}})
                 action = "Set the setting to a smaller group, e.g. role:administrators"
             rows.append(
                 finding(
@@ -269,7 +269,7 @@ def permission_posture(
                     f"({_describe(value, groups)}, {len(human)} people); the limit is "
                     f"{max_group_size_ratio:.0%}",
                     "Set the setting to a smaller group, e.g. role:moderators",
-                    api("PATCH", path, {name: {"new": "{group_id}"}}),
+                    api("PATCH", path, {name: {"new": fill("{group_id}")}}),
                 )
             )
 
@@ -286,8 +286,8 @@ def permission_posture(
                 api(
                     "PATCH",
                     "/realm",
-                    setting={"new": "{group_id}"},
-                    or_=api("PATCH", "/streams/{stream_id}", setting={"new": "{group_id}"}),
+                    setting={"new": fill("{group_id}")},
+                    or_=api("PATCH", "/streams/{stream_id}", setting={"new": fill("{group_id}")}),
                 ),
             )
         )

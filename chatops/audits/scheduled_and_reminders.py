@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from .._exceptions import ApiError, ChatopsError
-from ._common import api, finding, utc
+from ._common import api, fill, finding, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import ApiCall, AuditResult, Finding
@@ -234,7 +234,7 @@ def scheduled_and_reminders(
                         or_=api(
                             "PATCH",
                             "/scheduled_messages/{id}",
-                            scheduled_delivery_timestamp="{timestamp}",
+                            scheduled_delivery_timestamp=fill("{timestamp}"),
                         ),
                     ),
                 )
@@ -374,7 +374,11 @@ def _judge(
         else:
             fixes.append(
                 (
-                    api("PATCH", f"/{path}/{item_id}", scheduled_delivery_timestamp="{timestamp}"),
+                    api(
+                        "PATCH",
+                        f"/{path}/{item_id}",
+                        scheduled_delivery_timestamp=fill("{timestamp}"),
+                    ),
                     "Give it a new delivery time, or delete it",
                 )
             )
@@ -388,7 +392,7 @@ def _judge(
             fixes.insert(
                 0 if not failed else 1,
                 (
-                    api("PATCH", f"/{path}/{item_id}", to="{stream_id}", topic=topic or ""),
+                    api("PATCH", f"/{path}/{item_id}", to=fill("{stream_id}"), topic=topic or ""),
                     "Send it to a live channel"
                     + (
                         f", or unarchive #{channel.name} (PATCH /streams/{to} is_archived=false)"

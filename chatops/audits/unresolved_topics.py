@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from ..resources.messages import RESOLVED_TOPIC_PREFIX
-from ._common import api, finding, utc
+from ._common import api, fill, finding, utc
 from ._common import summary as summary_of
 from ._history import history_until
 from ._params import Param
@@ -214,7 +214,7 @@ def unresolved_topics(
                 api(
                     "PATCH",
                     "/messages/{message_id}",
-                    topic="✔ {topic}",
+                    topic=fill("✔ {topic}"),
                     propagate_mode="change_all",
                 ),
             )

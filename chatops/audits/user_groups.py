@@ -52,7 +52,7 @@ import networkx as nx
 import pandas as pd
 
 from ..types import UserGroup
-from ._common import DEFAULT_MAX_MESSAGES, api, finding, recent_messages, utc
+from ._common import DEFAULT_MAX_MESSAGES, api, fill, finding, recent_messages, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
@@ -384,7 +384,7 @@ def user_groups(
                     f"@{g.name}",
                     f"has {len(active)} active members, fewer than min_members={min_members}",
                     "Add the people the group stands for, or deactivate it if it is not needed",
-                    api("POST", f"/user_groups/{g.id}/members", add=["{user_ids}"]),
+                    api("POST", f"/user_groups/{g.id}/members", add=[fill("{user_ids}")]),
                 )
             )
         if not flags:
@@ -396,13 +396,13 @@ def user_groups(
         elif where:
             text += f"; used in {', '.join(where)}"
             action = "Add active members, or replace the group in the settings that use it"
-            call = api("POST", f"/user_groups/{g.id}/members", add=["{user_ids}"])
+            call = api("POST", f"/user_groups/{g.id}/members", add=[fill("{user_ids}")])
         else:
             count, last = mentions[g.name]
             day = pd.Timestamp(last, unit="s", tz="UTC").strftime("%Y-%m-%d")
             text += f"; mentioned {count} times in the last {stale_days} days, last on {day}"
             action = "Add active members, since people mention the group"
-            call = api("POST", f"/user_groups/{g.id}/members", add=["{user_ids}"])
+            call = api("POST", f"/user_groups/{g.id}/members", add=[fill("{user_ids}")])
         rows.append(finding("warning" if is_empty else "info", f"@{g.name}", text, action, call))
 
     huge = _huge_group_rows(
@@ -559,7 +559,7 @@ def _huge_group_rows(
                 f"{ratio:.0%}",
                 "Check that the group is meant to be this broad, or set the setting to a "
                 "smaller group",
-                api("PATCH", path, {name: {"new": "{group_id}"}}),
+                api("PATCH", path, {name: {"new": fill("{group_id}")}}),
             )
         )
     return rows
