@@ -6,13 +6,23 @@ The page itself is served by Voila and checked in Chromium by tests/browser/test
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from chatops import ConfigError
-from chatops.console_page import PAGE_FOLDER, new_token, page_arguments, prepare_page
+from chatops.console_page import (
+    PAGE_FOLDER,
+    new_token,
+    page_arguments,
+    page_environment,
+    prepare_page,
+    template_root,
+    write_token_file,
+)
 from chatops.lab import CONSOLE_NOTEBOOK, notebooks_root
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error, chatops
@@ -48,12 +58,33 @@ def test_missing_zuliprc_is_refused_before_anything_is_written(tmp_path: Path) -
     assert not (tmp_path / "nb").exists()
 
 
-def test_voila_listens_on_loopback_behind_the_token(tmp_path: Path) -> None:
+def test_voila_listens_on_loopback_and_takes_its_token_from_an_owner_only_file(
+    tmp_path: Path,
+) -> None:
     page = tmp_path / "page.ipynb"
-    args = page_arguments(page, port=8877, token="t0k", open_browser=False, extra=["--x=1"])
+    args = page_arguments(page, port=8877, extra=["--x=1"])
     assert args[1:4] == ["-m", "voila", str(page.resolve())]
-    assert "--Voila.ip=127.0.0.1" in args and "--port=8877" in args
-    assert "--token=t0k" in args and "--no-browser" in args and args[-1] == "--x=1"
+    assert "--Voila.ip=127.0.0.1" in args and "--port=8877" in args and args[-1] == "--x=1"
+    # no token on the command line: Voila reads it from JUPYTER_TOKEN_FILE
+    assert not [a for a in args if "token=" in a and "auto_token" not in a]
+    assert "--Voila.auto_token=True" in args
+    assert "--no-browser" in args and "--template=chatops" in args
+    assert "--MappingKernelManager.cull_idle_timeout=300" in args
+    shorter = page_arguments(page, port=8877, idle_timeout=6)
+    assert "--MappingKernelManager.cull_idle_timeout=6" in shorter
+    assert "--MappingKernelManager.cull_interval=2" in shorter
+    # an option given after -- replaces the default (traitlets refuses one given twice)
+    replaced = page_arguments(page, port=1, extra=["--MappingKernelManager.cull_interval=9"])
+    assert [a for a in replaced if "cull_interval" in a] == [
+        "--MappingKernelManager.cull_interval=9"
+    ]
+    token_file = write_token_file(tmp_path, "t0k")
+    assert token_file.read_text() == "t0k"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    env = page_environment(token_file)
+    assert env["JUPYTER_TOKEN_FILE"] == str(token_file) and "JUPYTER_TOKEN" not in env
+    assert env["JUPYTER_PATH"].split(os.pathsep)[0] == str(template_root())
+    assert (template_root() / "voila" / "templates" / "chatops" / "index.html.j2").is_file()
     assert len({new_token() for _ in range(3)}) == 3 and len(new_token()) >= 32
 
 

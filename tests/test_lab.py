@@ -172,3 +172,61 @@ def test_the_console_notebook_is_run_before_it_opens(tmp_path: Path, sandbox: Sa
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+@pytest.mark.slow
+def test_no_command_line_holds_the_lab_token(tmp_path: Path) -> None:
+    """The token JupyterLab makes for itself is in its log (and the browser's redirect file),
+    never on a command line: ``ps`` shows every account on the machine every command line."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from tests.browser.conftest import free_port
+
+    log_path = tmp_path / "lab.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "chatops.cli",
+                "lab",
+                "--dir",
+                str(tmp_path / "nb"),
+                "--port",
+                str(free_port()),
+                "--no-browser",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "MPLBACKEND": "agg"},
+        )
+        try:
+            deadline = time.monotonic() + 120
+            found = None
+            while found is None:
+                assert process.poll() is None, log_path.read_text()[-2000:]
+                assert time.monotonic() < deadline, "JupyterLab did not print its address"
+                time.sleep(0.3)
+                found = re.search(r"\?token=([0-9a-f]{16,})", log_path.read_text())
+            token = found.group(1)
+            lines = []
+            for p in psutil.process_iter():
+                try:
+                    lines.append(" ".join(p.cmdline()))
+                except (psutil.AccessDenied, psutil.NoSuchProcess, psutil.ZombieProcess):
+                    continue
+            assert any("jupyterlab" in line or "jupyter-lab" in line for line in lines)
+            assert [line for line in lines if token in line] == []
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()

@@ -1,20 +1,24 @@
-"""The explore notebook as an analyst sends it on: ``jupyter nbconvert --to html`` of the
-committed notebook, opened in Chromium at 1400x900.
+"""The explore notebook as an analyst sends it on: ``jupyter nbconvert --to chatops_html`` of
+the committed notebook (one self-contained file), opened in Chromium at 1400x900.
 
 What a reader must see is checked in the page: the ten figures drawn (images that loaded, at a
 readable width, inside the page), the sync's last line rather than a widget's first text, every
-figure with the coverage footnote in its caption text, and nothing wider than the window. With
+figure with the coverage footnote in its caption text, nothing wider than the window, and no
+request leaving the file (no CDN script: require.js, MathJax, the widgets' manager). With
 ``CHATOPS_SCREENSHOTS=docs/screenshots`` the page is also saved there, top and whole.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
+
+from tests.hostile import outside_requests
 
 from .conftest import screenshot
 
@@ -26,17 +30,39 @@ SHOTS = os.environ.get("CHATOPS_SCREENSHOTS", "")
 
 @pytest.fixture(scope="module")
 def page(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from nbconvert import HTMLExporter
-
-    html, _ = HTMLExporter().from_notebook_node(nbformat.read(NOTEBOOK, as_version=4))
-    path = tmp_path_factory.mktemp("render") / "organization.html"
-    path.write_text(html, encoding="utf-8")
+    folder = tmp_path_factory.mktemp("render")
+    # the exporter as an analyst runs it: jupyter nbconvert, by the name the package registers
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "nbconvert",
+            "--to",
+            "chatops_html",
+            "--output-dir",
+            str(folder),
+            str(NOTEBOOK),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    path = folder / "organization.html"
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     p = context.new_page()
+    p.requests = []
+    p.on("request", lambda request: p.requests.append(request.url))
     p.goto(path.as_uri())
     p.wait_for_load_state("load")
     yield p
     context.close()
+
+
+def test_the_rendered_notebook_loads_nothing_from_elsewhere(page: Any) -> None:
+    assert outside_requests(page.requests) == []
+    assert not page.evaluate("() => [...document.scripts].filter(s => s.src).map(s => s.src)")
 
 
 def test_the_rendered_notebook_shows_ten_figures_at_a_readable_size(page: Any) -> None:
