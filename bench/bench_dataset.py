@@ -40,8 +40,8 @@ import pyarrow as pa
 
 import chatops
 from chatops.analytics import Dataset
-from chatops.analytics._pages import decode_page, page_table
-from chatops.analytics._tables import messages_from_table
+from chatops.analytics.dataset._pages import decode_page, page_table
+from chatops.analytics.dataset._tables import messages_from_table
 
 
 def free_port() -> int:

@@ -41,7 +41,7 @@ def _write(data: Path, out: Path, queue: Any) -> None:
 
 
 def _read(out: Path, queue: Any) -> None:
-    from chatops.analytics.realm_export import read_export
+    from chatops.analytics.dataset.realm_export import read_export
 
     t0 = time.perf_counter()
     frames = read_export(out, progress=False)

@@ -28,8 +28,8 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from chatops.analytics._files import SCHEMA_VERSION  # noqa: E402
-from chatops.analytics._pages import EDIT_TYPE, LINK_TYPE, MESSAGE_SCHEMA, REACTION_TYPE  # noqa: E402
+from chatops.analytics.dataset._files import SCHEMA_VERSION  # noqa: E402
+from chatops.analytics.dataset._pages import EDIT_TYPE, LINK_TYPE, MESSAGE_SCHEMA, REACTION_TYPE  # noqa: E402
 from chatops.analytics.schema import validate  # noqa: E402
 
 PEOPLE = 2000

@@ -585,7 +585,7 @@ def _data(args: argparse.Namespace) -> int:
 
 def _data_import(args: argparse.Namespace) -> int:
     from .analytics.dataset import Dataset
-    from .analytics.realm_export import export_cache
+    from .analytics.dataset.realm_export import export_cache
 
     source: Path = args.file
     if not source.exists():

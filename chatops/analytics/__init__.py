@@ -17,17 +17,10 @@ from __future__ import annotations
 from . import sentences
 from ._common import ViewResult, gini, hash_user_id
 from ._figure import ReportFigure
-from ._tables import topics_frame
 from .coverage import ChannelCoverage, Coverage
 from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache
-from .excel import to_excel
-from .metrics import (
-    accounts_by_role,
-    messages_per_channel,
-    messages_per_period,
-    plot_messages_per_channel,
-)
-from .records import (
+from .dataset._tables import topics_frame
+from .dataset.records import (
     AnalyticsFrames,
     channels_frame,
     dm_recipients_frame,
@@ -38,6 +31,13 @@ from .records import (
     reactions_frame,
     subscriptions_frame,
     users_frame,
+)
+from .excel import to_excel
+from .metrics import (
+    accounts_by_role,
+    messages_per_channel,
+    messages_per_period,
+    plot_messages_per_channel,
 )
 from .schema import COLUMNS, EDIT_KINDS, REQUIRED, RESOLVED_PREFIX, empty, validate
 from .text import (

@@ -80,7 +80,8 @@ EDIT_KINDS = ("edit", "move_topic", "move_channel", "resolve", "unresolve")
 
 UTC = "datetime64[ns, UTC]"
 #: the dates of the organization's records (when a user joined, a channel was made), in the
-#: microseconds both the API frames (:mod:`chatops.analytics.records`) and the dataset's tables hold
+#: microseconds both the API frames (:mod:`chatops.analytics.dataset.records`) and the
+#: dataset's tables hold
 UTC_US = "datetime64[us, UTC]"
 
 _MESSAGE_DTYPES = {

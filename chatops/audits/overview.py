@@ -23,7 +23,7 @@ import pandas as pd
 
 from .._exceptions import IgnoredParametersWarning
 from ..analytics import metrics
-from ..analytics.records import channels_frame, messages_frame, users_frame
+from ..analytics.dataset.records import channels_frame, messages_frame, users_frame
 from ..types import Channel, User
 from ._common import DEFAULT_MAX_MESSAGES, api, finding, recent_messages, utc
 from ._common import summary as summary_of

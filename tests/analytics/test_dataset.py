@@ -17,7 +17,7 @@ import pytest
 
 import chatops
 from chatops.analytics import Dataset
-from chatops.analytics._tables import _first_seen, _pandas
+from chatops.analytics.dataset._tables import _first_seen, _pandas
 from chatops.sandbox import RateLimit, Sandbox
 
 RECHECK = 60
@@ -222,7 +222,7 @@ def test_a_sync_killed_midway_resumes_without_duplicates_or_gaps(tmp_path: Path)
 def test_cancelled_mid_page_resumes_without_duplicates(org: Sandbox, tmp_path: Path) -> None:
     cache = tmp_path / "c"
     calls = {"n": 0}
-    import chatops.analytics._sync as dataset_mod
+    import chatops.analytics.dataset._fetch as dataset_mod
 
     real = dataset_mod.decode_page
 

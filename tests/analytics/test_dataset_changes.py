@@ -372,7 +372,7 @@ class _Recorder:
 def test_progress_total_is_close_from_the_first_update_and_never_goes_back(
     org: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, account: str
 ) -> None:
-    import chatops.analytics._progress as progress_mod
+    import chatops.analytics.dataset._progress as progress_mod
 
     monkeypatch.setattr(progress_mod, "tqdm", _Recorder.make())
     for step in ("first", "again"):

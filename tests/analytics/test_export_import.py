@@ -18,7 +18,7 @@ import pytest
 
 import chatops
 from chatops.analytics import Dataset, topics_frame
-from chatops.analytics.realm_export import MalformedExport, read_export
+from chatops.analytics.dataset.realm_export import MalformedExport, read_export
 from chatops.sandbox import Sandbox
 from chatops.sandbox.export import export_organization
 from tests.analytics.helpers import export_tarball, org_for_export

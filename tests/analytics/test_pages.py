@@ -12,14 +12,14 @@ import pytest
 
 import chatops
 from chatops.analytics import AnalyticsFrames
-from chatops.analytics._pages import (
+from chatops.analytics.dataset._pages import (
     MESSAGE_SCHEMA,
     decode_page,
     message_records,
     page_table,
     records_table,
 )
-from chatops.analytics.records import _structs
+from chatops.analytics.dataset.records import _structs
 
 RESOLVED = "✔ "
 

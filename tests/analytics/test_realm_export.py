@@ -14,7 +14,7 @@ import pytest
 
 import chatops
 from chatops.analytics import AnalyticsFrames
-from chatops.analytics.realm_export import MalformedExport, read_export
+from chatops.analytics.dataset.realm_export import MalformedExport, read_export
 from chatops.sandbox import Sandbox
 from tests.analytics.helpers import export_tarball, org_for_export
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from chatops.analytics._slots import Slots
+from chatops.analytics.dataset._slots import Slots
 
 
 def test_waiters_enter_by_priority_then_in_order() -> None:

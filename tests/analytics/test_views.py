@@ -30,7 +30,9 @@ def test_all_lists_the_public_surface() -> None:
     assert len(set(analytics.__all__)) == len(analytics.__all__)
     assert all(hasattr(analytics, n) for n in analytics.__all__)
     assert set(views.__all__) <= set(analytics.__all__)
-    assert set(analytics.records.__all__) | set(analytics.schema.__all__) <= set(analytics.__all__)
+    assert set(analytics.dataset.records.__all__) | set(analytics.schema.__all__) <= set(
+        analytics.__all__
+    )
 
 
 def test_validate_names_missing_columns() -> None:

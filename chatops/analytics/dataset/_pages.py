@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from .schema import RESOLVED_PREFIX
+from ..schema import RESOLVED_PREFIX
 
 __all__ = [
     "MESSAGE_SCHEMA",

@@ -13,9 +13,9 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from .._client import AsyncClient
-from .._exceptions import ApiError
-from ..types import QueueRegistration
+from ..._client import AsyncClient
+from ..._exceptions import ApiError
+from ...types import QueueRegistration
 from . import _files
 from ._slots import Slots
 from .records import channels_frame, users_frame

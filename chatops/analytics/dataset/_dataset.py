@@ -1,28 +1,4 @@
-"""An organization's history as a local, incremental Parquet dataset.
-
-One call syncs what an account can read into a cache folder and returns the frames the views
-take; a re-run fetches what is new and what changed anywhere in history (edits, moves,
-reactions, deletions: from the event queue the last sync left, the channels' topic lists and a
-re-read of the newest stored messages; see :mod:`chatops.analytics._sync`), so the frames equal
-those of a sync into an empty folder::
-
-    >>> from chatops.analytics import Dataset
-    >>> ds = Dataset.sync("~/.zuliprc", cache="~/chatops-data/acme")
-    >>> f = ds.frames()
-    >>> f.messages.groupby("channel", observed=True).size()
-
-The layout (``docs/dataset-layout.md``)::
-
-    CACHE/manifest.json                      schema version, watermarks, files, coverage, queue
-    CACHE/messages/narrow=channel-12/part-000007.parquet
-    CACHE/messages/narrow=dm/part-000003.parquet
-    CACHE/tables/{users,channels,subscriptions,user_groups}.parquet
-
-A message lives in exactly one part file of the narrow it is in now; the manifest lists the live
-files, and a file enters or leaves the dataset only by an atomic rewrite of the manifest, so an
-interrupted sync (Ctrl-C or ``kill -9``) leaves the last complete state and the next sync resumes
-from its watermarks. Files are private to their owner (0600, folders 0700).
-"""
+"""The :class:`Dataset`: a sync's or an import's folder, and the frames read from it."""
 
 from __future__ import annotations
 
@@ -40,21 +16,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .._base_client import RateBudget
-from .._client import AsyncClient, Client
-from .._config import Credentials, resolve_credentials
-from .._tabular import write_csv
+from ..._base_client import RateBudget
+from ..._client import AsyncClient, Client
+from ..._config import Credentials, resolve_credentials
+from ..._tabular import write_csv
+from ..coverage import Coverage, coverage_from_manifest, iso
+from ..schema import validate
 from . import _files
-from ._files import SCHEMA_VERSION
 from ._pages import MESSAGE_SCHEMA
-from ._sync import MAX_PAGE, SyncStats, _Syncer
+from ._refresh import MAX_PAGE, Refresh
 from ._tables import CATEGORICAL, frames_from_table
-from .coverage import Coverage, coverage_from_manifest, iso
 from .realm_export import import_export
 from .records import AnalyticsFrames
-from .schema import validate
 
-__all__ = ["MAX_PAGE", "SCHEMA_VERSION", "Coverage", "Dataset", "SyncStats", "default_cache"]
+__all__ = ["Dataset", "default_cache"]
 
 T = TypeVar("T")
 
@@ -208,7 +183,7 @@ class Dataset:
                 async with AsyncClient(credentials=creds, max_retries=10) as client:
                     client.max_retry_wait = 120.0
                     client.rate_budget = RateBudget()
-                    syncer = _Syncer(
+                    syncer = Refresh(
                         client,
                         folder,
                         manifest,
@@ -265,7 +240,7 @@ class Dataset:
             flush_rows: messages of a narrow held before they are written as a part file.
             progress: show a progress bar over the export's message files.
 
-        Raises :class:`~chatops.analytics.realm_export.MalformedExport` (a ``ValueError``) when
+        Raises :class:`~chatops.analytics.dataset.realm_export.MalformedExport` (a ``ValueError``) when
         the export is not in Zulip's format, ``ValueError`` for a folder it will not write, and
         ``RuntimeError`` while another sync or import writes the folder.
         """

@@ -1,6 +1,6 @@
 """The dataset's files: private folders, atomic writes, the lock, and the manifest.
 
-Shared by the sync (:mod:`.dataset`) and the import of an organization export
+Shared by the sync (:mod:`._refresh`) and the import of an organization export
 (:mod:`.realm_export`), which write the same layout.
 """
 
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .._files import atomic_write, private_dir
+from ..._files import atomic_write, private_dir
 
 __all__ = [
     "SCHEMA_VERSION",

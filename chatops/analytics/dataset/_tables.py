@@ -1,4 +1,4 @@
-"""Arrow tables of :data:`~chatops.analytics._pages.MESSAGE_SCHEMA` -> the analytics frames.
+"""Arrow tables of :data:`~._pages.MESSAGE_SCHEMA` -> the analytics frames.
 
 The one way messages become frames: the dataset reads its Parquet files into such a table, and
 :meth:`~chatops.analytics.AnalyticsFrames.from_records` decodes pages (or records) into one with
@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .schema import RESOLVED_PREFIX, validate
+from ..schema import RESOLVED_PREFIX, validate
 
 __all__ = [
     "CATEGORICAL",
