@@ -9,13 +9,16 @@ Views are pure functions over frames (:mod:`.schema`); each returns a result wit
     >>> r.plot().savefig("messages.png"); r.to_csv("out/")
 
 In a notebook a result (or its ``plot()``) as a cell's last expression shows its figure; the
-sentences under each view come from :mod:`.sentences`.
+sentences under each view come from :mod:`.sentences`. Each view's function, result, title,
+plot and sentence are in :data:`REGISTRY` (``REGISTRY["channel_scorecard"]``); the options
+every view takes are :class:`ViewOptions`; the dataset is :mod:`.dataset`; the engines the
+views run on, :mod:`.engines`.
 """
 
 from __future__ import annotations
 
 from . import sentences
-from ._common import ViewResult, gini, hash_user_id
+from ._common import gini, hash_user_id
 from ._figure import ReportFigure
 from .coverage import ChannelCoverage, Coverage
 from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache
@@ -51,6 +54,7 @@ from .text import (
 )
 from .views import (
     CLIENT_LABELS,
+    REGISTRY,
     ActiveUsers,
     ActivityHeatmap,
     ChannelScorecard,
@@ -61,6 +65,8 @@ from .views import (
     ParticipationDistribution,
     ReactionsAndEngagement,
     TopicLifecycle,
+    View,
+    ViewOptions,
     active_users,
     activity_heatmap,
     channel_scorecard,
@@ -73,6 +79,7 @@ from .views import (
     reactions_and_engagement,
     topic_lifecycle,
 )
+from .views._result import ViewResult
 
 __all__ = [
     "Keywords",
@@ -107,6 +114,9 @@ __all__ = [
     "ParticipationDistribution",
     "ReactionsAndEngagement",
     "TopicLifecycle",
+    "REGISTRY",
+    "View",
+    "ViewOptions",
     "ViewResult",
     "accounts_by_role",
     "active_users",

@@ -29,7 +29,6 @@ from matplotlib.figure import Figure
 
 from ._common import (
     TimeLike,
-    ViewResult,
     check_tz,
     coverage_of,
     prepare_messages,
@@ -38,6 +37,7 @@ from ._common import (
 )
 from ._figure import axes, empty, finish, tidy
 from .schema import validate
+from .views._result import ViewResult
 
 __all__ = [
     "NO_CONTENT",

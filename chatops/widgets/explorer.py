@@ -32,26 +32,23 @@ import ipywidgets as w
 import pandas as pd
 
 from .._files import new_dir
-from ..analytics import Dataset, views
-from ..analytics._common import ViewResult
+from ..analytics import Dataset, ViewResult
 from ..analytics._figure import figure_png
 from ..analytics.text import NO_CONTENT, keywords, search_messages, topic_thread
+from ..analytics.views import REGISTRY
 from ._controls import TableView
 
 __all__ = ["VIEWS", "Explorer"]
 
-#: The views in tab order, with their title and the options the explorer gives them.
+#: The options the explorer gives a view besides its filters (none for the others).
+VIEW_OPTIONS: dict[str, dict[str, Any]] = {
+    "messages_over_time": {"freq": "W", "split": "is_bot"},
+    "channel_scorecard": {"period": "30D"},
+}
+#: The views in tab order (the registry's, V1 to V10), with their title and the explorer's
+#: options.
 VIEWS: dict[str, tuple[str, dict[str, Any]]] = {
-    "messages_over_time": ("Messages over time", {"freq": "W", "split": "is_bot"}),
-    "active_users": ("Active users", {}),
-    "channel_scorecard": ("Channel scorecard", {"period": "30D"}),
-    "topic_lifecycle": ("Topic lifecycle", {}),
-    "participation_distribution": ("Participation", {}),
-    "activity_heatmap": ("Activity heatmap", {}),
-    "newcomer_cohorts": ("Newcomer cohorts", {}),
-    "reactions_and_engagement": ("Reactions", {}),
-    "client_and_dm_mix": ("Clients and DMs", {}),
-    "interaction_graph": ("Interaction graph", {}),
+    name: (view.title, VIEW_OPTIONS.get(name, {})) for name, view in REGISTRY.items()
 }
 #: The explorer's own look: each tab as wide as its whole title (ipywidgets shrinks thirteen tabs
 #: to a fixed share of the width and cuts their titles), the tabs wrapping onto a second row
@@ -258,7 +255,7 @@ class Explorer:
             self._pages[name].add_class(f"chatops-explorer-view-{name}")
 
     def _result(self, name: str) -> ViewResult:
-        fn = getattr(views, name)
+        fn = REGISTRY[name].function
         opts = dict(VIEWS[name][1])
         params = inspect.signature(fn).parameters
         f = self.frames

@@ -9,7 +9,7 @@ import pytest
 
 from chatops import analytics
 from chatops.analytics import Dataset
-from chatops.analytics._duck import DuckSource
+from chatops.analytics.engines import DuckSource
 from chatops.sandbox import Sandbox
 
 from .engines import CALLS, compare

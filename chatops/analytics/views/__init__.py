@@ -1,4 +1,4 @@
-"""The ten analytics views (V1-V10): pure functions over the frames of :mod:`.schema`.
+"""The ten analytics views (V1-V10): pure functions over the frames of :mod:`..schema`.
 
 No I/O and no client: each view takes frames and options and returns a small result object
 (a dataclass) with a tidy ``frame``, extra frames or numbers where the view has several, the
@@ -10,27 +10,32 @@ No I/O and no client: each view takes frames and options and returns a small res
     0.18
     >>> r.plot().savefig("scorecard.png")
 
-Options common to every view:
-
-* ``since``, ``until``: keep messages in ``[since, until)`` (UTC when naive).
-* ``exclude_bots``: drop messages (and reactions) of bots; needs ``users``.
-* ``anonymize``: replace user ids in every output frame by a salted, stable hash
-  (:func:`hash_user_id`, ``u-`` and 10 hex digits) and drop names and emails; ``salt`` chooses
-  the salt (the same salt gives the same pseudonyms across views and runs).
-* ``coverage``: a note on which channels and direct messages the data covers; default the one
-  the dataset stores in ``messages.attrs["coverage"]``.
+Options common to every view (``since``, ``until``, ``exclude_bots``, ``anonymize``, ``salt``,
+``coverage``, ``engine``) are declared once, with their types, defaults and meaning, in
+:class:`ViewOptions`; each view's signature and ``help()`` spell them out.
 
 Definitions used throughout: a user is *active* in a window when they sent a message in it
 (``definition="any"`` in V2 also counts presence); a *topic* is a channel id and a topic name
 with the resolved prefix ``"✔ "`` removed, so a topic keeps its identity when resolved.
 
-One module per view (``views/<view>.py``); this package re-exports each view function and
-its result class, so ``chatops.analytics.views.<view>`` is the function.
+Each view is in one place: its module (``views/<view>.py``; ``views/interaction_graph/``, a
+package) holds its computation, its result class, its DuckDB SQL, its plot and its sentence,
+and registers them in :data:`REGISTRY`, in order V1 to V10::
+
+    >>> v = REGISTRY["channel_scorecard"]
+    >>> v.title, v.result, v.plot, v.sentence
+    ('Channel scorecard', <class '...ChannelScorecard'>, <function plot_channel_scorecard ...>,
+     <function channel_share ...>)
+
+This package re-exports each view function and its result class, so
+``chatops.analytics.views.<view>`` is the function.
 """
 
 from __future__ import annotations
 
 from .._common import hash_user_id
+from ._options import ViewOptions
+from ._registry import REGISTRY, View
 from ._shared import CLIENT_LABELS
 from .active_users import ActiveUsers, active_users
 from .activity_heatmap import ActivityHeatmap, activity_heatmap
@@ -53,8 +58,11 @@ __all__ = [
     "MessagesOverTime",
     "NewcomerCohorts",
     "ParticipationDistribution",
+    "REGISTRY",
     "ReactionsAndEngagement",
     "TopicLifecycle",
+    "View",
+    "ViewOptions",
     "active_users",
     "activity_heatmap",
     "channel_scorecard",

@@ -1,13 +1,11 @@
-"""Helpers the view modules share."""
+"""Helpers the view modules share: of their computations, and of their sentences."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from .._common import (
-    anonymize_frame,
-)
-from ..schema import RESOLVED_PREFIX
+from .._common import TimeLike, anonymize_frame, bot_ids, utc
+from ..schema import RESOLVED_PREFIX, validate
 
 #: Display names of sending clients, after the server's own /stats label map.
 CLIENT_LABELS: dict[str, str] = {
@@ -45,3 +43,29 @@ def _topic_keys(df: pd.DataFrame) -> pd.DataFrame:
 
 def _window_mask(ts: pd.Series, start: pd.Timestamp, end: pd.Timestamp) -> pd.Series:
     return (ts > start) & (ts <= end)
+
+
+# -- the sentences ----------------------------------------------------------------------------
+
+
+def humans(messages: pd.DataFrame, users: pd.DataFrame | None) -> pd.DataFrame:
+    """The messages of people: bots' left out when ``users`` says who they are."""
+    df = validate(messages, "messages")
+    bots = bot_ids(users)
+    if not bots:
+        return df
+    return df[~df["sender_id"].isin(list(bots)).fillna(False).astype(bool)]
+
+
+def data_end(messages: pd.DataFrame, end: TimeLike | None = None) -> pd.Timestamp:
+    """The end of the data: ``end`` when given, else the newest message's time.
+
+    Raises:
+        ValueError: no ``end`` and no message to take it from.
+    """
+    if end is not None:
+        return utc(end)
+    ts = validate(messages, "messages")["timestamp"]
+    if ts.notna().any():
+        return pd.Timestamp(ts.max())
+    raise ValueError("no messages, so no end of the data: pass end=...")

@@ -1,25 +1,34 @@
-"""V6: :func:`activity_heatmap` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V6: :func:`activity_heatmap`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Unpack
 
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .._common import (
     DEFAULT_SALT,
-    TimeLike,
-    ViewResult,
     check_tz,
     coverage_of,
     prepare_messages,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import Kept
+from .._figure import axes as _axes
+from .._figure import counts, finish
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import Kept
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..schema import validate
-from ._shared import _WEEKDAYS, _finish
+from ._draw import zone
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
+from ._shared import _WEEKDAYS, _finish, humans
 
 
 @dataclasses.dataclass
@@ -42,77 +51,6 @@ class ActivityHeatmap(ViewResult):
     by: str | None = None
     busiest_weekday: str | None = None
     busiest_hour: int | None = None
-
-
-def activity_heatmap(
-    messages: MessagesSource,
-    *,
-    tz: str = "UTC",
-    by: str | None = None,
-    user_groups: pd.DataFrame | None = None,
-    users: pd.DataFrame | None = None,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    default_tz: str = "UTC",
-    engine: str = "pandas",
-) -> ActivityHeatmap:
-    """V6: when people write: an hour x weekday grid of message counts.
-
-    Args:
-        messages: the messages frame.
-        tz: the time zone the hours are read in.
-        by: None, ``channel`` (one grid per channel; direct messages under
-            ``(direct message)``) or ``user_group`` (one grid per group of the sender; a message
-            counts once in each group its sender belongs to).
-        user_groups: the user_groups frame, for ``by="user_group"``.
-        users: the users frame (for ``exclude_bots``).
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        default_tz: with ``tz="sender"`` (each sender's own time zone, from ``users``), the
-            zone of people who have none (the organization's); the note under the figure
-            says how many.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(activity_heatmap, locals(), _sql)
-    messages = messages_only(messages)
-    if tz != SENDER:
-        check_tz(tz)
-    if by not in (None, "channel", "user_group"):
-        raise ValueError(f"unknown by {by!r}; choose None, 'channel' or 'user_group'")
-    if by == "user_group" and user_groups is None:
-        raise ValueError("by='user_group' needs the user_groups frame (user_groups=...)")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
-    note = None
-    if tz == SENDER:
-        local, missing, senders = sender_local_times(
-            df["timestamp"], df["sender_id"], users, default_tz
-        )
-        note = sender_zone_note(missing, senders, default_tz)
-    else:
-        local = df["timestamp"].dt.tz_convert(tz)
-    cells = pd.DataFrame(
-        {"weekday": local.dt.day_of_week, "hour": local.dt.hour, "sender_id": df["sender_id"]}
-    )
-    if by == "channel":
-        cells["group"] = df["channel"].astype("string").fillna("(direct message)")
-    elif by == "user_group" and user_groups is not None:
-        g = validate(user_groups, "user_groups")
-        cells = cells.merge(
-            g.assign(group=g["name"].astype("string"))[["user_id", "group"]],
-            left_on="sender_id",
-            right_on="user_id",
-            how="inner",
-        )
-    keys = ["weekday", "hour"] if by is None else ["group", "weekday", "hour"]
-    counts = cells.groupby(keys).size().rename("messages").reset_index()
-    return _result(counts, by, len(df), coverage_of(coverage, df), note, tz, anonymize, salt)
 
 
 def _result(
@@ -187,4 +125,129 @@ def _sql(k: Kept, p: dict[str, Any]) -> ActivityHeatmap | None:
     total = int(counts["messages"].sum())
     return _result(
         counts, by, total, k.coverage(p["coverage"]), None, tz, p["anonymize"], p["salt"]
+    )
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+def plot_activity_heatmap(result: ActivityHeatmap, ax: Axes | None = None) -> Figure:
+    """V6: weekday x hour heatmap of messages (all groups together), with a colour bar.
+
+    Args:
+        result: an :func:`~chatops.analytics.views.activity_heatmap` result.
+        ax: axes to draw into; default a new figure.
+    """
+    fig, (ax,) = _axes(ax, size=(10.0, 3.8))
+    grid = (
+        result.frame.groupby(["weekday", "hour"])["messages"]
+        .sum()
+        .unstack("hour")
+        .reindex(index=range(7), columns=range(24), fill_value=0)
+        .fillna(0)
+    )
+    image = ax.imshow(
+        grid.to_numpy(dtype=float), aspect="auto", cmap="Blues", interpolation="nearest"
+    )
+    busiest = ""
+    if result.busiest_weekday is not None:
+        busiest = f"; busiest {result.busiest_weekday} {result.busiest_hour:02d}:00"
+    ax.set_title(f"When messages are sent ({zone(result.tz)}){busiest}")
+    ax.set_xlabel(f"hour of day ({zone(result.tz)})")
+    ax.set_ylabel("weekday")
+    ax.set_xticks(range(0, 24, 2), [f"{h:02d}" for h in range(0, 24, 2)])
+    ax.set_yticks(range(7), ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+    bar = fig.colorbar(image, ax=ax, pad=0.01)
+    bar.set_label("messages")
+    counts(bar.ax.yaxis)
+    return finish(fig, result.coverage)
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def busiest_hour(
+    messages: pd.DataFrame, *, users: pd.DataFrame | None = None, tz: str = "UTC"
+) -> str:
+    """The weekday and hour (in ``tz``) with most messages."""
+    df = humans(messages, users)
+    if df.empty:
+        return "No messages, so no busiest hour."
+    local = df["timestamp"].dt.tz_convert(tz)
+    busiest: Any = df.groupby([local.dt.day_name(), local.dt.hour]).size().idxmax()
+    day, hour = busiest
+    return f"The busiest hour of the week is {day} {int(hour):02d}:00 {tz}."
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=6,
+    title="Activity heatmap",
+    result=ActivityHeatmap,
+    plot=plot_activity_heatmap,
+    sentence=busiest_hour,
+    sql=_sql,
+)
+def activity_heatmap(
+    messages: MessagesSource,
+    *,
+    tz: str = "UTC",
+    by: str | None = None,
+    user_groups: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    default_tz: str = "UTC",
+    **options: Unpack[ViewOptions],
+) -> ActivityHeatmap:
+    """V6: when people write: an hour x weekday grid of message counts.
+
+    Args:
+        messages: the messages frame.
+        tz: the time zone the hours are read in.
+        by: None, ``channel`` (one grid per channel; direct messages under
+            ``(direct message)``) or ``user_group`` (one grid per group of the sender; a message
+            counts once in each group its sender belongs to).
+        user_groups: the user_groups frame, for ``by="user_group"``.
+        users: the users frame (for ``exclude_bots``).
+        default_tz: with ``tz="sender"`` (each sender's own time zone, from ``users``), the
+            zone of people who have none (the organization's); the note under the figure
+            says how many.
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    if tz != SENDER:
+        check_tz(tz)
+    if by not in (None, "channel", "user_group"):
+        raise ValueError(f"unknown by {by!r}; choose None, 'channel' or 'user_group'")
+    if by == "user_group" and user_groups is None:
+        raise ValueError("by='user_group' needs the user_groups frame (user_groups=...)")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    note = None
+    if tz == SENDER:
+        local, missing, senders = sender_local_times(
+            df["timestamp"], df["sender_id"], users, default_tz
+        )
+        note = sender_zone_note(missing, senders, default_tz)
+    else:
+        local = df["timestamp"].dt.tz_convert(tz)
+    cells = pd.DataFrame(
+        {"weekday": local.dt.day_of_week, "hour": local.dt.hour, "sender_id": df["sender_id"]}
+    )
+    if by == "channel":
+        cells["group"] = df["channel"].astype("string").fillna("(direct message)")
+    elif by == "user_group" and user_groups is not None:
+        g = validate(user_groups, "user_groups")
+        cells = cells.merge(
+            g.assign(group=g["name"].astype("string"))[["user_id", "group"]],
+            left_on="sender_id",
+            right_on="user_id",
+            how="inner",
+        )
+    keys = ["weekday", "hour"] if by is None else ["group", "weekday", "hour"]
+    counts = cells.groupby(keys).size().rename("messages").reset_index()
+    return _result(
+        counts, by, len(df), coverage_of(o["coverage"], df), note, tz, o["anonymize"], o["salt"]
     )

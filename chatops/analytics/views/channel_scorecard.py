@@ -1,27 +1,38 @@
-"""V3: :func:`channel_scorecard` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V3: :func:`channel_scorecard`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .._common import (
-    DEFAULT_SALT,
     TimeLike,
-    ViewResult,
     coverage_of,
     default_as_of,
     parse_period,
     prepare_messages,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import RESOLVED_SQL, Kept, literal_time, topic_name_sql
+from .._figure import axes as _axes
+from .._figure import counts, finish, tidy
+from .._figure import empty as _empty
+from .._percent import percent
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import RESOLVED_SQL, Kept, literal_time, topic_name_sql
 from ..schema import validate
-from ._shared import _finish, _topic_keys, _window_mask
+from ._draw import PALETTE
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
+from ._shared import _finish, _topic_keys, _window_mask, humans
 
 
 @dataclasses.dataclass
@@ -48,88 +59,6 @@ class ChannelScorecard(ViewResult):
     period_start: pd.Timestamp | None = None
     as_of: pd.Timestamp | None = None
     top_n: int = 10
-
-
-def channel_scorecard(
-    messages: MessagesSource,
-    *,
-    channels: pd.DataFrame | None = None,
-    subscriptions: pd.DataFrame | None = None,
-    users: pd.DataFrame | None = None,
-    period: str | pd.Timedelta = "30D",
-    compare_previous: bool = True,
-    as_of: TimeLike | None = None,
-    top_n: int = 10,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    engine: str = "pandas",
-) -> ChannelScorecard:
-    """V3: per-channel activity in ``(as_of - period, as_of]``, with the change on the period before.
-
-    Args:
-        messages: the messages frame.
-        channels: the channels frame: lists channels with no messages too, and gives
-            ``subscriber_count`` when ``subscriptions`` is absent.
-        subscriptions: the subscriptions frame (subscribers per channel).
-        users: the users frame (for ``exclude_bots``).
-        period: the length of the period (``"30D"``, ``"7D"``).
-        compare_previous: compute ``previous_messages`` and ``change_pct``.
-        as_of: the end of the period; default ``until``, else the last message's time.
-        top_n: how many channels the plot's leaderboard shows.
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(channel_scorecard, locals(), _sql)
-    messages = messages_only(messages)
-    td = parse_period(period)
-    assert td is not None
-    if top_n <= 0:
-        raise ValueError(f"top_n must be positive, got {top_n}")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
-    end = default_as_of(df, until, as_of)
-    start = end - td
-    ch = _topic_keys(df)
-    ch = ch[ch["timestamp"] <= end]
-    ch["stream_id"] = ch["stream_id"].astype("int64")
-    in_cur = _window_mask(ch["timestamp"], start, end)
-    in_prev = _window_mask(ch["timestamp"], start - td, start)
-    keys = [ch["stream_id"], ch["topic_name"]]
-    per = ch.groupby(keys)["timestamp"].agg(first="min", last="max")
-    per["size"] = in_cur.groupby(keys).sum()
-    per["resolved"] = (ch["resolved"] & in_cur).groupby(keys).any()
-    per["previous"] = in_prev.groupby(keys).sum()
-    topics = per.reset_index().rename(columns={"level_0": "stream_id", "level_1": "topic_name"})
-    cur = ch[in_cur]
-    posters = cur.groupby("stream_id")["sender_id"].nunique()
-    names: dict[int, str] = {
-        int(s): str(n)
-        for s, n in ch[["stream_id", "channel"]]
-        .drop_duplicates("stream_id", keep="last")
-        .to_numpy()
-    }
-    return _result(
-        topics,
-        posters,
-        names,
-        channels,
-        subscriptions,
-        compare_previous,
-        start,
-        end,
-        td,
-        coverage_of(coverage, df),
-        top_n,
-        anonymize,
-        salt,
-    )
 
 
 def _result(
@@ -274,4 +203,153 @@ def _sql(k: Kept, p: dict[str, Any]) -> ChannelScorecard | None:
         p["top_n"],
         p["anonymize"],
         p["salt"],
+    )
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+def plot_channel_scorecard(result: ChannelScorecard, ax: Axes | None = None) -> Figure:
+    """V3: leaderboard of the ``top_n`` busiest channels, this period against the one before.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.channel_scorecard` result.
+        ax: axes to draw into; default a new figure sized to the number of channels.
+    """
+    data = result.frame.head(result.top_n).iloc[::-1]
+    fig, (ax,) = _axes(ax, size=(8.0, max(2.6, 0.42 * len(data) + 1.4)))
+    days = None
+    if result.as_of is not None and result.period_start is not None:
+        days = (result.as_of - result.period_start) / pd.Timedelta(days=1)
+    span = f"last {days:g} days" if days is not None else "period"
+    hhi = "" if np.isnan(result.hhi) else f" (HHI {result.hhi:.2f})"
+    ax.set_title(f"Top {len(data)} channels by messages, {span}{hhi}")
+    ax.set_xlabel("messages")
+    tidy(ax)
+    counts(ax.xaxis)
+    if data.empty:
+        _empty(ax, "no channels")
+        return finish(fig, result.coverage)
+    y = np.arange(len(data))
+    has_prev = data["previous_messages"].notna().any()
+    h = 0.4 if has_prev else 0.7
+    bars = ax.barh(
+        y + (h / 2 if has_prev else 0),
+        data["messages"].to_numpy(dtype=float),
+        height=h,
+        color=PALETTE[0],
+        label=span,
+    )
+    if has_prev:
+        ax.barh(
+            y - h / 2,
+            data["previous_messages"].fillna(0).to_numpy(dtype=float),
+            height=h,
+            color="#b8c7e0",
+            label="period before",
+        )
+        ax.legend(loc="lower right", fontsize=8, frameon=False)
+    labels = []
+    for n, ch in zip(data["change_pct"], data["messages"], strict=True):
+        labels.append(f"{ch:,}" + ("" if pd.isna(n) else f"  ({n:+.0f}%)"))
+    ax.bar_label(bars, labels=labels, padding=3, fontsize=8)
+    ax.set_yticks(y, [str(c) for c in data["channel"]])
+    ax.margins(x=0.18)
+    return finish(fig, result.coverage)
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def channel_share(messages: pd.DataFrame, *, users: pd.DataFrame | None = None) -> str:
+    """The busiest channel's share of channel messages, and the quietest channel's count."""
+    per = humans(messages, users)["channel"].dropna().value_counts()
+    if per.empty:
+        return "No channel messages."
+    return (
+        f"#{per.index[0]} carries {percent(per.iloc[0] / per.sum())} of channel messages; "
+        f"the quietest, #{per.index[-1]}, {int(per.iloc[-1]):,}."
+    )
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=3,
+    title="Channel scorecard",
+    result=ChannelScorecard,
+    plot=plot_channel_scorecard,
+    sentence=channel_share,
+    sql=_sql,
+)
+def channel_scorecard(
+    messages: MessagesSource,
+    *,
+    channels: pd.DataFrame | None = None,
+    subscriptions: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    period: str | pd.Timedelta = "30D",
+    compare_previous: bool = True,
+    as_of: TimeLike | None = None,
+    top_n: int = 10,
+    **options: Unpack[ViewOptions],
+) -> ChannelScorecard:
+    """V3: per-channel activity in ``(as_of - period, as_of]``, with the change on the period before.
+
+    Args:
+        messages: the messages frame.
+        channels: the channels frame: lists channels with no messages too, and gives
+            ``subscriber_count`` when ``subscriptions`` is absent.
+        subscriptions: the subscriptions frame (subscribers per channel).
+        users: the users frame (for ``exclude_bots``).
+        period: the length of the period (``"30D"``, ``"7D"``).
+        compare_previous: compute ``previous_messages`` and ``change_pct``.
+        as_of: the end of the period; default ``until``, else the last message's time.
+        top_n: how many channels the plot's leaderboard shows.
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    td = parse_period(period)
+    assert td is not None
+    if top_n <= 0:
+        raise ValueError(f"top_n must be positive, got {top_n}")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    end = default_as_of(df, o["until"], as_of)
+    start = end - td
+    ch = _topic_keys(df)
+    ch = ch[ch["timestamp"] <= end]
+    ch["stream_id"] = ch["stream_id"].astype("int64")
+    in_cur = _window_mask(ch["timestamp"], start, end)
+    in_prev = _window_mask(ch["timestamp"], start - td, start)
+    keys = [ch["stream_id"], ch["topic_name"]]
+    per = ch.groupby(keys)["timestamp"].agg(first="min", last="max")
+    per["size"] = in_cur.groupby(keys).sum()
+    per["resolved"] = (ch["resolved"] & in_cur).groupby(keys).any()
+    per["previous"] = in_prev.groupby(keys).sum()
+    topics = per.reset_index().rename(columns={"level_0": "stream_id", "level_1": "topic_name"})
+    cur = ch[in_cur]
+    posters = cur.groupby("stream_id")["sender_id"].nunique()
+    names: dict[int, str] = {
+        int(s): str(n)
+        for s, n in ch[["stream_id", "channel"]]
+        .drop_duplicates("stream_id", keep="last")
+        .to_numpy()
+    }
+    return _result(
+        topics,
+        posters,
+        names,
+        channels,
+        subscriptions,
+        compare_previous,
+        start,
+        end,
+        td,
+        coverage_of(o["coverage"], df),
+        top_n,
+        o["anonymize"],
+        o["salt"],
     )

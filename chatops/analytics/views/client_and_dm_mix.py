@@ -1,18 +1,21 @@
-"""V9: :func:`client_and_dm_mix` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V9: :func:`client_and_dm_mix`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .._common import (
-    DEFAULT_SALT,
     TimeLike,
-    ViewResult,
     check_freq,
     check_tz,
     coverage_of,
@@ -22,10 +25,18 @@ from .._common import (
     period_bounds,
     prepare_messages,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import Kept
+from .._figure import axes as _axes
+from .._figure import counts, finish, tidy
+from .._figure import empty as _empty
+from .._percent import percent
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import Kept
 from ..schema import validate
-from ._shared import CLIENT_LABELS, _finish, _window_mask
+from ._draw import PALETTE, date_axis, naive
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
+from ._shared import CLIENT_LABELS, _finish, _window_mask, humans
 
 
 @dataclasses.dataclass
@@ -57,80 +68,6 @@ def client_label(client: str) -> str:
     if client.lower().endswith("webhook") or client.startswith("Zulip") and "Webhook" in client:
         return "Webhooks"
     return client or "(unknown)"
-
-
-def client_and_dm_mix(
-    messages: MessagesSource,
-    *,
-    dm_recipients: pd.DataFrame | None = None,
-    users: pd.DataFrame | None = None,
-    freq: str = "W",
-    tz: str = "UTC",
-    period: str | pd.Timedelta | None = None,
-    as_of: TimeLike | None = None,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    engine: str = "pandas",
-) -> ClientAndDmMix:
-    """V9: the client mix, and the direct-message share over time ("work hidden in DMs").
-
-    Args:
-        messages: the messages frame (needs ``client``).
-        dm_recipients: tells group direct messages from 1:1 ones.
-        users: the users frame (for ``exclude_bots``).
-        freq: the bucket of ``over_time`` (``D``, ``W``, ``M``).
-        tz: the time zone whose calendar makes the buckets.
-        period: only the period ending at ``as_of``; None for all.
-        as_of: the end of ``period``; default ``until``, else the last message's time.
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(client_and_dm_mix, locals(), _sql)
-    messages = messages_only(messages)
-    check_freq(freq)
-    check_tz(tz)
-    td = parse_period(period)
-    df = prepare_messages(
-        messages,
-        users=users,
-        since=since,
-        until=until,
-        exclude_bots=exclude_bots,
-        require=("client",),
-    )
-    if td is not None:
-        end = default_as_of(df, until, as_of)
-        df = df[_window_mask(df["timestamp"], end - td, end)]
-    raw = df["client"].astype("string").fillna("")
-    clients = raw.value_counts().rename_axis("client").rename("n").reset_index()
-    is_dm = df["stream_id"].isna()
-    group: set[int] = set()
-    if dm_recipients is not None:
-        d = validate(dm_recipients, "dm_recipients")
-        n = d.groupby("message_id")["user_id"].nunique()
-        group = {int(i) for i in n[n > 2].index}
-    is_group = is_dm & df["id"].isin(list(group)).fillna(False).astype(bool)
-    by_period = None
-    if len(df):
-        by_period = (
-            pd.DataFrame(
-                {
-                    "p": local_periods(df["timestamp"], freq, tz),
-                    "ch": ~is_dm,
-                    "dm": is_dm,
-                    "gdm": is_group,
-                }
-            )
-            .groupby("p")[["ch", "dm", "gdm"]]
-            .sum()
-        )
-    return _result(clients, by_period, tz, coverage_of(coverage, df), anonymize, salt)
 
 
 def _result(
@@ -212,3 +149,152 @@ def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix | None:
         days["p"] = pd.to_datetime(days["t"]).dt.to_period(code)
         by_period = days.groupby("p")[["ch", "dm", "gdm"]].sum()
     return _result(clients, by_period, tz, k.coverage(p["coverage"]), p["anonymize"], p["salt"])
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+def plot_client_and_dm_mix(result: ClientAndDmMix, ax: Axes | None = None) -> Figure:
+    """V9: messages by client; beside it, the direct-message share over time.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.client_and_dm_mix` result.
+        ax: axes for the client mix alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.0))
+    mix = axes[0]
+    data = result.frame.iloc[::-1]
+    mix.set_title("Messages by client")
+    mix.set_xlabel("messages")
+    tidy(mix)
+    counts(mix.xaxis)
+    if len(data):
+        bars = mix.barh(
+            [str(x) for x in data["label"]],
+            data["messages"].to_numpy(dtype=float),
+            color=PALETTE[2],
+        )
+        mix.bar_label(bars, labels=[percent(s) for s in data["share"]], padding=3, fontsize=8)
+        mix.margins(x=0.15)
+    else:
+        _empty(mix)
+    if len(axes) > 1:
+        dm = axes[1]
+        o = result.over_time
+        share = "" if np.isnan(result.dm_share) else f" (overall {percent(result.dm_share)})"
+        dm.set_title(f"Direct-message share{share}")
+        dm.set_xlabel("time")
+        dm.set_ylabel("direct messages (% of all)")
+        tidy(dm)
+        if len(o):
+            dm.plot(
+                naive(o["bucket_start"]),
+                o["dm_share"] * 100,
+                color=PALETTE[3],
+                marker="o",
+                markersize=3,
+                label="direct messages",
+            )
+            dm.set_ylim(0, max(5.0, float(np.nanmax(o["dm_share"].to_numpy(dtype=float))) * 110))
+            dm.legend(loc="upper left", fontsize=8, frameon=False)
+            date_axis(dm)
+        else:
+            _empty(dm)
+    return finish(fig, result.coverage)
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def direct_message_share(messages: pd.DataFrame, *, users: pd.DataFrame | None = None) -> str:
+    """The share of direct messages and the most used client's share.
+
+    Clients by the names the client-mix plot shows (``website`` is the Web app; every API
+    client is "API").
+    """
+    df = humans(messages, users)
+    if df.empty:
+        return "No messages."
+    clients = df["client"].astype("string").fillna("").map(client_label).value_counts()
+    dms = float((df["type"] == "private").mean())
+    return (
+        f"{percent(dms)} of messages are direct messages; the most used client, "
+        f"{clients.index[0]}, sends {percent(float(clients.iloc[0] / clients.sum()))} of all."
+    )
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=9,
+    title="Clients and DMs",
+    result=ClientAndDmMix,
+    plot=plot_client_and_dm_mix,
+    sentence=direct_message_share,
+    sql=_sql,
+)
+def client_and_dm_mix(
+    messages: MessagesSource,
+    *,
+    dm_recipients: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    freq: str = "W",
+    tz: str = "UTC",
+    period: str | pd.Timedelta | None = None,
+    as_of: TimeLike | None = None,
+    **options: Unpack[ViewOptions],
+) -> ClientAndDmMix:
+    """V9: the client mix, and the direct-message share over time ("work hidden in DMs").
+
+    Args:
+        messages: the messages frame (needs ``client``).
+        dm_recipients: tells group direct messages from 1:1 ones.
+        users: the users frame (for ``exclude_bots``).
+        freq: the bucket of ``over_time`` (``D``, ``W``, ``M``).
+        tz: the time zone whose calendar makes the buckets.
+        period: only the period ending at ``as_of``; None for all.
+        as_of: the end of ``period``; default ``until``, else the last message's time.
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    check_freq(freq)
+    check_tz(tz)
+    td = parse_period(period)
+    df = prepare_messages(
+        messages,
+        users=users,
+        since=o["since"],
+        until=o["until"],
+        exclude_bots=o["exclude_bots"],
+        require=("client",),
+    )
+    if td is not None:
+        end = default_as_of(df, o["until"], as_of)
+        df = df[_window_mask(df["timestamp"], end - td, end)]
+    raw = df["client"].astype("string").fillna("")
+    clients = raw.value_counts().rename_axis("client").rename("n").reset_index()
+    is_dm = df["stream_id"].isna()
+    group: set[int] = set()
+    if dm_recipients is not None:
+        d = validate(dm_recipients, "dm_recipients")
+        n = d.groupby("message_id")["user_id"].nunique()
+        group = {int(i) for i in n[n > 2].index}
+    is_group = is_dm & df["id"].isin(list(group)).fillna(False).astype(bool)
+    by_period = None
+    if len(df):
+        by_period = (
+            pd.DataFrame(
+                {
+                    "p": local_periods(df["timestamp"], freq, tz),
+                    "ch": ~is_dm,
+                    "dm": is_dm,
+                    "gdm": is_group,
+                }
+            )
+            .groupby("p")[["ch", "dm", "gdm"]]
+            .sum()
+        )
+    return _result(
+        clients, by_period, tz, coverage_of(o["coverage"], df), o["anonymize"], o["salt"]
+    )

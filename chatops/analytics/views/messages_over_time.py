@@ -1,17 +1,21 @@
-"""V1: :func:`messages_over_time` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V1: :func:`messages_over_time`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from .._common import (
-    DEFAULT_SALT,
     TimeLike,
-    ViewResult,
     bot_ids,
     check_freq,
     check_tz,
@@ -22,11 +26,18 @@ from .._common import (
     prepare_messages,
     utc,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import Kept, in_list, private_channel_ids
+from .._figure import axes as _axes
+from .._figure import counts, finish, tidy
+from .._figure import empty as _empty
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import Kept, in_list, private_channel_ids
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..schema import validate
-from ._shared import _finish
+from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
+from ._shared import _finish, humans
 
 
 @dataclasses.dataclass
@@ -77,59 +88,14 @@ def _recipient_types(
     return pd.Series(out, index=df.index, dtype="string")
 
 
-def messages_over_time(
-    messages: MessagesSource,
-    *,
-    users: pd.DataFrame | None = None,
-    channels: pd.DataFrame | None = None,
-    dm_recipients: pd.DataFrame | None = None,
-    freq: str = "D",
-    tz: str = "UTC",
-    split: str | None = "is_bot",
-    as_of: TimeLike | None = None,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    default_tz: str = "UTC",
-    engine: str = "pandas",
-) -> MessagesOverTime:
-    """V1: messages per ``freq`` bucket in time zone ``tz``, split, empty buckets included.
-
-    Args:
-        messages: the messages frame.
-        users: the users frame (needed by ``split="is_bot"`` and ``exclude_bots``).
-        channels: the channels frame (tells public from private channels for
-            ``split="recipient_type"``; without it channel messages are ``channel``).
-        dm_recipients: tells group direct messages (more than two people) from 1:1 ones.
-        freq: ``h`` hour, ``D`` day, ``W`` week (Monday to Sunday), ``M`` month.
-        tz: the time zone whose calendar makes the buckets.
-        split: ``is_bot`` (human/bot), ``recipient_type`` (public channel, private channel,
-            direct message, group direct message), ``channel``, ``client`` or None (``all``).
-        as_of: the time the data was taken; a bucket ending after it is ``partial``. Default
-            ``until``, else now.
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        default_tz: with ``tz="sender"`` (a message counts on its sender's own calendar, from
-            ``users``), the zone of people who have none, and the zone the bucket bounds are
-            given in; the note under the figure says how many have none.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(messages_over_time, locals(), _sql)
-    messages = messages_only(messages)
-    check_freq(freq)
-    if tz != SENDER:
-        check_tz(tz)
-    if split not in _SPLITS:
-        raise ValueError(f"unknown split {split!r}; choose one of {', '.join(map(str, _SPLITS))}")
-    if split == "is_bot" and users is None:
-        raise ValueError("split='is_bot' needs the users frame (users=...)")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
+def _split_keys(
+    df: pd.DataFrame,
+    split: str | None,
+    users: pd.DataFrame | None,
+    channels: pd.DataFrame | None,
+    dm_recipients: pd.DataFrame | None,
+) -> tuple[pd.Series, list[str]]:
+    """Each message's split, and the splits in the order the view lists them."""
     if split is None:
         keys = pd.Series("all", index=df.index, dtype="string")
         order = ["all"]
@@ -161,47 +127,7 @@ def messages_over_time(
             .fillna("(direct message)" if split == "channel" else "(none)")
         )
         order = list(keys.value_counts().index)
-    cols = ["bucket_start", "bucket_end", "split", "messages", "cumulative", "partial"]
-    if df.empty:
-        frame = pd.DataFrame({c: [] for c in cols})
-        return MessagesOverTime(
-            frame, coverage_of(coverage, df), freq, tz, split, 0, bots_excluded=exclude_bots
-        )
-    note = None
-    if tz == SENDER:
-        local, missing, senders = sender_local_times(
-            df["timestamp"], df["sender_id"], users, default_tz
-        )
-        periods = local.dt.to_period(check_freq(freq))
-        note = sender_zone_note(missing, senders, default_tz)
-    else:
-        periods = local_periods(df["timestamp"], freq, tz)
-    counts = (
-        pd.DataFrame({"period": periods, "split": keys})
-        .groupby(["period", "split"], observed=True)
-        .size()
-        .unstack("split", fill_value=0)
-    )
-    cut = (
-        pd.Timestamp.now(tz="UTC")
-        if as_of is None and until is None
-        else default_as_of(df, until, as_of)
-    )
-    cov = coverage_of(coverage, df)
-    return _result(
-        counts,
-        order,
-        cut,
-        freq,
-        tz,
-        split,
-        len(df),
-        cov if note is None else with_note(cov, note),
-        default_tz,
-        anonymize,
-        salt,
-        exclude_bots,
-    )
+    return keys, order
 
 
 def _result(
@@ -320,4 +246,231 @@ def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
         p["anonymize"],
         p["salt"],
         bool(p["exclude_bots"]),
+    )
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+_SPLIT_WORDS = {
+    "is_bot": "humans and bots",
+    "recipient_type": "by recipient type",
+    "channel": "by channel",
+    "client": "by client",
+}
+
+
+def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) -> Figure:
+    """V1: stacked bars per bucket and split, cumulative total on a second axis, partial bucket hatched.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.messages_over_time` result.
+        ax: axes to draw into; default a new figure.
+    """
+    fig, (ax,) = _axes(ax)
+    df = result.frame
+    word = FREQ_WORD.get(result.freq, result.freq)
+    categories = list(df["split"].cat.categories) if len(df) else []
+    # only what is drawn: a split with no message in any bucket (bots left out) is not a series
+    totals = df.groupby("split", observed=False)["messages"].sum() if len(df) else None
+    splits = [c for c in categories if totals is not None and totals[c] > 0] or categories[:1]
+    split = _SPLIT_WORDS.get(result.split or "", f"by {result.split}") if result.split else ""
+    if len(splits) < 2:
+        split = f"{splits[0]}s only" if result.split == "is_bot" and splits else ""
+        if split == "humans only" and not result.bots_excluded:
+            split = "no bot messages"  # bots were kept; none of them posted
+    ax.set_title(f"Messages sent per {word}" + (f", {split}" if split else ""))
+    ax.set_xlabel(f"{word} ({zone(result.tz)})")
+    ax.set_ylabel(f"messages per {word}")
+    tidy(ax)
+    counts(ax.yaxis)
+    if df.empty:
+        _empty(ax)
+        return finish(fig, result.coverage)
+    first = df["split"] == categories[0]
+    starts = naive(df.loc[first, "bucket_start"])
+    ends = naive(df.loc[first, "bucket_end"])
+    width = (ends - starts) * 0.85
+    partial = df.loc[first, "partial"].to_numpy()
+    bottom = np.zeros(len(starts))
+    for name in splits:
+        i = categories.index(name)
+        values = df.loc[df["split"] == name, "messages"].to_numpy(dtype=float)
+        bars = ax.bar(
+            starts,
+            values,
+            width=width,
+            bottom=bottom,
+            align="edge",
+            color=PALETTE[i % len(PALETTE)],
+            label=str(name),
+        )
+        for bar, part in zip(bars, partial, strict=True):
+            if part:
+                bar.set_hatch("///")
+                bar.set_alpha(0.55)
+        bottom += values
+    total = df.groupby("bucket_end", observed=True)["messages"].sum().cumsum()
+    twin = ax.twinx()
+    twin.plot(
+        naive(total.index), total.to_numpy(), color="#222222", linewidth=1.5, label="cumulative"
+    )
+    twin.set_ylabel("cumulative messages")
+    counts(twin.yaxis)
+    # headroom above the tallest bar and the line so the legend never covers them
+    ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.35)
+    twin.set_ylim(0, max(float(total.max()), 1.0) * 1.35)
+    twin.spines[["top"]].set_visible(False)
+    handles, labels = ax.get_legend_handles_labels()
+    h2, l2 = twin.get_legend_handles_labels()
+    handles, labels = handles + h2, labels + l2
+    if partial.any():
+        handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///"))
+        labels.append("partial (still counting)")
+    ax.legend(handles, labels, loc="upper left", fontsize=8, frameon=False, ncols=2)
+    date_axis(ax)
+    return finish(fig, result.coverage)
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def weekly_counts(
+    messages: pd.DataFrame,
+    *,
+    users: pd.DataFrame | None = None,
+    tz: str = "UTC",
+) -> pd.Series:
+    """Messages per week (Monday to Sunday in ``tz``), indexed by each week's first day (a
+    Monday, as a date); weeks without a message in between count 0."""
+    df = humans(messages, users)
+    if df.empty:
+        return pd.Series([], dtype="int64", index=pd.Index([], name="week_start"))
+    local = df["timestamp"].dt.tz_convert(tz).dt.tz_localize(None)
+    weeks = local.dt.to_period("W-SUN")
+    counts = weeks.value_counts().sort_index()
+    full = pd.period_range(counts.index.min(), counts.index.max(), freq="W-SUN")
+    counts = counts.reindex(full, fill_value=0)
+    out = pd.Series(
+        counts.to_numpy(dtype="int64"),
+        index=pd.Index([p.start_time.date() for p in full], name="week_start"),
+    )
+    return out
+
+
+def busiest_week(
+    messages: pd.DataFrame, *, users: pd.DataFrame | None = None, tz: str = "UTC"
+) -> str:
+    """The week with most messages, named by its first day (a Monday), against the median."""
+    weekly = weekly_counts(messages, users=users, tz=tz)
+    if weekly.empty:
+        return "No messages, so no busiest week."
+    start = weekly.idxmax()
+    return (
+        f"The busiest week began Monday {start:%Y-%m-%d} with {int(weekly.max()):,} messages, "
+        f"against a median week of {float(weekly.median()):,.0f}."
+    )
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=1,
+    title="Messages over time",
+    result=MessagesOverTime,
+    plot=plot_messages_over_time,
+    sentence=busiest_week,
+    sql=_sql,
+)
+def messages_over_time(
+    messages: MessagesSource,
+    *,
+    users: pd.DataFrame | None = None,
+    channels: pd.DataFrame | None = None,
+    dm_recipients: pd.DataFrame | None = None,
+    freq: str = "D",
+    tz: str = "UTC",
+    split: str | None = "is_bot",
+    as_of: TimeLike | None = None,
+    default_tz: str = "UTC",
+    **options: Unpack[ViewOptions],
+) -> MessagesOverTime:
+    """V1: messages per ``freq`` bucket in time zone ``tz``, split, empty buckets included.
+
+    Args:
+        messages: the messages frame.
+        users: the users frame (needed by ``split="is_bot"`` and ``exclude_bots``).
+        channels: the channels frame (tells public from private channels for
+            ``split="recipient_type"``; without it channel messages are ``channel``).
+        dm_recipients: tells group direct messages (more than two people) from 1:1 ones.
+        freq: ``h`` hour, ``D`` day, ``W`` week (Monday to Sunday), ``M`` month.
+        tz: the time zone whose calendar makes the buckets.
+        split: ``is_bot`` (human/bot), ``recipient_type`` (public channel, private channel,
+            direct message, group direct message), ``channel``, ``client`` or None (``all``).
+        as_of: the time the data was taken; a bucket ending after it is ``partial``. Default
+            ``until``, else now.
+        default_tz: with ``tz="sender"`` (a message counts on its sender's own calendar, from
+            ``users``), the zone of people who have none, and the zone the bucket bounds are
+            given in; the note under the figure says how many have none.
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    check_freq(freq)
+    if tz != SENDER:
+        check_tz(tz)
+    if split not in _SPLITS:
+        raise ValueError(f"unknown split {split!r}; choose one of {', '.join(map(str, _SPLITS))}")
+    if split == "is_bot" and users is None:
+        raise ValueError("split='is_bot' needs the users frame (users=...)")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    keys, order = _split_keys(df, split, users, channels, dm_recipients)
+    cols = ["bucket_start", "bucket_end", "split", "messages", "cumulative", "partial"]
+    if df.empty:
+        frame = pd.DataFrame({c: [] for c in cols})
+        return MessagesOverTime(
+            frame,
+            coverage_of(o["coverage"], df),
+            freq,
+            tz,
+            split,
+            0,
+            bots_excluded=o["exclude_bots"],
+        )
+    note = None
+    if tz == SENDER:
+        local, missing, senders = sender_local_times(
+            df["timestamp"], df["sender_id"], users, default_tz
+        )
+        periods = local.dt.to_period(check_freq(freq))
+        note = sender_zone_note(missing, senders, default_tz)
+    else:
+        periods = local_periods(df["timestamp"], freq, tz)
+    counts = (
+        pd.DataFrame({"period": periods, "split": keys})
+        .groupby(["period", "split"], observed=True)
+        .size()
+        .unstack("split", fill_value=0)
+    )
+    cut = (
+        pd.Timestamp.now(tz="UTC")
+        if as_of is None and o["until"] is None
+        else default_as_of(df, o["until"], as_of)
+    )
+    cov = coverage_of(o["coverage"], df)
+    return _result(
+        counts,
+        order,
+        cut,
+        freq,
+        tz,
+        split,
+        len(df),
+        cov if note is None else with_note(cov, note),
+        default_tz,
+        o["anonymize"],
+        o["salt"],
+        o["exclude_bots"],
     )

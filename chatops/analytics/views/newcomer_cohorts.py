@@ -1,26 +1,38 @@
-"""V7: :func:`newcomer_cohorts` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V7: :func:`newcomer_cohorts`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Unpack
 
+import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .._common import (
-    DEFAULT_SALT,
     TimeLike,
-    ViewResult,
     check_freq,
     check_tz,
     coverage_of,
     local_periods,
     prepare_messages,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import Kept
+from .._figure import axes as _axes
+from .._figure import counts, finish, tidy
+from .._figure import empty as _empty
+from .._percent import percent
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import Kept
 from ..schema import validate
-from ._shared import _finish
+from ._draw import FREQ_WORD, PALETTE
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
+from ._shared import _finish, data_end, humans
 
 
 @dataclasses.dataclass
@@ -50,74 +62,6 @@ class NewcomerCohorts(ViewResult):
 
 
 _TENURE = ((0, 0, "0"), (1, 2, "1-2"), (3, 5, "3-5"), (6, 11, "6-11"), (12, 10**9, "12+"))
-
-
-def newcomer_cohorts(
-    messages: MessagesSource,
-    *,
-    users: pd.DataFrame | None = None,
-    cohort: str = "M",
-    horizon: int = 12,
-    cohort_by: str = "first_post",
-    tz: str = "UTC",
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    engine: str = "pandas",
-) -> NewcomerCohorts:
-    """V7: newcomer cohorts: who keeps posting after their first period, and the tenure mix.
-
-    Args:
-        messages: the messages frame.
-        users: the users frame (``exclude_bots``; ``date_joined`` for ``cohort_by``).
-        cohort: the cohort period: ``W`` week or ``M`` month.
-        horizon: how many periods the retention matrix follows (positive).
-        cohort_by: ``first_post`` (the period of the first message in the data) or
-            ``date_joined`` (the period the account was created; only users who posted count).
-        tz: the time zone whose calendar makes the periods.
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(newcomer_cohorts, locals(), _sql)
-    messages = messages_only(messages)
-    if cohort not in ("W", "M"):
-        raise ValueError(f"unknown cohort {cohort!r}; choose 'W' or 'M'")
-    check_tz(tz)
-    if not isinstance(horizon, int) or horizon <= 0:
-        raise ValueError(f"horizon must be a positive number of periods, got {horizon!r}")
-    if cohort_by not in ("first_post", "date_joined"):
-        raise ValueError(f"unknown cohort_by {cohort_by!r}; choose 'first_post' or 'date_joined'")
-    if cohort_by == "date_joined" and users is None:
-        raise ValueError("cohort_by='date_joined' needs the users frame (users=...)")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
-    df = df[df["sender_id"].notna()].sort_values(["timestamp", "id"], kind="stable")
-    per = local_periods(df["timestamp"], cohort, tz)
-    ordinal = pd.Series(pd.PeriodIndex(per).asi8, index=df.index, dtype="int64")
-    sender = df["sender_id"].astype("int64")
-    firsts = df.drop_duplicates("sender_id", keep="first")
-    fc = firsts["channel"].astype("string").fillna("(direct message)").value_counts()
-    weight = pd.Series(1, index=df.index, dtype="int64")
-    return _result(
-        sender,
-        ordinal,
-        weight,
-        fc,
-        users,
-        cohort,
-        horizon,
-        cohort_by,
-        tz,
-        coverage_of(coverage, df),
-        anonymize,
-        salt,
-    )
 
 
 def _result(
@@ -253,4 +197,203 @@ def _sql(k: Kept, p: dict[str, Any]) -> NewcomerCohorts | None:
         k.coverage(p["coverage"]),
         p["anonymize"],
         p["salt"],
+    )
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+def plot_newcomer_cohorts(result: NewcomerCohorts, ax: Axes | None = None) -> Figure:
+    """V7: retention matrix (cohort x periods since first post); beside it, messages by tenure.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.newcomer_cohorts` result.
+        ax: axes for the retention matrix alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(
+        ax, 2 if ax is None else 1, size=(12.0, 4.6), ratios=(1.25, 1.0) if ax is None else None
+    )
+    word = FREQ_WORD.get(result.cohort_freq, result.cohort_freq)
+    ret = axes[0]
+    ret.set_title(f"Newcomer retention by {word} of first post")
+    ret.set_xlabel(f"{word}s since first post")
+    ret.set_ylabel(f"cohort ({word} of first post)")
+    df = result.frame
+    if df.empty:
+        _empty(ret)
+    else:
+        matrix = df.pivot(index="cohort", columns="offset", values="retention").reindex(
+            # offsets past the end of the data are never observed: no empty columns for them
+            columns=range(min(result.horizon, int(df["offset"].max()) + 1))
+        )
+        sizes = df.drop_duplicates("cohort").set_index("cohort")["cohort_size"]
+        image = ret.imshow(
+            matrix.to_numpy(dtype=float) * 100,
+            aspect="auto",
+            cmap="Greens",
+            vmin=0,
+            vmax=100,
+            interpolation="nearest",
+        )
+        small = matrix.size <= 160
+        if small:
+            for (i, j), v in np.ndenumerate(matrix.to_numpy(dtype=float)):
+                if not np.isnan(v):
+                    ret.text(
+                        j,
+                        i,
+                        percent(v, digits=1),
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if v > 0.6 else "#222222",
+                        # inside its cell: no part of the layout (not measured at every pass)
+                        in_layout=False,
+                    )
+        ret.set_xticks(range(matrix.shape[1]))
+        ret.set_yticks(range(len(matrix)), [f"{c} (n={sizes[c]})" for c in matrix.index])
+        bar = fig.colorbar(image, ax=ret, pad=0.01)
+        bar.set_label("still posting (%)")
+    if len(axes) > 1:
+        ten = axes[1]
+        t = result.tenure
+        ten.set_title(f"Messages by tenure ({word}s since first post)")
+        ten.set_xlabel(word)
+        ten.set_ylabel(f"messages per {word}")
+        tidy(ten)
+        counts(ten.yaxis)
+        if len(t):
+            wide = t.pivot(index="period_start", columns="tenure", values="messages")
+            # only tenures with a message: a legend names only what is drawn
+            order = [
+                c
+                for c in ("0", "1-2", "3-5", "6-11", "12+")
+                if c in wide.columns and wide[c].fillna(0).sum() > 0
+            ]
+            labels = [str(p) for p in t.drop_duplicates("period_start")["period"]]
+            x = np.arange(len(wide))
+            bottom = np.zeros(len(wide))
+            for c in order:
+                values = wide[c].fillna(0).to_numpy(dtype=float)
+                ten.bar(
+                    x,
+                    values,
+                    bottom=bottom,
+                    width=0.8,
+                    color=PALETTE[("0", "1-2", "3-5", "6-11", "12+").index(c)],
+                    label=f"{c} {word}s" if c != "0" else f"first {word}",
+                )
+                bottom += values
+            step = max(1, -(-len(x) // 6))
+            ten.set_xticks(x[::step], labels[::step])
+            ten.set_ylim(0, max(float(bottom.max()), 1.0) * 1.3)
+            ten.legend(loc="upper left", fontsize=8, frameon=False, ncols=2)
+        else:
+            _empty(ten)
+    return finish(fig, result.coverage)
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def first_time_posters(
+    messages: pd.DataFrame,
+    *,
+    users: pd.DataFrame | None = None,
+    days: int = 90,
+    end: TimeLike | None = None,
+) -> int:
+    """How many people (bots left out when ``users`` is given) sent their first message in the
+    last ``days`` days of the data: in ``(end - days, end]``, ``end`` as in :func:`data_end`."""
+    if days <= 0:
+        raise ValueError(f"days must be positive, got {days!r}")
+    stop = data_end(messages, end)
+    df = humans(messages, users)
+    first = df.groupby("sender_id")["timestamp"].min()
+    return int(((first > stop - pd.Timedelta(days=days)) & (first <= stop)).sum())
+
+
+def newcomers(
+    messages: pd.DataFrame,
+    *,
+    users: pd.DataFrame | None = None,
+    days: int = 90,
+    end: TimeLike | None = None,
+) -> str:
+    """``"N people posted for the first time in the last 90 days of the data (to <date>)."``"""
+    n = first_time_posters(messages, users=users, days=days, end=end)
+    stop = data_end(messages, end)
+    who = "person" if n == 1 else "people"
+    return (
+        f"{n:,} {who} posted for the first time in the last {days} days of the data "
+        f"(to {stop:%Y-%m-%d})."
+    )
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=7,
+    title="Newcomer cohorts",
+    result=NewcomerCohorts,
+    plot=plot_newcomer_cohorts,
+    sentence=newcomers,
+    sql=_sql,
+)
+def newcomer_cohorts(
+    messages: MessagesSource,
+    *,
+    users: pd.DataFrame | None = None,
+    cohort: str = "M",
+    horizon: int = 12,
+    cohort_by: str = "first_post",
+    tz: str = "UTC",
+    **options: Unpack[ViewOptions],
+) -> NewcomerCohorts:
+    """V7: newcomer cohorts: who keeps posting after their first period, and the tenure mix.
+
+    Args:
+        messages: the messages frame.
+        users: the users frame (``exclude_bots``; ``date_joined`` for ``cohort_by``).
+        cohort: the cohort period: ``W`` week or ``M`` month.
+        horizon: how many periods the retention matrix follows (positive).
+        cohort_by: ``first_post`` (the period of the first message in the data) or
+            ``date_joined`` (the period the account was created; only users who posted count).
+        tz: the time zone whose calendar makes the periods.
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    if cohort not in ("W", "M"):
+        raise ValueError(f"unknown cohort {cohort!r}; choose 'W' or 'M'")
+    check_tz(tz)
+    if not isinstance(horizon, int) or horizon <= 0:
+        raise ValueError(f"horizon must be a positive number of periods, got {horizon!r}")
+    if cohort_by not in ("first_post", "date_joined"):
+        raise ValueError(f"unknown cohort_by {cohort_by!r}; choose 'first_post' or 'date_joined'")
+    if cohort_by == "date_joined" and users is None:
+        raise ValueError("cohort_by='date_joined' needs the users frame (users=...)")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    df = df[df["sender_id"].notna()].sort_values(["timestamp", "id"], kind="stable")
+    per = local_periods(df["timestamp"], cohort, tz)
+    ordinal = pd.Series(pd.PeriodIndex(per).asi8, index=df.index, dtype="int64")
+    sender = df["sender_id"].astype("int64")
+    firsts = df.drop_duplicates("sender_id", keep="first")
+    fc = firsts["channel"].astype("string").fillna("(direct message)").value_counts()
+    weight = pd.Series(1, index=df.index, dtype="int64")
+    return _result(
+        sender,
+        ordinal,
+        weight,
+        fc,
+        users,
+        cohort,
+        horizon,
+        cohort_by,
+        tz,
+        coverage_of(o["coverage"], df),
+        o["anonymize"],
+        o["salt"],
     )

@@ -1,18 +1,21 @@
-"""V5: :func:`participation_distribution` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V5: :func:`participation_distribution`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .._common import (
-    DEFAULT_SALT,
     TimeLike,
-    ViewResult,
     bot_ids,
     coverage_of,
     default_as_of,
@@ -21,10 +24,17 @@ from .._common import (
     prepare_messages,
     user_names,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import Kept, in_list
+from .._figure import axes as _axes
+from .._figure import counts, finish, tidy
+from .._percent import percent
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import Kept, in_list
 from ..schema import validate
-from ._shared import _finish, _window_mask
+from ._draw import PALETTE
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
+from ._shared import _finish, _window_mask, humans
 
 
 @dataclasses.dataclass
@@ -50,75 +60,6 @@ class ParticipationDistribution(ViewResult):
     lurker_share: float = math.nan
     posters: int = 0
     top_n: int = 10
-
-
-def participation_distribution(
-    messages: MessagesSource,
-    *,
-    reactions: pd.DataFrame | None = None,
-    subscriptions: pd.DataFrame | None = None,
-    users: pd.DataFrame | None = None,
-    period: str | pd.Timedelta | None = None,
-    as_of: TimeLike | None = None,
-    top_n: int = 10,
-    include_lurkers: bool = True,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    engine: str = "pandas",
-) -> ParticipationDistribution:
-    """V5: how evenly people take part: per-user counts, Lorenz curve, Gini, lurkers.
-
-    Args:
-        messages: the messages frame.
-        reactions: the reactions frame (``reactions_given`` per user, on messages in the window).
-        subscriptions: the subscriptions frame: who could have posted (lurkers).
-        users: the users frame: names, and bots are not counted as lurkers.
-        period: only the period ending at ``as_of`` (``"90D"``); None for all.
-        as_of: the end of ``period``; default ``until``, else the last message's time.
-        top_n: how many top senders the plot shows.
-        include_lurkers: add subscribed humans who never posted, with 0 messages (they count in
-            the Gini).
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(participation_distribution, locals(), _sql)
-    messages = messages_only(messages)
-    td = parse_period(period)
-    if top_n <= 0:
-        raise ValueError(f"top_n must be positive, got {top_n}")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
-    if td is not None:
-        end = default_as_of(df, until, as_of)
-        df = df[_window_mask(df["timestamp"], end - td, end)]
-    bots = bot_ids(users)
-    counts = df.groupby(df["sender_id"].astype("int64")).size()
-    given = pd.Series(dtype="int64")
-    if reactions is not None:
-        r = validate(reactions, "reactions")
-        r = r[r["message_id"].isin(df["id"].tolist()).fillna(False).astype(bool)]
-        if exclude_bots:
-            r = r[~r["user_id"].isin(list(bots)).fillna(False).astype(bool)]
-        given = r.groupby(r["user_id"].astype("int64")).size()
-    return _result(
-        counts,
-        given,
-        user_names(df, users),
-        subscriptions,
-        include_lurkers,
-        bots,
-        coverage_of(coverage, df),
-        top_n,
-        anonymize,
-        salt,
-    )
 
 
 def _result(
@@ -210,4 +151,154 @@ def _sql(k: Kept, p: dict[str, Any]) -> ParticipationDistribution | None:
         p["top_n"],
         p["anonymize"],
         p["salt"],
+    )
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+def plot_participation_distribution(
+    result: ParticipationDistribution, ax: Axes | None = None
+) -> Figure:
+    """V5: Lorenz curve with the line of equality; beside it, the top senders.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.participation_distribution` result.
+        ax: axes for the Lorenz curve alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.2))
+    lor = axes[0]
+    g = "n/a" if np.isnan(result.gini) else f"{result.gini:.2f}"
+    lor.set_title(f"Participation: Lorenz curve (Gini {g})")
+    lor.set_xlabel("share of people, fewest messages first (%)")
+    lor.set_ylabel("share of messages (%)")
+    tidy(lor)
+    lz = result.lorenz
+    lor.plot([0, 100], [0, 100], color="#999999", linestyle=":", label="everyone equal")
+    lor.plot(
+        lz["population_share"] * 100,
+        lz["message_share"] * 100,
+        color=PALETTE[0],
+        linewidth=1.8,
+        label="observed",
+    )
+    lor.fill_between(
+        lz["population_share"] * 100,
+        lz["message_share"] * 100,
+        lz["population_share"] * 100,
+        color=PALETTE[0],
+        alpha=0.12,
+    )
+    lor.set_xlim(0, 100)
+    lor.set_ylim(0, 100)
+    note = "" if np.isnan(result.lurker_share) else f"; lurkers {percent(result.lurker_share)}"
+    lor.legend(
+        loc="upper left",
+        fontsize=8,
+        frameon=False,
+        title=f"{result.posters:,} posters{note}",
+        title_fontsize=8,
+    )
+    if len(axes) > 1:
+        top = axes[1]
+        data = result.frame[result.frame["messages"] > 0].head(result.top_n).iloc[::-1]
+        top.set_title(f"Top {len(data)} senders")
+        top.set_xlabel("messages")
+        tidy(top)
+        counts(top.xaxis)
+        if "name" in data.columns:
+            who = [
+                str(n) if not pd.isna(n) else str(u)
+                for n, u in zip(data["name"], data["user_id"], strict=True)
+            ]
+        else:
+            who = [str(u) for u in data["user_id"]]
+        bars = top.barh(who, data["messages"].to_numpy(dtype=float), color=PALETTE[0])
+        top.bar_label(bars, labels=[percent(s) for s in data["share"]], padding=3, fontsize=8)
+        top.margins(x=0.15)
+    return finish(fig, result.coverage)
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def participation(messages: pd.DataFrame, *, users: pd.DataFrame | None = None) -> str:
+    """The most active tenth of posters' share of messages, and the Gini coefficient."""
+    counts = humans(messages, users)["sender_id"].value_counts()
+    if counts.empty:
+        return "No posters."
+    top = counts.iloc[: max(1, len(counts) // 10)].sum() / counts.sum()
+    return (
+        f"The most active tenth of posters wrote {percent(float(top))} of messages "
+        f"(Gini {gini(counts.to_numpy()):.2f})."
+    )
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=5,
+    title="Participation",
+    result=ParticipationDistribution,
+    plot=plot_participation_distribution,
+    sentence=participation,
+    sql=_sql,
+)
+def participation_distribution(
+    messages: MessagesSource,
+    *,
+    reactions: pd.DataFrame | None = None,
+    subscriptions: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    period: str | pd.Timedelta | None = None,
+    as_of: TimeLike | None = None,
+    top_n: int = 10,
+    include_lurkers: bool = True,
+    **options: Unpack[ViewOptions],
+) -> ParticipationDistribution:
+    """V5: how evenly people take part: per-user counts, Lorenz curve, Gini, lurkers.
+
+    Args:
+        messages: the messages frame.
+        reactions: the reactions frame (``reactions_given`` per user, on messages in the window).
+        subscriptions: the subscriptions frame: who could have posted (lurkers).
+        users: the users frame: names, and bots are not counted as lurkers.
+        period: only the period ending at ``as_of`` (``"90D"``); None for all.
+        as_of: the end of ``period``; default ``until``, else the last message's time.
+        top_n: how many top senders the plot shows.
+        include_lurkers: add subscribed humans who never posted, with 0 messages (they count in
+            the Gini).
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    td = parse_period(period)
+    if top_n <= 0:
+        raise ValueError(f"top_n must be positive, got {top_n}")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    if td is not None:
+        end = default_as_of(df, o["until"], as_of)
+        df = df[_window_mask(df["timestamp"], end - td, end)]
+    bots = bot_ids(users)
+    counts = df.groupby(df["sender_id"].astype("int64")).size()
+    given = pd.Series(dtype="int64")
+    if reactions is not None:
+        r = validate(reactions, "reactions")
+        r = r[r["message_id"].isin(df["id"].tolist()).fillna(False).astype(bool)]
+        if o["exclude_bots"]:
+            r = r[~r["user_id"].isin(list(bots)).fillna(False).astype(bool)]
+        given = r.groupby(r["user_id"].astype("int64")).size()
+    return _result(
+        counts,
+        given,
+        user_names(df, users),
+        subscriptions,
+        include_lurkers,
+        bots,
+        coverage_of(o["coverage"], df),
+        top_n,
+        o["anonymize"],
+        o["salt"],
     )

@@ -1,18 +1,21 @@
-"""V8: :func:`reactions_and_engagement` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V8: :func:`reactions_and_engagement`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .._common import (
-    DEFAULT_SALT,
     TimeLike,
-    ViewResult,
     bot_ids,
     check_freq,
     check_tz,
@@ -23,10 +26,18 @@ from .._common import (
     period_bounds,
     prepare_messages,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import Kept, in_list
+from .._figure import axes as _axes
+from .._figure import counts, finish, tidy
+from .._figure import empty as _empty
+from .._percent import percent
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import Kept, in_list
 from ..schema import validate
-from ._shared import _finish, _window_mask
+from ._draw import PALETTE, date_axis, naive
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
+from ._shared import _finish, _window_mask, humans
 
 
 @dataclasses.dataclass
@@ -77,123 +88,6 @@ def _over_time(
         over["messages"] > 0, over["reactions"] / over["messages"].clip(lower=1), np.nan
     )
     return over
-
-
-def reactions_and_engagement(
-    messages: MessagesSource,
-    reactions: pd.DataFrame | None = None,
-    *,
-    users: pd.DataFrame | None = None,
-    freq: str = "W",
-    tz: str = "UTC",
-    period: str | pd.Timedelta | None = None,
-    as_of: TimeLike | None = None,
-    top_n: int = 10,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    engine: str = "pandas",
-) -> ReactionsAndEngagement:
-    """V8: how people react: top emoji, reactions per message, most-reacted messages.
-
-    Args:
-        messages: the messages frame (reactions count on these messages only).
-        reactions: the reactions frame.
-        users: the users frame (for ``exclude_bots``, which also drops bots' reactions).
-        freq: the bucket of ``over_time`` (``D``, ``W``, ``M``).
-        tz: the time zone whose calendar makes the buckets.
-        period: only the period ending at ``as_of``; None for all.
-        as_of: the end of ``period``; default ``until``, else the last message's time.
-        top_n: how many emoji and messages to list first (the plot shows these).
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(reactions_and_engagement, locals(), _sql)
-    messages = messages_only(messages)
-    check_freq(freq)
-    check_tz(tz)
-    td = parse_period(period)
-    if top_n <= 0:
-        raise ValueError(f"top_n must be positive, got {top_n}")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
-    if td is not None:
-        end = default_as_of(df, until, as_of)
-        df = df[_window_mask(df["timestamp"], end - td, end)]
-    if reactions is None:
-        raise ValueError("reactions_and_engagement needs the reactions frame (reactions=...)")
-    r = validate(reactions, "reactions")
-    r = r[r["message_id"].isin(df["id"].tolist()).fillna(False).astype(bool)]
-    if exclude_bots:
-        r = r[~r["user_id"].isin(list(bot_ids(users))).fillna(False).astype(bool)]
-    r = r.assign(emoji_name=r["emoji_name"].astype("string"))
-    top = (
-        r.groupby("emoji_name")
-        .agg(
-            reactions=("message_id", "size"),
-            messages=("message_id", "nunique"),
-            reactors=("user_id", "nunique"),
-        )
-        .reset_index()
-        .sort_values(["reactions", "emoji_name"], ascending=[False, True], kind="stable")
-    )
-    per_msg = r.groupby("message_id").size()
-    if len(df):
-        periods = local_periods(df["timestamp"], freq, tz)
-        ordinals = pd.PeriodIndex(periods).asi8
-        msg_bucket = pd.Series(ordinals, index=df["id"].astype("int64").to_numpy())
-        m_counts = pd.Series(ordinals).value_counts()
-        r_counts = msg_bucket.reindex(r["message_id"].astype("int64").to_numpy()).value_counts()
-        over = _over_time(m_counts, r_counts, periods.dt.freq, tz)
-    else:
-        over = _over_time(None, None, None, tz)
-    info = df.set_index(df["id"].astype("int64"))
-    pairs = r.groupby(["message_id", "emoji_name"]).size().rename("n").reset_index()
-    pairs = pairs.sort_values(["message_id", "n", "emoji_name"], ascending=[True, False, True])
-    top_emoji = pairs.drop_duplicates("message_id").set_index("message_id")["emoji_name"]
-    most = per_msg.rename("reactions").reset_index()
-    most["message_id"] = most["message_id"].astype("int64")
-    most["channel"] = most["message_id"].map(info["channel"].astype("string"))
-    most["topic"] = most["message_id"].map(info["topic"].astype("string"))
-    most["sender_id"] = most["message_id"].map(info["sender_id"]).astype("Int64")
-    most["top_emoji"] = most["message_id"].map(top_emoji).astype("string")
-    most = most.sort_values(["reactions", "message_id"], ascending=[False, True], kind="stable")
-    most = most[["message_id", "channel", "topic", "sender_id", "reactions", "top_emoji"]]
-    net = pd.DataFrame(
-        {
-            "reactor_id": r["user_id"].astype("Int64").to_numpy(),
-            "author_id": r["message_id"]
-            .astype("int64")
-            .map(info["sender_id"])
-            .astype("Int64")
-            .to_numpy(),
-        }
-    )
-    network = (
-        net.groupby(["reactor_id", "author_id"])
-        .size()
-        .rename("reactions")
-        .reset_index()
-        .sort_values(["reactions", "reactor_id", "author_id"], ascending=[False, True, True])
-    )
-    n = len(df)
-    return ReactionsAndEngagement(
-        _finish(top, anonymize, salt),
-        coverage_of(coverage, df),
-        _finish(over, anonymize, salt),
-        _finish(most, anonymize, salt),
-        _finish(network, anonymize, salt),
-        len(r),
-        len(r) / n if n else math.nan,
-        len(per_msg) / n if n else math.nan,
-        top_n,
-    )
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
@@ -258,5 +152,197 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         total,
         total / n if n else math.nan,
         len(most) / n if n else math.nan,
+        top_n,
+    )
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+def plot_reactions_and_engagement(result: ReactionsAndEngagement, ax: Axes | None = None) -> Figure:
+    """V8: top emoji bars; beside them, reactions per message over time.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.reactions_and_engagement` result.
+        ax: axes for the top emoji alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.2))
+    top = axes[0]
+    data = result.frame.head(result.top_n).iloc[::-1]
+    top.set_title(f"Top {len(data)} emoji ({result.reactions:,} reactions)")
+    top.set_xlabel("reactions")
+    tidy(top)
+    counts(top.xaxis)
+    if len(data):
+        bars = top.barh(
+            [str(e) for e in data["emoji_name"]],
+            data["reactions"].to_numpy(dtype=float),
+            color=PALETTE[1],
+        )
+        top.bar_label(bars, fmt="{:,.0f}", padding=3, fontsize=8)
+        top.margins(x=0.12)
+    else:
+        _empty(top, "no reactions")
+    if len(axes) > 1:
+        line = axes[1]
+        o = result.over_time
+        line.set_title("Reactions per message")
+        line.set_xlabel("time")
+        line.set_ylabel("reactions per message")
+        tidy(line)
+        if len(o):
+            line.plot(
+                naive(o["bucket_start"]),
+                o["reactions_per_message"],
+                color=PALETTE[1],
+                marker="o",
+                markersize=3,
+                label="reactions / message",
+            )
+            if not np.isnan(result.reactions_per_message):
+                line.axhline(
+                    result.reactions_per_message,
+                    color="#999999",
+                    linestyle=":",
+                    label=f"overall {result.reactions_per_message:.2f}",
+                )
+            line.set_ylim(bottom=0)
+            line.legend(loc="upper left", fontsize=8, frameon=False)
+            date_axis(line)
+        else:
+            _empty(line)
+    return finish(fig, result.coverage)
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def reactions(
+    messages: pd.DataFrame, reactions: pd.DataFrame, *, users: pd.DataFrame | None = None
+) -> str:
+    """The share of messages with a reaction, and the most used emoji."""
+    df = humans(messages, users)
+    if df.empty:
+        return "No messages."
+    emoji = reactions["emoji_name"].value_counts() if len(reactions) else pd.Series([], dtype=int)
+    reacted = (df["reaction_count"].fillna(0) > 0).mean() if "reaction_count" in df.columns else 0.0
+    top = f":{emoji.index[0]}:" if len(emoji) else "none"
+    return f"{percent(float(reacted))} of messages got a reaction; the most used emoji is {top}."
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=8,
+    title="Reactions",
+    result=ReactionsAndEngagement,
+    plot=plot_reactions_and_engagement,
+    sentence=reactions,
+    sql=_sql,
+)
+def reactions_and_engagement(
+    messages: MessagesSource,
+    reactions: pd.DataFrame | None = None,
+    *,
+    users: pd.DataFrame | None = None,
+    freq: str = "W",
+    tz: str = "UTC",
+    period: str | pd.Timedelta | None = None,
+    as_of: TimeLike | None = None,
+    top_n: int = 10,
+    **options: Unpack[ViewOptions],
+) -> ReactionsAndEngagement:
+    """V8: how people react: top emoji, reactions per message, most-reacted messages.
+
+    Args:
+        messages: the messages frame (reactions count on these messages only).
+        reactions: the reactions frame.
+        users: the users frame (for ``exclude_bots``, which also drops bots' reactions).
+        freq: the bucket of ``over_time`` (``D``, ``W``, ``M``).
+        tz: the time zone whose calendar makes the buckets.
+        period: only the period ending at ``as_of``; None for all.
+        as_of: the end of ``period``; default ``until``, else the last message's time.
+        top_n: how many emoji and messages to list first (the plot shows these).
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    check_freq(freq)
+    check_tz(tz)
+    td = parse_period(period)
+    if top_n <= 0:
+        raise ValueError(f"top_n must be positive, got {top_n}")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    if td is not None:
+        end = default_as_of(df, o["until"], as_of)
+        df = df[_window_mask(df["timestamp"], end - td, end)]
+    if reactions is None:
+        raise ValueError("reactions_and_engagement needs the reactions frame (reactions=...)")
+    r = validate(reactions, "reactions")
+    r = r[r["message_id"].isin(df["id"].tolist()).fillna(False).astype(bool)]
+    if o["exclude_bots"]:
+        r = r[~r["user_id"].isin(list(bot_ids(users))).fillna(False).astype(bool)]
+    r = r.assign(emoji_name=r["emoji_name"].astype("string"))
+    top = (
+        r.groupby("emoji_name")
+        .agg(
+            reactions=("message_id", "size"),
+            messages=("message_id", "nunique"),
+            reactors=("user_id", "nunique"),
+        )
+        .reset_index()
+        .sort_values(["reactions", "emoji_name"], ascending=[False, True], kind="stable")
+    )
+    per_msg = r.groupby("message_id").size()
+    if len(df):
+        periods = local_periods(df["timestamp"], freq, tz)
+        ordinals = pd.PeriodIndex(periods).asi8
+        msg_bucket = pd.Series(ordinals, index=df["id"].astype("int64").to_numpy())
+        m_counts = pd.Series(ordinals).value_counts()
+        r_counts = msg_bucket.reindex(r["message_id"].astype("int64").to_numpy()).value_counts()
+        over = _over_time(m_counts, r_counts, periods.dt.freq, tz)
+    else:
+        over = _over_time(None, None, None, tz)
+    info = df.set_index(df["id"].astype("int64"))
+    pairs = r.groupby(["message_id", "emoji_name"]).size().rename("n").reset_index()
+    pairs = pairs.sort_values(["message_id", "n", "emoji_name"], ascending=[True, False, True])
+    top_emoji = pairs.drop_duplicates("message_id").set_index("message_id")["emoji_name"]
+    most = per_msg.rename("reactions").reset_index()
+    most["message_id"] = most["message_id"].astype("int64")
+    most["channel"] = most["message_id"].map(info["channel"].astype("string"))
+    most["topic"] = most["message_id"].map(info["topic"].astype("string"))
+    most["sender_id"] = most["message_id"].map(info["sender_id"]).astype("Int64")
+    most["top_emoji"] = most["message_id"].map(top_emoji).astype("string")
+    most = most.sort_values(["reactions", "message_id"], ascending=[False, True], kind="stable")
+    most = most[["message_id", "channel", "topic", "sender_id", "reactions", "top_emoji"]]
+    net = pd.DataFrame(
+        {
+            "reactor_id": r["user_id"].astype("Int64").to_numpy(),
+            "author_id": r["message_id"]
+            .astype("int64")
+            .map(info["sender_id"])
+            .astype("Int64")
+            .to_numpy(),
+        }
+    )
+    network = (
+        net.groupby(["reactor_id", "author_id"])
+        .size()
+        .rename("reactions")
+        .reset_index()
+        .sort_values(["reactions", "reactor_id", "author_id"], ascending=[False, True, True])
+    )
+    n = len(df)
+    return ReactionsAndEngagement(
+        _finish(top, o["anonymize"], o["salt"]),
+        coverage_of(o["coverage"], df),
+        _finish(over, o["anonymize"], o["salt"]),
+        _finish(most, o["anonymize"], o["salt"]),
+        _finish(network, o["anonymize"], o["salt"]),
+        len(r),
+        len(r) / n if n else math.nan,
+        len(per_msg) / n if n else math.nan,
         top_n,
     )

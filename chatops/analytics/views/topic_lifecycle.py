@@ -1,26 +1,38 @@
-"""V4: :func:`topic_lifecycle` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V4: :func:`topic_lifecycle`: its result, its DuckDB SQL, its plot and its sentence.
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 from .._common import (
-    DEFAULT_SALT,
     TimeLike,
-    ViewResult,
     coverage_of,
     default_as_of,
     prepare_messages,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
+from .._figure import axes as _axes
+from .._figure import counts, finish, tidy
+from .._figure import empty as _empty
+from .._percent import percent
+from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
 from ..schema import validate
+from ._draw import PALETTE
+from ._options import ViewOptions, with_defaults
+from ._registry import register
+from ._result import ViewResult
 from ._shared import _finish, _topic_keys
 
 
@@ -82,87 +94,6 @@ def _kaplan_meier(durations: np.ndarray, events: np.ndarray) -> pd.DataFrame:
         at_risk -= j - i
         i = j
     return pd.DataFrame({"hours": hours, "unresolved_share": shares})
-
-
-def topic_lifecycle(
-    messages: MessagesSource,
-    *,
-    edits: pd.DataFrame | None = None,
-    users: pd.DataFrame | None = None,
-    channel_names: Iterable[str] | None = None,
-    first_reply_sla_hours: float = 24.0,
-    as_of: TimeLike | None = None,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    engine: str = "pandas",
-) -> TopicLifecycle:
-    """V4: each topic's life: start, end, participants, time to first reply, time to resolve.
-
-    Args:
-        messages: the messages frame (channel messages are used).
-        edits: the edits frame: resolve times, moves and renames.
-        users: the users frame (for ``exclude_bots``).
-        channel_names: only these channels (default all).
-        first_reply_sla_hours: the reply target for ``within_sla`` (positive).
-        as_of: the time unresolved topics are censored at; default ``until``, else the last
-            message's time.
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view.
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(topic_lifecycle, locals(), _sql)
-    messages = messages_only(messages)
-    if not first_reply_sla_hours > 0:
-        raise ValueError(f"first_reply_sla_hours must be positive, got {first_reply_sla_hours}")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
-    end = default_as_of(df, until, as_of)
-    ch = _topic_keys(df)
-    if channel_names is not None:
-        wanted = {str(c) for c in channel_names}
-        ch = ch[ch["channel"].astype("string").isin(wanted).fillna(False).astype(bool)]
-    ch = ch.assign(stream_id=ch["stream_id"].astype("int64")).sort_values(
-        ["timestamp", "id"], kind="stable"
-    )
-    ch["tkey"] = ch.groupby(["stream_id", "topic_name"], sort=True).ngroup()
-    g = ch.groupby("tkey", sort=True)
-    frame = g.agg(
-        stream_id=("stream_id", "first"),
-        channel=("channel", "last"),
-        topic=("topic_name", "first"),
-        started_at=("timestamp", "first"),
-        last_at=("timestamp", "last"),
-        messages=("id", "size"),
-        participants=("sender_id", "nunique"),
-        starter_id=("sender_id", "first"),
-        resolved=("resolved", "last"),
-    )
-    frame["channel"] = frame["channel"].astype("string")
-    starter = g["sender_id"].transform("first")
-    replies = ch[(ch["sender_id"] != starter).fillna(False).astype(bool)]
-    frame["first_reply_at"] = replies.groupby("tkey")["timestamp"].min().reindex(frame.index)
-    frame["resolved_at"] = pd.Series(pd.NaT, index=frame.index, dtype="datetime64[ns, UTC]")
-    moved_msg = ch["is_moved"].fillna(False).astype(bool)
-    frame["moved"] = moved_msg.groupby(ch["tkey"]).any().reindex(frame.index, fill_value=False)
-    frame["renamed"] = False
-    if edits is not None:
-        ev = validate(edits, "edits")
-        topic_of = pd.Series(ch["tkey"].to_numpy(), index=ch["id"].astype("int64").to_numpy())
-        topic_of = topic_of[~topic_of.index.duplicated()]
-        ev = ev.assign(tkey=ev["message_id"].astype("Int64").map(topic_of)).dropna(subset=["tkey"])
-        kind = ev["kind"].astype("string")
-        resolved_at = ev[kind == "resolve"].groupby("tkey")["timestamp"].min()
-        frame["resolved_at"] = resolved_at.reindex(frame.index)
-        moved = set(ev.loc[kind.isin(["move_topic", "move_channel"]).fillna(False), "tkey"])
-        frame["moved"] = frame["moved"] | frame.index.isin(list(moved))
-        frame["renamed"] = frame.index.isin(list(set(ev.loc[kind == "move_topic", "tkey"])))
-    return _result(frame, end, first_reply_sla_hours, coverage_of(coverage, df), anonymize, salt)
 
 
 def _result(
@@ -298,3 +229,192 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
         frame[c] = frame[c].astype(bool)
     end = k.end(p["as_of"], p["until"])
     return _result(frame, end, sla, k.coverage(p["coverage"]), p["anonymize"], p["salt"])
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+
+def plot_topic_lifecycle(result: TopicLifecycle, ax: Axes | None = None) -> Figure:
+    """V4: survival curve of unresolved topics; beside it, time to first reply against the SLA.
+
+    Args:
+        result: a :func:`~chatops.analytics.views.topic_lifecycle` result.
+        ax: axes for the survival curve alone; default a new figure with both panels.
+    """
+    fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.0))
+    surv = axes[0]
+    s = result.survival
+    # past three days, hours are hard to read: the curve is drawn in days
+    in_days = len(s) > 0 and float(s["hours"].max()) > 72
+    unit = "days" if in_days else "hours"
+    surv.set_title(f"Topics still unresolved ({result.topics:,} topics)")
+    surv.set_xlabel(f"{unit} since the topic started")
+    surv.set_ylabel("share unresolved (%)")
+    tidy(surv)
+    if len(s):
+        surv.step(
+            s["hours"] / (24.0 if in_days else 1.0),
+            s["unresolved_share"] * 100,
+            where="post",
+            color=PALETTE[0],
+            label="Kaplan-Meier estimate",
+        )
+        surv.set_ylim(0, 102)
+        surv.set_xlim(left=0)
+        surv.legend(loc="upper right", fontsize=8, frameon=False)
+    else:
+        _empty(surv, "no topics")
+    if len(axes) > 1:
+        _first_reply_histogram(axes[1], result)
+    return finish(fig, result.coverage)
+
+
+#: readable marks of a log time axis, in hours
+_DURATION_TICKS = (
+    (1 / 60, "1 min"),
+    (10 / 60, "10 min"),
+    (1.0, "1 h"),
+    (6.0, "6 h"),
+    (24.0, "1 day"),
+    (168.0, "1 week"),
+    (720.0, "30 days"),
+    (8760.0, "1 year"),
+)
+#: the shortest time to first reply drawn: a reply within a minute is drawn at one minute
+_LEAST_HOURS = 1 / 60
+
+
+def _first_reply_histogram(hist: Axes, result: TopicLifecycle) -> None:
+    """Time to first reply on a log axis (a minute to the slowest reply), with the SLA line."""
+    sla = result.first_reply_sla_hours
+    hist.set_title("Time to first reply")
+    hist.set_xlabel("time to first reply (log scale)")
+    hist.set_ylabel("topics")
+    tidy(hist)
+    counts(hist.yaxis)
+    hours = result.frame["hours_to_first_reply"].dropna().to_numpy(dtype=float)
+    if not len(hours):
+        _empty(hist, "no replies")
+        return
+    drawn = np.clip(hours, _LEAST_HOURS, None)
+    low = min(float(drawn.min()), sla) / 1.2
+    high = max(float(drawn.max()), sla) * 1.2
+    hist.hist(drawn, bins=list(np.geomspace(low, high, 25)), color=PALETTE[1], label="topics")
+    hist.set_xscale("log")
+    hist.set_xlim(low, high)
+    marks = [(h, t) for h, t in _DURATION_TICKS if low <= h <= high]
+    hist.set_xticks([h for h, _ in marks], [t for _, t in marks])
+    hist.xaxis.set_minor_locator(NullLocator())
+    hist.axvline(sla, color="#c44e52", linestyle="--", label=f"SLA {sla:g} h")
+    hist.set_ylim(0, hist.get_ylim()[1] * 1.35)  # headroom: the legend never covers a bar
+    met = (
+        "" if np.isnan(result.sla_met_pct) else f"; {percent(result.sla_met_pct / 100)} within SLA"
+    )
+    hist.legend(
+        loc="upper right",
+        fontsize=8,
+        frameon=True,  # opaque, so the SLA line passes behind it, not through its words
+        facecolor="white",
+        edgecolor="none",
+        framealpha=1.0,
+        title=f"{len(hours):,} replied{met}",
+        title_fontsize=8,
+    )
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def topics_resolved(topics: pd.DataFrame) -> str:
+    """The share of topics resolved and the median messages per topic (a topics frame)."""
+    if topics is None or topics.empty:
+        return "No topics."
+    resolved = topics["resolved"].fillna(False).astype(bool).mean()
+    return (
+        f"{percent(float(resolved))} of {len(topics):,} topics are resolved; a topic has "
+        f"{float(topics['messages'].median()):,.0f} messages at the median."
+    )
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=4,
+    title="Topic lifecycle",
+    result=TopicLifecycle,
+    plot=plot_topic_lifecycle,
+    sentence=topics_resolved,
+    sql=_sql,
+)
+def topic_lifecycle(
+    messages: MessagesSource,
+    *,
+    edits: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    channel_names: Iterable[str] | None = None,
+    first_reply_sla_hours: float = 24.0,
+    as_of: TimeLike | None = None,
+    **options: Unpack[ViewOptions],
+) -> TopicLifecycle:
+    """V4: each topic's life: start, end, participants, time to first reply, time to resolve.
+
+    Args:
+        messages: the messages frame (channel messages are used).
+        edits: the edits frame: resolve times, moves and renames.
+        users: the users frame (for ``exclude_bots``).
+        channel_names: only these channels (default all).
+        first_reply_sla_hours: the reply target for ``within_sla`` (positive).
+        as_of: the time unresolved topics are censored at; default ``until``, else the last
+            message's time.
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    if not first_reply_sla_hours > 0:
+        raise ValueError(f"first_reply_sla_hours must be positive, got {first_reply_sla_hours}")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    end = default_as_of(df, o["until"], as_of)
+    ch = _topic_keys(df)
+    if channel_names is not None:
+        wanted = {str(c) for c in channel_names}
+        ch = ch[ch["channel"].astype("string").isin(wanted).fillna(False).astype(bool)]
+    ch = ch.assign(stream_id=ch["stream_id"].astype("int64")).sort_values(
+        ["timestamp", "id"], kind="stable"
+    )
+    ch["tkey"] = ch.groupby(["stream_id", "topic_name"], sort=True).ngroup()
+    g = ch.groupby("tkey", sort=True)
+    frame = g.agg(
+        stream_id=("stream_id", "first"),
+        channel=("channel", "last"),
+        topic=("topic_name", "first"),
+        started_at=("timestamp", "first"),
+        last_at=("timestamp", "last"),
+        messages=("id", "size"),
+        participants=("sender_id", "nunique"),
+        starter_id=("sender_id", "first"),
+        resolved=("resolved", "last"),
+    )
+    frame["channel"] = frame["channel"].astype("string")
+    starter = g["sender_id"].transform("first")
+    replies = ch[(ch["sender_id"] != starter).fillna(False).astype(bool)]
+    frame["first_reply_at"] = replies.groupby("tkey")["timestamp"].min().reindex(frame.index)
+    frame["resolved_at"] = pd.Series(pd.NaT, index=frame.index, dtype="datetime64[ns, UTC]")
+    moved_msg = ch["is_moved"].fillna(False).astype(bool)
+    frame["moved"] = moved_msg.groupby(ch["tkey"]).any().reindex(frame.index, fill_value=False)
+    frame["renamed"] = False
+    if edits is not None:
+        ev = validate(edits, "edits")
+        topic_of = pd.Series(ch["tkey"].to_numpy(), index=ch["id"].astype("int64").to_numpy())
+        topic_of = topic_of[~topic_of.index.duplicated()]
+        ev = ev.assign(tkey=ev["message_id"].astype("Int64").map(topic_of)).dropna(subset=["tkey"])
+        kind = ev["kind"].astype("string")
+        resolved_at = ev[kind == "resolve"].groupby("tkey")["timestamp"].min()
+        frame["resolved_at"] = resolved_at.reindex(frame.index)
+        moved = set(ev.loc[kind.isin(["move_topic", "move_channel"]).fillna(False), "tkey"])
+        frame["moved"] = frame["moved"] | frame.index.isin(list(moved))
+        frame["renamed"] = frame.index.isin(list(set(ev.loc[kind == "move_topic", "tkey"])))
+    return _result(
+        frame, end, first_reply_sla_hours, coverage_of(o["coverage"], df), o["anonymize"], o["salt"]
+    )

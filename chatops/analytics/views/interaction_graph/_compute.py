@@ -1,4 +1,7 @@
-"""V10: :func:`interaction_graph` (see :mod:`chatops.analytics.views` for the options every view shares)."""
+"""V10: :func:`interaction_graph`: its result, its DuckDB SQL and its sentence (its plot: :mod:`._plot`).
+
+The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +9,28 @@ import dataclasses
 import math
 import random
 import threading
-from typing import Any
+from typing import Any, Unpack
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .._common import (
-    DEFAULT_SALT,
-    TimeLike,
-    ViewResult,
+from ..._common import (
     bot_ids,
     coverage_of,
     hash_user_id,
     prepare_messages,
     user_names,
 )
-from .._duck import MessagesSource, messages_only, run_engine
-from .._duck_sql import Kept, topic_name_sql
-from .._igraph import igraph
-from ..schema import validate
-from ._shared import _finish, _topic_keys
+from ..._igraph import igraph
+from ...engines import MessagesSource, messages_only
+from ...engines._duck_sql import Kept, topic_name_sql
+from ...schema import validate
+from .._options import ViewOptions, with_defaults
+from .._registry import register
+from .._result import ViewResult
+from .._shared import _finish, _topic_keys
+from ._plot import plot_interaction_graph
 
 
 @dataclasses.dataclass
@@ -108,86 +112,6 @@ def _nx_communities(g: Any, method: str, seed: int) -> list[set[Any]]:
     return _communities(nodes, arr[:, 0], arr[:, 1], arr[:, 2], method, seed)
 
 
-def interaction_graph(
-    messages: MessagesSource,
-    *,
-    subscriptions: pd.DataFrame | None = None,
-    channels: pd.DataFrame | None = None,
-    users: pd.DataFrame | None = None,
-    min_weight: int = 1,
-    communities: str = "louvain",
-    seed: int = 0,
-    since: TimeLike | None = None,
-    until: TimeLike | None = None,
-    exclude_bots: bool = False,
-    anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
-    coverage: str | None = None,
-    engine: str = "pandas",
-) -> InteractionGraph:
-    """V10: the reply graph of users and the co-membership graph of channels, with communities.
-
-    Args:
-        messages: the messages frame (channel messages make the reply graph).
-        subscriptions: the subscriptions frame, for the channel co-membership graph.
-        channels: the channels frame (channel names for the co-membership graph).
-        users: the users frame (names; ``exclude_bots``).
-        min_weight: the least weight an edge needs to be kept (a positive count).
-        communities: ``louvain`` (igraph's multilevel, Louvain, drawing from ``seed``) or
-            ``greedy`` (igraph's fast greedy modularity, deterministic).
-        seed: the random seed of Louvain and of the betweenness sample, so the result is the
-            same on every run.
-        since, until, exclude_bots, anonymize, salt, coverage: as for every view (off by
-            default, as in the other nine; pass ``anonymize=True`` before sharing the graph).
-        engine: ``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its
-            folder, read by DuckDB; :mod:`chatops.analytics._duck`).
-    """
-    if engine != "pandas":
-        return run_engine(interaction_graph, locals(), _sql)
-    messages = messages_only(messages)
-    if not isinstance(min_weight, int | np.integer) or min_weight < 1:
-        raise ValueError(f"min_weight must be a positive whole number, got {min_weight!r}")
-    if communities not in ("louvain", "greedy"):
-        raise ValueError(f"unknown communities {communities!r}; choose 'louvain' or 'greedy'")
-    df = prepare_messages(
-        messages, users=users, since=since, until=until, exclude_bots=exclude_bots
-    )
-    ch = _topic_keys(df).sort_values(["stream_id", "topic_name", "timestamp", "id"], kind="stable")
-    # each side filled on its own: with pyarrow installed, pandas compares strings as Arrow
-    # booleans, whose NA cannot meet a nullable boolean in ``&``
-    same_topic = (ch["stream_id"] == ch["stream_id"].shift()).fillna(False).astype(bool) & (
-        ch["topic_name"] == ch["topic_name"].shift()
-    ).fillna(False).astype(bool)
-    prev_sender = ch["sender_id"].shift()
-    pairs = pd.DataFrame({"source": prev_sender, "target": ch["sender_id"]})[
-        same_topic.fillna(False).astype(bool)
-        & (prev_sender != ch["sender_id"]).fillna(False).astype(bool)
-    ]
-    edges = (
-        pairs.astype("int64").groupby(["source", "target"]).size().rename("weight").reset_index()
-    )
-    cnames: dict[int, str] = {
-        int(k): str(v)
-        for k, v in df[["stream_id", "channel"]].dropna().drop_duplicates("stream_id").to_numpy()
-    }
-    return _result(
-        edges,
-        df.groupby(df["sender_id"].astype("Int64")).size(),
-        user_names(df, users),
-        cnames,
-        subscriptions,
-        channels,
-        users,
-        min_weight,
-        communities,
-        seed,
-        exclude_bots,
-        anonymize,
-        salt,
-        coverage_of(coverage, df),
-    )
-
-
 def _result(
     edges: pd.DataFrame,
     counts: pd.Series,
@@ -265,7 +189,37 @@ def _result(
         if len(ea)
         else math.nan
     )
-    # channels linked by shared subscribers
+    cg, cedges, cnodes = _channel_graph(
+        subscriptions, channels, users, cnames, exclude_bots, min_weight, communities, seed
+    )
+    if anonymize:
+        g = nx.relabel_nodes(g, {n: hash_user_id(n, salt) for n in g.nodes})
+    return InteractionGraph(
+        _finish(edges, anonymize, salt),
+        coverage,
+        _finish(nodes, anonymize, salt),
+        cedges.reset_index(drop=True),
+        cnodes,
+        g,
+        cg,
+        len(parts),
+        float(modularity),
+        anonymize,
+    )
+
+
+def _channel_graph(
+    subscriptions: pd.DataFrame | None,
+    channels: pd.DataFrame | None,
+    users: pd.DataFrame | None,
+    cnames: dict[int, str],
+    exclude_bots: bool,
+    min_weight: int,
+    communities: str,
+    seed: int,
+) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    """Channels linked by shared subscribers: the graph, its edges and its nodes (empty without
+    ``subscriptions``)."""
     cg = nx.Graph()
     cedges = pd.DataFrame(
         {
@@ -310,20 +264,7 @@ def _result(
                 "community": [cmember[label[k]] for k in keys],
             }
         )
-    if anonymize:
-        g = nx.relabel_nodes(g, {n: hash_user_id(n, salt) for n in g.nodes})
-    return InteractionGraph(
-        _finish(edges, anonymize, salt),
-        coverage,
-        _finish(nodes, anonymize, salt),
-        cedges.reset_index(drop=True),
-        cnodes,
-        g,
-        cg,
-        len(parts),
-        float(modularity),
-        anonymize,
-    )
+    return cg, cedges, cnodes
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
@@ -368,4 +309,99 @@ def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
         p["anonymize"],
         p["salt"],
         k.coverage(p["coverage"]),
+    )
+
+
+# -- the sentence -------------------------------------------------------------------------------
+
+
+def reply_pairs(result: Any) -> str:
+    """How many pairs of people the reply graph of an interaction-graph result links."""
+    pairs = result.graph.number_of_edges() if result.graph is not None else 0
+    return (
+        f"The reply graph links {pairs:,} pairs of people who answered each other in a topic, "
+        f"in {result.communities:,} communities."
+    )
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+@register(
+    number=10,
+    title="Interaction graph",
+    result=InteractionGraph,
+    plot=plot_interaction_graph,
+    sentence=reply_pairs,
+    sql=_sql,
+)
+def interaction_graph(
+    messages: MessagesSource,
+    *,
+    subscriptions: pd.DataFrame | None = None,
+    channels: pd.DataFrame | None = None,
+    users: pd.DataFrame | None = None,
+    min_weight: int = 1,
+    communities: str = "louvain",
+    seed: int = 0,
+    **options: Unpack[ViewOptions],
+) -> InteractionGraph:
+    """V10: the reply graph of users and the co-membership graph of channels, with communities.
+
+    ``anonymize`` is off by default, as in the other nine views: pass ``anonymize=True`` before
+    sharing the graph.
+
+    Args:
+        messages: the messages frame (channel messages make the reply graph).
+        subscriptions: the subscriptions frame, for the channel co-membership graph.
+        channels: the channels frame (channel names for the co-membership graph).
+        users: the users frame (names; ``exclude_bots``).
+        min_weight: the least weight an edge needs to be kept (a positive count).
+        communities: ``louvain`` (igraph's multilevel, Louvain, drawing from ``seed``) or
+            ``greedy`` (igraph's fast greedy modularity, deterministic).
+        seed: the random seed of Louvain and of the betweenness sample, so the result is the
+            same on every run.
+    """
+    o = with_defaults(options)
+    messages = messages_only(messages)
+    if not isinstance(min_weight, int | np.integer) or min_weight < 1:
+        raise ValueError(f"min_weight must be a positive whole number, got {min_weight!r}")
+    if communities not in ("louvain", "greedy"):
+        raise ValueError(f"unknown communities {communities!r}; choose 'louvain' or 'greedy'")
+    df = prepare_messages(
+        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
+    )
+    ch = _topic_keys(df).sort_values(["stream_id", "topic_name", "timestamp", "id"], kind="stable")
+    # each side filled on its own: with pyarrow installed, pandas compares strings as Arrow
+    # booleans, whose NA cannot meet a nullable boolean in ``&``
+    same_topic = (ch["stream_id"] == ch["stream_id"].shift()).fillna(False).astype(bool) & (
+        ch["topic_name"] == ch["topic_name"].shift()
+    ).fillna(False).astype(bool)
+    prev_sender = ch["sender_id"].shift()
+    pairs = pd.DataFrame({"source": prev_sender, "target": ch["sender_id"]})[
+        same_topic.fillna(False).astype(bool)
+        & (prev_sender != ch["sender_id"]).fillna(False).astype(bool)
+    ]
+    edges = (
+        pairs.astype("int64").groupby(["source", "target"]).size().rename("weight").reset_index()
+    )
+    cnames: dict[int, str] = {
+        int(k): str(v)
+        for k, v in df[["stream_id", "channel"]].dropna().drop_duplicates("stream_id").to_numpy()
+    }
+    return _result(
+        edges,
+        df.groupby(df["sender_id"].astype("Int64")).size(),
+        user_names(df, users),
+        cnames,
+        subscriptions,
+        channels,
+        users,
+        min_weight,
+        communities,
+        seed,
+        o["exclude_bots"],
+        o["anonymize"],
+        o["salt"],
+        coverage_of(o["coverage"], df),
     )

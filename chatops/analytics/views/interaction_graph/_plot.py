@@ -21,11 +21,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 
-from ._figure import axes as _axes
-from ._figure import finish, renderer_of
+from ..._figure import axes as _axes
+from ..._figure import finish, renderer_of
 
 if TYPE_CHECKING:
-    from .views import InteractionGraph
+    from ._compute import InteractionGraph
 
 PALETTE = (
     "#4c72b0",

@@ -6,7 +6,7 @@ only the columns the views read, applies the period (``since``/``until``) and ``
 in the scan, and unnests the reactions and direct-message recipients of the kept messages only;
 the list columns (edits aside, which are few), the text and the other columns never reach
 pandas. Each view then counts in SQL over those kept messages (its ``_sql`` function, with the
-helpers of :mod:`chatops.analytics._duck_sql`) and gets back aggregates only, which the same
+helpers of :mod:`._duck_sql`) and gets back aggregates only, which the same
 finishing code as the pandas engine's turns into the result, so both engines give the same
 result, value for value (a test compares all ten views). For options a view does not compute in
 SQL (``tz="sender"``, ``by="user_group"``, long frames passed in, presence) a narrow frame of
@@ -26,31 +26,25 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._common import bot_ids, utc
+from .._common import bot_ids, utc
+from ..coverage import coverage_from_manifest
+from ..schema import validate
 from ._duck_sql import Kept
-from .coverage import coverage_from_manifest
-from .schema import validate
 
 if TYPE_CHECKING:
     import duckdb
 
-    from .dataset import Dataset
+    from ..dataset import Dataset
 
-__all__ = ["ENGINES", "DuckSource", "MessagesSource", "messages_only", "run_engine"]
-
-#: What a view takes as ``messages``: a frame (pandas engine), a dataset or its folder (duckdb).
-MessagesSource = Union[pd.DataFrame, "Dataset", str, "os.PathLike[str]"]  # noqa: UP007
+__all__ = ["DuckSource", "run_duckdb"]
 
 R = TypeVar("R")
-
-#: The engines a view accepts.
-ENGINES = ("pandas", "duckdb")
 
 #: The message columns the views read (the others stay on disk).
 _MESSAGE_COLUMNS = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
@@ -73,7 +67,7 @@ class DuckSource:
     def __init__(self, dataset: Dataset | str | os.PathLike[str], memory_limit: str = "1GB"):
         import duckdb
 
-        from .dataset import Dataset
+        from ..dataset import Dataset
 
         self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
         files = [str(p) for p in self.dataset._files()]
@@ -272,21 +266,18 @@ _FRAME_PARAMS = ("users", "channels", "subscriptions", "user_groups", "reactions
 _LONG = ("reactions", "edits", "dm_recipients")
 
 
-def run_engine(
-    view: Callable[..., R],
+def run_duckdb(
     params: dict[str, Any],
+    pandas: Callable[..., R],
     sql: Callable[[Kept, dict[str, Any]], R | None] | None = None,
 ) -> R:
-    """Run ``view`` with the engine its ``params["engine"]`` names (the duckdb path).
+    """A view's call (``params``: every argument but ``engine``) over a dataset read by DuckDB.
 
-    ``sql`` is the view's own DuckDB path (:mod:`chatops.analytics._duck_sql`): given the kept
-    messages, it returns the result, or None for options it does not compute in SQL; then the
-    kept messages go to the view's pandas code as a narrow frame.
+    ``sql`` is the view's own DuckDB path: given the kept messages, it returns the result, or
+    None for options it does not compute in SQL; then the kept messages go to the view's pandas
+    code (``pandas``) as a narrow frame.
     """
     params = dict(params)
-    engine = params.pop("engine")
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     source = params["messages"]
     if isinstance(source, pd.DataFrame):
         raise ValueError(
@@ -316,14 +307,4 @@ def run_engine(
                 scope = ("TRUE", []) if name == "edits" else (where, args)
                 params[name] = duck.long_frame(name, *scope)
         params["messages"] = duck.messages(where, args)
-    return view(**params, engine="pandas")
-
-
-def messages_only(messages: Any) -> pd.DataFrame:
-    """``messages`` when it is a frame; a clear error when a dataset came without the engine."""
-    if isinstance(messages, pd.DataFrame):
-        return messages
-    raise ValueError(
-        f"messages must be a pandas DataFrame with engine='pandas' (got {type(messages).__name__});"
-        " a Dataset or a dataset folder needs engine='duckdb'"
-    )
+    return pandas(**params, engine="pandas")

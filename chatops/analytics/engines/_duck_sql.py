@@ -5,8 +5,7 @@ SQL over ``k`` (the dataset's messages in the period, bots dropped when asked) a
 aggregates only (one row per day, person, channel, topic or cell of its result), never one row
 per message. The view then finishes with the same pandas code as the pandas engine, so both
 engines give the same result. For options a view does not compute in SQL it returns None and
-:func:`~chatops.analytics._duck.run_engine` falls back to handing the narrow message frame to
-the pandas code.
+:func:`~._duck.run_duckdb` falls back to handing the narrow message frame to the pandas code.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import pyarrow as pa
 
-from ._common import TimeLike, bot_ids, prepare_messages, utc
-from .schema import RESOLVED_PREFIX, validate
+from .._common import TimeLike, bot_ids, prepare_messages, utc
+from ..schema import RESOLVED_PREFIX, validate
 
 if TYPE_CHECKING:
     from ._duck import DuckSource

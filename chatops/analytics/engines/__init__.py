@@ -1,0 +1,72 @@
+"""The engines the views run on, chosen here and nowhere else.
+
+Every view takes ``engine`` (one of :data:`ENGINES`, ``pandas`` by default; the option is
+declared once with the others in :class:`~chatops.analytics.views.ViewOptions`), and the
+view's registration (:func:`~chatops.analytics.views._registry.register`) hands each call to
+:func:`run`:
+
+- ``pandas``: the view's own code over frames in memory;
+- ``duckdb``: ``messages`` is a :class:`~chatops.analytics.Dataset` or its folder, read by
+  DuckDB (:mod:`._duck`); the view's SQL (its ``sql`` in the registry, written with the helpers
+  of :mod:`._duck_sql`) counts over the kept messages and the view's pandas code finishes from
+  those counts, so both engines give the same result.
+
+An engine over the Parquet folder reuses the same definitions: the options, each view's
+finishing code, and the kept messages (``since``, ``until``, ``exclude_bots``) as
+:class:`~._duck_sql.Kept` describes them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, Union
+
+import pandas as pd
+
+from ._duck import DuckSource, run_duckdb
+from ._duck_sql import Kept
+
+if TYPE_CHECKING:
+    from ..dataset import Dataset
+
+__all__ = ["ENGINES", "DuckSource", "Kept", "MessagesSource", "Sql", "messages_only", "run"]
+
+R = TypeVar("R")
+
+#: The engines a view accepts.
+ENGINES = ("pandas", "duckdb")
+
+#: What a view takes as ``messages``: a frame (pandas engine), a dataset or its folder (duckdb).
+MessagesSource = Union[pd.DataFrame, "Dataset", str, "os.PathLike[str]"]  # noqa: UP007
+
+#: A view's SQL path: the result from the kept messages and the call's arguments, or None for
+#: options it does not compute in SQL.
+Sql = Callable[[Kept, dict[str, Any]], R | None]
+
+
+def run(params: dict[str, Any], pandas: Callable[..., R], sql: Sql[R] | None = None) -> R:
+    """Run a view's call with the engine its ``params["engine"]`` names.
+
+    Args:
+        params: every argument of the call, by name, defaults filled in (``engine`` included).
+        pandas: the view's own code (the pandas engine), called with the same arguments.
+        sql: the view's DuckDB path, if it has one.
+    """
+    params = dict(params)
+    engine = params.pop("engine")
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if engine == "pandas":
+        return pandas(**params, engine=engine)
+    return run_duckdb(params, pandas, sql)
+
+
+def messages_only(messages: Any) -> pd.DataFrame:
+    """``messages`` when it is a frame; a clear error when a dataset came without the engine."""
+    if isinstance(messages, pd.DataFrame):
+        return messages
+    raise ValueError(
+        f"messages must be a pandas DataFrame with engine='pandas' (got {type(messages).__name__});"
+        " a Dataset or a dataset folder needs engine='duckdb'"
+    )
