@@ -118,6 +118,8 @@ def signature(view: inspect.Signature) -> inspect.Signature:
 def document(doc: str | None) -> str:
     """A view's docstring (its ``Args:`` section last) with the options added to ``Args:``."""
     text = (doc or "").rstrip()
+    if "\n    Args:\n" not in text:
+        text += "\n\n    Args:"
     lines = [
         line
         for name, (_, o) in OPTIONS.items()
