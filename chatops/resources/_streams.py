@@ -19,8 +19,8 @@ from .._exceptions import BadEventQueueId, TransportError
 from ..types import MessagesPage, QueueRegistration
 
 if TYPE_CHECKING:
-    from .._async.resources.events import AsyncEvents
-    from .._sync.resources.events import Events
+    from .._async_client.resources.events import AsyncEvents
+    from .._sync_client.resources.events import Events
 
 __all__ = ["DEFAULT_POLL_TIMEOUT", "AsyncEventStream", "Event", "EventStream"]
 
