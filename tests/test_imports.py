@@ -123,12 +123,12 @@ def test_the_cycle_check_finds_a_cycle() -> None:
 
 
 #: the sandbox's HTTP side; everything else in the package is rules, store, bus or demo
-HTTP_SIDE = ("app", "server", "params", "views")
+HTTP_SIDE = ("app", "server", "params", "routes", "views")
 HTTP_PACKAGES = ("starlette", "uvicorn", "httpx")
 
 
 def test_sandbox_rules_import_nothing_of_http() -> None:
-    """Rules know nothing of HTTP: no web framework, no view, no request parser.
+    """Rules know nothing of HTTP: no web framework, no handler, no request parser.
 
     The bots area's rules are the one exception for httpx: they POST to the bots' servers.
     """

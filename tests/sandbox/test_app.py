@@ -1,9 +1,11 @@
-"""The app factory: every view module's routes, none defined twice."""
+"""The app factory: every route module's routes, none defined twice."""
 
 from __future__ import annotations
 
 import http.client
+import importlib
 import json
+import sys
 import threading
 import time
 import types
@@ -35,7 +37,7 @@ def test_no_two_routes_share_a_method_and_path(sandbox: Sandbox) -> None:
     )
     assert keys, "the app serves no routes"
     assert [key for key, count in keys.items() if count > 1] == []
-    assert {module.__name__.rsplit(".", 1)[1] for module in app.VIEW_MODULES} == {
+    assert {module.__name__.rsplit(".", 1)[1] for module in app.ROUTE_MODULES} == {
         "messages",
         "channels",
         "users",
@@ -49,6 +51,21 @@ def test_no_two_routes_share_a_method_and_path(sandbox: Sandbox) -> None:
         "push",
         "bots",
     }
+
+
+def test_the_old_views_path_still_imports_and_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``chatops.sandbox.views.<area>`` is the route module itself, with a DeprecationWarning."""
+    from chatops.sandbox.routes import messages
+
+    for name in [n for n in sys.modules if n.startswith("chatops.sandbox.views")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.warns(DeprecationWarning, match="chatops.sandbox.routes"):
+        old = importlib.import_module("chatops.sandbox.views.messages")
+    assert old is messages
+    state = types.SimpleNamespace()
+    with pytest.warns(DeprecationWarning, match="modules="):
+        made = app.create_app(state, views=[messages])  # type: ignore[arg-type]
+    assert {r.path for r in made.routes} == {r.path for r in messages.ROUTES}
 
 
 def test_a_route_defined_twice_stops_the_factory() -> None:
@@ -90,7 +107,7 @@ def test_register_channel_records_equal_get_streams_records(client_for: Any, acc
 
 # -- errors keep the connection (issue 10, defect 3), 405 names its methods (defect 5) ----------
 def _boom(request: Any) -> Any:
-    raise RuntimeError("a bug in a view")
+    raise RuntimeError("a bug in a handler")
 
 
 def _serve(application: Any) -> tuple[uvicorn.Server, threading.Thread, int]:

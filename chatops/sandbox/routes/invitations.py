@@ -1,4 +1,4 @@
-"""HTTP views of the invitations area. Invitations: email invitations, reusable links and the join page (spec 4.8)."""
+"""HTTP handlers of the invitations area. Invitations: email invitations, reusable links and the join page (spec 4.8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HTTP views of the bots area: creating and administering bots, bot storage, outgoing webhooks.
+"""HTTP handlers of the bots area: creating and administering bots, bot storage, outgoing webhooks.
 
 Bot parameters are read as the real server reads them: ``payload_url``,
 ``service_payload_url`` and ``config_data`` are JSON (a URL is sent as a JSON string), and

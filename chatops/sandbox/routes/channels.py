@@ -1,4 +1,4 @@
-"""HTTP views of the channels area. Channels: subscriptions, channel records and settings, topic preferences, channel folders (spec 4.2, 4.4, 4.6)."""
+"""HTTP handlers of the channels area. Channels: subscriptions, channel records and settings, topic preferences, channel folders (spec 4.2, 4.4, 4.6)."""
 
 from __future__ import annotations
 

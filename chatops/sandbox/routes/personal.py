@@ -1,4 +1,4 @@
-"""HTTP views of the personal area. Personal tools: navigation views, saved snippets, typing notifications (spec 4.11-4.14)."""
+"""HTTP handlers of the personal area. Personal tools: navigation views, saved snippets, typing notifications (spec 4.11-4.14)."""
 
 from __future__ import annotations
 

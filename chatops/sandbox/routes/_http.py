@@ -1,6 +1,6 @@
-"""HTTP glue shared by every view module: the endpoint wrapper, JSON responses, path helpers.
+"""HTTP glue shared by every route module: the endpoint wrapper, JSON responses, path helpers.
 
-Views are plain functions ``(request, state, user, params) -> dict``; :func:`endpoint` wraps
+Handlers are plain functions ``(request, state, user, params) -> dict``; :func:`endpoint` wraps
 them with authentication, rate limiting, parameter parsing and the success envelope.
 """
 
@@ -74,7 +74,7 @@ def _authenticate_only(state: SandboxState, authorization: str | None) -> Row:
 def _success(
     result: Any, state: SandboxState, params: Params, headers: Mapping[str, str]
 ) -> Response:
-    """The success envelope around a view's dict (a view may also return its own Response)."""
+    """The success envelope around a handler's dict (a handler may also return a Response)."""
     if isinstance(result, Response):
         return result
     return json_response(_envelope(result, state, params), headers=headers)
@@ -129,7 +129,7 @@ def endpoint(
         if in_worker is not None:
             if not blocking:
                 raise TypeError(f"{key}: only a plain function handler can run in a worker")
-            _WORKER_VIEWS[key] = (handler, spec or {}, aliases)
+            _WORKER_HANDLERS[key] = (handler, spec or {}, aliases)
 
         def answer_here(
             request: Request, state: SandboxState, authorization: str | None, raw: dict[str, str]
@@ -143,7 +143,7 @@ def endpoint(
                     return user, headers, params
                 return _success(handler(request, state, user, params), state, params, headers)
 
-        async def view(request: Request) -> Response:
+        async def respond(request: Request) -> Response:
             state: SandboxState = request.app.state.sandbox
             authorization = request.headers.get("authorization")
             if blocking and request.method in ("GET", "HEAD"):
@@ -188,8 +188,8 @@ def endpoint(
             result = await handler(request, state, user, params)
             return _success(result, state, params, headers)
 
-        view.__name__ = handler.__name__
-        return view
+        respond.__name__ = handler.__name__
+        return respond
 
     return wrap
 
@@ -213,8 +213,8 @@ def _run(
         return _success(handler(request, state, user, params), state, params, headers)
 
 
-#: the views that may run in a worker: ``module:name`` -> handler, parameter spec, aliases
-_WORKER_VIEWS: dict[str, tuple[Handler, Mapping[str, Param], Mapping[str, str] | None]] = {}
+#: the handlers that may run in a worker: ``module:name`` -> handler, parameter spec, aliases
+_WORKER_HANDLERS: dict[str, tuple[Handler, Mapping[str, Param], Mapping[str, str] | None]] = {}
 
 
 def _worker_settings(state: SandboxState) -> dict[str, Any]:
@@ -236,15 +236,15 @@ def _answer_in_worker(
     user: Row | None,
     settings: dict[str, Any],
 ) -> tuple[bytes, tuple[str, str, int, dict[str, Any]] | None]:
-    """In a read worker process: the view's answer encoded, or what its ``ApiError`` said.
+    """In a read worker process: the handler's answer encoded, or what its ``ApiError`` said.
 
     The parameters are parsed again from the raw strings (the parsed ones hold sentinels that
     do not survive pickling); the serving process has already refused those that do not parse.
     """
     module, name = key.split(":")
-    if key not in _WORKER_VIEWS:  # the view module registers its views when it is imported
+    if key not in _WORKER_HANDLERS:  # its route module registers its handlers on import
         importlib.import_module(module)
-    handler, spec, aliases = _WORKER_VIEWS[key]
+    handler, spec, aliases = _WORKER_HANDLERS[key]
     offset = settings["clock_offset"]
     if abs(offset) > 1:
         clock.start_at(time.time() + offset)
@@ -270,7 +270,7 @@ def _answer_in_worker(
     return _encoder.encode(_envelope(result, state, params)), None
 
 
-#: a background job of a view module, run while the app serves
+#: a background job of a route module, run while the app serves
 Background = Callable[[SandboxState], Awaitable[None]]
 
 

@@ -1,4 +1,4 @@
-"""HTTP views of the realm area. Organization: server settings, organization settings, linkifiers, custom emoji (spec 4.15)."""
+"""HTTP handlers of the realm area. Organization: server settings, organization settings, linkifiers, custom emoji (spec 4.15)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HTTP views of the scheduled area. Scheduled messages and reminders, and the scheduler that delivers them (spec 4.3, 4.16)."""
+"""HTTP handlers of the scheduled area. Scheduled messages and reminders, and the scheduler that delivers them (spec 4.3, 4.16)."""
 
 from __future__ import annotations
 

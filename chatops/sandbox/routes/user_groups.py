@@ -1,4 +1,4 @@
-"""HTTP views of the user_groups area. User groups: list, create, change, members, subgroups, deactivate (spec 4.21)."""
+"""HTTP handlers of the user_groups area. User groups: list, create, change, members, subgroups, deactivate (spec 4.21)."""
 
 from __future__ import annotations
 

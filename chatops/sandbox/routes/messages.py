@@ -1,4 +1,4 @@
-"""HTTP views of the messages area. Messages: send, fetch, edit and move, delete, reactions, topics, mark as read (spec 4.1, 4.5, 4.9, 4.10)."""
+"""HTTP handlers of the messages area. Messages: send, fetch, edit and move, delete, reactions, topics, mark as read (spec 4.1, 4.5, 4.9, 4.10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HTTP views of the users area. Users: the own user, user records, API keys, status, and user administration (spec 4.7)."""
+"""HTTP handlers of the users area. Users: the own user, user records, API keys, status, and user administration (spec 4.7)."""
 
 from __future__ import annotations
 

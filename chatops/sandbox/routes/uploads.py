@@ -1,4 +1,4 @@
-"""HTTP views of the uploads area. Uploads: files, attachments, temporary links and tus resumable uploads (spec 4.23)."""
+"""HTTP handlers of the uploads area. Uploads: files, attachments, temporary links and tus resumable uploads (spec 4.23)."""
 
 from __future__ import annotations
 
@@ -141,10 +141,10 @@ def _tus_error(exc: ApiError) -> Response:
 TusHandler = Callable[[Request, SandboxState, Row], Awaitable[Response]]
 
 
-def tus_view(handler: TusHandler) -> Callable[[Request], Awaitable[Response]]:
+def tus_endpoint(handler: TusHandler) -> Callable[[Request], Awaitable[Response]]:
     """Authenticate by API key, check ``Tus-Resumable``, answer errors with tus headers."""
 
-    async def view(request: Request) -> Response:
+    async def respond(request: Request) -> Response:
         state: SandboxState = request.app.state.sandbox
         try:
             if state.feature_level < TUS_FEATURE_LEVEL:
@@ -156,8 +156,8 @@ def tus_view(handler: TusHandler) -> Callable[[Request], Awaitable[Response]]:
         except ApiError as exc:
             return _tus_error(exc)
 
-    view.__name__ = handler.__name__
-    return view
+    respond.__name__ = handler.__name__
+    return respond
 
 
 async def tus_options(request: Request) -> Response:
@@ -191,7 +191,7 @@ def _finished(result: dict[str, Any]) -> dict[str, Any]:
     return {"url": result["url"], "filename": result["filename"]}
 
 
-@tus_view
+@tus_endpoint
 async def tus_create(request: Request, state: SandboxState, user: Row) -> Response:
     """``POST /tus``: create an upload of ``Upload-Length`` bytes."""
     if "upload-defer-length" in request.headers:
@@ -212,7 +212,7 @@ async def tus_create(request: Request, state: SandboxState, user: Row) -> Respon
     return Response(status_code=201, headers=headers)
 
 
-@tus_view
+@tus_endpoint
 async def tus_head(request: Request, state: SandboxState, user: Row) -> Response:
     """``HEAD /tus/{id}``: the offset to resume from."""
     upload = await run_in_threadpool(tus.get, state.store, user, request.path_params["upload_id"])
@@ -227,7 +227,7 @@ async def tus_head(request: Request, state: SandboxState, user: Row) -> Response
     )
 
 
-@tus_view
+@tus_endpoint
 async def tus_patch(request: Request, state: SandboxState, user: Row) -> Response:
     """``PATCH /tus/{id}``: append the body at ``Upload-Offset``; the last byte finishes it."""
     store = state.store

@@ -1,4 +1,4 @@
-"""HTTP views of the push area. Push notifications: devices and the test notification (spec 4.20)."""
+"""HTTP handlers of the push area. Push notifications: devices and the test notification (spec 4.20)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_push_notification(
     return {}
 
 
-def _device_views(kind: str) -> tuple[Any, Any]:
+def _device_handlers(kind: str) -> tuple[Any, Any]:
     @endpoint({"token": P(required=True), "appid": P()})
     def add_device(
         request: Request, state: SandboxState, user: Row | None, p: Params
@@ -55,10 +55,10 @@ def _device_views(kind: str) -> tuple[Any, Any]:
     return add_device, remove_device
 
 
-add_apns, remove_apns = _device_views(push.APNS)
+add_apns, remove_apns = _device_handlers(push.APNS)
 
 
-add_fcm, remove_fcm = _device_views(push.FCM)
+add_fcm, remove_fcm = _device_handlers(push.FCM)
 
 
 ROUTES: list[Route] = [

@@ -1,4 +1,4 @@
-"""HTTP views of the events area. Event queues: ``POST /register`` (initial state and a queue), ``GET``/``DELETE /events`` (section 6)."""
+"""HTTP handlers of the events area. Event queues: ``POST /register`` (initial state and a queue), ``GET``/``DELETE /events`` (section 6)."""
 
 from __future__ import annotations
 
