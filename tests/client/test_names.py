@@ -1,10 +1,16 @@
-"""Names that say what they do: ``client.invitations`` (``invites`` deprecated), ``drop_not_given``."""
+"""Names that say what they do, and the old names kept as deprecated aliases.
+
+``client.invitations`` (``invites`` deprecated), ``client.bots.create`` (``users.create_bot``
+deprecated), ``chatops.linkify`` (``chatops.linkifiers`` deprecated), ``drop_not_given``.
+"""
 
 from __future__ import annotations
 
 import importlib
 import sys
+import time
 import warnings
+from collections.abc import Callable
 
 import pytest
 
@@ -12,6 +18,8 @@ import chatops
 from chatops import NOT_GIVEN
 from chatops.resources._base import drop_not_given
 from chatops.resources.invitations import AsyncInvitations, Invitations, Invites
+from chatops.sandbox import Sandbox
+from chatops.types import BotResult
 
 
 @pytest.mark.parametrize("cls", [chatops.Client, chatops.AsyncClient])
@@ -44,3 +52,20 @@ def test_the_linkifier_matcher_is_chatops_linkify(monkeypatch: pytest.MonkeyPatc
     assert [m.url for m in old.Matcher(r"#(?P<id>\d+)", "https://x.test/{id}").find("see #7")] == [
         "https://x.test/7"
     ]
+
+
+def test_users_create_bot_is_a_deprecated_alias_of_bots_create(
+    client_for: Callable[..., chatops.Client], sandbox: Sandbox, twin: str
+) -> None:
+    """Same request, same result type and owner as ``client.bots.create``, with a warning."""
+    member = client_for("member")
+    short = f"alias{twin}{time.monotonic_ns()}"
+    with pytest.warns(
+        DeprecationWarning,
+        match=r"client\.users\.create_bot is deprecated; use client\.bots\.create",
+    ):
+        bot = member.users.create_bot(full_name=f"Alias {short}", short_name=short)
+    assert isinstance(bot, BotResult) and bot.email == f"{short}-bot@demo.chatops.test"
+    owner = sandbox.store.scalar("SELECT bot_owner_id FROM users WHERE id = ?", [bot.user_id])
+    assert owner == sandbox.accounts["member"].user_id
+    member.bots.deactivate(bot.user_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 from urllib.parse import quote
@@ -288,7 +289,12 @@ class AsyncUsers(AsyncResource):
         payload_url: str | NotGiven = NOT_GIVEN,
         interface_type: int | NotGiven = NOT_GIVEN,
     ) -> BotResult:
-        """``POST /bots``: the same as :meth:`chatops.resources.bots.Bots.create`."""
+        """Deprecated: use ``client.bots.create`` (``POST /bots``), which this calls."""
+        warnings.warn(
+            "client.users.create_bot is deprecated; use client.bots.create",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return await self._client.bots.create(**given(locals()))
 
     async def set_status_many(

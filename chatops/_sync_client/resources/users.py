@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 from urllib.parse import quote
@@ -285,7 +286,12 @@ class Users(SyncResource):
         payload_url: str | NotGiven = NOT_GIVEN,
         interface_type: int | NotGiven = NOT_GIVEN,
     ) -> BotResult:
-        """``POST /bots``: the same as :meth:`chatops.resources.bots.Bots.create`."""
+        """Deprecated: use ``client.bots.create`` (``POST /bots``), which this calls."""
+        warnings.warn(
+            "client.users.create_bot is deprecated; use client.bots.create",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self._client.bots.create(**given(locals()))
 
     def set_status_many(

@@ -358,7 +358,7 @@ def test_bot_created_over_http_with_payload_url(sandbox: Sandbox, member: chatop
 
     bot = BotServer(app)
     try:
-        created = member.users.create_bot(
+        created = member.bots.create(
             full_name="Http Made Bot", short_name="httpmade", bot_type=3, payload_url=bot.url
         )
         [service] = created.services
@@ -382,7 +382,7 @@ def test_outgoing_bot_needs_a_payload_url(sandbox: Sandbox, member: chatops.Clie
     from tests.conftest import unchanged
 
     with unchanged(sandbox.store), pytest.raises(chatops.ApiError) as info:
-        member.users.create_bot(full_name="No Url Bot", short_name="nourl", bot_type=3)
+        member.bots.create(full_name="No Url Bot", short_name="nourl", bot_type=3)
     assert (info.value.code, info.value.status, info.value.var_name) == (
         "REQUEST_VARIABLE_MISSING",
         400,
