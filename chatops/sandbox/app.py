@@ -1,9 +1,9 @@
 """The sandbox's HTTP application: :func:`create_app` builds it from the route modules.
 
 Each API area's handlers live in ``routes/<area>.py`` and list their ``ROUTES`` (and, where the
-area has work to do in the background, ``BACKGROUND`` jobs). This module only assembles them,
-refuses two routes with the same method and path, and renders every error as the API's JSON
-envelope.
+area has work to do in the background, ``BACKGROUND`` jobs; where it acts on each message sent,
+``SEND_HOOKS``). This module only assembles them, refuses two routes with the same method and
+path, and renders every error as the API's JSON envelope.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from starlette.routing import BaseRoute, Match, Route, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import ApiError
+from .messages import on_send
 from .routes import (
     bots,
     channels,
@@ -267,8 +268,8 @@ def create_app(
     Args:
         state: the store and settings the handlers share.
         modules: the route modules (``chatops.sandbox.routes.<area>``) whose ``ROUTES`` it
-            serves and whose ``BACKGROUND`` jobs it runs (every API area unless a test says
-            otherwise).
+            serves, whose ``BACKGROUND`` jobs it runs and whose ``SEND_HOOKS`` it adds to the
+            store's organization (every API area unless a test says otherwise).
         views: the old name of ``modules``; deprecated.
     """
     if views is not None:
@@ -288,4 +289,7 @@ def create_app(
     )
     app.router = IndexedRouter(routes(served), lifespan=_lifespan(served))
     app.state.sandbox = state
+    for module in served:
+        for hook in getattr(module, "SEND_HOOKS", ()):
+            on_send(state.store, hook)
     return app

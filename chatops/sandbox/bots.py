@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from . import channels, messages, users
+from . import channels, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
@@ -749,7 +749,3 @@ async def run_deliveries(
             for task in list(tasks):
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-
-
-# a message that mentions a bot, or a direct message to one, queues a delivery
-messages.AFTER_SEND.append(trigger)

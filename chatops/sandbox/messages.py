@@ -8,6 +8,8 @@ they subscribed. A direct message is readable by its participants.
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -20,10 +22,8 @@ from .rendering import Mentions, MentionTargets, find_mentions, render, upload_p
 from .store import Row, Store
 
 #: called inside the sending transaction with each new message: ``(store, sender, message_id,
-#: mentioned_ids, direct_recipient_ids)``. The bots area adds its trigger here, so that
-#: this module need not import the one that posts the bots' replies through it.
+#: mentioned_ids, direct_recipient_ids)``.
 SendHook = Callable[[Store, Row, int, set[int], "set[int] | None"], None]
-AFTER_SEND: list[SendHook] = []
 
 READ, STARRED, MENTIONED, STREAM_WILDCARD, TOPIC_WILDCARD, HISTORICAL = 1, 2, 8, 16, 32, 64
 COLLAPSED = 4
@@ -43,6 +43,30 @@ TRUNCATED = "\n[message truncated]"
 
 def now() -> int:
     return int(clock.now())
+
+
+# -- hooks ---------------------------------------------------------------------------------
+# Each organization's hooks are kept beside its store, as its event bus is, and go with it: two
+# sandboxes in one process share none, and importing a module registers nothing.
+_send_hooks: weakref.WeakKeyDictionary[Store, tuple[SendHook, ...]] = weakref.WeakKeyDictionary()
+_send_hooks_lock = threading.Lock()
+
+
+def on_send(store: Store, hook: SendHook) -> None:
+    """Call ``hook`` with each message sent in ``store``'s organization (added once).
+
+    The app adds the bots area's trigger when it serves bots, so that this module need not
+    import the one that posts the bots' replies through it.
+    """
+    with _send_hooks_lock:
+        hooks = _send_hooks.get(store, ())
+        if hook not in hooks:
+            _send_hooks[store] = (*hooks, hook)
+
+
+def send_hooks(store: Store) -> tuple[SendHook, ...]:
+    """What :func:`send_message` calls with each message sent in ``store``'s organization."""
+    return _send_hooks.get(store, ())
 
 
 # -- topics ------------------------------------------------------------------------------
@@ -314,7 +338,7 @@ def send_message(
         link_uploads(store, sender, message_id, content)
         publish_message(store, message_id)
         dm_ids = receivers if stream is None else None
-        for hook in AFTER_SEND:
+        for hook in send_hooks(store):
             hook(store, sender, message_id, found.user_ids, dm_ids)
     return message_id
 

@@ -10,6 +10,7 @@ import threading
 import time
 import types
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,9 +19,21 @@ import uvicorn
 from starlette.routing import Route
 
 import chatops
-from chatops.sandbox import Sandbox, app
+from chatops.sandbox import (
+    Sandbox,
+    SandboxState,
+    Store,
+    app,
+    bots,
+    create_app,
+    demo,
+    messages,
+    routes,
+    users,
+)
 from chatops.sandbox.app import DuplicateRouteError, check_unique
 from chatops.sandbox.server import bind_socket
+from chatops.sandbox.store import Row
 
 
 def _ok(request: Any) -> Any:
@@ -66,6 +79,45 @@ def test_the_old_views_path_still_imports_and_warns(monkeypatch: pytest.MonkeyPa
     with pytest.warns(DeprecationWarning, match="modules="):
         made = app.create_app(state, views=[messages])  # type: ignore[arg-type]
     assert {r.path for r in made.routes} == {r.path for r in messages.ROUTES}
+
+
+def _organization() -> tuple[Store, Row, int]:
+    """A store with an organization of two people: the sender's row and the other's id."""
+    store = Store()
+    demo.bootstrap(store)
+    sender = users.create_user(store, email="ada@hooks.test", full_name="Ada")
+    other = users.create_user(store, email="bo@hooks.test", full_name="Bo")
+    row = users.get_user(store, sender)
+    assert row is not None
+    return store, row, other
+
+
+def _send(org: tuple[Store, Row, int]) -> int:
+    store, sender, other = org
+    return messages.send_message(
+        store, sender, message_type="direct", to=json.dumps([other]), content="hello"
+    )
+
+
+def test_send_hooks_belong_to_each_sandbox(tmp_path: Path) -> None:
+    """Each app adds its areas' hooks to its own organization; two sandboxes share none."""
+    first, second = _organization(), _organization()
+    create_app(SandboxState(store=first[0], upload_dir=tmp_path), [routes.messages])
+    create_app(SandboxState(store=second[0], upload_dir=tmp_path))
+    assert messages.send_hooks(first[0]) == ()  # no bots area served: no trigger
+    assert messages.send_hooks(second[0]) == (bots.trigger,)
+    create_app(SandboxState(store=second[0], upload_dir=tmp_path))  # a second app on one store
+    assert messages.send_hooks(second[0]) == (bots.trigger,)
+
+    heard: list[tuple[str, int]] = []
+    messages.on_send(first[0], lambda store, sender, mid, *_: heard.append(("first", mid)))
+    _send(second)
+    assert heard == []
+    sent = _send(first)
+    assert heard == [("first", sent)]
+    assert messages.send_hooks(second[0]) == (bots.trigger,)
+    first[0].close()
+    second[0].close()
 
 
 def test_a_route_defined_twice_stops_the_factory() -> None:

@@ -17,6 +17,7 @@ from .. import (
     user_admin,
 )
 from ..errors import ApiError
+from ..messages import SendHook
 from ..params import (
     P,
     Params,
@@ -180,3 +181,7 @@ ROUTES: list[Route] = [
 
 
 BACKGROUND: list[Background] = [deliver_outgoing_webhooks]
+
+#: called with each message sent: one that mentions an outgoing-webhook bot, or a direct message
+#: to one, queues the delivery that :data:`BACKGROUND` makes
+SEND_HOOKS: list[SendHook] = [bots.trigger]
