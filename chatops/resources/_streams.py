@@ -14,8 +14,9 @@ from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .._base_client import NotGiven, backoff, logger
+from .._base_client import NotGiven, logger
 from .._exceptions import BadEventQueueId, TransportError
+from .._retry import backoff
 from ..types import MessagesPage, QueueRegistration
 
 if TYPE_CHECKING:
