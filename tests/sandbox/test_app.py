@@ -24,10 +24,10 @@ from chatops.sandbox import (
     SandboxState,
     Store,
     app,
-    bots,
     create_app,
     demo,
     messages,
+    outgoing_webhooks,
     routes,
     users,
 )
@@ -105,9 +105,9 @@ def test_send_hooks_belong_to_each_sandbox(tmp_path: Path) -> None:
     create_app(SandboxState(store=first[0], upload_dir=tmp_path), [routes.messages])
     create_app(SandboxState(store=second[0], upload_dir=tmp_path))
     assert messages.send_hooks(first[0]) == ()  # no bots area served: no trigger
-    assert messages.send_hooks(second[0]) == (bots.trigger,)
+    assert messages.send_hooks(second[0]) == (outgoing_webhooks.trigger,)
     create_app(SandboxState(store=second[0], upload_dir=tmp_path))  # a second app on one store
-    assert messages.send_hooks(second[0]) == (bots.trigger,)
+    assert messages.send_hooks(second[0]) == (outgoing_webhooks.trigger,)
 
     heard: list[tuple[str, int]] = []
     messages.on_send(first[0], lambda store, sender, mid, *_: heard.append(("first", mid)))
@@ -115,7 +115,7 @@ def test_send_hooks_belong_to_each_sandbox(tmp_path: Path) -> None:
     assert heard == []
     sent = _send(first)
     assert heard == [("first", sent)]
-    assert messages.send_hooks(second[0]) == (bots.trigger,)
+    assert messages.send_hooks(second[0]) == (outgoing_webhooks.trigger,)
     first[0].close()
     second[0].close()
 

@@ -13,7 +13,9 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
+    bot_storage,
     bots,
+    outgoing_webhooks,
     user_admin,
 )
 from ..errors import ApiError
@@ -143,14 +145,14 @@ def regenerate_bot_api_key(
 def get_storage(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
-    return {"storage": bots.get_storage(state.store, _me(user), p.optional("keys"))}
+    return {"storage": bot_storage.get_storage(state.store, _me(user), p.optional("keys"))}
 
 
 @endpoint({"storage": P(string_dict, required=True)})
 def update_storage(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
-    bots.update_storage(state.store, _me(user), p["storage"])
+    bot_storage.update_storage(state.store, _me(user), p["storage"])
     return {}
 
 
@@ -158,13 +160,13 @@ def update_storage(
 def remove_storage(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
-    bots.remove_storage(state.store, _me(user), p.optional("keys"))
+    bot_storage.remove_storage(state.store, _me(user), p.optional("keys"))
     return {}
 
 
 async def deliver_outgoing_webhooks(state: SandboxState) -> None:
     """Background job: POST outgoing-webhook payloads and post the bots' replies."""
-    await bots.run_deliveries(state.store, feature_level=state.feature_level)
+    await outgoing_webhooks.run_deliveries(state.store, feature_level=state.feature_level)
 
 
 ROUTES: list[Route] = [
@@ -184,4 +186,4 @@ BACKGROUND: list[Background] = [deliver_outgoing_webhooks]
 
 #: called with each message sent: one that mentions an outgoing-webhook bot, or a direct message
 #: to one, queues the delivery that :data:`BACKGROUND` makes
-SEND_HOOKS: list[SendHook] = [bots.trigger]
+SEND_HOOKS: list[SendHook] = [outgoing_webhooks.trigger]

@@ -458,10 +458,10 @@ def test_storage_refusals(sandbox: Sandbox, new_bot: Any) -> None:
 def test_storage_size_limit(
     sandbox: Sandbox, new_bot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chatops.sandbox import bots as bots_mod
+    from chatops.sandbox import bot_storage
 
     _, bot = new_bot
-    monkeypatch.setattr(bots_mod, "STORAGE_SIZE_LIMIT", 20)
+    monkeypatch.setattr(bot_storage, "STORAGE_SIZE_LIMIT", 20)
     bot.bots.update_storage({"k": "x" * 9})  # 10 characters
     bot.bots.update_storage({"k": "y" * 19})  # replaces: 20 characters in all
     with (
