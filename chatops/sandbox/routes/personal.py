@@ -8,7 +8,9 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
+    drafts,
     personal,
+    typing_notifications,
 )
 from ..params import (
     P,
@@ -117,7 +119,7 @@ def set_typing(request: Request, state: SandboxState, user: Row | None, p: Param
         to_list = to if isinstance(to, list) else [to]
         if len(to_list) == 1 and isinstance(to_list[0], int):
             stream_id = to_list[0]
-    personal.send_typing(
+    typing_notifications.send_typing(
         state.store,
         _me(user),
         op=p["op"],
@@ -132,7 +134,9 @@ def set_typing(request: Request, state: SandboxState, user: Row | None, p: Param
 @endpoint({"op": P(required=True)})
 def set_edit_typing(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     _since(state, 361)
-    personal.send_edit_typing(state.store, _me(user), _path_int(request, "message_id"), op=p["op"])
+    typing_notifications.send_edit_typing(
+        state.store, _me(user), _path_int(request, "message_id"), op=p["op"]
+    )
     return {}
 
 
@@ -141,7 +145,7 @@ def set_edit_typing_legacy(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:
     """The path before feature level 361, ``message_id`` in the body."""
-    personal.send_edit_typing(state.store, _me(user), p["message_id"], op=p["op"])
+    typing_notifications.send_edit_typing(state.store, _me(user), p["message_id"], op=p["op"])
     return {}
 
 
@@ -163,24 +167,24 @@ def remove_alert_words(request: Request, state: SandboxState, user: Row | None, 
 
 @endpoint()
 def list_drafts(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    drafts = personal.list_drafts(state.store, _me(user))
-    return {"count": len(drafts), "drafts": drafts}
+    found = drafts.list_drafts(state.store, _me(user))
+    return {"count": len(found), "drafts": found}
 
 
 @endpoint({"drafts": P(json_value, default=[])})
 def create_drafts(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    return {"ids": personal.create_drafts(state.store, _me(user), p["drafts"])}
+    return {"ids": drafts.create_drafts(state.store, _me(user), p["drafts"])}
 
 
 @endpoint({"draft": P(json_value, required=True)})
 def edit_draft(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    personal.edit_draft(state.store, _me(user), _path_int(request, "draft_id"), p["draft"])
+    drafts.edit_draft(state.store, _me(user), _path_int(request, "draft_id"), p["draft"])
     return {}
 
 
 @endpoint()
 def delete_draft(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
-    personal.delete_draft(state.store, _me(user), _path_int(request, "draft_id"))
+    drafts.delete_draft(state.store, _me(user), _path_int(request, "draft_id"))
     return {}
 
 
