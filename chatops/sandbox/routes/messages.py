@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
+    message_delete,
     message_edit,
     message_fetch,
     message_flags,
@@ -160,7 +161,7 @@ def delete_message(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     assert user is not None
-    messages.delete_message(state.store, user, request.path_params["message_id"])
+    message_delete.delete_message(state.store, user, request.path_params["message_id"])
     return {}
 
 
