@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import (
+    edit_history,
     message_delete,
     message_edit,
     message_fetch,
@@ -331,7 +332,7 @@ def message_history(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     assert user is not None
-    history = message_edit.message_history(
+    history = edit_history.message_history(
         state.store,
         user,
         request.path_params["message_id"],
