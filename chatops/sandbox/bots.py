@@ -1,10 +1,11 @@
-"""Bots: administering them and their services (spec 4.22; facts 2.20).
+"""Bots: creating and administering them, and their services (spec 4.22; facts 2.20).
 
-Administering (as the real server does it): a bot's owner and the organization's
-administrators may change the bot (name, owner, role, default channels, its service or
-configuration) and regenerate its API key; the old key stops working at once. Each change is
-told to those who administer the bot in a ``realm_bot`` event, and public changes (name,
-owner, role) to everyone in a ``realm_user`` event.
+A bot is created by a person who is not a guest, and owned by them. Administering (as the real
+server does it): a bot's owner and the organization's administrators may change the bot (name,
+owner, role, default channels, its service or configuration) and regenerate its API key; the
+old key stops working at once. Each change is told to those who administer the bot in a
+``realm_bot`` event, and public changes (name, owner, role) to everyone in a ``realm_user``
+event.
 
 An outgoing-webhook bot (bot type 3) has a service: the URL its payloads go to and a fixed
 token (registered here; :mod:`.outgoing_webhooks` delivers the payloads). A bot's own
@@ -22,9 +23,11 @@ from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
 from .store import Row, Store
+from .user_groups import active_user_ids
 
 BOT_TYPE_OUTGOING_WEBHOOK = 3
 BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_EMBEDDED = 2, 4
+BOT_TYPES = (1, 2, 3, 4)
 INTERFACE_TYPES = (1, 2)
 #: characters of keys and values together in one bot's configuration (BOT_CONFIG_SIZE_LIMIT)
 CONFIG_SIZE_LIMIT = 10_000
@@ -412,3 +415,126 @@ def regenerate_api_key(store: Store, actor: Row, bot_id: int) -> str:
         store.execute("UPDATE users SET api_key = ? WHERE id = ?", [key, bot_id])
         _bot_update(store, bot, api_key=key)
     return key
+
+
+# -- creating bots --------------------------------------------------------------------------------
+def create_bot(
+    store: Store,
+    actor: Row,
+    *,
+    full_name: str,
+    short_name: str,
+    bot_type: int = 1,
+    payload_url: str | None = None,
+    interface_type: int = 1,
+    service_name: str | None = None,
+    config_data: dict[str, str] | None = None,
+    default_sending_stream: str | None = None,
+    default_events_register_stream: str | None = None,
+    default_all_public_streams: bool | None = None,
+) -> dict[str, Any]:
+    """``POST /bots``: returns ``user_id``, ``api_key`` and ``email`` of the new bot.
+
+    An outgoing-webhook bot (type 3) needs ``payload_url``; its service and fixed token are
+    returned under ``services``. Incoming-webhook and embedded bots keep ``config_data``.
+    """
+    require_member(actor)
+    if bot_type not in BOT_TYPES:
+        raise ApiError("Invalid bot type")
+    if bot_type == BOT_TYPE_OUTGOING_WEBHOOK and not payload_url:
+        raise ApiError(
+            "Missing 'payload_url' argument",
+            code="REQUEST_VARIABLE_MISSING",
+            var_name="payload_url",
+        )
+    check_interface(interface_type)
+    full_name = users.check_full_name(full_name)
+    short_name = short_name.strip().lower()
+    if not short_name or not re.match(r"^[a-z0-9_.\-]+$", short_name):
+        raise ApiError("Bad name or username")
+    if bot_type != BOT_TYPE_INCOMING_WEBHOOK:
+        service_name = service_name or short_name
+    email = f"{short_name}-bot@{realm_mod.REALM_HOST}"
+    with store.atomic():
+        if store.one("SELECT 1 FROM users WHERE lower(delivery_email) = lower(?)", [email]):
+            raise ApiError("Username already in use")
+        if store.one("SELECT 1 FROM users WHERE full_name = ? AND is_active = 1", [full_name]):
+            raise ApiError("Name is already in use!")
+        defaults = {
+            column: None if not name else channel_by_name(store, actor, name)
+            for column, name in (
+                ("default_sending_stream_id", default_sending_stream),
+                ("default_events_register_stream_id", default_events_register_stream),
+            )
+        }
+        user_id = users.create_user(
+            store,
+            email=email,
+            full_name=full_name,
+            is_bot=True,
+            bot_type=bot_type,
+            bot_owner_id=actor["id"],
+        )
+        store.execute(
+            "UPDATE users SET default_sending_stream_id = ?, "
+            "default_events_register_stream_id = ?, default_all_public_streams = ? WHERE id = ?",
+            [
+                defaults["default_sending_stream_id"],
+                defaults["default_events_register_stream_id"],
+                int(bool(default_all_public_streams)),
+                user_id,
+            ],
+        )
+        services = _set_up_service(
+            store, user_id, bot_type, payload_url, interface_type, service_name, config_data
+        )
+        row = users.get_user(store, user_id)
+        assert row is not None
+        users.announce_added(store, int(row["id"]), active_user_ids(store))
+        announce_created(store, user_id)
+    return {
+        "user_id": user_id,
+        "api_key": row["api_key"],
+        "email": email,
+        "services": services,
+        "avatar_url": users.avatar_url(row, client_gravatar=False, email_visible=True),
+        "default_sending_stream": default_sending_stream or None,
+        "default_events_register_stream": default_events_register_stream or None,
+        "default_all_public_streams": bool(default_all_public_streams),
+    }
+
+
+def _set_up_service(
+    store: Store,
+    bot_id: int,
+    bot_type: int,
+    payload_url: str | None,
+    interface_type: int,
+    service_name: str | None,
+    config_data: dict[str, str] | None,
+) -> list[dict[str, Any]]:
+    """A new bot's service (an outgoing webhook's URL and token, an embedded bot's name) and
+    configuration; returns the ``services`` that ``POST /bots`` answers with."""
+    services: list[dict[str, Any]] = []
+    if bot_type == BOT_TYPE_OUTGOING_WEBHOOK:
+        assert payload_url is not None
+        token = register_outgoing_webhook(
+            store, bot_id, payload_url, interface=interface_type, service_name=service_name or ""
+        )
+        services.append({"base_url": payload_url, "interface": interface_type, "token": token})
+    elif bot_type == BOT_TYPE_EMBEDDED:
+        store.insert(
+            "outgoing_webhooks",
+            {
+                "bot_id": bot_id,
+                "base_url": "",
+                "token": users.new_api_key(),
+                "interface": interface_type,
+                "service_name": service_name or "",
+            },
+        )
+    if bot_type == BOT_TYPE_INCOMING_WEBHOOK and service_name:
+        set_config(store, bot_id, {"integration_id": service_name})
+    if bot_type in (BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_EMBEDDED) and config_data:
+        set_config(store, bot_id, config_data)
+    return services

@@ -16,7 +16,6 @@ from .. import (
     bot_storage,
     bots,
     outgoing_webhooks,
-    user_admin,
 )
 from ..errors import ApiError
 from ..messages import SendHook
@@ -77,7 +76,7 @@ def string_list(name: str, raw: str) -> list[str]:
 def create_bot(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
-    return user_admin.create_bot(
+    return bots.create_bot(
         state.store,
         _me(user),
         full_name=p["full_name"],
