@@ -1,7 +1,7 @@
 """``Client`` and ``AsyncClient``: twins over ``_BaseClient`` that differ only where they wait.
 
-``AsyncClient`` is written in ``chatops/_async/client.py``; ``Client`` is generated from it
-(``python scripts/unasync.py``), so the two have the same members with the same meaning.
+``AsyncClient`` is written in ``chatops/_async_client/client.py``; ``Client`` is generated from
+it (``python scripts/unasync.py``), so the two have the same members with the same meaning.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 
-from ._async.client import AsyncClient
+from ._async_client.client import AsyncClient
 from ._config import Credentials
-from ._sync.client import Client
+from ._sync_client.client import Client
 from .types import ApiKeyResult
 
 __all__ = ["AsyncClient", "Client", "connect", "fetch_api_key"]

@@ -1,7 +1,8 @@
 """Write the synchronous client from the asynchronous one: ``python scripts/unasync.py``.
 
-``chatops/_async/`` (``AsyncClient`` and the async resources) is the only source that people
-edit; ``chatops/_sync/`` is written from it token by token, the way ``unasync`` does it:
+``chatops/_async_client/`` (``AsyncClient`` and the async resources) is the only source that
+people edit; ``chatops/_sync_client/`` is written from it token by token, the way ``unasync``
+does it:
 
 - ``async def`` / ``async with`` / ``async for`` lose ``async``; ``await`` goes;
 - names change by :data:`RENAMES` (``__aenter__`` -> ``__enter__``, ``aclose`` -> ``close``,
@@ -10,9 +11,9 @@ edit; ``chatops/_sync/`` is written from it token by token, the way ``unasync`` 
   ``Iterator``), in code, docstrings and comments alike (whose examples lose ``async`` and
   ``await`` too: docstrings are written once, for both clients);
 - ``asyncio`` is refused except for ``asyncio.sleep``: code that waits differently in the two
-  worlds lives outside ``_async/``, one hand-written module per twin pair.
+  worlds lives outside ``_async_client/``, one hand-written module per twin pair.
 
-Each public module ``chatops/_async/resources/<area>.py`` also gets its public face,
+Each public module ``chatops/_async_client/resources/<area>.py`` also gets its public face,
 ``chatops/resources/<area>.py``, which names both twins (:func:`facade`).
 
 The result goes through ``ruff check --fix`` (imports) and ``ruff format`` with the project's
@@ -36,8 +37,8 @@ __all__ = ["COMMAND", "RENAMES", "facade", "generate", "main", "sources", "unasy
 
 COMMAND = "python scripts/unasync.py"
 PACKAGE = Path(__file__).resolve().parent.parent / "chatops"
-SOURCE = PACKAGE / "_async"
-TARGET = PACKAGE / "_sync"
+SOURCE = PACKAGE / "_async_client"
+TARGET = PACKAGE / "_sync_client"
 FACADES = PACKAGE / "resources"
 
 #: names whose synchronous twin is not the name without ``Async``
@@ -183,14 +184,14 @@ def facade(source: Path, target: Path) -> str:
     rel = source.relative_to(PACKAGE.parent).as_posix()
     text = (
         f'{_header(source)}"""{summary}\n\nWritten in ``{rel}``; the synchronous twins are '
-        f'generated.\n"""\n\nfrom .._async.resources.{area} import *  # noqa: F403\n'
-        f"from .._sync.resources.{area} import *  # noqa: F403\n"
+        f'generated.\n"""\n\nfrom .._async_client.resources.{area} import *  # noqa: F403\n'
+        f"from .._sync_client.resources.{area} import *  # noqa: F403\n"
     )
     return _ruff_pass(["format"], text, target)
 
 
 def sources() -> Iterator[tuple[Path, Path]]:
-    """Each source module under ``_async/`` with the path of its twin under ``_sync/``."""
+    """Each source module under ``_async_client/`` with its twin's path under ``_sync_client/``."""
     for source in sorted(SOURCE.rglob("*.py")):
         yield source, TARGET / source.relative_to(SOURCE)
 

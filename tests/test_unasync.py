@@ -64,8 +64,8 @@ def test_generated_files_say_so_in_their_first_line() -> None:
 def test_check_mode_names_a_stale_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = tmp_path / "_async"
-    target = tmp_path / "_sync"
+    source = tmp_path / "_async_client"
+    target = tmp_path / "_sync_client"
     source.mkdir()
     (source / "thing.py").write_text('"""A thing."""\n\n\nasync def f() -> int:\n    return 1\n')
     monkeypatch.setattr(unasync, "PACKAGE", tmp_path)

@@ -39,7 +39,7 @@ import pandas as pd
 import re2
 from uritemplate import URITemplate
 
-from ..linkifiers import Matcher, re2_message
+from ..linkify import Matcher, re2_message
 from ..types import Linkifier
 from ._common import api, fill, finding
 from ._common import summary as summary_of

@@ -1,7 +1,7 @@
 """One module per API area, each naming the area's async resource and its synchronous twin.
 
-The source is ``chatops/_async/resources/``; ``chatops/_sync/resources/`` is generated from it
-(``python scripts/unasync.py``).
+The source is ``chatops/_async_client/resources/``; ``chatops/_sync_client/resources/`` is
+generated from it (``python scripts/unasync.py``).
 """
 
 from __future__ import annotations

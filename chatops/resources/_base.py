@@ -76,10 +76,10 @@ class Resource(Generic[R]):
     """A client attribute holding one resource, made on first use (as ``cached_property``).
 
     ``messages: Resource[AsyncMessages] = Resource("messages")`` in ``AsyncClient`` imports
-    ``chatops._async.resources.messages`` when ``client.messages`` is first read and keeps
-    ``AsyncMessages(client)`` in the client's ``__dict__``; in the generated ``Client`` the same
-    line reads ``Resource[Messages]`` and imports from ``chatops._sync``. The class is the one
-    the annotation names, so that the type checker and the import agree.
+    ``chatops._async_client.resources.messages`` when ``client.messages`` is first read and
+    keeps ``AsyncMessages(client)`` in the client's ``__dict__``; in the generated ``Client`` the
+    same line reads ``Resource[Messages]`` and imports from ``chatops._sync_client``. The class
+    is the one the annotation names, so that the type checker and the import agree.
     """
 
     def __init__(self, module: str) -> None:

@@ -14,13 +14,14 @@ from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .._base_client import NotGiven, backoff, logger
+from .._base_client import NotGiven, logger
 from .._exceptions import BadEventQueueId, TransportError
+from .._retry import backoff
 from ..types import MessagesPage, QueueRegistration
 
 if TYPE_CHECKING:
-    from .._async.resources.events import AsyncEvents
-    from .._sync.resources.events import Events
+    from .._async_client.resources.events import AsyncEvents
+    from .._sync_client.resources.events import Events
 
 __all__ = ["DEFAULT_POLL_TIMEOUT", "AsyncEventStream", "Event", "EventStream"]
 

@@ -1,9 +1,9 @@
-"""The sandbox's HTTP application: :func:`create_app` builds it from the view modules.
+"""The sandbox's HTTP application: :func:`create_app` builds it from the route modules.
 
-Each API area's views live in ``views/<area>.py`` and list their ``ROUTES`` (and, where the
-area has work to do in the background, ``BACKGROUND`` jobs). This module only assembles them,
-refuses two routes with the same method and path, and renders every error as the API's JSON
-envelope.
+Each API area's handlers live in ``routes/<area>.py`` and list their ``ROUTES`` (and, where the
+area has work to do in the background, ``BACKGROUND`` jobs; where it acts on each message sent,
+``SEND_HOOKS``). This module only assembles them, refuses two routes with the same method and
+path, and renders every error as the API's JSON envelope.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import warnings
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable
 from types import ModuleType
@@ -26,8 +27,8 @@ from starlette.routing import BaseRoute, Match, Route, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import ApiError
-from .state import RateLimit, SandboxState
-from .views import (
+from .messages import on_send
+from .routes import (
     bots,
     channels,
     events,
@@ -41,12 +42,13 @@ from .views import (
     user_groups,
     users,
 )
-from .views._http import json_response
+from .routes._http import json_response
+from .state import RateLimit, SandboxState
 
 __all__ = ["RateLimit", "SandboxState", "create_app", "routes"]
 
-#: every view module, one per API area
-VIEW_MODULES: tuple[ModuleType, ...] = (
+#: every route module, one per API area
+ROUTE_MODULES: tuple[ModuleType, ...] = (
     messages,
     channels,
     users,
@@ -90,7 +92,7 @@ def check_unique(routes: Iterable[BaseRoute]) -> None:
         raise DuplicateRouteError("routes defined twice: " + "; ".join(clashes))
 
 
-def routes(modules: Iterable[ModuleType] = VIEW_MODULES) -> list[Route]:
+def routes(modules: Iterable[ModuleType] = ROUTE_MODULES) -> list[Route]:
     """Every route of the sandbox, checked for duplicates."""
     out: list[Route] = [route for module in modules for route in module.ROUTES]
     check_unique(out)
@@ -193,15 +195,15 @@ class CatchServerErrors:
             await _server_error_response()(scope, receive, send)
 
 
-def _lifespan(views: tuple[ModuleType, ...]) -> Any:
-    """Run the view modules' background work (``BACKGROUND``) while the app serves."""
+def _lifespan(modules: tuple[ModuleType, ...]) -> Any:
+    """Run the route modules' background work (``BACKGROUND``) while the app serves."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         state: SandboxState = app.state.sandbox
         tasks = [
             asyncio.create_task(job(state), name=getattr(job, "__name__", "background"))
-            for module in views
+            for module in modules
             for job in getattr(module, "BACKGROUND", [])
         ]
         try:
@@ -255,13 +257,29 @@ class IndexedRouter(Router):
         await super().app(scope, receive, send)
 
 
-def create_app(state: SandboxState, views: Iterable[ModuleType] = VIEW_MODULES) -> Starlette:
+def create_app(
+    state: SandboxState,
+    modules: Iterable[ModuleType] = ROUTE_MODULES,
+    *,
+    views: Iterable[ModuleType] | None = None,
+) -> Starlette:
     """Build the app around an existing store; nothing global, one app per sandbox.
 
-    ``views`` are the view modules whose ``ROUTES`` it serves and whose ``BACKGROUND`` jobs
-    it runs (every API area unless a test says otherwise).
+    Args:
+        state: the store and settings the handlers share.
+        modules: the route modules (``chatops.sandbox.routes.<area>``) whose ``ROUTES`` it
+            serves, whose ``BACKGROUND`` jobs it runs and whose ``SEND_HOOKS`` it adds to the
+            store's organization (every API area unless a test says otherwise).
+        views: the old name of ``modules``; deprecated.
     """
-    modules = tuple(views)
+    if views is not None:
+        warnings.warn(
+            "create_app(views=...) is deprecated; pass the route modules as modules=...",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        modules = views
+    served = tuple(modules)
     app = Starlette(
         exception_handlers={
             ApiError: _api_error,
@@ -269,6 +287,9 @@ def create_app(state: SandboxState, views: Iterable[ModuleType] = VIEW_MODULES) 
         },
         middleware=[Middleware(CatchServerErrors)],
     )
-    app.router = IndexedRouter(routes(modules), lifespan=_lifespan(modules))
+    app.router = IndexedRouter(routes(served), lifespan=_lifespan(served))
     app.state.sandbox = state
+    for module in served:
+        for hook in getattr(module, "SEND_HOOKS", ()):
+            on_send(state.store, hook)
     return app

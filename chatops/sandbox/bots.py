@@ -1,97 +1,37 @@
-"""Bots: administering them, bot storage, and outgoing webhooks (spec 4.22, 6.1; facts 2.20).
+"""Bots: creating and administering them, and their services (spec 4.22; facts 2.20).
 
-Administering (as the real server does it): a bot's owner and the organization's
-administrators may change the bot (name, owner, role, default channels, its service or
-configuration) and regenerate its API key; the old key stops working at once. Each change is
-told to those who administer the bot in a ``realm_bot`` event, and public changes (name,
-owner, role) to everyone in a ``realm_user`` event. Bot storage is a per-account key-value
-store of strings, at most :data:`STORAGE_SIZE_LIMIT` characters of keys and values together.
+A bot is created by a person who is not a guest, and owned by them. Administering (as the real
+server does it): a bot's owner and the organization's administrators may change the bot (name,
+owner, role, default channels, its service or configuration) and regenerate its API key; the
+old key stops working at once. Each change is told to those who administer the bot in a
+``realm_bot`` event, and public changes (name, owner, role) to everyone in a ``realm_user``
+event.
 
 An outgoing-webhook bot (bot type 3) has a service: the URL its payloads go to and a fixed
-token. A message that mentions the bot, or a direct message to it, queues a delivery once the
-message is committed; a background job POSTs the payload and handles the reply, so a slow or
-broken bot never delays or loses the triggering message.
-
-Replies (facts 2.20): a JSON object with ``content`` (or the old ``response_string``) is
-posted by the bot in the same conversation; ``""``, ``response_not_required`` or an object
-without content posts nothing. A failure (non-2xx, timeout, connection error, a body that is
-not JSON or not an object) is posted by the bot as a failure notice and reported to the bot's
-owner in a direct message from the notification bot.
+token (registered here; :mod:`.outgoing_webhooks` delivers the payloads). A bot's own
+key-value store is :mod:`.bot_storage`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import json
-import logging
 import re
 import secrets
-import weakref
-from collections import deque
-from dataclasses import dataclass, field, replace
 from typing import Any
 
-import httpx
-
-from . import channels, messages, users
+from . import channels, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
-from .messages import Formatter, send_message
 from .store import Row, Store
-
-log = logging.getLogger("chatops.sandbox")
+from .user_groups import active_user_ids
 
 BOT_TYPE_OUTGOING_WEBHOOK = 3
-TIMEOUT_SECONDS = 10.0
-#: retries after a timeout or a connection error (the real server tries a few times)
-MAX_RETRIES = 3
 BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_EMBEDDED = 2, 4
+BOT_TYPES = (1, 2, 3, 4)
 INTERFACE_TYPES = (1, 2)
-#: characters of keys and values together in one account's bot storage (USER_STATE_SIZE_LIMIT)
-STORAGE_SIZE_LIMIT = 10_000_000
 #: characters of keys and values together in one bot's configuration (BOT_CONFIG_SIZE_LIMIT)
 CONFIG_SIZE_LIMIT = 10_000
 URL = re.compile(r"^(?:https?|ftps?)://[^\s/?#@]+(?:[/?#]\S*)?$", re.IGNORECASE)
-
-
-@dataclass
-class Delivery:
-    """One payload on its way to a bot."""
-
-    bot_id: int
-    message_id: int
-    url: str
-    payload: dict[str, Any]
-
-
-@dataclass
-class Runtime:
-    """Per-store delivery settings and the outbox the background job drains."""
-
-    timeout: float = TIMEOUT_SECONDS
-    retries: int = MAX_RETRIES
-    outbox: deque[Delivery] = field(default_factory=deque)
-
-
-_runtimes: weakref.WeakKeyDictionary[Store, Runtime] = weakref.WeakKeyDictionary()
-
-
-def runtime(store: Store) -> Runtime:
-    rt = _runtimes.get(store)
-    if rt is None:
-        rt = _runtimes[store] = Runtime()
-    return rt
-
-
-def configure(store: Store, *, timeout: float | None = None, retries: int | None = None) -> None:
-    """Change the delivery timeout (seconds) or retry count of this store's sandbox."""
-    rt = runtime(store)
-    if timeout is not None:
-        rt.timeout = timeout
-    if retries is not None:
-        rt.retries = retries
 
 
 # -- services ------------------------------------------------------------------------------------
@@ -477,279 +417,124 @@ def regenerate_api_key(store: Store, actor: Row, bot_id: int) -> str:
     return key
 
 
-# -- bot storage ---------------------------------------------------------------------------------
-def _storage_keys(store: Store, user: Row) -> list[str]:
-    rows = store.query("SELECT key FROM bot_storage WHERE bot_id = ? ORDER BY key", [user["id"]])
-    return [str(r["key"]) for r in rows]
-
-
-def get_storage(store: Store, user: Row, keys: list[str] | None) -> dict[str, str]:
-    """``GET /bot_storage``: the entries of ``keys`` (all of them when none are given)."""
-    wanted = keys or _storage_keys(store, user)
-    out: dict[str, str] = {}
-    for key in wanted:
-        row = store.one(
-            "SELECT value FROM bot_storage WHERE bot_id = ? AND key = ?", [user["id"], key]
-        )
-        if row is None:
-            raise ApiError("Key does not exist.")
-        out[key] = str(row["value"])
-    return out
-
-
-def update_storage(store: Store, user: Row, entries: dict[str, str]) -> None:
-    """``PUT /bot_storage``: set entries; refused past :data:`STORAGE_SIZE_LIMIT` characters."""
-    with store.atomic():
-        current = {
-            str(r["key"]): len(str(r["key"])) + len(str(r["value"]))
-            for r in store.query(
-                "SELECT key, value FROM bot_storage WHERE bot_id = ?", [user["id"]]
-            )
-        }
-        size = sum(current.values()) + sum(
-            len(k) + len(v) - current.get(k, 0) for k, v in entries.items()
-        )
-        if size > STORAGE_SIZE_LIMIT:
-            raise ApiError(
-                f"Request exceeds storage limit by {size - STORAGE_SIZE_LIMIT} characters. "
-                f"The limit is {STORAGE_SIZE_LIMIT} characters."
-            )
-        store.executemany(
-            "INSERT INTO bot_storage (bot_id, key, value) VALUES (?, ?, ?) "
-            "ON CONFLICT (bot_id, key) DO UPDATE SET value = excluded.value",
-            [(user["id"], k, v) for k, v in entries.items()],
-        )
-
-
-def remove_storage(store: Store, user: Row, keys: list[str] | None) -> None:
-    """``DELETE /bot_storage``: remove ``keys`` (all entries when none are given)."""
-    with store.atomic():
-        doomed = keys or _storage_keys(store, user)
-        marks = ",".join("?" * len(doomed))
-        found = (
-            store.scalar(
-                f"SELECT count(*) FROM bot_storage WHERE bot_id = ? AND key IN ({marks})",
-                [user["id"], *doomed],
-            )
-            if doomed
-            else 0
-        )
-        if int(found) < len(doomed):
-            raise ApiError("Key does not exist.")
-        if doomed:
-            store.execute(
-                f"DELETE FROM bot_storage WHERE bot_id = ? AND key IN ({marks})",
-                [user["id"], *doomed],
-            )
-
-
-# -- triggering ----------------------------------------------------------------------------------
-def trigger(
+# -- creating bots --------------------------------------------------------------------------------
+def create_bot(
     store: Store,
-    sender: Row,
-    message_id: int,
-    mentioned_ids: set[int],
-    direct_recipient_ids: set[int] | None,
-) -> None:
-    """Queue a delivery to each outgoing-webhook bot the message mentions or is sent to.
+    actor: Row,
+    *,
+    full_name: str,
+    short_name: str,
+    bot_type: int = 1,
+    payload_url: str | None = None,
+    interface_type: int = 1,
+    service_name: str | None = None,
+    config_data: dict[str, str] | None = None,
+    default_sending_stream: str | None = None,
+    default_events_register_stream: str | None = None,
+    default_all_public_streams: bool | None = None,
+) -> dict[str, Any]:
+    """``POST /bots``: returns ``user_id``, ``api_key`` and ``email`` of the new bot.
 
-    ``direct_recipient_ids`` is the set of a direct message's participants (None for a
-    channel message). Called inside the sending transaction; deliveries start on commit.
+    An outgoing-webhook bot (type 3) needs ``payload_url``; its service and fixed token are
+    returned under ``services``. Incoming-webhook and embedded bots keep ``config_data``.
     """
-    candidates = set(mentioned_ids) | (direct_recipient_ids or set())
-    candidates.discard(sender["id"])
-    if not candidates:
-        return
-    marks = ",".join("?" * len(candidates))
-    bots = store.query(
-        f"SELECT u.*, w.base_url, w.token FROM outgoing_webhooks w JOIN users u "
-        f"ON u.id = w.bot_id WHERE u.is_active = 1 AND u.bot_type = ? AND w.bot_id IN ({marks}) "
-        f"ORDER BY u.id",
-        [BOT_TYPE_OUTGOING_WEBHOOK, *sorted(candidates)],
-    )
-    if not bots:
-        return
-    row = store.one("SELECT * FROM messages WHERE id = ?", [message_id])
-    assert row is not None
-    rt = runtime(store)
-    for bot in bots:
-        is_direct = direct_recipient_ids is not None and bot["id"] in direct_recipient_ids
-        trigger_name = "direct_message" if is_direct else "mention"
-        record = Formatter(
-            store,
-            bot,
-            apply_markdown=False,
-            client_gravatar=False,
-            allow_empty_topic_name=True,
-        ).format([row])[0]
-        record["rendered_content"] = row["rendered_content"]
-        payload = {
-            "bot_email": users.api_email(store, bot),
-            "bot_full_name": bot["full_name"],
-            "data": row["content"],  # the raw content, a mention of the bot included
-            "trigger": trigger_name,
-            "token": bot["token"],
-            "message": record,
-        }
-        delivery = Delivery(bot["id"], message_id, bot["base_url"], payload)
-        store.after_commit(functools.partial(rt.outbox.append, delivery))
-
-
-# -- delivery ------------------------------------------------------------------------------------
-class DeliveryFailed(Exception):
-    """The bot's server did not give a usable answer; the text says why."""
-
-
-async def post_payload(client: httpx.AsyncClient, delivery: Delivery, rt: Runtime) -> Any:
-    """POST the payload and return the decoded reply (None when nothing is to be posted)."""
-    attempt = 0
-    while True:
-        try:
-            response = await client.post(delivery.url, json=delivery.payload, timeout=rt.timeout)
-            break
-        except httpx.TimeoutException:
-            if attempt >= rt.retries:
-                raise DeliveryFailed(f"Request timed out after {rt.timeout:g} seconds.") from None
-        except httpx.TransportError:
-            if attempt >= rt.retries:
-                raise DeliveryFailed(
-                    "A connection error occurred. Is my bot server down?"
-                ) from None
-        attempt += 1
-        await asyncio.sleep(min(0.2 * attempt, 1.0))
-    if not 200 <= response.status_code < 300:
-        raise DeliveryFailed(f"Failure! Third party responded with {response.status_code}")
-    if response.content.strip() == b"":
-        return None
-    try:
-        body = json.loads(response.content)
-    except ValueError:
-        raise DeliveryFailed("Invalid JSON in response") from None
-    if body == "":
-        return None
-    if not isinstance(body, dict):
-        raise DeliveryFailed("Invalid response format")
-    return body
-
-
-def handle_reply(store: Store, delivery: Delivery, body: Any) -> None:
-    """Post the bot's ``content`` reply in the triggering conversation, if it has one."""
-    if not isinstance(body, dict) or body.get("response_not_required"):
-        return
-    content = body.get("content", body.get("response_string"))
-    if not isinstance(content, str) or not content.strip():
-        return
-    try:
-        _post_as_bot(store, delivery, content)
-    except ApiError as exc:
-        notify_owner(store, delivery, f"The bot's reply could not be posted: {exc.msg}")
-
-
-def _post_as_bot(store: Store, delivery: Delivery, content: str) -> int | None:
-    bot = users.get_user(store, delivery.bot_id)
-    message = store.one("SELECT * FROM messages WHERE id = ?", [delivery.message_id])
-    if bot is None or message is None or not bot["is_active"]:
-        return None
-    if message["stream_id"] is not None:
-        return send_message(
-            store,
-            bot,
-            message_type="stream",
-            to=json.dumps(message["stream_id"]),
-            topic=message["topic"],
-            content=content,
-            client="OutgoingWebhookResponse",
+    require_member(actor)
+    if bot_type not in BOT_TYPES:
+        raise ApiError("Invalid bot type")
+    if bot_type == BOT_TYPE_OUTGOING_WEBHOOK and not payload_url:
+        raise ApiError(
+            "Missing 'payload_url' argument",
+            code="REQUEST_VARIABLE_MISSING",
+            var_name="payload_url",
         )
-    key = str(
-        store.scalar("SELECT user_set FROM recipients WHERE id = ?", [message["recipient_id"]])
-    )
-    others = [int(x) for x in key.strip(",").split(",") if x and int(x) != bot["id"]]
-    return send_message(
-        store,
-        bot,
-        message_type="direct",
-        to=json.dumps(others or [bot["id"]]),
-        content=content,
-        client="OutgoingWebhookResponse",
-    )
+    check_interface(interface_type)
+    full_name = users.check_full_name(full_name)
+    short_name = short_name.strip().lower()
+    if not short_name or not re.match(r"^[a-z0-9_.\-]+$", short_name):
+        raise ApiError("Bad name or username")
+    if bot_type != BOT_TYPE_INCOMING_WEBHOOK:
+        service_name = service_name or short_name
+    email = f"{short_name}-bot@{realm_mod.REALM_HOST}"
+    with store.atomic():
+        if store.one("SELECT 1 FROM users WHERE lower(delivery_email) = lower(?)", [email]):
+            raise ApiError("Username already in use")
+        if store.one("SELECT 1 FROM users WHERE full_name = ? AND is_active = 1", [full_name]):
+            raise ApiError("Name is already in use!")
+        defaults = {
+            column: None if not name else channel_by_name(store, actor, name)
+            for column, name in (
+                ("default_sending_stream_id", default_sending_stream),
+                ("default_events_register_stream_id", default_events_register_stream),
+            )
+        }
+        user_id = users.create_user(
+            store,
+            email=email,
+            full_name=full_name,
+            is_bot=True,
+            bot_type=bot_type,
+            bot_owner_id=actor["id"],
+        )
+        store.execute(
+            "UPDATE users SET default_sending_stream_id = ?, "
+            "default_events_register_stream_id = ?, default_all_public_streams = ? WHERE id = ?",
+            [
+                defaults["default_sending_stream_id"],
+                defaults["default_events_register_stream_id"],
+                int(bool(default_all_public_streams)),
+                user_id,
+            ],
+        )
+        services = _set_up_service(
+            store, user_id, bot_type, payload_url, interface_type, service_name, config_data
+        )
+        row = users.get_user(store, user_id)
+        assert row is not None
+        users.announce_added(store, int(row["id"]), active_user_ids(store))
+        announce_created(store, user_id)
+    return {
+        "user_id": user_id,
+        "api_key": row["api_key"],
+        "email": email,
+        "services": services,
+        "avatar_url": users.avatar_url(row, client_gravatar=False, email_visible=True),
+        "default_sending_stream": default_sending_stream or None,
+        "default_events_register_stream": default_events_register_stream or None,
+        "default_all_public_streams": bool(default_all_public_streams),
+    }
 
 
-def notify_owner(store: Store, delivery: Delivery, reason: str) -> None:
-    """A direct message from the notification bot telling the bot's owner what failed."""
-    bot = users.get_user(store, delivery.bot_id)
-    if bot is None or bot["bot_owner_id"] is None:
-        return
-    owner = users.get_user(store, bot["bot_owner_id"])
-    if owner is None or not owner["is_active"]:
-        return
-    text = (
-        f"[A message](#narrow/near/{delivery.message_id}) to your bot "
-        f"@_**{bot['full_name']}|{bot['id']}** triggered an outgoing webhook.\n"
-        f"The webhook failed: {reason}"
-    )
-    send_message(
-        store,
-        users.notification_bot(store),
-        message_type="direct",
-        to=json.dumps([owner["id"]]),
-        content=text,
-        client="Internal",
-    )
-
-
-async def deliver(store: Store, client: httpx.AsyncClient, delivery: Delivery) -> None:
-    """Send one payload and act on the outcome; never raises."""
-    rt = runtime(store)
-    try:
-        body = await post_payload(client, delivery, rt)
-    except DeliveryFailed as exc:
-        reason = str(exc)
-        log.info("outgoing webhook of bot %d failed: %s", delivery.bot_id, reason)
-        try:
-            _post_as_bot(store, delivery, reason)
-        except ApiError:
-            pass
-        try:
-            notify_owner(store, delivery, reason)
-        except ApiError:
-            log.exception("could not notify the owner of bot %d", delivery.bot_id)
-        return
-    except Exception:  # the job must survive anything one bot does
-        log.exception("outgoing webhook of bot %d crashed", delivery.bot_id)
-        return
-    try:
-        handle_reply(store, delivery, body)
-    except Exception:
-        log.exception("reply of bot %d could not be handled", delivery.bot_id)
-
-
-def as_of_level(delivery: Delivery, feature_level: int) -> Delivery:
-    """The payload as a server at ``feature_level`` sends it (``private_message`` before 201)."""
-    if feature_level < 201 and delivery.payload.get("trigger") == "direct_message":
-        return replace(delivery, payload={**delivery.payload, "trigger": "private_message"})
-    return delivery
-
-
-async def run_deliveries(
-    store: Store, *, poll_seconds: float = 0.02, feature_level: int = 10_000
-) -> None:
-    """The background job: drain the outbox, one task per delivery, until cancelled."""
-    rt = runtime(store)
-    tasks: set[asyncio.Task[None]] = set()
-    async with httpx.AsyncClient(headers={"User-Agent": "ZulipOutgoingWebhook/chatops"}) as client:
-        try:
-            while True:
-                while rt.outbox:
-                    delivery = as_of_level(rt.outbox.popleft(), feature_level)
-                    task = asyncio.create_task(deliver(store, client, delivery))
-                    tasks.add(task)
-                    task.add_done_callback(tasks.discard)
-                await asyncio.sleep(poll_seconds)
-        finally:
-            for task in list(tasks):
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-
-# a message that mentions a bot, or a direct message to one, queues a delivery
-messages.AFTER_SEND.append(trigger)
+def _set_up_service(
+    store: Store,
+    bot_id: int,
+    bot_type: int,
+    payload_url: str | None,
+    interface_type: int,
+    service_name: str | None,
+    config_data: dict[str, str] | None,
+) -> list[dict[str, Any]]:
+    """A new bot's service (an outgoing webhook's URL and token, an embedded bot's name) and
+    configuration; returns the ``services`` that ``POST /bots`` answers with."""
+    services: list[dict[str, Any]] = []
+    if bot_type == BOT_TYPE_OUTGOING_WEBHOOK:
+        assert payload_url is not None
+        token = register_outgoing_webhook(
+            store, bot_id, payload_url, interface=interface_type, service_name=service_name or ""
+        )
+        services.append({"base_url": payload_url, "interface": interface_type, "token": token})
+    elif bot_type == BOT_TYPE_EMBEDDED:
+        store.insert(
+            "outgoing_webhooks",
+            {
+                "bot_id": bot_id,
+                "base_url": "",
+                "token": users.new_api_key(),
+                "interface": interface_type,
+                "service_name": service_name or "",
+            },
+        )
+    if bot_type == BOT_TYPE_INCOMING_WEBHOOK and service_name:
+        set_config(store, bot_id, {"integration_id": service_name})
+    if bot_type in (BOT_TYPE_INCOMING_WEBHOOK, BOT_TYPE_EMBEDDED) and config_data:
+        set_config(store, bot_id, config_data)
+    return services

@@ -141,27 +141,47 @@ def _realm_tables(store: Store) -> tuple[dict[str, Any], dict[str, int]]:
         )
     }
     tables["zerver_client"] = [{"id": i, "name": name} for name, i in clients.items()]
-
     users = store.query("SELECT * FROM users ORDER BY id")
-    tables["zerver_userprofile"] = [
-        _user_row(store, u, realm_id) for u in users if not u["is_system_bot"]
-    ]
-    tables["zerver_userprofile_mirrordummy"] = []
-    tables["zerver_userprofile_crossrealm"] = [
-        {
-            "id": u["id"],
-            "email": u["delivery_email"],
-            "email_domain": str(u["delivery_email"]).rpartition("@")[2],
-        }
-        for u in users
-        if u["is_system_bot"]
-    ]
+    tables.update(_user_tables(store, users, realm_id))
     active = {int(u["id"]): bool(u["is_active"]) for u in users}
-
     recipients = store.query("SELECT id, stream_id, user_set FROM recipients ORDER BY id")
     stream_recipient = {
         int(r["stream_id"]): int(r["id"]) for r in recipients if r["stream_id"] is not None
     }
+    subscriptions = store.query("SELECT * FROM subscriptions ORDER BY stream_id, user_id")
+    tables.update(_stream_tables(store, realm_id, stream_recipient, subscriptions, active))
+    tables.update(_recipient_tables(recipients, stream_recipient, subscriptions, active))
+    tables.update(_group_tables(store, realm_id))
+    return tables, clients
+
+
+def _user_tables(store: Store, users: list[Row], realm_id: int) -> dict[str, Any]:
+    """The people; system bots only by id and address, as Zulip lists its own."""
+    return {
+        "zerver_userprofile": [
+            _user_row(store, u, realm_id) for u in users if not u["is_system_bot"]
+        ],
+        "zerver_userprofile_mirrordummy": [],
+        "zerver_userprofile_crossrealm": [
+            {
+                "id": u["id"],
+                "email": u["delivery_email"],
+                "email_domain": str(u["delivery_email"]).rpartition("@")[2],
+            }
+            for u in users
+            if u["is_system_bot"]
+        ],
+    }
+
+
+def _stream_tables(
+    store: Store,
+    realm_id: int,
+    stream_recipient: dict[int, int],
+    subscriptions: list[Row],
+    active: dict[int, bool],
+) -> dict[str, Any]:
+    """The channels, each with its first message and its count of active subscribers."""
     first_ids = {
         int(r["stream_id"]): int(r["first"])
         for r in store.query(
@@ -170,37 +190,46 @@ def _realm_tables(store: Store) -> tuple[dict[str, Any], dict[str, int]]:
         )
     }
     streams = store.query("SELECT * FROM streams ORDER BY id")
-    subscriptions = store.query("SELECT * FROM subscriptions ORDER BY stream_id, user_id")
     counts: dict[int, int] = {}
     for s in subscriptions:
         if s["active"] and active.get(int(s["user_id"]), False):
             counts[int(s["stream_id"])] = counts.get(int(s["stream_id"]), 0) + 1
-    tables["zerver_stream"] = [
-        {
-            "id": s["id"],
-            "realm": realm_id,
-            "name": s["name"],
-            "description": s["description"],
-            "rendered_description": s["rendered_description"],
-            "invite_only": bool(s["invite_only"]),
-            "is_web_public": bool(s["is_web_public"]),
-            "history_public_to_subscribers": bool(s["history_public_to_subscribers"]),
-            "deactivated": bool(s["is_archived"]),
-            "date_created": float(s["date_created"]),
-            "creator": s["creator_id"],
-            "first_message_id": first_ids.get(int(s["id"])),
-            "message_retention_days": s["message_retention_days"],
-            "recipient": stream_recipient.get(int(s["id"])),
-            "folder": s["folder_id"],
-            "subscriber_count": counts.get(int(s["id"]), 0),
-        }
-        for s in streams
-    ]
-    tables["zerver_defaultstream"] = [
-        {"id": n, "realm": realm_id, "stream": s["id"]}
-        for n, s in enumerate((s for s in streams if s["is_default"]), start=1)
-    ]
+    return {
+        "zerver_stream": [
+            {
+                "id": s["id"],
+                "realm": realm_id,
+                "name": s["name"],
+                "description": s["description"],
+                "rendered_description": s["rendered_description"],
+                "invite_only": bool(s["invite_only"]),
+                "is_web_public": bool(s["is_web_public"]),
+                "history_public_to_subscribers": bool(s["history_public_to_subscribers"]),
+                "deactivated": bool(s["is_archived"]),
+                "date_created": float(s["date_created"]),
+                "creator": s["creator_id"],
+                "first_message_id": first_ids.get(int(s["id"])),
+                "message_retention_days": s["message_retention_days"],
+                "recipient": stream_recipient.get(int(s["id"])),
+                "folder": s["folder_id"],
+                "subscriber_count": counts.get(int(s["id"]), 0),
+            }
+            for s in streams
+        ],
+        "zerver_defaultstream": [
+            {"id": n, "realm": realm_id, "stream": s["id"]}
+            for n, s in enumerate((s for s in streams if s["is_default"]), start=1)
+        ],
+    }
 
+
+def _recipient_tables(
+    recipients: list[Row],
+    stream_recipient: dict[int, int],
+    subscriptions: list[Row],
+    active: dict[int, bool],
+) -> dict[str, Any]:
+    """Recipients, huddles (direct messages among several) and the subscriptions to both."""
     zerver_recipient: list[dict[str, Any]] = []
     huddles: list[dict[str, Any]] = []
     subs: list[dict[str, Any]] = []
@@ -241,39 +270,46 @@ def _realm_tables(store: Store) -> tuple[dict[str, Any], dict[str, int]]:
                 "color": s["color"],
             }
         )
-    tables["zerver_recipient"] = zerver_recipient
-    tables["zerver_huddle"] = huddles
-    tables["zerver_subscription"] = [{"id": n, **s} for n, s in enumerate(subs, start=1)]
+    return {
+        "zerver_recipient": zerver_recipient,
+        "zerver_huddle": huddles,
+        "zerver_subscription": [{"id": n, **s} for n, s in enumerate(subs, start=1)],
+    }
 
+
+def _group_tables(store: Store, realm_id: int) -> dict[str, Any]:
+    """User groups (named ones also in ``zerver_namedusergroup``), members and subgroups."""
     groups = store.query("SELECT * FROM user_groups ORDER BY id")
-    tables["zerver_usergroup"] = [{"id": g["id"], "realm": realm_id} for g in groups]
-    tables["zerver_namedusergroup"] = [
-        {
-            "usergroup_ptr": g["id"],
-            "realm_for_sharding": realm_id,
-            "name": g["name"],
-            "description": g["description"],
-            "is_system_group": bool(g["is_system_group"]),
-            "deactivated": bool(g["deactivated"]),
-            "creator": g["creator_id"],
-            "date_created": float(g["date_created"]),
-        }
-        for g in groups
-        if g["name"] is not None
-    ]
-    tables["zerver_usergroupmembership"] = [
-        {"id": n, "user_group": r["group_id"], "user_profile": r["user_id"]}
-        for n, r in enumerate(
-            store.query("SELECT * FROM group_members ORDER BY group_id, user_id"), start=1
-        )
-    ]
-    tables["zerver_groupgroupmembership"] = [
-        {"id": n, "supergroup": r["group_id"], "subgroup": r["subgroup_id"]}
-        for n, r in enumerate(
-            store.query("SELECT * FROM group_subgroups ORDER BY group_id, subgroup_id"), start=1
-        )
-    ]
-    return tables, clients
+    return {
+        "zerver_usergroup": [{"id": g["id"], "realm": realm_id} for g in groups],
+        "zerver_namedusergroup": [
+            {
+                "usergroup_ptr": g["id"],
+                "realm_for_sharding": realm_id,
+                "name": g["name"],
+                "description": g["description"],
+                "is_system_group": bool(g["is_system_group"]),
+                "deactivated": bool(g["deactivated"]),
+                "creator": g["creator_id"],
+                "date_created": float(g["date_created"]),
+            }
+            for g in groups
+            if g["name"] is not None
+        ],
+        "zerver_usergroupmembership": [
+            {"id": n, "user_group": r["group_id"], "user_profile": r["user_id"]}
+            for n, r in enumerate(
+                store.query("SELECT * FROM group_members ORDER BY group_id, user_id"), start=1
+            )
+        ],
+        "zerver_groupgroupmembership": [
+            {"id": n, "supergroup": r["group_id"], "subgroup": r["subgroup_id"]}
+            for n, r in enumerate(
+                store.query("SELECT * FROM group_subgroups ORDER BY group_id, subgroup_id"),
+                start=1,
+            )
+        ],
+    }
 
 
 def _user_row(store: Store, u: Row, realm_id: int) -> dict[str, Any]:
@@ -359,8 +395,6 @@ def export_organization(
 
     Returns ``out``.
     """
-    from tqdm import tqdm  # type: ignore[import-untyped]  # only when exporting
-
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, not {chunk_size}")
     out = Path(out)
@@ -375,35 +409,7 @@ def export_organization(
         for r in store.query("SELECT * FROM attachment_messages ORDER BY message_id"):
             links.setdefault(int(r["attachment_id"]), []).append(int(r["message_id"]))
         attached = {mid for ids in links.values() for mid in ids}
-        total = int(store.scalar("SELECT count(*) FROM messages"))
-        with tqdm(
-            total=total, desc="Exporting", unit="msg", disable=not progress, leave=False
-        ) as bar:
-            for number, rows in enumerate(_message_chunks(store, chunk_size), start=1):
-                first, last = int(rows[0]["id"]), int(rows[-1]["id"])
-                flags = store.query(
-                    "SELECT user_id, message_id, flags FROM message_flags "
-                    "WHERE message_id BETWEEN ? AND ? ORDER BY message_id, user_id",
-                    [first, last],
-                )
-                tar.add_json(
-                    f"messages-{number:06d}.json",
-                    {
-                        "zerver_message": [
-                            _message_row(m, realm_id, clients, attached) for m in rows
-                        ],
-                        "zerver_usermessage": [
-                            {
-                                "id": f["message_id"] * 100_000 + f["user_id"],
-                                "user_profile": f["user_id"],
-                                "message": f["message_id"],
-                                "flags_mask": _flags_mask(int(f["flags"])),
-                            }
-                            for f in flags
-                        ],
-                    },
-                )
-                bar.update(len(rows))
+        _write_messages(tar, store, realm_id, clients, attached, chunk_size, progress)
         tables["zerver_reaction"] = [
             {
                 "id": r["id"],
@@ -417,44 +423,7 @@ def export_organization(
         ]
         tables["import_source"] = "zulip"
         tar.add_json("realm.json", tables)
-        tar.add_json(
-            "attachment.json",
-            {
-                "zerver_attachment": [
-                    {
-                        "id": a["id"],
-                        "owner": a["owner_id"],
-                        "realm": realm_id,
-                        "path_id": a["path_id"],
-                        "file_name": a["name"],
-                        "size": a["size"],
-                        "content_type": a["content_type"],
-                        "create_time": a["create_time"] / 1000,
-                        "messages": links.get(int(a["id"]), []),
-                        "scheduled_messages": [],
-                    }
-                    for a in attachments
-                ]
-            },
-        )
-        records = []
-        for a in attachments:
-            source = None if upload_dir is None else upload_dir / str(a["path_id"])
-            if source is None or not source.is_file():
-                continue
-            tar.add(f"uploads/{a['path_id']}", source.read_bytes())
-            records.append(
-                {
-                    "path": a["path_id"],
-                    "s3_path": a["path_id"],
-                    "size": a["size"],
-                    "last_modified": a["create_time"] / 1000,
-                    "user_profile_id": a["owner_id"],
-                    "realm_id": realm_id,
-                    "content_type": a["content_type"],
-                }
-            )
-        tar.add_json("uploads/records.json", records)
+        _write_attachments(tar, attachments, links, realm_id, upload_dir)
         tar.add_json("avatars/records.json", [])
         tar.add_json("emoji/records.json", [])
         tar.close()
@@ -464,3 +433,90 @@ def export_organization(
         raise
     partial.replace(out)
     return out
+
+
+def _write_messages(
+    tar: _Tar,
+    store: Store,
+    realm_id: int,
+    clients: dict[str, int],
+    attached: set[int],
+    chunk_size: int,
+    progress: bool,
+) -> None:
+    """``messages-NNNNNN.json``: ``chunk_size`` messages each, with who has them and how."""
+    from tqdm import tqdm  # type: ignore[import-untyped]  # only when exporting
+
+    total = int(store.scalar("SELECT count(*) FROM messages"))
+    with tqdm(total=total, desc="Exporting", unit="msg", disable=not progress, leave=False) as bar:
+        for number, rows in enumerate(_message_chunks(store, chunk_size), start=1):
+            first, last = int(rows[0]["id"]), int(rows[-1]["id"])
+            flags = store.query(
+                "SELECT user_id, message_id, flags FROM message_flags "
+                "WHERE message_id BETWEEN ? AND ? ORDER BY message_id, user_id",
+                [first, last],
+            )
+            tar.add_json(
+                f"messages-{number:06d}.json",
+                {
+                    "zerver_message": [_message_row(m, realm_id, clients, attached) for m in rows],
+                    "zerver_usermessage": [
+                        {
+                            "id": f["message_id"] * 100_000 + f["user_id"],
+                            "user_profile": f["user_id"],
+                            "message": f["message_id"],
+                            "flags_mask": _flags_mask(int(f["flags"])),
+                        }
+                        for f in flags
+                    ],
+                },
+            )
+            bar.update(len(rows))
+
+
+def _write_attachments(
+    tar: _Tar,
+    attachments: list[Row],
+    links: dict[int, list[int]],
+    realm_id: int,
+    upload_dir: Path | None,
+) -> None:
+    """``attachment.json``, and the uploaded files with ``uploads/records.json``."""
+    tar.add_json(
+        "attachment.json",
+        {
+            "zerver_attachment": [
+                {
+                    "id": a["id"],
+                    "owner": a["owner_id"],
+                    "realm": realm_id,
+                    "path_id": a["path_id"],
+                    "file_name": a["name"],
+                    "size": a["size"],
+                    "content_type": a["content_type"],
+                    "create_time": a["create_time"] / 1000,
+                    "messages": links.get(int(a["id"]), []),
+                    "scheduled_messages": [],
+                }
+                for a in attachments
+            ]
+        },
+    )
+    records = []
+    for a in attachments:
+        source = None if upload_dir is None else upload_dir / str(a["path_id"])
+        if source is None or not source.is_file():
+            continue
+        tar.add(f"uploads/{a['path_id']}", source.read_bytes())
+        records.append(
+            {
+                "path": a["path_id"],
+                "s3_path": a["path_id"],
+                "size": a["size"],
+                "last_modified": a["create_time"] / 1000,
+                "user_profile_id": a["owner_id"],
+                "realm_id": realm_id,
+                "content_type": a["content_type"],
+            }
+        )
+    tar.add_json("uploads/records.json", records)

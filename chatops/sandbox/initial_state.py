@@ -17,6 +17,7 @@ from . import (
     channel_settings,
     channels,
     clock,
+    drafts,
     group_settings,
     linkifiers,
     messages,
@@ -421,9 +422,7 @@ def _alert_words(ctx: Context, state: State) -> None:
 
 
 def _drafts(ctx: Context, state: State) -> None:
-    state["drafts"] = personal.list_drafts(
-        ctx.store, ctx.user, limit=personal.MAX_DRAFTS_IN_REGISTER
-    )
+    state["drafts"] = drafts.list_drafts(ctx.store, ctx.user, limit=drafts.MAX_DRAFTS_IN_REGISTER)
 
 
 def _muted_users(ctx: Context, state: State) -> None:

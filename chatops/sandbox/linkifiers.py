@@ -20,7 +20,7 @@ import uritemplate
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from ..linkifiers import Matcher, re2_message
+from ..linkify import Matcher, re2_message
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError

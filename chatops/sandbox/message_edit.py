@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
-import re
 from typing import Any
 
 from . import channels, users
@@ -22,7 +20,6 @@ from .messages import (
     check_topic_allowed,
     check_topic_characters,
     check_wildcards,
-    display_topic,
     link_uploads,
     mentioned_user_ids,
     mentions_in,
@@ -73,87 +70,27 @@ def edit_message(
     send_notification_to_new_thread: bool = True,
     prev_content_sha256: Any = MISSING,
 ) -> dict[str, Any]:
-    """Apply one edit request; raises before changing anything when a rule refuses it."""
+    """Apply one edit request; raises before changing anything when a rule refuses it.
+
+    The checks run in one order (the request's shape, the content, the topic, the channel, the
+    permission to move, the time limits of the messages moved), so that a request breaking two
+    rules always gets the same error.
+    """
     message = access_message(store, user, message_id)
-    if topic is MISSING and content is MISSING and stream_id is MISSING:
-        raise ApiError("Nothing to change")
-    if propagate_mode not in PROPAGATE_MODES:
-        raise ApiError("Invalid propagate_mode")
-    if content is not MISSING and stream_id is not MISSING:
-        raise ApiError("Cannot change message content while changing channel")
-    is_stream = message["stream_id"] is not None
-    if not is_stream and stream_id is not MISSING:
-        raise ApiError("Direct messages cannot be moved to channels.")
-    if not is_stream and topic is not MISSING:
-        raise ApiError("Direct messages cannot have topics.")
-    if topic is MISSING and stream_id is MISSING and propagate_mode != "change_one":
-        raise ApiError("Invalid propagate_mode without topic edit")
-    if prev_content_sha256 is not MISSING:
-        current = hashlib.sha256(message["content"].encode("utf-8")).hexdigest()
-        if str(prev_content_sha256).lower() != current:
-            raise ApiError(
-                "'prev_content_sha256' value does not match the expected value.",
-                code="EXPECTATION_MISMATCH",
-            )
+    _check_request(message, topic, content, stream_id, propagate_mode, prev_content_sha256)
     settings = realm_mod.settings(store)
+    is_stream = message["stream_id"] is not None
     source = channels.get_stream(store, message["stream_id"]) if is_stream else None
-
-    # -- content ------------------------------------------------------------------------
-    new_content: str | None = None
+    new_content = None
     if content is not MISSING:
-        if not settings["allow_message_editing"]:
-            raise ApiError("Your organization has turned off message editing")
-        if message["sender_id"] != user["id"]:
-            raise ApiError("You don't have permission to edit this message")
-        limit = settings["message_content_edit_limit_seconds"]
-        if (
-            limit is not None
-            and now() - int(message["timestamp"]) > int(limit) + EDIT_BUFFER_SECONDS
-        ):
-            raise ApiError("The time limit for editing this message has passed")
-        new_content = str(content)
-        if not new_content.strip():
-            raise ApiError("Message must not be empty")
-        check_content_characters(new_content)
-        if len(new_content) > realm_mod.LIMITS["max_message_length"]:
-            raise ApiError(
-                f"Message too long (maximum {realm_mod.LIMITS['max_message_length']} characters)"
-            )
-        check_wildcards(store, user, source, message["topic"], mentions_in(store, new_content))
-
-    # -- topic and channel ----------------------------------------------------------------
+        new_content = _checked_content(store, user, message, str(content), settings, source)
     old_topic = str(message["topic"])
-    new_topic: str | None = None
-    resolving: str | None = None  # "resolved" / "unresolved" for a pure resolve transition
-    if topic is not MISSING:
-        raw = str(topic)
-        if raw.startswith(PREFIX) and strip_resolved(raw) == "" and old_topic == "":
-            raise ApiError("General chat cannot be marked as resolved")
-        candidate = normalise_topic(raw)
-        check_topic_characters(candidate)
-        if candidate.startswith((PREFIX, "✔")):
-            candidate = PREFIX + strip_resolved(candidate)
-            if strip_resolved(candidate) == "":
-                raise ApiError("General chat cannot be marked as resolved")
-        # as the real server: a long topic is cut to fit, and adding the resolved prefix to
-        # a topic counts as resolving it when the name before the cut is prefix + old topic
-        whole, candidate = candidate, truncate_topic(candidate)
-        if candidate != old_topic:
-            new_topic = candidate
-            if not old_topic.startswith(PREFIX) and whole == PREFIX + old_topic:
-                resolving = "resolved"
-            elif old_topic.startswith(PREFIX) and candidate == strip_resolved(old_topic):
-                resolving = "unresolved"
-    target: Row | None = None
-    if stream_id is not MISSING:
-        target = channels.get_stream(store, int(stream_id))
-        if target is None or not channels.can_read(store, user, target) or target["is_archived"]:
-            raise ApiError("Invalid channel ID")
-        if source is not None and target["id"] == source["id"]:
-            target = None
+    new_topic, resolving = (None, None) if topic is MISSING else _new_topic(str(topic), old_topic)
+    target = None if stream_id is MISSING else _target(store, user, int(stream_id), source)
     moving = new_topic is not None or target is not None
     if resolving is not None and target is not None:
         resolving = None
+    moved: list[Row] = []
     if moving:
         assert source is not None
         _check_move_permission(store, user, source, target, new_topic, resolving)
@@ -163,27 +100,11 @@ def edit_message(
             check_wildcards(
                 store, user, dest, new_topic or old_topic, mentions_in(store, new_content)
             )
-
-    # -- which messages move --------------------------------------------------------------
-    moved: list[Row] = []
-    if moving:
-        assert source is not None
-        first_visible = channels.first_visible_message_id(store, user, source)
-        topic_rows = store.query(
-            "SELECT * FROM messages WHERE stream_id = ? AND topic = ? COLLATE NOCASE AND id >= ? "
-            "ORDER BY id",
-            [source["id"], old_topic, first_visible],
-        )
-        if propagate_mode == "change_one":
-            moved = [message]
-        elif propagate_mode == "change_later":
-            moved = [r for r in topic_rows if r["id"] >= message["id"]]
-        else:
-            moved = topic_rows
+        topic_rows = _topic_rows(store, user, source, old_topic)
+        moved = _moved(message, topic_rows, propagate_mode)
         if resolving is None and not realm_mod.is_moderator_or_above(user):
             _check_move_time_limit(settings, moved, topic_rows, propagate_mode, new_topic, target)
 
-    # -- apply ----------------------------------------------------------------------------
     ts = now()
     detached: list[dict[str, Any]] = []
     with store.atomic():
@@ -224,6 +145,116 @@ def edit_message(
                 send_notification_to_new_thread,
             )
     return {"detached_uploads": detached}
+
+
+def _check_request(
+    message: Row,
+    topic: Any,
+    content: Any,
+    stream_id: Any,
+    propagate_mode: str,
+    prev_content_sha256: Any,
+) -> None:
+    """What the request may ask of this message at all, and that it edits what was read."""
+    if topic is MISSING and content is MISSING and stream_id is MISSING:
+        raise ApiError("Nothing to change")
+    if propagate_mode not in PROPAGATE_MODES:
+        raise ApiError("Invalid propagate_mode")
+    if content is not MISSING and stream_id is not MISSING:
+        raise ApiError("Cannot change message content while changing channel")
+    is_stream = message["stream_id"] is not None
+    if not is_stream and stream_id is not MISSING:
+        raise ApiError("Direct messages cannot be moved to channels.")
+    if not is_stream and topic is not MISSING:
+        raise ApiError("Direct messages cannot have topics.")
+    if topic is MISSING and stream_id is MISSING and propagate_mode != "change_one":
+        raise ApiError("Invalid propagate_mode without topic edit")
+    if prev_content_sha256 is not MISSING:
+        current = hashlib.sha256(message["content"].encode("utf-8")).hexdigest()
+        if str(prev_content_sha256).lower() != current:
+            raise ApiError(
+                "'prev_content_sha256' value does not match the expected value.",
+                code="EXPECTATION_MISMATCH",
+            )
+
+
+def _checked_content(
+    store: Store,
+    user: Row,
+    message: Row,
+    new_content: str,
+    settings: dict[str, Any],
+    source: Row | None,
+) -> str:
+    """The new content, once the sender may still edit it and it is a valid message."""
+    if not settings["allow_message_editing"]:
+        raise ApiError("Your organization has turned off message editing")
+    if message["sender_id"] != user["id"]:
+        raise ApiError("You don't have permission to edit this message")
+    limit = settings["message_content_edit_limit_seconds"]
+    if limit is not None and now() - int(message["timestamp"]) > int(limit) + EDIT_BUFFER_SECONDS:
+        raise ApiError("The time limit for editing this message has passed")
+    if not new_content.strip():
+        raise ApiError("Message must not be empty")
+    check_content_characters(new_content)
+    if len(new_content) > realm_mod.LIMITS["max_message_length"]:
+        raise ApiError(
+            f"Message too long (maximum {realm_mod.LIMITS['max_message_length']} characters)"
+        )
+    check_wildcards(store, user, source, message["topic"], mentions_in(store, new_content))
+    return new_content
+
+
+def _new_topic(raw: str, old_topic: str) -> tuple[str | None, str | None]:
+    """The topic the request asks for (None: unchanged) and ``"resolved"``/``"unresolved"``
+    when the change is only a resolve transition (section 3)."""
+    if raw.startswith(PREFIX) and strip_resolved(raw) == "" and old_topic == "":
+        raise ApiError("General chat cannot be marked as resolved")
+    candidate = normalise_topic(raw)
+    check_topic_characters(candidate)
+    if candidate.startswith((PREFIX, "✔")):
+        candidate = PREFIX + strip_resolved(candidate)
+        if strip_resolved(candidate) == "":
+            raise ApiError("General chat cannot be marked as resolved")
+    # as the real server: a long topic is cut to fit, and adding the resolved prefix to
+    # a topic counts as resolving it when the name before the cut is prefix + old topic
+    whole, candidate = candidate, truncate_topic(candidate)
+    if candidate == old_topic:
+        return None, None
+    if not old_topic.startswith(PREFIX) and whole == PREFIX + old_topic:
+        return candidate, "resolved"
+    if old_topic.startswith(PREFIX) and candidate == strip_resolved(old_topic):
+        return candidate, "unresolved"
+    return candidate, None
+
+
+def _target(store: Store, user: Row, stream_id: int, source: Row | None) -> Row | None:
+    """The channel the messages move to (None: they stay where they are)."""
+    target = channels.get_stream(store, stream_id)
+    if target is None or not channels.can_read(store, user, target) or target["is_archived"]:
+        raise ApiError("Invalid channel ID")
+    if source is not None and target["id"] == source["id"]:
+        return None
+    return target
+
+
+def _topic_rows(store: Store, user: Row, source: Row, topic: str) -> list[Row]:
+    """The topic's messages the user can see, oldest first."""
+    first_visible = channels.first_visible_message_id(store, user, source)
+    return store.query(
+        "SELECT * FROM messages WHERE stream_id = ? AND topic = ? COLLATE NOCASE AND id >= ? "
+        "ORDER BY id",
+        [source["id"], topic, first_visible],
+    )
+
+
+def _moved(message: Row, topic_rows: list[Row], propagate_mode: str) -> list[Row]:
+    """The messages a move takes: this one, it and the later ones, or the whole topic."""
+    if propagate_mode == "change_one":
+        return [message]
+    if propagate_mode == "change_later":
+        return [r for r in topic_rows if r["id"] >= message["id"]]
+    return topic_rows
 
 
 def _check_move_permission(
@@ -494,88 +525,3 @@ def publish_update_message(
         return {**event, "flags": [n for b, n in FLAG_NAMES if bits & b]}
 
     event_bus(store).publish_each(audience, "update_message", make)
-
-
-# -- history --------------------------------------------------------------------------------------
-def message_history(
-    store: Store, user: Row, message_id: int, *, allow_empty_topic_name: bool = False
-) -> list[dict[str, Any]]:
-    """``GET /messages/{id}/history``: snapshots oldest first, each the message after an edit.
-
-    As the real server builds it from the stored edit history (newest first, each entry with
-    the values before that edit): the first snapshot is the message as sent; each later one
-    carries ``prev_*`` for what its edit changed, and ``content_html_diff`` for content edits.
-    """
-    if not realm_mod.settings(store)["allow_edit_history"]:
-        raise ApiError("Message edit history is disabled in this organization")
-    message = access_message(store, user, message_id)
-
-    def topic(name: str) -> str:
-        return display_topic(name, allow_empty_topic_name)
-
-    content = str(message["content"])
-    rendered = str(message["rendered_content"] or render(content))
-    current_topic = str(message["topic"])
-    snapshots: list[dict[str, Any]] = []
-    for entry in json.loads(message["edit_history"] or "[]"):
-        snap: dict[str, Any] = {
-            "content": content,
-            "rendered_content": rendered,
-            "timestamp": entry["timestamp"],
-            "topic": topic(current_topic),
-            "user_id": entry.get("user_id"),
-        }
-        if "prev_topic" in entry:
-            current_topic = str(entry["prev_topic"])
-            snap["prev_topic"] = topic(current_topic)
-        if "prev_content" in entry:
-            snap["prev_content"] = entry["prev_content"]
-            snap["prev_rendered_content"] = entry["prev_rendered_content"]
-            snap["content_html_diff"] = html_diff(str(entry["prev_rendered_content"]), rendered)
-            content = str(entry["prev_content"])
-            rendered = str(entry["prev_rendered_content"])
-        if "prev_stream" in entry:
-            snap["prev_stream"] = entry["prev_stream"]
-            snap["stream"] = entry["stream"]
-        snapshots.append(snap)
-    snapshots.append(
-        {
-            "content": content,
-            "rendered_content": rendered,
-            "timestamp": message["timestamp"],
-            "topic": topic(current_topic),
-            "user_id": message["sender_id"],
-        }
-    )
-    return snapshots[::-1]
-
-
-_HTML_TOKEN = re.compile(r"<[^>]*>|[^<\s]+|\s+")
-
-
-def html_diff(before: str, after: str) -> str:
-    """Word-level difference of two rendered versions, in the real server's markup.
-
-    Inserted words are wrapped in ``<span class="highlight_text_inserted">``, deleted ones in
-    ``<span class="highlight_text_deleted">``; tags of the new version are kept, and the whole
-    is one ``<div>``.
-    """
-    old, new = _HTML_TOKEN.findall(before), _HTML_TOKEN.findall(after)
-    out: list[str] = []
-
-    def words(tokens: list[str], cls: str) -> None:
-        for token in tokens:
-            if token.startswith("<") or token.isspace():
-                if cls == "highlight_text_inserted" or token.isspace():
-                    out.append(token)
-            else:
-                out.append(f'<span class="{cls}">{token}</span>')
-
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
-        if op == "equal":
-            out.extend(new[j1:j2])
-        if op in ("replace", "delete"):
-            words(old[i1:i2], "highlight_text_deleted")
-        if op in ("replace", "insert"):
-            words(new[j1:j2], "highlight_text_inserted")
-    return "<div>" + "".join(out) + "</div>"

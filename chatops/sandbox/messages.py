@@ -8,6 +8,8 @@ they subscribed. A direct message is readable by its participants.
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -19,11 +21,11 @@ from .errors import ApiError
 from .rendering import Mentions, MentionTargets, find_mentions, render, upload_path_ids
 from .store import Row, Store
 
+__all__ = ["EXTRA", "Formatter", "send_message"]
+
 #: called inside the sending transaction with each new message: ``(store, sender, message_id,
-#: mentioned_ids, direct_recipient_ids)``. The bots area adds its trigger here, so that
-#: this module need not import the one that posts the bots' replies through it.
+#: mentioned_ids, direct_recipient_ids)``.
 SendHook = Callable[[Store, Row, int, set[int], "set[int] | None"], None]
-AFTER_SEND: list[SendHook] = []
 
 READ, STARRED, MENTIONED, STREAM_WILDCARD, TOPIC_WILDCARD, HISTORICAL = 1, 2, 8, 16, 32, 64
 COLLAPSED = 4
@@ -43,6 +45,30 @@ TRUNCATED = "\n[message truncated]"
 
 def now() -> int:
     return int(clock.now())
+
+
+# -- hooks ---------------------------------------------------------------------------------
+# Each organization's hooks are kept beside its store, as its event bus is, and go with it: two
+# sandboxes in one process share none, and importing a module registers nothing.
+_send_hooks: weakref.WeakKeyDictionary[Store, tuple[SendHook, ...]] = weakref.WeakKeyDictionary()
+_send_hooks_lock = threading.Lock()
+
+
+def on_send(store: Store, hook: SendHook) -> None:
+    """Call ``hook`` with each message sent in ``store``'s organization (added once).
+
+    The app adds the bots area's trigger when it serves bots, so that this module need not
+    import the one that posts the bots' replies through it.
+    """
+    with _send_hooks_lock:
+        hooks = _send_hooks.get(store, ())
+        if hook not in hooks:
+            _send_hooks[store] = (*hooks, hook)
+
+
+def send_hooks(store: Store) -> tuple[SendHook, ...]:
+    """What :func:`send_message` calls with each message sent in ``store``'s organization."""
+    return _send_hooks.get(store, ())
 
 
 # -- topics ------------------------------------------------------------------------------
@@ -314,7 +340,7 @@ def send_message(
         link_uploads(store, sender, message_id, content)
         publish_message(store, message_id)
         dm_ids = receivers if stream is None else None
-        for hook in AFTER_SEND:
+        for hook in send_hooks(store):
             hook(store, sender, message_id, found.user_ids, dm_ids)
     return message_id
 
@@ -499,37 +525,6 @@ class Formatter:
         return record
 
 
-# -- deleting ---------------------------------------------------------------------------------------
-def delete_message(store: Store, user: Row, message_id: int) -> None:
-    """``DELETE /messages/{id}``: any-message deleters, or the sender within the limit."""
-    message = access_message(store, user, message_id)
-    settings = realm_mod.settings(store)
-    allowed = realm_mod.realm_permits(store, user, "can_delete_any_message_group")
-    stream = channels.get_stream(store, message["stream_id"]) if message["stream_id"] else None
-    if not allowed and stream is not None:
-        chan = channels.channel_settings(store, stream)
-        allowed = realm_mod.user_has_setting(store, user, chan["can_delete_any_message_group"])
-    if not allowed:
-        sender = users.get_user(store, message["sender_id"])
-        own = message["sender_id"] == user["id"] or (
-            sender is not None and sender["is_bot"] and sender["bot_owner_id"] == user["id"]
-        )
-        if not own or not realm_mod.realm_permits(store, user, "can_delete_own_message_group"):
-            raise ApiError("You don't have permission to delete this message")
-        limit = settings["message_content_delete_limit_seconds"]
-        if limit is not None and now() - int(message["timestamp"]) > int(limit):
-            raise ApiError("The time limit for deleting this message has passed")
-    with store.atomic():
-        publish_deletion(store, user, message)
-        store.execute("DELETE FROM reactions WHERE message_id = ?", [message_id])
-        store.execute("DELETE FROM message_flags WHERE message_id = ?", [message_id])
-        store.execute("DELETE FROM attachment_messages WHERE message_id = ?", [message_id])
-        store.execute("DELETE FROM messages WHERE id = ?", [message_id])
-
-
-__all__ = ["EXTRA", "Formatter", "delete_message", "send_message"]
-
-
 # -- events ---------------------------------------------------------------------------------------
 def publish_message(store: Store, message_id: int) -> None:
     """A ``message`` event for everyone who received message ``message_id``, with their flags."""
@@ -565,37 +560,6 @@ def publish_message(store: Store, message_id: int) -> None:
         return {"type": "message", "message": record, "flags": flags}
 
     bus.publish_each(receivers, "message", make)
-
-
-def publish_deletion(store: Store, actor: Row, message: Row) -> None:
-    """A ``delete_message`` event for everyone who had ``message``, as the real server sends it.
-
-    Clients registered with the ``bulk_message_deletion`` capability get ``message_ids`` (a
-    list); the others get one event per message with ``message_id``. A channel message's event
-    names its channel and its topic (lowercased, as the server groups deletions by topic); a
-    direct message's says ``"message_type": "private"``. Called before the rows are deleted,
-    inside the deleting transaction, so the event is delivered only if the deletion commits.
-    """
-    message_id = int(message["id"])
-    base: Event = {"type": "delete_message"}
-    if message["stream_id"] is not None:
-        base |= {
-            "message_type": "stream",
-            "stream_id": int(message["stream_id"]),
-            "topic": str(message["topic"]).lower(),
-        }
-        subscribers = channels.subscriber_ids(store, int(message["stream_id"]))
-    else:
-        base["message_type"] = "private"
-        subscribers = []
-    receivers = {*message_audience(store, [message_id]), *subscribers, int(actor["id"])}
-
-    def make(queue: EventQueue) -> Event:
-        if queue.client_capabilities.get("bulk_message_deletion"):
-            return base | {"message_ids": [message_id]}
-        return base | {"message_id": message_id}
-
-    event_bus(store).publish_each(receivers, "delete_message", make)
 
 
 def message_audience(store: Store, message_ids: Iterable[int]) -> dict[int, int]:

@@ -1,15 +1,15 @@
-"""Personal tools: navigation views, saved snippets and typing notifications (spec 4.11-4.14).
+"""Personal tools: navigation views, saved snippets, alert words, muted users (spec 4.12-4.14).
 
-Each user's own sidebar views and reusable snippets, and the typing notifications sent while
-composing or editing; the events of each go to the user's (or the conversation's) queues.
+Each user's own sidebar views, reusable snippets, alert words and muted users; the events of
+each go to the user's own queues. The area's companions: typing notifications (spec 4.11) in
+:mod:`.typing_notifications`, drafts in :mod:`.drafts`.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from . import bounds, channels, clock, messages, user_settings, users
+from . import clock, messages, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError, not_found
@@ -236,134 +236,6 @@ def list_snippets(store: Store, user: Row) -> list[dict[str, Any]]:
     return [snippet_record(r) for r in rows]
 
 
-# -- typing notifications (spec 4.11 and the general endpoint) -------------------------------------
-OPS = ("start", "stop")
-#: channel typing events are not sent to channels with more subscribers than this
-MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS = 100
-
-
-def _check_op(op: str) -> None:
-    if op not in OPS:
-        raise ApiError("Invalid op", var_name="op")
-
-
-def _person(store: Store, user: Row) -> dict[str, Any]:
-    return {"user_id": user["id"], "email": users.api_email(store, user)}
-
-
-def _active(store: Store, user_ids: list[int]) -> list[int]:
-    if not user_ids:
-        return []
-    marks = ",".join("?" * len(user_ids))
-    rows = store.query(f"SELECT id FROM users WHERE is_active = 1 AND id IN ({marks})", user_ids)
-    return [int(r["id"]) for r in rows]
-
-
-def send_typing(
-    store: Store,
-    user: Row,
-    *,
-    op: str,
-    message_type: str = "direct",
-    to: Any = None,
-    stream_id: int | None = None,
-    topic: str | None = None,
-) -> None:
-    """``POST /typing``: announce that the user started or stopped composing."""
-    _check_op(op)
-    if message_type in ("direct", "private"):
-        if to is None:
-            raise ApiError("Missing 'to' argument", code="REQUEST_VARIABLE_MISSING", var_name="to")
-        if isinstance(to, str):
-            try:
-                to = bounds.loads("to", to)
-            except ValueError:
-                raise ApiError("Invalid to", var_name="to") from None
-        if not isinstance(to, list) or not to:
-            raise ApiError("Empty 'to' list")
-        people: list[Row] = []
-        for ref in to:
-            row = (
-                users.get_user(store, ref)
-                if isinstance(ref, int) and not isinstance(ref, bool)
-                else users.user_by_email(store, str(ref))
-            )
-            if row is None or not row["is_active"]:
-                raise ApiError(f"Invalid user ID {ref}")
-            people.append(row)
-        ids = sorted({p["id"] for p in people} | {user["id"]})
-        rows = [r for r in (users.get_user(store, i) for i in ids) if r is not None]
-        event = {
-            "type": "typing",
-            "op": op,
-            "message_type": "direct",
-            "sender": _person(store, user),
-            "recipients": [_person(store, r) for r in rows],
-        }
-        event_bus(store).publish(event, _active(store, ids))
-        return
-    if message_type not in ("stream", "channel"):
-        raise ApiError("Invalid type", var_name="type")
-    if stream_id is None:
-        raise ApiError(
-            "Missing 'stream_id' argument", code="REQUEST_VARIABLE_MISSING", var_name="stream_id"
-        )
-    if topic is None:
-        raise ApiError(
-            "Missing 'topic' argument", code="REQUEST_VARIABLE_MISSING", var_name="topic"
-        )
-    stream = channels.access_stream(store, user, stream_id)
-    subscribers = channels.subscriber_ids(store, stream["id"])
-    if len(subscribers) > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS:
-        return
-    event = {
-        "type": "typing",
-        "op": op,
-        "message_type": "stream",
-        "sender": _person(store, user),
-        "stream_id": stream["id"],
-        "topic": messages.normalise_topic(topic),
-    }
-    event_bus(store).publish(event, subscribers)
-
-
-def send_edit_typing(store: Store, user: Row, message_id: int, *, op: str) -> None:
-    """``POST /messages/{message_id}/typing``: the user started or stopped editing."""
-    _check_op(op)
-    message = messages.access_message(store, user, message_id)
-    settings = realm_mod.settings(store)
-    if not settings["allow_message_editing"]:
-        raise ApiError("Your organization has turned off message editing")
-    if message["sender_id"] != user["id"]:
-        raise ApiError("You don't have permission to edit this message")
-    limit = settings["message_content_edit_limit_seconds"]
-    if limit is not None and messages.now() - int(message["timestamp"]) > int(limit):
-        raise ApiError("The time limit for editing this message has passed")
-    event: dict[str, Any] = {
-        "type": "typing_edit_message",
-        "op": op,
-        "sender_id": user["id"],
-        "message_id": message["id"],
-    }
-    if message["stream_id"] is not None:
-        event["recipient"] = {
-            "type": "channel",
-            "channel_id": message["stream_id"],
-            "topic": message["topic"],
-        }
-        targets = channels.subscriber_ids(store, message["stream_id"])
-        if len(targets) > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS:
-            return
-    else:
-        key = store.scalar(
-            "SELECT user_set FROM recipients WHERE id = ?", [message["recipient_id"]]
-        )
-        ids = [int(x) for x in str(key or "").split(",") if x]
-        event["recipient"] = {"type": "direct", "user_ids": ids}
-        targets = _active(store, ids)
-    event_bus(store).publish(event, targets)
-
-
 # -- alert words -----------------------------------------------------------------------------------
 MAX_ALERT_WORD_LENGTH = 100
 
@@ -421,127 +293,6 @@ def remove_alert_words(store: Store, user: Row, words: Any) -> list[str]:
                 [user["id"], word],
             )
         return _announce_alert_words(store, user)
-
-
-# -- drafts ----------------------------------------------------------------------------------------
-DRAFT_TYPES = ("", "stream", "private")
-MAX_DRAFTS_IN_REGISTER = 1000
-
-
-def draft_record(row: Row) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "type": row["type"],
-        "to": json.loads(row["recipient_ids"]),
-        "topic": row["topic"],
-        "content": row["content"],
-        "timestamp": row["last_edit_time"],
-    }
-
-
-def list_drafts(store: Store, user: Row, *, limit: int | None = None) -> list[dict[str, Any]]:
-    """The person's drafts, most recently edited first."""
-    rows = store.query(
-        "SELECT * FROM drafts WHERE user_id = ? ORDER BY last_edit_time DESC, id DESC"
-        + (" LIMIT ?" if limit is not None else ""),
-        [user["id"], limit] if limit is not None else [user["id"]],
-    )
-    return [draft_record(r) for r in rows]
-
-
-def _require_sync(store: Store, user: Row) -> None:
-    if not user_settings.setting(store, user["id"], "enable_drafts_synchronization"):
-        raise ApiError("User has disabled synchronizing drafts.")
-
-
-def _check_draft(store: Store, user: Row, raw: Any, where: str) -> dict[str, Any]:
-    if not isinstance(raw, dict):
-        raise ApiError(f"{where} is not a dict", var_name=where.split("[")[0])
-    for key in ("type", "to", "topic", "content"):
-        if key not in raw:
-            raise ApiError(f"{where}['{key}'] is missing", var_name=where.split("[")[0])
-    kind, to, topic, content = raw["type"], raw["to"], raw["topic"], raw["content"]
-    if kind not in DRAFT_TYPES:
-        raise ApiError(f"Invalid {where}['type']", var_name=where.split("[")[0])
-    if not isinstance(to, list) or not all(
-        isinstance(x, int) and not isinstance(x, bool) for x in to
-    ):
-        raise ApiError(f"{where}['to'] is not a list of integers", var_name=where.split("[")[0])
-    if not isinstance(topic, str) or not isinstance(content, str):
-        raise ApiError(f"{where}['content'] is not a string", var_name=where.split("[")[0])
-    timestamp = raw.get("timestamp")
-    if timestamp is None:
-        timestamp = int(clock.now())
-    elif not isinstance(timestamp, int | float) or isinstance(timestamp, bool):
-        raise ApiError(f"{where}['timestamp'] is not a number", var_name=where.split("[")[0])
-    elif timestamp < 0:
-        raise ApiError("Timestamp must not be negative.")
-    if kind == "stream":
-        if len(to) != 1:
-            raise ApiError("Must specify exactly 1 channel ID for channel messages")
-        channels.access_stream(store, user, to[0])
-    elif kind == "private":
-        for uid in to:
-            target = users.get_user(store, uid)
-            if target is None or not target["is_active"]:
-                raise ApiError(f"Invalid user ID {uid}")
-        to = sorted(set(to))
-    else:
-        to, topic = [], ""
-    limit = realm_mod.LIMITS["max_topic_length"]
-    return {
-        "type": kind,
-        "recipient_ids": json.dumps(to),
-        "topic": topic.strip()[:limit],
-        "content": content,
-        "last_edit_time": int(timestamp),
-    }
-
-
-def create_drafts(store: Store, user: Row, drafts: Any) -> list[int]:
-    """``POST /drafts``: store every draft or none; their ids in order."""
-    if not isinstance(drafts, list):
-        raise ApiError("drafts is not a list", var_name="drafts")
-    with store.atomic():
-        _require_sync(store, user)
-        checked = [_check_draft(store, user, d, f"drafts[{i}]") for i, d in enumerate(drafts)]
-        ids = [store.insert("drafts", {"user_id": user["id"], **c}) for c in checked]
-        records = [draft_record(r) for r in (_own_draft(store, user, i) for i in ids)]
-        if records:
-            event_bus(store).publish(
-                {"type": "drafts", "op": "add", "drafts": records}, [user["id"]]
-            )
-    return ids
-
-
-def _own_draft(store: Store, user: Row, draft_id: int) -> Row:
-    row = store.one("SELECT * FROM drafts WHERE id = ? AND user_id = ?", [draft_id, user["id"]])
-    if row is None:
-        raise not_found("Draft does not exist")
-    return row
-
-
-def edit_draft(store: Store, user: Row, draft_id: int, draft: Any) -> None:
-    """``PATCH /drafts/{draft_id}``: replace the draft's contents."""
-    with store.atomic():
-        _require_sync(store, user)
-        row = _own_draft(store, user, draft_id)
-        checked = _check_draft(store, user, draft, "draft")
-        sets = ", ".join(f"{k} = ?" for k in checked)
-        store.execute(f"UPDATE drafts SET {sets} WHERE id = ?", [*checked.values(), row["id"]])
-        record = draft_record(_own_draft(store, user, draft_id))
-        event_bus(store).publish({"type": "drafts", "op": "update", "draft": record}, [user["id"]])
-
-
-def delete_draft(store: Store, user: Row, draft_id: int) -> None:
-    """``DELETE /drafts/{draft_id}``."""
-    with store.atomic():
-        _require_sync(store, user)
-        row = _own_draft(store, user, draft_id)
-        store.execute("DELETE FROM drafts WHERE id = ?", [row["id"]])
-        event_bus(store).publish(
-            {"type": "drafts", "op": "remove", "draft_id": row["id"]}, [user["id"]]
-        )
 
 
 # -- muted users -----------------------------------------------------------------------------------

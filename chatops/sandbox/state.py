@@ -66,5 +66,5 @@ class SandboxState:
     base_url: str = ""
     #: told ``(user_id, new_api_key)`` after a key changes, so the credential files keep up
     credentials_changed: Callable[[int, str], None] | None = None
-    #: worker processes for the large reads of views that allow it; None: all in this process
+    #: worker processes for the large reads of handlers that allow it; None: all in this process
     read_workers: ReadWorkers | None = None

@@ -1,8 +1,10 @@
-"""The user life cycle as administrators drive it: create, deactivate, reactivate, change role, bots."""
+"""The user life cycle as administrators drive it: create, deactivate, reactivate, change role.
+
+Creating a bot, which any member may do, is the bots area's (:func:`.bots.create_bot`).
+"""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from . import bots, channel_settings, custom_profile_fields, invitations, users
@@ -12,8 +14,6 @@ from .emails import valid_email
 from .errors import ApiError
 from .store import Row, Store
 from .user_groups import active_user_ids
-
-BOT_TYPES = (1, 2, 3, 4)
 
 
 def _target(store: Store, user_id: int) -> Row:
@@ -181,112 +181,3 @@ def set_own_name(store: Store, user: Row, full_name: str) -> None:
             "person": {"user_id": user["id"], "full_name": full_name},
         },
     )
-
-
-def create_bot(
-    store: Store,
-    actor: Row,
-    *,
-    full_name: str,
-    short_name: str,
-    bot_type: int = 1,
-    payload_url: str | None = None,
-    interface_type: int = 1,
-    service_name: str | None = None,
-    config_data: dict[str, str] | None = None,
-    default_sending_stream: str | None = None,
-    default_events_register_stream: str | None = None,
-    default_all_public_streams: bool | None = None,
-) -> dict[str, Any]:
-    """``POST /bots``: returns ``user_id``, ``api_key`` and ``email`` of the new bot.
-
-    An outgoing-webhook bot (type 3) needs ``payload_url``; its service and fixed token are
-    returned under ``services``. Incoming-webhook and embedded bots keep ``config_data``.
-    """
-    bots.require_member(actor)
-    if bot_type not in BOT_TYPES:
-        raise ApiError("Invalid bot type")
-    if bot_type == 3 and not payload_url:
-        raise ApiError(
-            "Missing 'payload_url' argument",
-            code="REQUEST_VARIABLE_MISSING",
-            var_name="payload_url",
-        )
-    bots.check_interface(interface_type)
-    full_name = _check_name(full_name)
-    short_name = short_name.strip().lower()
-    if not short_name or not re.match(r"^[a-z0-9_.\-]+$", short_name):
-        raise ApiError("Bad name or username")
-    if bot_type != bots.BOT_TYPE_INCOMING_WEBHOOK:
-        service_name = service_name or short_name
-    email = f"{short_name}-bot@{realm_mod.REALM_HOST}"
-    with store.atomic():
-        if store.one("SELECT 1 FROM users WHERE lower(delivery_email) = lower(?)", [email]):
-            raise ApiError("Username already in use")
-        if store.one("SELECT 1 FROM users WHERE full_name = ? AND is_active = 1", [full_name]):
-            raise ApiError("Name is already in use!")
-        defaults = {
-            column: None if not name else bots.channel_by_name(store, actor, name)
-            for column, name in (
-                ("default_sending_stream_id", default_sending_stream),
-                ("default_events_register_stream_id", default_events_register_stream),
-            )
-        }
-        user_id = users.create_user(
-            store,
-            email=email,
-            full_name=full_name,
-            is_bot=True,
-            bot_type=bot_type,
-            bot_owner_id=actor["id"],
-        )
-        store.execute(
-            "UPDATE users SET default_sending_stream_id = ?, "
-            "default_events_register_stream_id = ?, default_all_public_streams = ? WHERE id = ?",
-            [
-                defaults["default_sending_stream_id"],
-                defaults["default_events_register_stream_id"],
-                int(bool(default_all_public_streams)),
-                user_id,
-            ],
-        )
-        services: list[dict[str, Any]] = []
-        if bot_type == bots.BOT_TYPE_OUTGOING_WEBHOOK:
-            assert payload_url is not None
-            token = bots.register_outgoing_webhook(
-                store,
-                user_id,
-                payload_url,
-                interface=interface_type,
-                service_name=service_name or "",
-            )
-            services.append({"base_url": payload_url, "interface": interface_type, "token": token})
-        elif bot_type == bots.BOT_TYPE_EMBEDDED:
-            store.insert(
-                "outgoing_webhooks",
-                {
-                    "bot_id": user_id,
-                    "base_url": "",
-                    "token": users.new_api_key(),
-                    "interface": interface_type,
-                    "service_name": service_name or "",
-                },
-            )
-        if bot_type == bots.BOT_TYPE_INCOMING_WEBHOOK and service_name:
-            bots.set_config(store, user_id, {"integration_id": service_name})
-        if bot_type in (bots.BOT_TYPE_INCOMING_WEBHOOK, bots.BOT_TYPE_EMBEDDED) and config_data:
-            bots.set_config(store, user_id, config_data)
-        row = users.get_user(store, user_id)
-        assert row is not None
-        users.announce_added(store, int(row["id"]), active_user_ids(store))
-        bots.announce_created(store, user_id)
-    return {
-        "user_id": user_id,
-        "api_key": row["api_key"],
-        "email": email,
-        "services": services,
-        "avatar_url": users.avatar_url(row, client_gravatar=False, email_visible=True),
-        "default_sending_stream": default_sending_stream or None,
-        "default_events_register_stream": default_events_register_stream or None,
-        "default_all_public_streams": bool(default_all_public_streams),
-    }

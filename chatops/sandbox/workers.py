@@ -75,7 +75,7 @@ def _receive(stream: IO[bytes]) -> Any:
 
 
 class _Worker:
-    """One worker process; :meth:`boot` returns once it has imported the views."""
+    """One worker process; :meth:`boot` returns once it has imported the handlers."""
 
     def __init__(self, db_path: str) -> None:
         package_root = str(Path(__file__).resolve().parents[2])  # this chatops, not another
@@ -286,7 +286,7 @@ def serve(db_path: str) -> None:
     # below the serving process: a large page never slows its small requests or its writes
     os.nice(_NICE)
     _store = Store(db_path, read_only=True)
-    # the views, as the calls will need them: a request never waits for these imports
+    # the handlers, as the calls will need them: a request never waits for these imports
     importlib.import_module("chatops.sandbox.app")
     try:
         _send(answers, "ready")

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from chatops.linkifiers import LinkifierMatch, Matcher
+from chatops.linkify import LinkifierMatch, Matcher
 
 __all__ = ["RE2_NOTE", "Check", "Draft", "Ranked", "resolve", "short", "spelled"]
 

@@ -20,7 +20,7 @@ import ipywidgets as w
 import pandas as pd
 
 from chatops import Client
-from chatops.linkifiers import LinkifierMatch, Matcher
+from chatops.linkify import LinkifierMatch, Matcher
 from chatops.types import Linkifier
 
 from ._base import Confirm, Panel, Session, escape

@@ -18,7 +18,7 @@ import re2
 from uritemplate import URITemplate
 
 from chatops import ApiError, Client
-from chatops.linkifiers import LinkifierMatch, Matcher, re2_message
+from chatops.linkify import LinkifierMatch, Matcher, re2_message
 from chatops.types import Linkifier, Message
 
 from ._model import FieldError, Reporter, Said, Session, frame

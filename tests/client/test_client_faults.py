@@ -81,13 +81,13 @@ def _no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     # Replace the client's own view of the two modules: patching time.sleep or asyncio.sleep
     # themselves would reach every thread and event loop of the session, sandbox included.
     fake_time = types.SimpleNamespace(sleep=slept.append, monotonic=time.monotonic)
-    monkeypatch.setattr("chatops._sync.client.time", fake_time)
+    monkeypatch.setattr("chatops._sync_client.client.time", fake_time)
 
     async def fake_async_sleep(delay: float) -> None:
         slept.append(delay)
 
     monkeypatch.setattr(
-        "chatops._async.client.asyncio", types.SimpleNamespace(sleep=fake_async_sleep)
+        "chatops._async_client.client.asyncio", types.SimpleNamespace(sleep=fake_async_sleep)
     )
     return slept
 

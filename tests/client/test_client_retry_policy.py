@@ -5,7 +5,7 @@ import email.utils
 import httpx
 import pytest
 
-from chatops._base_client import backoff, parse_retry_after, should_retry
+from chatops._retry import backoff, parse_retry_after, should_retry
 
 NOW = 1_700_000_000.0
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import chatops
-from chatops._base_client import RateBudget
+from chatops._retry import RateBudget
 from chatops.sandbox import RateLimit, Sandbox
 
 

@@ -25,15 +25,15 @@ def test_resources_are_made_on_first_use_from_the_matching_package() -> None:
         "import sys, chatops\n"
         "c = chatops.Client(site='https://x.test', email='a@x.test', api_key='k' * 32)\n"
         "a = chatops.AsyncClient(site='https://x.test', email='a@x.test', api_key='k' * 32)\n"
-        "assert 'chatops._sync.resources.messages' not in sys.modules\n"
+        "assert 'chatops._sync_client.resources.messages' not in sys.modules\n"
         "m = c.messages\n"
-        "assert m is c.messages and 'chatops._sync.resources.messages' in sys.modules\n"
+        "assert m is c.messages and 'chatops._sync_client.resources.messages' in sys.modules\n"
         "print(type(m).__module__, type(a.reminders).__module__, type(a.reminders).__name__)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [
-        "chatops._sync.resources.messages",
-        "chatops._async.resources.scheduled",
+        "chatops._sync_client.resources.messages",
+        "chatops._async_client.resources.scheduled",
         "AsyncReminders",
     ]
     assert isinstance(chatops.Client.__dict__["users"], Resource)

@@ -33,7 +33,7 @@ def test_accounts_and_bots(
     owner.users.reactivate(uid)
     assert fresh_sandbox.store.scalar(active, [uid]) == 1
 
-    bot = owner.users.create_bot(full_name=f"Twin bot {twin}", short_name=f"twinbot{twin}")
+    bot = owner.bots.create(full_name=f"Twin bot {twin}", short_name=f"twinbot{twin}")
     assert bot.api_key and bot.email.startswith(f"twinbot{twin}")
     key = owner.bots.regenerate_api_key(bot.user_id)
     assert key and key != bot.api_key

@@ -99,7 +99,7 @@ class Blocking:
 
 def resource_methods() -> set[tuple[str, str]]:
     """(class, method) of every public method of the async resource classes."""
-    from chatops._async import resources as package
+    from chatops._async_client import resources as package
 
     methods: set[tuple[str, str]] = set()
     for info in pkgutil.iter_modules(package.__path__):

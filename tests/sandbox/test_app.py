@@ -1,13 +1,16 @@
-"""The app factory: every view module's routes, none defined twice."""
+"""The app factory: every route module's routes, none defined twice."""
 
 from __future__ import annotations
 
 import http.client
+import importlib
 import json
+import sys
 import threading
 import time
 import types
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,9 +19,21 @@ import uvicorn
 from starlette.routing import Route
 
 import chatops
-from chatops.sandbox import Sandbox, app
+from chatops.sandbox import (
+    Sandbox,
+    SandboxState,
+    Store,
+    app,
+    create_app,
+    demo,
+    messages,
+    outgoing_webhooks,
+    routes,
+    users,
+)
 from chatops.sandbox.app import DuplicateRouteError, check_unique
 from chatops.sandbox.server import bind_socket
+from chatops.sandbox.store import Row
 
 
 def _ok(request: Any) -> Any:
@@ -35,7 +50,7 @@ def test_no_two_routes_share_a_method_and_path(sandbox: Sandbox) -> None:
     )
     assert keys, "the app serves no routes"
     assert [key for key, count in keys.items() if count > 1] == []
-    assert {module.__name__.rsplit(".", 1)[1] for module in app.VIEW_MODULES} == {
+    assert {module.__name__.rsplit(".", 1)[1] for module in app.ROUTE_MODULES} == {
         "messages",
         "channels",
         "users",
@@ -49,6 +64,60 @@ def test_no_two_routes_share_a_method_and_path(sandbox: Sandbox) -> None:
         "push",
         "bots",
     }
+
+
+def test_the_old_views_path_still_imports_and_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``chatops.sandbox.views.<area>`` is the route module itself, with a DeprecationWarning."""
+    from chatops.sandbox.routes import messages
+
+    for name in [n for n in sys.modules if n.startswith("chatops.sandbox.views")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.warns(DeprecationWarning, match="chatops.sandbox.routes"):
+        old = importlib.import_module("chatops.sandbox.views.messages")
+    assert old is messages
+    state = types.SimpleNamespace()
+    with pytest.warns(DeprecationWarning, match="modules="):
+        made = app.create_app(state, views=[messages])  # type: ignore[arg-type]
+    assert {r.path for r in made.routes} == {r.path for r in messages.ROUTES}
+
+
+def _organization() -> tuple[Store, Row, int]:
+    """A store with an organization of two people: the sender's row and the other's id."""
+    store = Store()
+    demo.bootstrap(store)
+    sender = users.create_user(store, email="ada@hooks.test", full_name="Ada")
+    other = users.create_user(store, email="bo@hooks.test", full_name="Bo")
+    row = users.get_user(store, sender)
+    assert row is not None
+    return store, row, other
+
+
+def _send(org: tuple[Store, Row, int]) -> int:
+    store, sender, other = org
+    return messages.send_message(
+        store, sender, message_type="direct", to=json.dumps([other]), content="hello"
+    )
+
+
+def test_send_hooks_belong_to_each_sandbox(tmp_path: Path) -> None:
+    """Each app adds its areas' hooks to its own organization; two sandboxes share none."""
+    first, second = _organization(), _organization()
+    create_app(SandboxState(store=first[0], upload_dir=tmp_path), [routes.messages])
+    create_app(SandboxState(store=second[0], upload_dir=tmp_path))
+    assert messages.send_hooks(first[0]) == ()  # no bots area served: no trigger
+    assert messages.send_hooks(second[0]) == (outgoing_webhooks.trigger,)
+    create_app(SandboxState(store=second[0], upload_dir=tmp_path))  # a second app on one store
+    assert messages.send_hooks(second[0]) == (outgoing_webhooks.trigger,)
+
+    heard: list[tuple[str, int]] = []
+    messages.on_send(first[0], lambda store, sender, mid, *_: heard.append(("first", mid)))
+    _send(second)
+    assert heard == []
+    sent = _send(first)
+    assert heard == [("first", sent)]
+    assert messages.send_hooks(second[0]) == (outgoing_webhooks.trigger,)
+    first[0].close()
+    second[0].close()
 
 
 def test_a_route_defined_twice_stops_the_factory() -> None:
@@ -90,7 +159,7 @@ def test_register_channel_records_equal_get_streams_records(client_for: Any, acc
 
 # -- errors keep the connection (issue 10, defect 3), 405 names its methods (defect 5) ----------
 def _boom(request: Any) -> Any:
-    raise RuntimeError("a bug in a view")
+    raise RuntimeError("a bug in a handler")
 
 
 def _serve(application: Any) -> tuple[uvicorn.Server, threading.Thread, int]:

@@ -59,7 +59,7 @@ def _answer(router: Router, method: str, path: str) -> tuple[int, bytes, list[An
 
 @pytest.fixture(scope="module")
 def stubbed() -> tuple[IndexedRouter, Router, list[str]]:
-    # copies: the view modules' own routes serve the other tests
+    # copies: the route modules' own routes serve the other tests
     all_routes = [
         Route(r.path, r.endpoint, methods=sorted(r.methods or ()), name=r.name) for r in routes()
     ]

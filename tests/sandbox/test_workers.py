@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from chatops.sandbox import Sandbox, open_data_dir
-from chatops.sandbox.views.messages import WORKER_PAGE
+from chatops.sandbox.routes.messages import WORKER_PAGE
 from chatops.sandbox.workers import ReadWorkers, WorkerError
 
 PAGE = {"anchor": "newest", "num_before": WORKER_PAGE, "num_after": 0}

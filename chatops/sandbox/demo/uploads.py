@@ -82,6 +82,23 @@ def _png(rgb: tuple[int, int, int]) -> bytes:
     )
 
 
+def add_custom_emoji(store: Store, author_id: int) -> None:
+    """The organization's custom emoji: one in use, one deactivated."""
+    store.insert(
+        "realm_emoji",
+        {"name": "shipit", "author_id": author_id, "file_name": "shipit.png"},
+    )
+    store.insert(
+        "realm_emoji",
+        {
+            "name": "old_logo",
+            "author_id": author_id,
+            "file_name": "old.png",
+            "deactivated": 1,
+        },
+    )
+
+
 def add_emoji_images(store: Store, upload_dir: Path) -> None:
     """An image for each of the demo's custom emoji, where its ``source_url`` serves it."""
     folder = private_folder(upload_dir / realm_emoji.FOLDER)

@@ -41,13 +41,6 @@ def test_owner_creates_and_deactivates_a_bot(
         member.bots.deactivate(bot.user_id)
 
 
-def test_users_create_bot_is_the_same_call(sandbox: Sandbox, member: chatops.Client) -> None:
-    short = _unique("same")
-    bot = member.users.create_bot(full_name=f"Same {short}", short_name=short)
-    owner = sandbox.store.scalar("SELECT bot_owner_id FROM users WHERE id = ?", [bot.user_id])
-    assert owner == sandbox.accounts["member"].user_id
-
-
 def test_the_async_twin(sandbox: Sandbox) -> None:
     async def main() -> tuple[int, list[str], str]:
         async with chatops.AsyncClient(config_file=sandbox.zuliprc("member")) as member:
@@ -465,10 +458,10 @@ def test_storage_refusals(sandbox: Sandbox, new_bot: Any) -> None:
 def test_storage_size_limit(
     sandbox: Sandbox, new_bot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chatops.sandbox import bots as bots_mod
+    from chatops.sandbox import bot_storage
 
     _, bot = new_bot
-    monkeypatch.setattr(bots_mod, "STORAGE_SIZE_LIMIT", 20)
+    monkeypatch.setattr(bot_storage, "STORAGE_SIZE_LIMIT", 20)
     bot.bots.update_storage({"k": "x" * 9})  # 10 characters
     bot.bots.update_storage({"k": "y" * 19})  # replaces: 20 characters in all
     with (

@@ -18,8 +18,8 @@ import pytest
 import uvicorn
 
 import chatops
-from chatops.sandbox import Sandbox, users
-from chatops.sandbox import bots as ow
+from chatops.sandbox import Sandbox, bots, users
+from chatops.sandbox import outgoing_webhooks as ow
 from chatops.sandbox.server import bind_socket
 from chatops.webhooks import (
     ASGIApp,
@@ -73,7 +73,7 @@ def make_bot(sandbox: Sandbox, url: str, name: str | None = None) -> tuple[int, 
             bot_type=3,
             bot_owner_id=sandbox.accounts["admin"].user_id,
         )
-        token = ow.register_outgoing_webhook(store, bot_id, url)
+        token = bots.register_outgoing_webhook(store, bot_id, url)
     return bot_id, full_name, token
 
 
@@ -311,13 +311,13 @@ def test_register_outgoing_webhook_rules(sandbox: Sandbox) -> None:
     store = sandbox.store
     member = sandbox.accounts["member"].user_id
     with api_error_plain("Invalid bot"):
-        ow.register_outgoing_webhook(store, member, "http://127.0.0.1:1/")
+        bots.register_outgoing_webhook(store, member, "http://127.0.0.1:1/")
     bot_id, _name, token = make_bot(sandbox, "http://127.0.0.1:1/a")
     with api_error_plain("Enter a valid URL."):
-        ow.register_outgoing_webhook(store, bot_id, "ftp://nope")
+        bots.register_outgoing_webhook(store, bot_id, "ftp://nope")
     # the token is fixed per bot: re-registering changes the URL only
-    assert ow.register_outgoing_webhook(store, bot_id, "http://127.0.0.1:1/b") == token
-    service = ow.service(store, bot_id)
+    assert bots.register_outgoing_webhook(store, bot_id, "http://127.0.0.1:1/b") == token
+    service = bots.service(store, bot_id)
     assert service is not None and service["base_url"] == "http://127.0.0.1:1/b"
 
 
@@ -358,7 +358,7 @@ def test_bot_created_over_http_with_payload_url(sandbox: Sandbox, member: chatop
 
     bot = BotServer(app)
     try:
-        created = member.users.create_bot(
+        created = member.bots.create(
             full_name="Http Made Bot", short_name="httpmade", bot_type=3, payload_url=bot.url
         )
         [service] = created.services
@@ -382,7 +382,7 @@ def test_outgoing_bot_needs_a_payload_url(sandbox: Sandbox, member: chatops.Clie
     from tests.conftest import unchanged
 
     with unchanged(sandbox.store), pytest.raises(chatops.ApiError) as info:
-        member.users.create_bot(full_name="No Url Bot", short_name="nourl", bot_type=3)
+        member.bots.create(full_name="No Url Bot", short_name="nourl", bot_type=3)
     assert (info.value.code, info.value.status, info.value.var_name) == (
         "REQUEST_VARIABLE_MISSING",
         400,

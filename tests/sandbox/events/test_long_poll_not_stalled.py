@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from chatops.sandbox import Sandbox, SandboxState, create_app
+from chatops.sandbox.routes import events, messages
+from chatops.sandbox.routes._http import endpoint
 from chatops.sandbox.server import bind_socket
 from chatops.sandbox.store import Row
-from chatops.sandbox.views import events, messages
-from chatops.sandbox.views._http import endpoint
 
 SLOW_SECONDS = 3.0
 release = threading.Event()
@@ -32,14 +32,14 @@ def slow(request: Request, state: SandboxState, user: Row | None, p: Any) -> dic
     return {}
 
 
-SLOW_VIEWS = types.SimpleNamespace(ROUTES=[Route("/api/v1/slow", slow, methods=["POST"])])
+SLOW_ROUTES = types.SimpleNamespace(ROUTES=[Route("/api/v1/slow", slow, methods=["POST"])])
 
 
 @pytest.fixture
 def site(fresh_sandbox: Sandbox) -> Iterator[str]:
     """The messages and events areas plus a slow endpoint, served over the same store."""
     state = SandboxState(store=fresh_sandbox.store, upload_dir=fresh_sandbox.state.upload_dir)
-    app = create_app(state, [messages, events, SLOW_VIEWS])  # type: ignore[list-item]
+    app = create_app(state, [messages, events, SLOW_ROUTES])  # type: ignore[list-item]
     sock = bind_socket("127.0.0.1", 0)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     server.config.install_signal_handlers = False  # type: ignore[attr-defined]

@@ -75,13 +75,13 @@ def test_last_owner_is_protected(fresh_sandbox: Sandbox, owner: chatops.Client) 
 
 def test_bots(fresh_sandbox: Sandbox, member: chatops.Client, admin: chatops.Client) -> None:
     sb = fresh_sandbox
-    bot = member.users.create_bot(full_name="Standup Bot", short_name="standup")
+    bot = member.bots.create(full_name="Standup Bot", short_name="standup")
     assert "api_key" not in repr(bot) and bot.api_key not in repr(bot)
     assert bot.email == "standup-bot@demo.chatops.test"
     record = admin.users.get(bot.user_id)
     assert record.is_bot and record.bot_owner_id == sb.accounts["member"].user_id
     with unchanged(sb.store), api_error("BAD_REQUEST"):
-        member.users.create_bot(full_name="Standup Bot", short_name="standup")
+        member.bots.create(full_name="Standup Bot", short_name="standup")
     with chatops.Client(sb.site, bot.email, bot.api_key) as as_bot:
         assert as_bot.users.me().user_id == bot.user_id
     # deactivating the owner deactivates their bots

@@ -1,1 +1,0 @@
-"""One module per API area (the source of ``chatops/_sync/resources/``)."""

@@ -1,0 +1,302 @@
+"""HTTP handlers of the realm area. Organization: server settings, organization settings, linkifiers, custom emoji (spec 4.15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Route
+
+from .. import custom_profile_fields as profile_fields
+from .. import group_settings as gs
+from .. import (
+    linkifiers,
+    realm_emoji,
+    realm_settings,
+)
+from .. import realm as realm_mod
+from ..errors import ApiError
+from ..params import (
+    P,
+    Param,
+    Params,
+    boolean,
+    int_list,
+    integer,
+    json_value,
+)
+from ..state import SandboxState
+from ..store import Row
+from ._http import API, endpoint
+from ._http import me as _me
+from ._http import path_int as _path_int
+from .uploads import UPLOAD_CSP
+
+
+@endpoint(auth=False)
+def server_settings(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    realm = realm_mod.realm_row(state.store)
+    base = str(request.base_url).rstrip("/")
+    return {
+        "authentication_methods": {
+            "password": state.password_auth,
+            "dev": False,
+            "email": state.password_auth,
+            "ldap": False,
+            "saml": False,
+            "github": False,
+            "google": False,
+        },
+        "zulip_version": realm_mod.ZULIP_VERSION,
+        "zulip_merge_base": realm_mod.ZULIP_VERSION,
+        "zulip_feature_level": state.feature_level,
+        "push_notifications_enabled": True,
+        "is_incompatible": False,
+        "email_auth_enabled": state.password_auth,
+        "require_email_format_usernames": True,
+        "realm_url": base,
+        "realm_uri": base,
+        "realm_name": realm["name"],
+        "realm_icon": "/static/images/logo/zulip-icon-128x128.png",
+        "realm_description": realm["description"],
+        "realm_web_public_access_enabled": False,
+        "external_authentication_methods": [],
+    }
+
+
+def _template(p: Params) -> str:
+    if p.given("url_template"):
+        return str(p["url_template"])
+    if p.given("url_format_string"):  # before feature level 176: %(name)s placeholders
+        return str(p["url_format_string"]).replace("%(", "{").replace(")s", "}")
+    raise ApiError(
+        "Missing 'url_template' argument", code="REQUEST_VARIABLE_MISSING", var_name="url_template"
+    )
+
+
+LINKIFIER_SPEC: dict[str, Param] = {
+    "pattern": P(required=True),
+    "url_template": P(),
+    "url_format_string": P(),
+}
+
+
+@endpoint(LINKIFIER_SPEC)
+def add_linkifier(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    return {"id": linkifiers.add(state.store, _me(user), p["pattern"], _template(p))}
+
+
+@endpoint(LINKIFIER_SPEC)
+def update_linkifier(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    linkifiers.update(
+        state.store, _me(user), request.path_params["filter_id"], p["pattern"], _template(p)
+    )
+    return {}
+
+
+@endpoint()
+def remove_linkifier(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    linkifiers.remove(state.store, _me(user), request.path_params["filter_id"])
+    return {}
+
+
+@endpoint()
+def list_linkifiers(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    _me(user)
+    return {"linkifiers": linkifiers.list_linkifiers(state.store)}
+
+
+@endpoint({"ordered_linkifier_ids": P(int_list, required=True)})
+def reorder_linkifiers(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    linkifiers.reorder(state.store, _me(user), p["ordered_linkifier_ids"])
+    return {}
+
+
+@endpoint()
+def list_realm_emoji(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    _me(user)
+    return {"emoji": realm_emoji.all_emoji(state.store)}
+
+
+@endpoint()
+async def upload_emoji(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    files: list[bytes] = []
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        limit = realm_emoji.MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024 + 1
+        form = await request.form(max_part_size=limit)
+        for _, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                files.append(await value.read())
+    return await run_in_threadpool(
+        realm_emoji.upload,
+        state.store,
+        _me(user),
+        request.path_params["emoji_name"],
+        files,
+        state.upload_dir,
+    )
+
+
+@endpoint()
+def deactivate_emoji(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    realm_emoji.deactivate(
+        state.store, _me(user), request.path_params["emoji_name"], feature_level=state.feature_level
+    )
+    return {}
+
+
+async def serve_emoji(request: Request) -> Response:
+    """A custom emoji's image, public as the real server's ``/user_avatars`` are."""
+    state: SandboxState = request.app.state.sandbox
+    path, content_type = await run_in_threadpool(
+        realm_emoji.image, state.store, state.upload_dir, request.path_params["file_name"]
+    )
+    return FileResponse(
+        path,
+        media_type=content_type,
+        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP},
+    )
+
+
+# -- custom profile fields -----------------------------------------------------------------------
+
+
+@endpoint()
+def list_profile_fields(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    _me(user)
+    return {"custom_fields": profile_fields.list_fields(state.store)}
+
+
+FIELD_SPEC: dict[str, Param] = {
+    "name": P(),
+    "hint": P(),
+    "field_data": P(json_value),
+    "display_in_profile_summary": P(boolean),
+    "required": P(boolean),
+    "editable_by_user": P(boolean),
+}
+
+
+@endpoint({**FIELD_SPEC, "field_type": P(integer, required=True)})
+def create_profile_field(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    field_id = profile_fields.create_field(
+        state.store,
+        _me(user),
+        field_type=p["field_type"],
+        name=p.optional("name", ""),
+        hint=p.optional("hint", ""),
+        field_data=p.optional("field_data"),
+        display_in_profile_summary=p.optional("display_in_profile_summary", False),
+        required=p.optional("required", False),
+        editable_by_user=p.optional("editable_by_user", True),
+    )
+    return {"id": field_id}
+
+
+@endpoint(FIELD_SPEC)
+def update_profile_field(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    profile_fields.update_field(
+        state.store,
+        _me(user),
+        _path_int(request, "field_id"),
+        name=p.optional("name"),
+        hint=p.optional("hint"),
+        field_data=p.optional("field_data"),
+        display_in_profile_summary=p.optional("display_in_profile_summary"),
+        required=p.optional("required"),
+        editable_by_user=p.optional("editable_by_user"),
+    )
+    return {}
+
+
+@endpoint({"order": P(int_list, required=True)})
+def reorder_profile_fields(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    profile_fields.reorder_fields(state.store, _me(user), p["order"])
+    return {}
+
+
+@endpoint()
+def delete_profile_field(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    profile_fields.delete_field(state.store, _me(user), _path_int(request, "field_id"))
+    return {}
+
+
+def _json_or_text(name: str, raw: str) -> Any:
+    """JSON values, or a bare word such as ``unlimited`` as the real server also accepts."""
+    try:
+        return json_value(name, raw)
+    except ApiError:
+        return raw
+
+
+@endpoint(
+    {
+        "name": P(),
+        "description": P(),
+        **{name: P(_json_or_text) for name in realm_settings.PLAIN_SETTINGS},
+        **{name: P(gs.parse_update) for name in gs.REALM_GROUP_SETTINGS},
+    }
+)
+def update_realm(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    realm_settings.update_realm(
+        state.store,
+        _me(user),
+        plain={n: p[n] for n in realm_settings.PLAIN_SETTINGS if p.given(n)},
+        groups={n: p[n] for n in gs.REALM_GROUP_SETTINGS if p.given(n)},
+        name=p.optional("name"),
+        description=p.optional("description"),
+    )
+    return {}
+
+
+ROUTES: list[Route] = [
+    Route(f"{API}/server_settings", server_settings, methods=["GET"]),
+    Route(f"{API}/realm/filters", add_linkifier, methods=["POST"]),
+    Route(f"{API}/realm/filters/{{filter_id:int}}", update_linkifier, methods=["PATCH"]),
+    Route(f"{API}/realm/filters/{{filter_id:int}}", remove_linkifier, methods=["DELETE"]),
+    Route(f"{API}/realm/linkifiers", list_linkifiers, methods=["GET"]),
+    Route(f"{API}/realm/linkifiers", reorder_linkifiers, methods=["PATCH"]),
+    Route(f"{API}/realm/emoji", list_realm_emoji, methods=["GET"]),
+    Route(f"{API}/realm/emoji/{{emoji_name}}", upload_emoji, methods=["POST"]),
+    Route(f"{API}/realm/emoji/{{emoji_name}}", deactivate_emoji, methods=["DELETE"]),
+    Route("/user_avatars/{realm_id:int}/emoji/images/{file_name}", serve_emoji, methods=["GET"]),
+    Route(f"{API}/realm/profile_fields", list_profile_fields, methods=["GET"]),
+    Route(f"{API}/realm/profile_fields", create_profile_field, methods=["POST"]),
+    Route(f"{API}/realm/profile_fields", reorder_profile_fields, methods=["PATCH"]),
+    Route(f"{API}/realm/profile_fields/{{field_id:int}}", update_profile_field, methods=["PATCH"]),
+    Route(f"{API}/realm/profile_fields/{{field_id:int}}", delete_profile_field, methods=["DELETE"]),
+    Route(f"{API}/realm", update_realm, methods=["PATCH"]),
+]
