@@ -11,6 +11,7 @@ import pytest
 import chatops
 from chatops.audits import FINDING_COLUMNS, bots
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 DEACTIVATE = "Deactivate the bot if it is no longer needed"
@@ -27,7 +28,7 @@ def test_bots_on_the_demo_org_passes(sandbox: Sandbox) -> None:
 
 
 def test_bots_findings_and_deactivation(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     member = client_for("member", fresh_sandbox)
@@ -96,8 +97,9 @@ def test_bots_findings_and_deactivation(
     # a year on, the helper bot has been silent too
     assert "no message in" in str(tight_stale.tables["bots"].loc[helper_id, "flags"])
 
-    done = bots(admin, max_orphaned_bots=2, dry_run=False)
-    assert sorted(done.summary["deactivated_bot_ids"]) == sorted([orphan, ownerless, *others])
+    # the plan of the findings deactivates every flagged bot
+    tally = apply_findings(result, admin, tmp_path / "plan.jsonl")
+    assert tally["done"] == 2 + len(others) and tally["done"] == sum(tally.values())
     after = {u.user_id: u.is_active for u in admin.users.list()}
     assert not after[orphan] and not after[ownerless]
     assert after[helper_id]

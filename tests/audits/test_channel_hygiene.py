@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, channel_hygiene
 from chatops.audits.channel_hygiene import normalise_channel_name
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 DESCRIBE = "Say what the channel is for"
@@ -63,7 +65,7 @@ def test_normalise_channel_name_folds_case_separators_and_plurals() -> None:
 
 
 def test_channel_hygiene_findings_thresholds_and_archiving(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     owner = client_for("owner", fresh_sandbox)
@@ -246,9 +248,12 @@ def test_channel_hygiene_findings_thresholds_and_archiving(
     )
     assert "deactivated_subscribers" not in result.summary["coverage"]
 
-    # dry_run=False archives the channel with no subscribers, and nothing else
-    done = channel_hygiene(admin, max_hygiene_findings=-1, dry_run=False)
-    assert done.summary["archived_stream_ids"] == [ids["empty-room"]]
+    # the plan of the "no subscribers" finding archives that channel, and nothing else
+    found = channel_hygiene(admin, max_hygiene_findings=-1)
+    tally = apply_findings(
+        found, admin, tmp_path / "plan.jsonl", keep=lambda f: f.finding == "has no subscribers"
+    )
+    assert tally == {"done": 1, "already_done": 0, "refused": 0, "failed": 0}
     seen = {c.stream_id: c for c in owner.channels.list(include_all=True, exclude_archived=False)}
     assert seen[ids["empty-room"]].is_archived
     assert not any(seen[ids[n]].is_archived for n in ("leavers", "solo", "bare", "engineerng"))

@@ -12,6 +12,7 @@ import pytest
 import chatops
 from chatops.audits import FINDING_COLUMNS, inactive_users
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 DAY = 86400
@@ -212,11 +213,15 @@ def test_invitations_of_inactive_accounts_and_seat_savings(
     assert again.tables["users"].loc[active_member, "active_invitations"] >= 1
 
 
-def test_dry_run_false_deactivates_them(sb: Sandbox, admin_client: chatops.Client) -> None:
+def test_the_plan_of_its_findings_deactivates_them(
+    sb: Sandbox, admin_client: chatops.Client, tmp_path: Path
+) -> None:
     ivy = _uid(sb, "ivy@demo.chatops.test")
     demo = _demo_inactive(sb)
-    result = inactive_users(admin_client, dry_run=False)
-    assert sorted(result.summary["deactivated_user_ids"]) == sorted([*demo, ivy])
+    result = inactive_users(admin_client)
+    assert sorted(result.summary["inactive_user_ids"]) == sorted([*demo, ivy])
+    tally = apply_findings(result, admin_client, tmp_path / "plan.jsonl")
+    assert tally["done"] == sum(tally.values()) >= len(demo) + 1
     for uid in demo:
         assert sb.store.scalar("SELECT is_active FROM users WHERE id = ?", [uid]) == 0
     assert sb.store.scalar("SELECT is_active FROM users WHERE id = ?", [ivy]) == 0
@@ -350,10 +355,12 @@ def test_include_bots_judges_bots_by_their_last_message(tmp_path: Path) -> None:
             ]
         )
 
-        # Ximena goes first and takes her bot with her; the other two are deactivated as bots
-        done = inactive_users(admin, include_bots=True, dry_run=False)
+        # the plan deactivates the bots first (Ximena's too), then the people
+        found = inactive_users(admin, include_bots=True)
         gone = [ximena, webhook.user_id, orphan.user_id, kept.user_id]
-        assert set(gone) <= set(done.summary["deactivated_user_ids"])
+        assert set(gone) <= set(found.summary["inactive_user_ids"])
+        tally = apply_findings(found, admin, tmp_path / "plan.jsonl")
+        assert tally["done"] == sum(tally.values())
         for uid in gone:
             assert store.scalar("SELECT is_active FROM users WHERE id = ?", [uid]) == 0
         assert store.scalar("SELECT is_active FROM users WHERE id = ?", [helper.user_id]) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, linkifiers
 from chatops.audits.linkifiers import adversarial_inputs, backtracking_ms
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 NOT_RE2 = r"(?P<key>[A-Z]+-[0-9]+)(?!-draft)"
@@ -58,7 +60,7 @@ def test_linkifiers_none_found(
 
 
 def test_linkifiers_findings_thresholds_and_fix(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     owner = client_for("owner", fresh_sandbox)
@@ -142,8 +144,14 @@ def test_linkifiers_findings_thresholds_and_fix(
     assert (top["severity"], top["subject"]) == ("critical", "linkifiers")
     assert off.passed and "critical" not in set(off.findings["severity"])
 
-    done = linkifiers(admin, sample_messages=50, max_broken_linkifiers=2, dry_run=False)
-    assert sorted(done.summary["deleted_linkifier_ids"]) == sorted([not_re2, mismatch])
+    # the plan of the deletions the findings call for takes the broken ones, and only those
+    found = linkifiers(admin, sample_messages=50, max_broken_linkifiers=2)
+    deleting = [f.call.path for f in found.typed if f.call and f.call.method == "DELETE"]
+    assert sorted(deleting) == sorted(f"/realm/filters/{i}" for i in (not_re2, mismatch))
+    tally = apply_findings(
+        found, admin, tmp_path / "plan.jsonl", keep=lambda f: f.call.method == "DELETE"
+    )
+    assert tally == {"done": 2, "already_done": 0, "refused": 0, "failed": 0}
     left = [x.id for x in owner.realm.linkifiers()]
     assert not_re2 not in left and mismatch not in left
     assert slow in left and shadowed in left

@@ -13,6 +13,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, scheduled_and_reminders
 from chatops.audits.scheduled_and_reminders import NOT_VISIBLE
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 DELETE_OR_RETIME = (
@@ -227,10 +228,19 @@ def test_scheduled_and_reminders_findings_thresholds_and_deletion(
     assert why.startswith(str(bad))
     assert partial.summary["counts"]["accounts"] == 1
 
-    # dry_run=False deletes the failed items with their owners' keys, and nothing else
-    done = scheduled_and_reminders(admin, zuliprcs=both, now=_at(check), dry_run=False)
-    assert sorted(done.summary["deleted_scheduled_message_ids"]) == sorted([demo_failed, failing])
-    assert done.summary["deleted_reminder_ids"] == [failed_reminder]
+    # the plan of the failed items' findings deletes them, each with its owner's key, and
+    # nothing else
+    found = scheduled_and_reminders(admin, zuliprcs=both, now=_at(check))
+    for client, owner in ((admin, "Adam Admin (admin@demo.chatops.test)"), (member, member_name)):
+        tally = apply_findings(
+            found,
+            client,
+            tmp_path / f"plan-{client.credentials.email}.jsonl",
+            keep=lambda f, owner=owner: (
+                f.finding.startswith("failed") and f.subject.endswith(f" of {owner}")
+            ),
+        )
+        assert tally["done"] == sum(tally.values()) > 0
     owner_view = client_for("member", fresh_sandbox)
     left = {s.scheduled_message_id for s in owner_view.scheduled_messages.list()}
     assert failing not in left and {to_archived, partly_gone, all_gone, overdue} <= left

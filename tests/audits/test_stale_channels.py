@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, stale_channels
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 DAY = 86400
@@ -62,7 +64,6 @@ def test_finds_exactly_the_stale_channels_and_changes_nothing(
     assert bool(table.loc["quiet-corner", "stale"]) and not bool(table.loc["new-corner", "stale"])
     assert table.loc["quiet-corner", "last_sender"] == "Adam Admin"
     assert result.summary["counts"]["stale_channels"] == 2
-    assert result.summary["counts"]["archived"] == 0
 
 
 def test_options_exclude_and_private(admin_client: chatops.Client) -> None:
@@ -111,12 +112,13 @@ def test_min_subscribers_reports_underused_channels_at_its_edge(
         stale_channels(admin_client, min_subscribers=-1)
 
 
-def test_dry_run_false_archives_the_stale_channels(
-    sb: Sandbox, admin_client: chatops.Client
+def test_the_plan_of_its_findings_archives_the_stale_channels(
+    sb: Sandbox, admin_client: chatops.Client, tmp_path: Path
 ) -> None:
-    result = stale_channels(admin_client, dry_run=False)
+    result = stale_channels(admin_client)
     ids = sorted([_sid(sb, "empty-corner"), _sid(sb, "quiet-corner")])
-    assert sorted(result.summary["archived_stream_ids"]) == ids
+    tally = apply_findings(result, admin_client, tmp_path / "plan.jsonl")
+    assert tally == {"done": 2, "already_done": 0, "refused": 0, "failed": 0}
     archived = sb.store.query(
         "SELECT name FROM streams WHERE is_archived = 1 AND id IN (?, ?)", ids
     )

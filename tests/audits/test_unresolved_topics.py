@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, unresolved_topics
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 DAY = 86400
@@ -146,9 +148,12 @@ def test_only_questions_and_staff_replies(sb: Sandbox, admin_client: chatops.Cli
         unresolved_topics(admin_client, channels=["support-desk"], staff_group="nobody")
 
 
-def test_dry_run_false_resolves_the_topics(sb: Sandbox, admin_client: chatops.Client) -> None:
-    result = unresolved_topics(admin_client, channels=["helpdesk"], dry_run=False)
-    assert result.summary["counts"]["resolved_now"] == 1
+def test_the_plan_of_its_findings_resolves_the_topics(
+    sb: Sandbox, admin_client: chatops.Client, tmp_path: Path
+) -> None:
+    result = unresolved_topics(admin_client, channels=["helpdesk"])
+    tally = apply_findings(result, admin_client, tmp_path / "plan.jsonl")
+    assert tally == {"done": 1, "already_done": 0, "refused": 0, "failed": 0}
     topics = {
         r["topic"]
         for r in sb.store.query(

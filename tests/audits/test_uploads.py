@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,6 +13,7 @@ import chatops
 from chatops.audits import FINDING_COLUMNS, uploads
 from chatops.sandbox import Sandbox
 from chatops.types import Attachment
+from tests.audits.planning import apply_findings
 from tests.conftest import unchanged
 
 MIB = 1024 * 1024
@@ -56,7 +58,7 @@ def test_uploads_none_found(
 
 
 def test_uploads_findings_thresholds_and_fix(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     member = client_for("member", fresh_sandbox)
@@ -135,8 +137,15 @@ def test_uploads_findings_thresholds_and_fix(
     assert unscanned.summary["counts"]["others_files_seen"] == 0
     assert unscanned.summary["counts"]["messages_scanned"] == 0
 
-    done = uploads(admin, min_size_mb=min_mb, max_unlinked_files=1, now=now, dry_run=False)
-    assert done.summary["deleted_attachment_ids"] == [old_att.id]
+    # the plan of the unlinked files' findings deletes them; large linked files stay
+    found = uploads(admin, min_size_mb=min_mb, max_unlinked_files=1, now=now)
+    tally = apply_findings(
+        found,
+        admin,
+        tmp_path / "plan.jsonl",
+        keep=lambda f: f.finding.startswith("no message links this file"),
+    )
+    assert tally == {"done": 1, "already_done": 0, "refused": 0, "failed": 0}
     with chatops.Client.from_zuliprc(fresh_sandbox.zuliprc("admin")) as second:
         left = {a.id for a in second.uploads.attachments()}
     assert old_att.id not in left

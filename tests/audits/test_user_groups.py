@@ -12,6 +12,7 @@ import pytest
 import chatops
 from chatops.audits import FINDING_COLUMNS, user_groups
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
 from tests.conftest import age_messages, group_id, unchanged
 
 
@@ -44,7 +45,7 @@ def test_user_groups_on_the_demo_org_passes(tmp_path: Path) -> None:
 
 
 def test_user_groups_findings_and_deactivation(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     users = admin.users.list()
@@ -98,9 +99,16 @@ def test_user_groups_findings_and_deactivation(
         tight = user_groups(admin, max_empty_groups=2)
     assert tight.summary["failed_checks"] == ["max_empty_groups"]
 
-    done = user_groups(admin, max_empty_groups=3, dry_run=False)
+    # the plan of the findings deactivates the unused groups; the empty ones still used wait
+    # for a person to choose their members
+    found = user_groups(admin, max_empty_groups=3)
+    assert apply_findings(found, admin, tmp_path / "plan.jsonl") == {
+        "done": 2,
+        "already_done": 0,
+        "refused": 0,
+        "failed": 0,
+    }
     expected = sorted([ids["alumni"], ids["mentioners"]])
-    assert sorted(done.summary["deactivated_group_ids"]) == expected
     after = _ids(admin)
     assert not set(expected) & set(after.values())
     assert {"empty-used", "ghosts", "leads", "support-team"} <= set(after)
@@ -198,11 +206,14 @@ def test_deactivated_members_and_small_groups(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="min_members"):
             user_groups(admin, min_members=-1)
 
-        done = user_groups(admin, min_members=0, max_empty_groups=-1, dry_run=False)
-        assert done.summary["cleaned_group_ids"] == [mixed]
+        # the plan of the findings removes the deactivated members, and deactivates the
+        # unused groups
+        found = user_groups(admin, min_members=0, max_empty_groups=-1)
+        tally = apply_findings(found, admin, tmp_path / "plan.jsonl")
+        assert tally["done"] == sum(tally.values())
         members = {g.id: g.members for g in admin.user_groups.list()}
         assert members[mixed] == [a]
-        # the unused uses-* groups went too (dry_run=False deactivates unused groups)
+        # the unused uses-* groups went too
         after = rows(user_groups(admin, min_members=0, max_empty_groups=-1))
         assert [r[2] for r in after] == [
             "is not used by any setting or group, nor mentioned in the last 180 days"
@@ -280,11 +291,20 @@ def test_mentions_keep_unused_groups_and_stale_days_edges(tmp_path: Path) -> Non
             with pytest.raises(ValueError, match=next(iter(bad))):
                 user_groups(admin, **bad)  # type: ignore[arg-type]
 
-        # with dry_run=False only the unused and unmentioned groups go
-        done = user_groups(admin, max_empty_groups=-1, dry_run=False)
-        assert sorted(done.summary["deactivated_group_ids"]) == sorted(
-            [quiet, group_id(sb.store, "alumni")]
+        # the plan of the findings deactivates only the unused and unmentioned groups
+        found = user_groups(admin, max_empty_groups=-1)
+        deactivating = [
+            f.call.path for f in found.typed if f.call and f.call.changes and not f.call.needs_input
+        ]
+        assert sorted(deactivating) == sorted(
+            f"/user_groups/{g}/deactivate" for g in (quiet, group_id(sb.store, "alumni"))
         )
+        assert apply_findings(found, admin, tmp_path / "plan.jsonl") == {
+            "done": 2,
+            "already_done": 0,
+            "refused": 0,
+            "failed": 0,
+        }
         assert {"Hushed", "talked"} <= set(_ids(admin))
 
 
