@@ -16,7 +16,7 @@ import papermill
 import pytest
 
 from chatops import runner
-from chatops.audits import AUDITS, parse_as_of
+from chatops.audits import AUDITS, PLAN_COLUMNS, parse_as_of
 from tests.refresh_notebooks import refresh, sources_digest
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "audits"
@@ -75,6 +75,21 @@ def test_committed_notebook_has_fresh_outputs(path: Path) -> None:
         assert not [o for o in cell.outputs if o.get("name") == "stderr"], cell.source
         if path in NOTEBOOKS and ("open_session(" in cell.source or cell is code[-1]):
             assert cell.outputs, f"no output committed for: {cell.source[:80]!r}"  # result, summary
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_after_its_findings_a_notebook_shows_what_a_plan_would_do(path: Path) -> None:
+    """Audits only read: a notebook offers no ``dry_run``; it shows the calls a plan of its
+    findings would hold, and says that ``chatops audit plan`` / ``apply`` carry them out."""
+    nb = nbformat.read(path, as_version=4)
+    sources = [c.source for c in nb.cells]
+    assert not [s for s in sources if "dry_run" in s or "dry run" in s]
+    findings = sources.index("result.findings")
+    words, table = sources[findings + 1], sources[findings + 2]
+    assert "`chatops audit plan`" in words and "`chatops audit apply`" in words
+    assert table == "plan_calls(result)"
+    (shown,) = [o for o in nb.cells[findings + 2].outputs if o.output_type == "execute_result"]
+    assert all(f"<th>{c}</th>" in shown.data["text/html"] for c in PLAN_COLUMNS)
 
 
 def test_sanitize_file_has_patterns() -> None:

@@ -1,5 +1,15 @@
 """Audits: plain functions over a client that fetch, judge and return an :class:`AuditResult`.
 
+Audits only read. Each finding carries the typed API call that would fix it; ``chatops audit
+plan`` turns those calls into a plan and ``chatops audit apply`` carries it out
+(:func:`plan_calls` shows what that plan would hold).
+
+Each audit module (``chatops/audits/<name>.py``, or a package where it is long) is the same
+three steps, called in order by its public function: ``fetch(client, ...)`` makes every request
+and returns a ``Read`` dataclass of what was read; ``judge(read, options, ...)`` is pure (no
+client, no I/O) and returns the ``Judged`` records; ``conclude(judged)`` turns them into the
+findings (``findings(judged)``), tables and summary. ``Options`` holds the checked parameters.
+
 Each audit has a notebook of the same name in ``notebooks/audits/`` that papermill runs
 (``chatops audit run NAME``); the notebook only shows what the function returns.
 
@@ -13,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ._planned import PLAN_COLUMNS, plan_calls
 from ._result import (
     FINDING_COLUMNS,
     SEVERITIES,
@@ -45,6 +56,7 @@ __all__ = [
     "AUDITS",
     "AUDIT_FUNCTIONS",
     "FINDING_COLUMNS",
+    "PLAN_COLUMNS",
     "SEVERITIES",
     "ApiCall",
     "AuditResult",
@@ -65,6 +77,7 @@ __all__ = [
     "org_overview",
     "parse_as_of",
     "permission_posture",
+    "plan_calls",
     "scheduled_and_reminders",
     "stale_channels",
     "unresolved_topics",

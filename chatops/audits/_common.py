@@ -3,31 +3,43 @@
 - :func:`api` builds the typed call of a finding and names its placeholders;
 - :func:`finding` builds a :class:`Finding`;
 - :func:`summary` builds an :class:`AuditSummary`;
-- :func:`utc` reads an audit's ``now``; :func:`recent_messages` reads history back to a time.
+- :func:`utc` reads an audit's ``now``; :func:`recent_messages` reads history back to a time;
+  :func:`newest_messages` reads the newest page of a narrow;
+- :func:`group_members` resolves a user group to its members, subgroups included.
+
+Each audit is three steps over these: ``fetch`` (every request, into a dataclass of what was
+read), ``judge`` (pure: what was read and the options in, judged records out) and ``conclude``
+(the judged records as findings, tables and a summary).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._base_client import NOT_GIVEN, NotGiven
 from ._history import history_until
 from ._result import ApiCall, AuditSummary, Finding, Method, Severity
 
 if TYPE_CHECKING:
     from .._client import Client
-    from ..types import Message
+    from ..resources.messages import Narrow
+    from ..types import Message, UserGroup
 
 __all__ = [
     "DEFAULT_MAX_MESSAGES",
     "Fill",
     "api",
+    "crossed",
     "fill",
     "finding",
+    "group_members",
+    "newest_messages",
     "recent_messages",
     "summary",
     "utc",
@@ -119,6 +131,12 @@ def finding(
     )
 
 
+def crossed(threshold: str, limit: float, value: float) -> list[str]:
+    """``[threshold]`` when ``value`` is above ``limit``, else ``[]``; a limit below 0 (``-1``)
+    switches the check off: ``failed = crossed("max_stale_channels", 2, len(stale))``."""
+    return [threshold] if 0 <= limit < value else []
+
+
 def summary(
     name: str,
     *,
@@ -178,3 +196,30 @@ def recent_messages(
             return out, True
         out.append(message)
     return out, False
+
+
+def newest_messages(
+    client: Client, count: int, *, narrow: Narrow | NotGiven = NOT_GIVEN
+) -> list[Message]:
+    """The page of the ``count`` newest messages of ``narrow`` the account can read, oldest
+    first, as the server answers it (raw Markdown)."""
+    page = client.messages.get(
+        anchor="newest", num_before=count, num_after=0, narrow=narrow, apply_markdown=False
+    )
+    return page.messages
+
+
+def group_members(group_id: int, groups: Mapping[int, UserGroup]) -> set[int]:
+    """The members of a group and of its subgroups, recursively (a group not in ``groups``
+    adds nobody; a cycle is followed once)."""
+    seen: set[int] = set()
+    members: set[int] = set()
+    stack = [group_id]
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in groups:
+            continue
+        seen.add(current)
+        members.update(groups[current].members)
+        stack.extend(groups[current].direct_subgroup_ids)
+    return members

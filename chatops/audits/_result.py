@@ -239,8 +239,8 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True):
 class AuditSummary(msgspec.Struct, kw_only=True):
     """The pass/fail summary of one audit, written as ``<audit>/summary.json``.
 
-    ``details`` holds what only this audit reports (coverage notes, windows, the ids it acted
-    on with ``dry_run=False``); in the JSON file they sit beside the common fields. Reading
+    ``details`` holds what only this audit reports (coverage notes, windows, options); in the
+    JSON file they sit beside the common fields. Reading
     ``summary["counts"]`` or ``summary["coverage"]`` works for both kinds of field.
     """
 

@@ -14,34 +14,121 @@ One threshold, with a default the demo organization passes:
 - ``max_orphaned_bots`` (0): fail when more active bots than this are orphaned; ``-1``
   switches the check off.
 
-With ``dry_run=False`` every flagged bot is deactivated (``DELETE /users/{id}``). Giving an
+Each flagged bot's finding carries the call that deactivates it (``DELETE /users/{id}``), for
+``chatops audit plan`` / ``chatops audit apply``; the audit itself only reads. Giving an
 orphaned bot a live owner instead (``PATCH /bots/{id}`` with ``bot_owner_id``) is left to a
 person, who knows who should own it.
+
+Three steps: :func:`fetch` reads the users and each active bot's newest messages;
+:func:`judge` (pure) flags each bot; :func:`conclude` turns that into findings, the table and
+the summary.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 
 from ..types import User
-from ._common import api, fill, finding, utc
+from ._common import api, crossed, fill, finding, newest_messages, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
+    from ..types import Message
 
-__all__ = ["BOT_SAMPLE", "BOT_TYPES", "bots"]
+__all__ = [
+    "BOT_SAMPLE",
+    "BOT_TYPES",
+    "JudgedBot",
+    "Judged",
+    "Options",
+    "Read",
+    "bots",
+    "conclude",
+    "fetch",
+    "findings",
+    "judge",
+]
 
 #: A bot's newest messages read to find its last message and the channels it posts to.
 BOT_SAMPLE = 1000
 
 #: ``bot_type`` -> name.
 BOT_TYPES = {1: "generic", 2: "incoming webhook", 3: "outgoing webhook", 4: "embedded"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`bots`, checked (ValueError naming the one out of range)."""
+
+    stale_days: int = 90
+    max_orphaned_bots: int = 0
+    max_bot_channels: int = 10
+
+    def __post_init__(self) -> None:
+        if self.stale_days < 1:
+            raise ValueError(f"stale_days must be at least 1, not {self.stale_days}")
+        if self.max_bot_channels < -1:
+            raise ValueError(
+                f"max_bot_channels must be -1 (off) or at least 0, not {self.max_bot_channels}"
+            )
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    users: dict[int, User]
+    #: bot user id -> its newest messages the account can read (at most ``BOT_SAMPLE``)
+    messages: dict[int, list[Message]]
+
+    @property
+    def active_bots(self) -> list[User]:
+        """The active bots that are not system bots, by user id."""
+        return _active_bots(self.users)
+
+
+@dataclass(frozen=True)
+class JudgedBot:
+    """One active bot, judged."""
+
+    bot: User
+    owner: User | None
+    #: when it last sent a message the account can read (None: never)
+    last: int | None
+    #: the channels it posted to in the window
+    posted_to: set[str]
+    orphaned: bool
+    stale: bool
+    spraying: bool
+    flags: list[str]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    now: pd.Timestamp
+    bots: list[JudgedBot]
+
+    @property
+    def orphaned(self) -> int:
+        """How many active bots have no live owner."""
+        return sum(b.orphaned for b in self.bots)
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        return crossed("max_orphaned_bots", self.options.max_orphaned_bots, self.orphaned)
 
 
 def bots(
@@ -66,10 +153,6 @@ def bots(
         ),
     ] = 10,
     now: datetime | None = None,
-    dry_run: Annotated[
-        bool,
-        Param("when False, deactivate every flagged bot"),
-    ] = True,
 ) -> AuditResult:
     """Fetch users and each active bot's newest message, and judge the bots.
 
@@ -81,31 +164,38 @@ def bots(
         max_bot_channels: flag bots that posted to more channels than this in the last
             ``stale_days`` days; ``-1`` disables the check.
         now: the end of the window; default the current time.
-        dry_run: when False, deactivate every flagged bot.
 
     Tables: ``bots`` (one row per active bot, with owner and last message).
     """
-    if stale_days < 1:
-        raise ValueError(f"stale_days must be at least 1, not {stale_days}")
-    if max_bot_channels < -1:
-        raise ValueError(f"max_bot_channels must be -1 (off) or at least 0, not {max_bot_channels}")
-    at = utc(now)
-    since = at.timestamp() - stale_days * 86400
-    users = {u.user_id: u for u in client.users.list()}
-    active_bots = sorted(
-        (u for u in users.values() if u.is_bot and u.is_active and not u.is_system_bot),
-        key=lambda u: u.user_id,
+    options = Options(
+        stale_days=stale_days,
+        max_orphaned_bots=max_orphaned_bots,
+        max_bot_channels=max_bot_channels,
     )
+    return conclude(judge(fetch(client), options, now=utc(now)))
 
-    table_rows: list[dict[str, Any]] = []
-    rows: list[Finding] = []
-    orphaned: list[int] = []
-    stale: list[int] = []
-    flagged: list[int] = []
-    spraying: list[int] = []
-    for bot in active_bots:
-        owner = users.get(bot.bot_owner_id) if bot.bot_owner_id is not None else None
-        last, posted_to = _recent_activity(client, bot, since)
+
+def fetch(client: Client) -> Read:
+    """Read the users and the newest messages of each active bot."""
+    users = {u.user_id: u for u in client.users.list()}
+    messages = {
+        bot.user_id: newest_messages(
+            client, BOT_SAMPLE, narrow=[{"operator": "sender", "operand": bot.user_id}]
+        )
+        for bot in _active_bots(users)
+    }
+    return Read(client.site, users, messages)
+
+
+def judge(read: Read, options: Options, *, now: pd.Timestamp) -> Judged:
+    """Flag each active bot, as of ``now`` (an aware UTC time); no I/O."""
+    since = now.timestamp() - options.stale_days * 86400
+    judged: list[JudgedBot] = []
+    for bot in read.active_bots:
+        owner = read.users.get(bot.bot_owner_id) if bot.bot_owner_id is not None else None
+        messages = read.messages.get(bot.user_id, [])
+        last = max((m.timestamp for m in messages), default=None)
+        posted_to = {m.channel_name for m in messages if m.timestamp >= since and m.channel_name}
         flags: list[str] = []
         if bot.bot_owner_id is None:
             flags.append("has no owner")
@@ -113,64 +203,49 @@ def bots(
             flags.append(f"owner {bot.bot_owner_id} does not exist")
         elif not owner.is_active:
             flags.append(f"owner {owner.full_name} is deactivated")
-        if flags:
-            orphaned.append(bot.user_id)
-        if last is None or last < since:
-            stale.append(bot.user_id)
+        orphaned = bool(flags)
         if last is None:
             flags.append("never sent a message")
         elif last < since:
-            days = (at.timestamp() - last) / 86400
-            flags.append(f"no message in {days:.0f} days (more than {stale_days})")
-        if 0 <= max_bot_channels < len(posted_to):
-            spraying.append(bot.user_id)
+            days = (now.timestamp() - last) / 86400
+            flags.append(f"no message in {days:.0f} days (more than {options.stale_days})")
+        spraying = 0 <= options.max_bot_channels < len(posted_to)
+        if spraying:
             flags.append(
-                f"posted to {len(posted_to)} channels in {stale_days} days (more than "
-                f"{max_bot_channels})"
+                f"posted to {len(posted_to)} channels in {options.stale_days} days (more than "
+                f"{options.max_bot_channels})"
             )
-        table_rows.append(
-            {
-                "user_id": bot.user_id,
-                "name": bot.full_name,
-                "email": bot.email,
-                "bot_type": BOT_TYPES.get(bot.bot_type or 0, str(bot.bot_type)),
-                "owner": owner.full_name if owner else None,
-                "owner_active": bool(owner and owner.is_active),
-                "last_message_at": (
-                    pd.Timestamp(last, unit="s", tz="UTC") if last is not None else pd.NaT
-                ),
-                "days_silent": (at.timestamp() - last) / 86400 if last is not None else None,
-                "channels_posted_to": len(posted_to),
-                "channels": ", ".join(f"#{c}" for c in sorted(posted_to)),
-                "flags": "; ".join(flags),
-            }
-        )
-        if not flags:
+        stale = last is None or last < since
+        judged.append(JudgedBot(bot, owner, last, posted_to, orphaned, stale, spraying, flags))
+    return Judged(read, options, now, judged)
+
+
+def findings(judged: Judged) -> list[Finding]:
+    """One finding per flagged bot, with the call that deactivates it; the threshold's."""
+    rows: list[Finding] = []
+    for b in judged.bots:
+        if not b.flags:
             continue
-        flagged.append(bot.user_id)
-        if bot.user_id in orphaned:
+        if b.orphaned:
             action = "Give the bot a live owner (PATCH /bots/{id} bot_owner_id), or deactivate it"
         else:
             action = "Deactivate the bot if it is no longer needed"
         rows.append(
             finding(
                 "warning",
-                f"{bot.full_name} ({bot.email})",
-                "; ".join(flags),
+                f"{b.bot.full_name} ({b.bot.email})",
+                "; ".join(b.flags),
                 action,
-                api("DELETE", f"/users/{bot.user_id}"),
+                api("DELETE", f"/users/{b.bot.user_id}"),
             )
         )
-
-    failed: list[str] = []
-    if max_orphaned_bots >= 0 and len(orphaned) > max_orphaned_bots:
-        failed.append("max_orphaned_bots")
+    if judged.failed:
         rows.append(
             finding(
                 "critical",
                 "bots",
-                f"{len(orphaned)} active bots have no live owner; the threshold is "
-                f"{max_orphaned_bots}",
+                f"{judged.orphaned} active bots have no live owner; the "
+                f"threshold is {judged.options.max_orphaned_bots}",
                 "Reassign or deactivate the orphaned bots listed",
                 api(
                     "PATCH",
@@ -180,15 +255,32 @@ def bots(
                 ),
             )
         )
+    return rows
 
-    deactivated: list[int] = []
-    if not dry_run:
-        for bot_id in flagged:
-            client.users.deactivate(bot_id)
-            deactivated.append(bot_id)
 
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the table and the summary of a judgement."""
+    rows = findings(judged)
+    now = judged.now.timestamp()
     table = pd.DataFrame(
-        table_rows,
+        [
+            {
+                "user_id": b.bot.user_id,
+                "name": b.bot.full_name,
+                "email": b.bot.email,
+                "bot_type": BOT_TYPES.get(b.bot.bot_type or 0, str(b.bot.bot_type)),
+                "owner": b.owner.full_name if b.owner else None,
+                "owner_active": bool(b.owner and b.owner.is_active),
+                "last_message_at": (
+                    pd.Timestamp(b.last, unit="s", tz="UTC") if b.last is not None else pd.NaT
+                ),
+                "days_silent": (now - b.last) / 86400 if b.last is not None else None,
+                "channels_posted_to": len(b.posted_to),
+                "channels": ", ".join(f"#{c}" for c in sorted(b.posted_to)),
+                "flags": "; ".join(b.flags),
+            }
+            for b in judged.bots
+        ],
         columns=[
             "user_id",
             "name",
@@ -203,41 +295,32 @@ def bots(
             "flags",
         ],
     ).set_index("user_id")
+    users = judged.read.users.values()
     summary = summary_of(
         "bots",
-        subjects=[f"{b.full_name} ({b.email})" for b in active_bots] + ["bots"],
-        failed=failed,
+        subjects=[f"{b.bot.full_name} ({b.bot.email})" for b in judged.bots] + ["bots"],
+        failed=judged.failed,
         counts={
-            "bots": sum(1 for u in users.values() if u.is_bot and not u.is_system_bot),
-            "active_bots": len(active_bots),
-            "orphaned": len(orphaned),
-            "stale": len(stale),
-            "posting_to_many_channels": len(spraying),
+            "bots": sum(1 for u in users if u.is_bot and not u.is_system_bot),
+            "active_bots": len(judged.bots),
+            "orphaned": judged.orphaned,
+            "stale": sum(b.stale for b in judged.bots),
+            "posting_to_many_channels": sum(b.spraying for b in judged.bots),
             "findings": len(rows),
-            "deactivated_now": len(deactivated),
         },
         thresholds={
-            "max_orphaned_bots": max_orphaned_bots,
-            "stale_days": stale_days,
-            "max_bot_channels": max_bot_channels,
+            "max_orphaned_bots": judged.options.max_orphaned_bots,
+            "stale_days": judged.options.stale_days,
+            "max_bot_channels": judged.options.max_bot_channels,
         },
-        dry_run=dry_run,
-        deactivated_bot_ids=deactivated,
-        site=client.site,
-        generated_at=at.isoformat(),
+        site=judged.read.site,
+        generated_at=judged.now.isoformat(),
     )
     return AuditResult.of(rows, summary=summary, tables={"bots": table})
 
 
-def _recent_activity(client: Client, bot: User, since: float) -> tuple[int | None, set[str]]:
-    """The bot's newest message time, and the channels it posted to since ``since``."""
-    page = client.messages.get(
-        anchor="newest",
-        num_before=BOT_SAMPLE,
-        num_after=0,
-        narrow=[{"operator": "sender", "operand": bot.user_id}],
-        apply_markdown=False,
+def _active_bots(users: dict[int, User]) -> list[User]:
+    return sorted(
+        (u for u in users.values() if u.is_bot and u.is_active and not u.is_system_bot),
+        key=lambda u: u.user_id,
     )
-    last = max((m.timestamp for m in page.messages), default=None)
-    channels = {m.channel_name for m in page.messages if m.timestamp >= since and m.channel_name}
-    return last, channels

@@ -18,62 +18,141 @@ Coverage: direct messages are those the acting account can read (its own convers
 ``dm_partners`` is a lower bound; channel membership comes from ``GET /streams/{id}/members``
 and is complete for an administrator.
 
-With ``dry_run=False`` each guest is unsubscribed from every flagged private or default channel
-(``DELETE /users/me/subscriptions`` with ``principals``). A guest in too many channels is only
-reported: which channels to leave is for a person to choose. Restricting
-``can_access_all_users_group`` is only reported too (``PATCH /realm``): it changes what every
-guest sees.
+Each flagged private or default channel's finding carries the call that unsubscribes the guest
+(``DELETE /users/me/subscriptions`` with ``principals``), for ``chatops audit plan`` /
+``chatops audit apply``; the audit itself only reads. For a guest in too many channels, which
+channels to leave is a person's choice (``{channel}``). Restricting
+``can_access_all_users_group`` (``PATCH /realm``) changes what every guest sees.
+
+Three steps: :func:`fetch` reads the users, channels and their members, the organization's
+setting and groups, direct messages and each guest's newest message; :func:`judge` (pure)
+flags each guest; :func:`conclude` turns that into findings, tables and the summary.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
 from ..types import Channel, User
-from ._common import Fill, api, fill, finding
+from ._common import Fill, api, crossed, fill, finding, newest_messages
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
+from ._settings import resolve_group_setting
 
 if TYPE_CHECKING:
     from .._client import Client
+    from ..types import Message
 
-__all__ = ["guest_access", "resolve_group_setting"]
+__all__ = [
+    "JudgedGuest",
+    "Judged",
+    "Options",
+    "Read",
+    "conclude",
+    "fetch",
+    "findings",
+    "guest_access",
+    "judge",
+    "resolve_group_setting",
+]
 
 ROLE_GUEST = 600
 #: Direct messages scanned for partners, newest first (the API's page limit).
 DM_SCAN = 5000
 
 
-def resolve_group_setting(
-    value: Any, groups: Mapping[int, Mapping[str, Any]], seen: frozenset[int] = frozenset()
-) -> set[int]:
-    """The user ids a group-setting value reaches, following subgroups.
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`guest_access`, checked (ValueError naming the one out of
+    range)."""
 
-    ``value`` is a group id or ``{"direct_members": [...], "direct_subgroups": [...]}``;
-    ``groups`` maps group id to its raw ``GET /user_groups`` record (deactivated ones too).
-    A deactivated group, or an id no group has, reaches nobody.
-    """
-    if isinstance(value, bool):
-        return set()
-    if isinstance(value, int):
-        group = groups.get(value)
-        if group is None or group.get("deactivated") or value in seen:
-            return set()
-        members = {int(u) for u in group.get("members", []) or []}
-        for sub in group.get("direct_subgroup_ids", []) or []:
-            members |= resolve_group_setting(int(sub), groups, seen | {value})
-        return members
-    if isinstance(value, Mapping):
-        members = {int(u) for u in value.get("direct_members", []) or []}
-        for sub in value.get("direct_subgroups", []) or []:
-            members |= resolve_group_setting(int(sub), groups, seen)
-        return members
-    return set()
+    max_channels: int = 5
+    flag_private: bool = True
+    flag_default_channels: bool = True
+    max_flagged_guests: int = 2
+
+    def __post_init__(self) -> None:
+        if self.max_channels < 0:
+            raise ValueError(f"max_channels must be 0 or more, not {self.max_channels}")
+        if self.max_flagged_guests < -1:
+            raise ValueError(
+                f"max_flagged_guests must be -1 or more, not {self.max_flagged_guests}"
+            )
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    users: dict[int, User]
+    #: the channels that are not archived
+    channels: list[Channel]
+    #: stream id -> its subscribers (read only when there are guests)
+    members: dict[int, list[int]]
+    #: the ``POST /register`` state, and every group as raw JSON by id (deactivated ones too)
+    realm: dict[str, Any]
+    groups: dict[int, dict[str, Any]]
+    #: the newest direct messages the account can read (read only when there are guests)
+    direct_messages: list[Message]
+    #: guest id -> when the newest message the account can read of the guest was sent
+    last_messages: dict[int, int | None]
+
+    @property
+    def guests(self) -> list[User]:
+        """The active guests, by id."""
+        return _guests(self.users)
+
+
+@dataclass(frozen=True)
+class JudgedGuest:
+    """One guest, judged."""
+
+    guest: User
+    #: the channels the guest is subscribed to, by name
+    channels: list[Channel]
+    #: the flagged channels, each with why (``private``, ``default``, ``private and default``)
+    flagged: list[tuple[Channel, str]]
+    #: user ids the guest has direct messages with (that the account can read)
+    partners: set[int]
+    last_message: int | None
+    may_see_all_users: bool
+    flags: list[str]
+
+    @property
+    def subject(self) -> str:
+        """``Gus Guest (gus@example.org)``."""
+        return f"{self.guest.full_name} ({self.guest.email})"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    at: pd.Timestamp
+    guests: list[JudgedGuest]
+    #: the value of ``can_access_all_users_group``
+    setting: Any
+    #: the id of ``role:members`` (None: no such group)
+    members_id: int | None
+
+    @property
+    def flagged(self) -> list[JudgedGuest]:
+        """The guests with a flag."""
+        return [g for g in self.guests if g.flags]
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        return crossed("max_flagged_guests", self.options.max_flagged_guests, len(self.flagged))
 
 
 def guest_access(
@@ -96,12 +175,6 @@ def guest_access(
         Param("fail when more guests than this carry a channel flag (-1: off)", low=-1),
     ] = 2,
     now: datetime | None = None,
-    dry_run: Annotated[
-        bool,
-        Param(
-            "when False, unsubscribe guests from the flagged private and default channels",
-        ),
-    ] = True,
 ) -> AuditResult:
     """Fetch guests, channels and their members, and judge each guest's access.
 
@@ -113,154 +186,149 @@ def guest_access(
         max_flagged_guests: fail when more guests than this carry a channel flag; ``-1``
             disables the check.
         now: when the audit is dated; default the current time.
-        dry_run: when False, unsubscribe guests from the flagged private and default channels.
 
     Tables: ``guests`` (one row per active guest), ``subscriptions`` (one row per guest and
     channel, with the channel's kind).
     """
-    if max_channels < 0:
-        raise ValueError(f"max_channels must be 0 or more, not {max_channels}")
-    if max_flagged_guests < -1:
-        raise ValueError(f"max_flagged_guests must be -1 or more, not {max_flagged_guests}")
-    generated = pd.Timestamp(now or datetime.now(UTC))
-    users = {u.user_id: u for u in client.users.list()}
-    guests = sorted(
-        (u for u in users.values() if u.role == ROLE_GUEST and u.is_active and not u.is_bot),
-        key=lambda u: u.user_id,
+    options = Options(
+        max_channels=max_channels,
+        flag_private=flag_private,
+        flag_default_channels=flag_default_channels,
+        max_flagged_guests=max_flagged_guests,
     )
-    guest_ids = {g.user_id for g in guests}
+    return conclude(judge(fetch(client), options, at=pd.Timestamp(now or datetime.now(UTC))))
+
+
+def fetch(client: Client) -> Read:
+    """Read the users, the channels and (with guests) their members, the organization's
+    settings and groups, the direct messages and each guest's newest message."""
+    users = {u.user_id: u for u in client.users.list()}
+    guests = _guests(users)
     channels = [
         ch
         for ch in client.channels.list(include_all=True, include_default=True)
         if not ch.is_archived
     ]
-    subscribed: dict[int, list[Channel]] = {g.user_id: [] for g in guests}
+    members: dict[int, list[int]] = {}
     if guests:
         for ch in sorted(channels, key=lambda c: c.name.lower()):
-            for uid in client.channels.members(ch.stream_id):
-                if uid in guest_ids:
-                    subscribed[uid].append(ch)
-
+            members[ch.stream_id] = list(client.channels.members(ch.stream_id))
     realm = client.server.register()
     raw_groups = client.get("/user_groups", params={"include_deactivated_groups": True})
     groups = {int(g["id"]): g for g in raw_groups.get("user_groups", [])}
-    setting = realm.get("realm_can_access_all_users_group")
-    see_all = resolve_group_setting(setting, groups)
-    members_id = next((gid for gid, g in groups.items() if g.get("name") == "role:members"), None)
-    partners = _dm_partners(client, guest_ids) if guests else {}
+    direct: list[Message] = []
+    if guests:
+        direct = newest_messages(client, DM_SCAN, narrow=[{"operator": "is", "operand": "dm"}])
+    last: dict[int, int | None] = {}
+    for guest in guests:
+        page = newest_messages(client, 1, narrow=[{"operator": "sender", "operand": guest.user_id}])
+        last[guest.user_id] = max((m.timestamp for m in page), default=None)
+    return Read(client.site, users, channels, members, realm, groups, direct, last)
 
-    table_rows: list[dict[str, Any]] = []
-    sub_rows: list[dict[str, Any]] = []
-    rows: list[Finding] = []
-    flagged: list[int] = []
-    to_remove: list[tuple[User, Channel]] = []
+
+def judge(read: Read, options: Options, *, at: pd.Timestamp) -> Judged:
+    """Flag each guest's channels and see whom ``can_access_all_users_group`` reaches; no
+    I/O. ``at`` dates the audit."""
+    guests = read.guests
+    guest_ids = {g.user_id for g in guests}
+    subscribed: dict[int, list[Channel]] = {g.user_id: [] for g in guests}
+    for ch in sorted(read.channels, key=lambda c: c.name.lower()):
+        for uid in read.members.get(ch.stream_id, []):
+            if uid in guest_ids:
+                subscribed[uid].append(ch)
+    setting = read.realm.get("realm_can_access_all_users_group")
+    see_all = resolve_group_setting(setting, read.groups)
+    members_id = next(
+        (gid for gid, g in read.groups.items() if g.get("name") == "role:members"), None
+    )
+    partners = _dm_partners(read.direct_messages, guest_ids)
+    judged: list[JudgedGuest] = []
     for guest in guests:
         chans = subscribed[guest.user_id]
-        private = [c for c in chans if c.invite_only]
-        web_public = [c for c in chans if c.is_web_public]
-        default = [c for c in chans if c.is_default]
-        last = _last_message_ts(client, guest)
-        for c in chans:
-            sub_rows.append(
-                {
-                    "user_id": guest.user_id,
-                    "guest": guest.full_name,
-                    "channel": c.name,
-                    "stream_id": c.stream_id,
-                    "kind": _kind(c),
-                    "is_default": bool(c.is_default),
-                }
-            )
-        names = partners.get(guest.user_id, set())
         flags: list[str] = []
-        subject = f"{guest.full_name} ({guest.email})"
-        if len(chans) > max_channels:
-            flags.append(f"in {len(chans)} channels (more than {max_channels})")
+        if len(chans) > options.max_channels:
+            flags.append(f"in {len(chans)} channels (more than {options.max_channels})")
+        reasons: dict[int, list[str]] = {}
+        if options.flag_private:
+            for c in chans:
+                if c.invite_only:
+                    reasons.setdefault(c.stream_id, []).append("private")
+        if options.flag_default_channels:
+            for c in chans:
+                if c.is_default:
+                    reasons.setdefault(c.stream_id, []).append("default")
+        flagged = [(c, " and ".join(reasons[c.stream_id])) for c in chans if c.stream_id in reasons]
+        flags += [f"in {kinds} channel #{c.name}" for c, kinds in flagged]
+        judged.append(
+            JudgedGuest(
+                guest=guest,
+                channels=chans,
+                flagged=flagged,
+                partners=partners.get(guest.user_id, set()),
+                last_message=read.last_messages.get(guest.user_id),
+                may_see_all_users=guest.user_id in see_all,
+                flags=flags,
+            )
+        )
+    return Judged(read, options, at, judged, setting, members_id)
+
+
+def findings(judged: Judged) -> list[Finding]:
+    """The findings of a judgement, each with the call that fixes it."""
+    limit = judged.options.max_channels
+    rows: list[Finding] = []
+    for g in judged.guests:
+        if len(g.channels) > limit:
             rows.append(
                 finding(
                     "warning",
-                    subject,
-                    f"subscribed to {len(chans)} channels; the limit is {max_channels}",
+                    g.subject,
+                    f"subscribed to {len(g.channels)} channels; the limit is {limit}",
                     "Unsubscribe the guest from the channels they do not need",
                     api(
                         "DELETE",
                         "/users/me/subscriptions",
                         subscriptions=[fill("{channel}")],
-                        principals=[guest.user_id],
+                        principals=[g.guest.user_id],
                     ),
                 )
             )
-        reasons: dict[int, list[str]] = {}
-        if flag_private:
-            for c in private:
-                reasons.setdefault(c.stream_id, []).append("private")
-        if flag_default_channels:
-            for c in default:
-                reasons.setdefault(c.stream_id, []).append("default")
-        for c in chans:
-            if c.stream_id not in reasons:
-                continue
-            kinds = " and ".join(reasons[c.stream_id])
-            flags.append(f"in {kinds} channel #{c.name}")
-            to_remove.append((guest, c))
+        for c, kinds in g.flagged:
             rows.append(
                 finding(
                     "warning",
-                    subject,
+                    g.subject,
                     f"subscribed to {kinds} channel #{c.name}",
                     f"Unsubscribe the guest from #{c.name} unless they need it",
                     api(
                         "DELETE",
                         "/users/me/subscriptions",
                         subscriptions=[c.name],
-                        principals=[guest.user_id],
+                        principals=[g.guest.user_id],
                     ),
                 )
             )
-        if flags:
-            flagged.append(guest.user_id)
-        table_rows.append(
-            {
-                "user_id": guest.user_id,
-                "name": guest.full_name,
-                "email": guest.email,
-                "channels": len(chans),
-                "private_channels": ", ".join(c.name for c in private),
-                "web_public_channels": ", ".join(c.name for c in web_public),
-                "default_channels": ", ".join(c.name for c in default),
-                "dm_partners": ", ".join(sorted(users[p].full_name for p in names if p in users)),
-                "last_message_at": (
-                    pd.Timestamp(last, unit="s", tz="UTC") if last is not None else pd.NaT
-                ),
-                "may_see_all_users": guest.user_id in see_all,
-                "flags": "; ".join(flags),
-            }
-        )
-
-    guests_seeing_all = [g.user_id for g in guests if g.user_id in see_all]
-    if guests_seeing_all:
-        new: int | Fill = members_id if members_id is not None else fill("{group_id}")
+    seeing_all = sum(g.may_see_all_users for g in judged.guests)
+    if seeing_all:
+        new: int | Fill = judged.members_id if judged.members_id is not None else fill("{group_id}")
         rows.append(
             finding(
                 "warning",
                 "organization",
-                f"{len(guests_seeing_all)} of {len(guests)} guests may see all users "
+                f"{seeing_all} of {len(judged.guests)} guests may see all users "
                 "(can_access_all_users_group reaches guests)",
                 "Limit can_access_all_users_group to role:members so guests see only the "
                 "users they share channels or conversations with",
                 api("PATCH", "/realm", can_access_all_users_group={"new": new}),
             )
         )
-
-    failed: list[str] = []
-    if max_flagged_guests >= 0 and len(flagged) > max_flagged_guests:
-        failed.append("max_flagged_guests")
+    if judged.failed:
         rows.append(
             finding(
                 "critical",
                 "guests",
-                f"{len(flagged)} guests have flagged channel access; the threshold is "
-                f"{max_flagged_guests}",
+                f"{len(judged.flagged)} guests have flagged channel access; the threshold is "
+                f"{judged.options.max_flagged_guests}",
                 "Review the flagged guests and unsubscribe them where they do not belong",
                 api(
                     "DELETE",
@@ -270,15 +338,36 @@ def guest_access(
                 ),
             )
         )
+    return rows
 
-    removed: list[dict[str, Any]] = []
-    if not dry_run:
-        for guest, c in to_remove:
-            client.channels.unsubscribe([c.name], principals=[guest.user_id])
-            removed.append({"user_id": guest.user_id, "stream_id": c.stream_id})
 
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the tables and the summary of a judgement."""
+    rows = findings(judged)
+    options, users = judged.options, judged.read.users
     table = pd.DataFrame(
-        table_rows,
+        [
+            {
+                "user_id": g.guest.user_id,
+                "name": g.guest.full_name,
+                "email": g.guest.email,
+                "channels": len(g.channels),
+                "private_channels": ", ".join(c.name for c in g.channels if c.invite_only),
+                "web_public_channels": ", ".join(c.name for c in g.channels if c.is_web_public),
+                "default_channels": ", ".join(c.name for c in g.channels if c.is_default),
+                "dm_partners": ", ".join(
+                    sorted(users[p].full_name for p in g.partners if p in users)
+                ),
+                "last_message_at": (
+                    pd.Timestamp(g.last_message, unit="s", tz="UTC")
+                    if g.last_message is not None
+                    else pd.NaT
+                ),
+                "may_see_all_users": g.may_see_all_users,
+                "flags": "; ".join(g.flags),
+            }
+            for g in judged.guests
+        ],
         columns=[
             "user_id",
             "name",
@@ -294,51 +383,68 @@ def guest_access(
         ],
     ).set_index("user_id")
     subs = pd.DataFrame(
-        sub_rows, columns=["user_id", "guest", "channel", "stream_id", "kind", "is_default"]
+        [
+            {
+                "user_id": g.guest.user_id,
+                "guest": g.guest.full_name,
+                "channel": c.name,
+                "stream_id": c.stream_id,
+                "kind": _kind(c),
+                "is_default": bool(c.is_default),
+            }
+            for g in judged.guests
+            for c in g.channels
+        ],
+        columns=["user_id", "guest", "channel", "stream_id", "kind", "is_default"],
     )
+    guests = judged.guests
     summary = summary_of(
         "guest_access",
         # every active guest judged; the organization's setting; the threshold's "guests"
-        subjects=[f"{g.full_name} ({g.email})" for g in guests] + ["organization", "guests"],
-        failed=failed,
+        subjects=[g.subject for g in guests] + ["organization", "guests"],
+        failed=judged.failed,
         counts={
             "guests": len(guests),
-            "flagged_guests": len(flagged),
+            "flagged_guests": len(judged.flagged),
             "guests_in_private_channels": sum(
-                1 for g in guests if any(c.invite_only for c in subscribed[g.user_id])
+                1 for g in guests if any(c.invite_only for c in g.channels)
             ),
             "guests_in_default_channels": sum(
-                1 for g in guests if any(c.is_default for c in subscribed[g.user_id])
+                1 for g in guests if any(c.is_default for c in g.channels)
             ),
             "guests_over_max_channels": sum(
-                1 for g in guests if len(subscribed[g.user_id]) > max_channels
+                1 for g in guests if len(g.channels) > options.max_channels
             ),
-            "guests_who_may_see_all_users": len(guests_seeing_all),
+            "guests_who_may_see_all_users": sum(g.may_see_all_users for g in guests),
             "findings": len(rows),
-            "unsubscribed_now": len(removed),
         },
         thresholds={
-            "max_flagged_guests": max_flagged_guests,
-            "max_channels": max_channels,
-            "flag_private": flag_private,
-            "flag_default_channels": flag_default_channels,
+            "max_flagged_guests": options.max_flagged_guests,
+            "max_channels": options.max_channels,
+            "flag_private": options.flag_private,
+            "flag_default_channels": options.flag_default_channels,
         },
-        can_access_all_users_group=setting,
+        can_access_all_users_group=judged.setting,
         coverage={
             "channels": "complete: subscribers of every channel (GET /streams/{id}/members)",
             "dm_partners": "only direct messages the acting account can read (its own "
             f"conversations), the newest {DM_SCAN}; other guests' conversations are not visible",
             "last_message_at": "newest message the acting account can read",
         },
-        dry_run=dry_run,
-        unsubscribed=removed,
-        site=client.site,
-        generated_at=generated.isoformat(),
+        site=judged.read.site,
+        generated_at=judged.at.isoformat(),
     )
     return AuditResult.of(
         rows,
         summary=summary,
         tables={"guests": table, "subscriptions": subs},
+    )
+
+
+def _guests(users: Mapping[int, User]) -> list[User]:
+    return sorted(
+        (u for u in users.values() if u.role == ROLE_GUEST and u.is_active and not u.is_bot),
+        key=lambda u: u.user_id,
     )
 
 
@@ -348,30 +454,12 @@ def _kind(channel: Channel) -> str:
     return "private" if channel.invite_only else "public"
 
 
-def _dm_partners(client: Client, guest_ids: set[int]) -> dict[int, set[int]]:
-    page = client.messages.get(
-        anchor="newest",
-        num_before=DM_SCAN,
-        num_after=0,
-        narrow=[{"operator": "is", "operand": "dm"}],
-        apply_markdown=False,
-    )
+def _dm_partners(messages: list[Message], guest_ids: set[int]) -> dict[int, set[int]]:
     partners: dict[int, set[int]] = {}
-    for m in page.messages:
+    for m in messages:
         if not isinstance(m.display_recipient, list):
             continue
         people = {r.id for r in m.display_recipient} | {m.sender_id}
         for gid in people & guest_ids:
             partners.setdefault(gid, set()).update(people - {gid})
     return partners
-
-
-def _last_message_ts(client: Client, user: User) -> int | None:
-    page = client.messages.get(
-        anchor="newest",
-        num_before=1,
-        num_after=0,
-        narrow=[{"operator": "sender", "operand": user.user_id}],
-        apply_markdown=False,
-    )
-    return max((m.timestamp for m in page.messages), default=None)

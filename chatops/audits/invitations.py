@@ -12,30 +12,113 @@ One threshold, with a default the demo organization passes:
 - ``max_risky_invitations`` (5): fail when more invitations than this are risky; ``-1``
   switches the check off.
 
-With ``dry_run=False`` every risky invitation is revoked (``DELETE /invites/multiuse/{id}``
-for a link, ``DELETE /invites/{id}`` for an email invitation).
+Each risky invitation's finding carries the call that revokes it (``DELETE
+/invites/multiuse/{id}`` for a link, ``DELETE /invites/{id}`` for an email invitation), which
+``chatops audit plan`` / ``chatops audit apply`` carry out; the audit itself only reads.
+
+Three steps: :func:`fetch` reads the invitations and users; :func:`judge` (pure) flags each
+invitation; :func:`conclude` turns that into findings, the table and the summary.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 
-from ._common import api, finding, utc
+from ._common import api, crossed, finding, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import ApiCall, AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
+    from ..types import Invite, User
 
-__all__ = ["ROLE_NAMES", "invitations"]
+__all__ = [
+    "ROLE_NAMES",
+    "Judged",
+    "JudgedInvitation",
+    "Options",
+    "Read",
+    "conclude",
+    "fetch",
+    "findings",
+    "invitations",
+    "judge",
+]
 
 #: Role value -> name, as in ``invited_as``.
 ROLE_NAMES = {100: "owner", 200: "administrator", 300: "moderator", 400: "member", 600: "guest"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`invitations`, checked (ValueError naming the one out of range)."""
+
+    max_expiry_days: int = 30
+    flag_roles: Sequence[int] | str = (100, 200, 300)
+    max_risky_invitations: int = 5
+
+    def __post_init__(self) -> None:
+        if self.max_expiry_days < 0:
+            raise ValueError(f"max_expiry_days must be at least 0, not {self.max_expiry_days}")
+
+    @property
+    def roles(self) -> list[int]:
+        """The roles flagged (a notebook gives them as one comma-separated string)."""
+        if isinstance(self.flag_roles, str):
+            return [int(r) for r in self.flag_roles.split(",") if r.strip()]
+        return list(self.flag_roles)
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    users: dict[int, User]
+    #: the active invitations, by id
+    invitations: list[Invite]
+
+
+@dataclass(frozen=True)
+class JudgedInvitation:
+    """One invitation and what is risky about it (nothing: no flags)."""
+
+    invitation: Invite
+    creator: User | None
+    flags: list[str]
+
+    @property
+    def subject(self) -> str:
+        """``link 7`` or ``invite 8 (ada@example.org)``."""
+        inv = self.invitation
+        return f"link {inv.id}" if inv.is_multiuse else f"invite {inv.id} ({inv.email})"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    now: pd.Timestamp
+    invitations: list[JudgedInvitation]
+
+    @property
+    def risky(self) -> list[JudgedInvitation]:
+        """The invitations with a flag."""
+        return [i for i in self.invitations if i.flags]
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        limit = self.options.max_risky_invitations
+        return crossed("max_risky_invitations", limit, len(self.risky))
 
 
 def invitations(
@@ -56,10 +139,6 @@ def invitations(
         Param("fail when more invitations than this are risky (-1: off)", low=-1),
     ] = 5,
     now: datetime | None = None,
-    dry_run: Annotated[
-        bool,
-        Param("when False, revoke every risky invitation"),
-    ] = True,
 ) -> AuditResult:
     """Fetch active invitations and users, and judge the invitations.
 
@@ -71,77 +150,65 @@ def invitations(
         max_risky_invitations: fail when more invitations than this are risky; ``-1``
             disables the check.
         now: the reference time for expiry; default the current time.
-        dry_run: when False, revoke every risky invitation.
 
     Tables: ``invitations`` (one row per active invitation, with its flags).
     """
-    if max_expiry_days < 0:
-        raise ValueError(f"max_expiry_days must be at least 0, not {max_expiry_days}")
-    if isinstance(flag_roles, str):
-        flag_roles = [int(r) for r in flag_roles.split(",") if r.strip()]
-    at = utc(now)
-    horizon = at.timestamp() + max_expiry_days * 86400
-    users = {u.user_id: u for u in client.users.list()}
-    invites = sorted(client.invitations.list(), key=lambda i: i.id)
+    options = Options(
+        max_expiry_days=max_expiry_days,
+        flag_roles=flag_roles,
+        max_risky_invitations=max_risky_invitations,
+    )
+    return conclude(judge(fetch(client), options, now=utc(now)))
 
-    table_rows: list[dict[str, Any]] = []
-    rows: list[Finding] = []
-    risky: list[tuple[int, bool]] = []
-    for inv in invites:
-        creator = users.get(inv.invited_by_user_id)
-        role = ROLE_NAMES.get(inv.invited_as, str(inv.invited_as))
+
+def fetch(client: Client) -> Read:
+    """Read the users and the active invitations."""
+    users = {u.user_id: u for u in client.users.list()}
+    return Read(client.site, users, sorted(client.invitations.list(), key=lambda i: i.id))
+
+
+def judge(read: Read, options: Options, *, now: pd.Timestamp) -> Judged:
+    """Flag each invitation, as of ``now`` (an aware UTC time); no I/O."""
+    horizon = now.timestamp() + options.max_expiry_days * 86400
+    roles = options.roles
+    judged: list[JudgedInvitation] = []
+    for inv in read.invitations:
+        creator = read.users.get(inv.invited_by_user_id)
         flags: list[str] = []
         if inv.expiry_date is None:
             flags.append("never expires")
         elif inv.expiry_date > horizon:
-            days = (inv.expiry_date - at.timestamp()) / 86400
-            flags.append(f"expires in {days:.0f} days (more than {max_expiry_days})")
-        if inv.invited_as in flag_roles:
-            flags.append(f"grants the {role} role")
+            days = (inv.expiry_date - now.timestamp()) / 86400
+            flags.append(f"expires in {days:.0f} days (more than {options.max_expiry_days})")
+        if inv.invited_as in roles:
+            flags.append(f"grants the {_role(inv.invited_as)} role")
         if creator is None:
             flags.append(f"created by unknown user {inv.invited_by_user_id}")
         elif not creator.is_active:
             flags.append(f"created by deactivated user {creator.full_name}")
-        kind = "link" if inv.is_multiuse else "email"
-        table_rows.append(
-            {
-                "id": inv.id,
-                "kind": kind,
-                "email": inv.email,
-                "invited_as": role,
-                "created_by": creator.full_name if creator else str(inv.invited_by_user_id),
-                "creator_active": bool(creator and creator.is_active),
-                "created_at": pd.Timestamp(inv.invited, unit="s", tz="UTC"),
-                "expires_at": (
-                    pd.Timestamp(inv.expiry_date, unit="s", tz="UTC")
-                    if inv.expiry_date is not None
-                    else pd.NaT
-                ),
-                "flags": "; ".join(flags),
-            }
-        )
-        if not flags:
-            continue
-        risky.append((inv.id, inv.is_multiuse))
-        subject = f"link {inv.id}" if inv.is_multiuse else f"invite {inv.id} ({inv.email})"
-        rows.append(
-            finding(
-                "warning",
-                subject,
-                "; ".join(flags),
-                "Revoke the invitation (send a new one with a short expiry if still wanted)",
-                _revoke_call(inv.id, inv.is_multiuse),
-            )
-        )
+        judged.append(JudgedInvitation(inv, creator, flags))
+    return Judged(read, options, now, judged)
 
-    failed: list[str] = []
-    if max_risky_invitations >= 0 and len(risky) > max_risky_invitations:
-        failed.append("max_risky_invitations")
+
+def findings(judged: Judged) -> list[Finding]:
+    """One finding per risky invitation, with the call that revokes it; the threshold's."""
+    rows = [
+        finding(
+            "warning",
+            i.subject,
+            "; ".join(i.flags),
+            "Revoke the invitation (send a new one with a short expiry if still wanted)",
+            _revoke_call(i.invitation.id, i.invitation.is_multiuse),
+        )
+        for i in judged.risky
+    ]
+    if judged.failed:
         rows.append(
             finding(
                 "critical",
                 "invitations",
-                f"{len(risky)} risky invitations; the threshold is {max_risky_invitations}",
+                f"{len(judged.risky)} risky invitations; the threshold is "
+                f"{judged.options.max_risky_invitations}",
                 "Revoke the risky invitations listed",
                 api(
                     "DELETE",
@@ -150,18 +217,35 @@ def invitations(
                 ),
             )
         )
+    return rows
 
-    revoked: list[int] = []
-    if not dry_run:
-        for invite_id, multiuse in risky:
-            if multiuse:
-                client.invitations.revoke_link(invite_id)
-            else:
-                client.invitations.revoke(invite_id)
-            revoked.append(invite_id)
 
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the table and the summary of a judgement."""
+    rows = findings(judged)
+    invites = judged.read.invitations
+    roles = judged.options.roles
     table = pd.DataFrame(
-        table_rows,
+        [
+            {
+                "id": i.invitation.id,
+                "kind": "link" if i.invitation.is_multiuse else "email",
+                "email": i.invitation.email,
+                "invited_as": _role(i.invitation.invited_as),
+                "created_by": (
+                    i.creator.full_name if i.creator else str(i.invitation.invited_by_user_id)
+                ),
+                "creator_active": bool(i.creator and i.creator.is_active),
+                "created_at": pd.Timestamp(i.invitation.invited, unit="s", tz="UTC"),
+                "expires_at": (
+                    pd.Timestamp(i.invitation.expiry_date, unit="s", tz="UTC")
+                    if i.invitation.expiry_date is not None
+                    else pd.NaT
+                ),
+                "flags": "; ".join(i.flags),
+            }
+            for i in judged.invitations
+        ],
         columns=[
             "id",
             "kind",
@@ -176,32 +260,30 @@ def invitations(
     ).set_index("id")
     summary = summary_of(
         "invitations",
-        subjects=[
-            f"link {i.id}" if i.is_multiuse else f"invite {i.id} ({i.email})" for i in invites
-        ]
-        + ["invitations"],
-        failed=failed,
+        subjects=[i.subject for i in judged.invitations] + ["invitations"],
+        failed=judged.failed,
         counts={
             "invitations": len(invites),
             "links": sum(1 for i in invites if i.is_multiuse),
             "email_invitations": sum(1 for i in invites if not i.is_multiuse),
             "never_expiring": sum(1 for i in invites if i.expiry_date is None),
-            "powerful_roles": sum(1 for i in invites if i.invited_as in flag_roles),
-            "risky": len(risky),
+            "powerful_roles": sum(1 for i in invites if i.invited_as in roles),
+            "risky": len(judged.risky),
             "findings": len(rows),
-            "revoked_now": len(revoked),
         },
         thresholds={
-            "max_risky_invitations": max_risky_invitations,
-            "max_expiry_days": max_expiry_days,
-            "flag_roles": list(flag_roles),
+            "max_risky_invitations": judged.options.max_risky_invitations,
+            "max_expiry_days": judged.options.max_expiry_days,
+            "flag_roles": roles,
         },
-        dry_run=dry_run,
-        revoked_invite_ids=revoked,
-        site=client.site,
-        generated_at=at.isoformat(),
+        site=judged.read.site,
+        generated_at=judged.now.isoformat(),
     )
     return AuditResult.of(rows, summary=summary, tables={"invitations": table})
+
+
+def _role(value: int) -> str:
+    return ROLE_NAMES.get(value, str(value))
 
 
 def _revoke_call(invite_id: int, multiuse: bool) -> ApiCall:

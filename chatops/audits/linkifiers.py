@@ -17,20 +17,21 @@ One threshold, with a default the demo organization passes:
 - ``max_broken_linkifiers`` (0): fail when more linkifiers than this do not compile in RE2 or
   have named groups that do not match the URL template; ``-1`` switches the check off.
 
-With ``dry_run=False`` the broken linkifiers are deleted (``DELETE /realm/filters/{id}``).
-Slow patterns (to be rewritten) and overlaps (``PATCH /realm/linkifiers`` with a new order) are
-only reported: the rewrite and the order are for a person to choose.
+A broken linkifier's finding carries the call that deletes it (``DELETE
+/realm/filters/{id}``), for ``chatops audit plan`` / ``chatops audit apply``; the audit itself
+only reads. A slow pattern's rewrite (``{new_pattern}``) is a person's to write; an overlap's
+call (``PATCH /realm/linkifiers`` with a new order) says which order would let the later one
+win, if a person wants that.
+
+Four steps: :func:`fetch` reads the linkifiers and the sample of messages; :func:`measure`
+times each pattern on a backtracking engine (in subprocesses, see :mod:`._backtracking`);
+:func:`judge` (pure) checks each linkifier and finds the overlaps; :func:`conclude` turns that
+into findings, tables and the summary.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import selectors
-import subprocess
-import sys
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -41,124 +42,85 @@ from uritemplate import URITemplate
 
 from ..linkify import Matcher, re2_message
 from ..types import Linkifier
-from ._common import api, fill, finding
+from ._backtracking import adversarial_inputs, backtracking_ms
+from ._common import api, crossed, fill, finding, newest_messages
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
+    from ..types import Message
 
-__all__ = ["adversarial_inputs", "backtracking_ms", "linkifiers"]
+__all__ = [
+    "Checked",
+    "Judged",
+    "JudgedLinkifier",
+    "Options",
+    "Overlap",
+    "Read",
+    "Trial",
+    "adversarial_inputs",
+    "backtracking_ms",
+    "conclude",
+    "fetch",
+    "findings",
+    "judge",
+    "linkifiers",
+    "measure",
+]
 
-# The server's context rules (chatops.linkifiers) for Python's backtracking engine.
-_BEFORE_PY = r"(?<![^\s'\"\(,:<])"
-_AFTER_PY = r"(?![^\W_])"  # not followed by a letter or a digit
-#: Lengths of the repeated part of each adversarial input: short for exponential blow-ups,
-#: long for polynomial ones.
-_LENGTHS = (28, 2500)
-#: Seconds a trial subprocess may take to start before the measurement begins.
-_STARTUP_SECONDS = 20.0
-
-_TRIAL = r"""
-import json, re, sys, time
-spec = json.loads(sys.stdin.readline())
-pattern = re.compile(spec["pattern"])
-print("ready", flush=True)
-for text in spec["inputs"]:
-    t0 = time.perf_counter()
-    pattern.search(text)
-    print(f"{(time.perf_counter() - t0) * 1000:.3f}", flush=True)
-"""
-
-
-def adversarial_inputs(pattern: str) -> list[str]:
-    """Texts that make a backtracking engine try many ways to match ``pattern`` and fail.
-
-    A character the pattern can repeat, many times over, then one that ends every attempt;
-    with and without the pattern's literal prefix (``#``, ``CVE-``) in front.
-    """
-    prefix = ""
-    for ch in pattern:
-        if ch.isalnum() or ch in "#-_/:@!%&=~":
-            prefix += ch
-        else:
-            break
-    literal = [c for c in re.sub(r"\\.", "", pattern) if c.isalnum() or c in "-_./#@"]
-    chars: list[str] = []
-    for c in [*literal, "a", "A", "0", "-", "_", ".", " ", "/"]:
-        if c not in chars:
-            chars.append(c)
-    texts: list[str] = []
-    for n in _LENGTHS:
-        for c in chars[:16]:
-            for head in dict.fromkeys(["", prefix]):
-                texts.append(head + c * n + "\x00")
-    return texts
+#: the slowest backtracking search of a pattern: milliseconds, too slow, on which text
+Trial = tuple[float, bool, str]
+NOT_MEASURED: Trial = (0.0, False, "")
 
 
-def backtracking_ms(pattern: str, texts: list[str], timeout_ms: int) -> tuple[float, bool, str]:
-    """The slowest search of ``pattern`` (server-wrapped) over ``texts`` with Python's ``re``.
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`linkifiers`, checked (ValueError naming the one out of range)."""
 
-    Returns ``(milliseconds, timed_out, slowest_text)``; a trial still running after
-    ``timeout_ms`` is abandoned (its subprocess killed) and counts as timed out.
-    """
-    wrapped = f"{_BEFORE_PY}(?:{pattern}){_AFTER_PY}"
-    try:
-        re.compile(wrapped)
-    except re.error:
-        return 0.0, False, ""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _TRIAL],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    sel = selectors.DefaultSelector()
-    worst, worst_text, timed_out = 0.0, "", False
-    try:
-        proc.stdin.write((json.dumps({"pattern": wrapped, "inputs": texts}) + "\n").encode())
-        proc.stdin.close()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        buffer = b""
-        lines: list[str] = []
-        index = -1  # -1 while waiting for "ready"
-        deadline = time.monotonic() + _STARTUP_SECONDS
-        while index < len(texts):
-            while b"\n" in buffer:
-                raw, buffer = buffer.split(b"\n", 1)
-                lines.append(raw.decode())
-            if lines:
-                line = lines.pop(0)
-                if index >= 0:
-                    ms = float(line)
-                    if ms > worst:
-                        worst, worst_text = ms, texts[index]
-                index += 1
-                # the child reports its own time; the wait allows for scheduling on a busy box
-                deadline = time.monotonic() + max(timeout_ms * 4, timeout_ms + 1000) / 1000
-                continue
-            left = deadline - time.monotonic()
-            if left <= 0 or not sel.select(timeout=left):
-                timed_out = True
-                worst = max(worst, float(timeout_ms))
-                worst_text = texts[max(index, 0)]
-                break
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            buffer += chunk
-    finally:
-        sel.close()
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
-    return worst, timed_out or worst > timeout_ms, worst_text
+    sample_messages: int = 1000
+    timeout_ms: int = 50
+    max_broken_linkifiers: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.sample_messages <= 5000:
+            raise ValueError(
+                f"sample_messages must be between 0 and 5000, not {self.sample_messages}"
+            )
+        if self.timeout_ms < 1:
+            raise ValueError(f"timeout_ms must be at least 1, not {self.timeout_ms}")
+        if self.max_broken_linkifiers < -1:
+            raise ValueError(
+                f"max_broken_linkifiers must be -1 or more, not {self.max_broken_linkifiers}"
+            )
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    #: the linkifiers, in the order they apply
+    linkifiers: list[Linkifier]
+    #: the ``sample_messages`` newest messages the account can read (none without linkifiers)
+    messages: list[Message]
+
+    @property
+    def texts(self) -> list[tuple[int, str]]:
+        """(message id, text) of each sampled message's content and topic."""
+        texts: list[tuple[int, str]] = []
+        for m in self.messages:
+            texts.append((m.id, m.content))
+            if m.subject:
+                texts.append((m.id, m.subject))
+        return texts
 
 
 @dataclass
-class _Checked:
+class Checked:
+    """A linkifier's compile and template checks."""
+
     linkifier: Linkifier
     position: int
     re2_error: str = ""
@@ -191,8 +153,8 @@ class _Checked:
         return [(m.start, m.end) for m in self.matcher.find(text)]
 
 
-def _check(linkifier: Linkifier, position: int) -> _Checked:
-    c = _Checked(linkifier, position)
+def _check(linkifier: Linkifier, position: int) -> Checked:
+    c = Checked(linkifier, position)
     groups: dict[str, int] = {}
     try:
         c.matcher = Matcher(linkifier.pattern)
@@ -210,6 +172,69 @@ def _check(linkifier: Linkifier, position: int) -> _Checked:
     except Exception as exc:  # uritemplate raises plain ValueErrors and others
         c.template_error = str(exc) or type(exc).__name__
     return c
+
+
+@dataclass(frozen=True)
+class JudgedLinkifier:
+    """One linkifier, judged: its checks, its hits in the sample and its trial."""
+
+    checked: Checked
+    #: matches it won in the sample, and matches it lost to an earlier linkifier
+    hits: int
+    lost: int
+    trial: Trial
+    problems: list[str]
+
+    @property
+    def linkifier(self) -> Linkifier:
+        """The linkifier."""
+        return self.checked.linkifier
+
+    @property
+    def subject(self) -> str:
+        """``linkifier 3 #(?P<id>[0-9]+)``."""
+        return f"linkifier {self.linkifier.id} {self.linkifier.pattern}"
+
+    @property
+    def too_slow(self) -> bool:
+        """Its trial took more than ``timeout_ms``."""
+        return self.trial[1]
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Matches of a later linkifier lost to an earlier one in the sample."""
+
+    winner: int
+    loser: int
+    count: int
+    #: the first text lost, and its message
+    text: str
+    message_id: int
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    at: pd.Timestamp
+    #: every linkifier, in the order they apply
+    linkifiers: list[JudgedLinkifier]
+    #: by (winner, loser)
+    overlaps: list[Overlap]
+
+    @property
+    def broken(self) -> list[JudgedLinkifier]:
+        """The linkifiers that do not compile in RE2 or do not fit their URL template."""
+        return [j for j in self.linkifiers if j.checked.broken]
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        limit = self.options.max_broken_linkifiers
+        return crossed("max_broken_linkifiers", limit, len(self.broken))
 
 
 def linkifiers(
@@ -235,10 +260,6 @@ def linkifiers(
         ),
     ] = 0,
     now: datetime | None = None,
-    dry_run: Annotated[
-        bool,
-        Param("when False, delete the broken linkifiers"),
-    ] = True,
 ) -> AuditResult:
     """Fetch the linkifiers and a sample of messages, and judge each linkifier.
 
@@ -249,34 +270,52 @@ def linkifiers(
         max_broken_linkifiers: fail when more linkifiers than this do not compile in RE2 or
             do not match their URL template; ``-1`` disables the check.
         now: when the audit is dated; default the current time.
-        dry_run: when False, delete the broken linkifiers.
 
     Tables: ``linkifiers`` (one row per linkifier), ``overlaps`` (one row per pair of
     linkifiers whose matches overlap in the sample: which wins, how often, an example).
     """
-    if not 0 <= sample_messages <= 5000:
-        raise ValueError(f"sample_messages must be between 0 and 5000, not {sample_messages}")
-    if timeout_ms < 1:
-        raise ValueError(f"timeout_ms must be at least 1, not {timeout_ms}")
-    if max_broken_linkifiers < -1:
-        raise ValueError(f"max_broken_linkifiers must be -1 or more, not {max_broken_linkifiers}")
-    generated = pd.Timestamp(now or datetime.now(UTC))
-    items = client.realm.linkifiers()
-    checked = [_check(item, i + 1) for i, item in enumerate(items)]
-    texts: list[tuple[int, str]] = []
-    if sample_messages and checked:
-        page = client.messages.get(
-            anchor="newest", num_before=sample_messages, num_after=0, apply_markdown=False
-        )
-        for m in page.messages[-sample_messages:]:
-            texts.append((m.id, m.content))
-            if m.subject:
-                texts.append((m.id, m.subject))
+    options = Options(
+        sample_messages=sample_messages,
+        timeout_ms=timeout_ms,
+        max_broken_linkifiers=max_broken_linkifiers,
+    )
+    at = pd.Timestamp(now or datetime.now(UTC))
+    read = fetch(client, options)
+    return conclude(judge(read, options, trials=measure(read, options), at=at))
 
+
+def fetch(client: Client, options: Options) -> Read:
+    """Read the linkifiers and, when there are some, the sample of newest messages."""
+    items = client.realm.linkifiers()
+    messages: list[Message] = []
+    if options.sample_messages and items:
+        count = options.sample_messages
+        messages = newest_messages(client, count)[-count:]
+    return Read(client.site, items, messages)
+
+
+def measure(read: Read, options: Options) -> dict[int, Trial]:
+    """Each linkifier's slowest backtracking search (by id), for the patterns Python's ``re``
+    compiles; each trial runs in a subprocess abandoned after ``timeout_ms`` per input."""
+    trials: dict[int, Trial] = {}
+    for item in read.linkifiers:
+        try:
+            re.compile(item.pattern)
+        except re.error:
+            continue
+        inputs = adversarial_inputs(item.pattern)
+        trials[item.id] = backtracking_ms(item.pattern, inputs, options.timeout_ms)
+    return trials
+
+
+def judge(read: Read, options: Options, *, trials: dict[int, Trial], at: pd.Timestamp) -> Judged:
+    """Check each linkifier, count its hits and losses in the sample and find the overlaps;
+    ``trials`` are :func:`measure`'s (a linkifier without one was not measured); no I/O."""
+    checked = [_check(item, i + 1) for i, item in enumerate(read.linkifiers)]
     hits = {c.linkifier.id: 0 for c in checked}
     lost = {c.linkifier.id: 0 for c in checked}
     pairs: dict[tuple[int, int], dict[str, Any]] = {}
-    for message_id, text in texts:
+    for message_id, text in read.texts:
         taken: list[tuple[int, int, int]] = []
         for c in checked:
             for start, end in c.find(text):
@@ -291,37 +330,41 @@ def linkifiers(
                     {"count": 0, "text": text[start:end], "message_id": message_id},
                 )
                 pair["count"] += 1
+    judged = [
+        JudgedLinkifier(
+            checked=c,
+            hits=hits[c.linkifier.id],
+            lost=lost[c.linkifier.id],
+            trial=trials.get(c.linkifier.id, NOT_MEASURED) if not c.python_error else NOT_MEASURED,
+            problems=_problems(c),
+        )
+        for c in checked
+    ]
+    overlaps = [
+        Overlap(winner, loser, info["count"], info["text"], info["message_id"])
+        for (winner, loser), info in sorted(pairs.items())
+    ]
+    return Judged(read, options, at, judged, overlaps)
 
+
+def findings(judged: Judged) -> list[Finding]:
+    """The findings of a judgement, each with the call that fixes it (or a person's rewrite)."""
+    timeout_ms = judged.options.timeout_ms
     rows: list[Finding] = []
-    table_rows: list[dict[str, Any]] = []
-    broken: list[_Checked] = []
-    slow: list[int] = []
-    by_id = {c.linkifier.id: c for c in checked}
-    order = [c.linkifier.id for c in checked]
-    for c in checked:
-        item = c.linkifier
-        subject = f"linkifier {item.id} {item.pattern}"
-        ms, too_slow, slow_text = (0.0, False, "")
-        if not c.python_error:
-            ms, too_slow, slow_text = backtracking_ms(
-                item.pattern, adversarial_inputs(item.pattern), timeout_ms
-            )
-        problems: list[str] = []
-        if c.re2_error:
-            problems.append(f"does not compile in RE2: {c.re2_error}")
-        if c.python_error:
-            problems.append(
-                f"does not compile in Python/JavaScript-style engines: {c.python_error}"
-            )
-        if c.mismatch:
-            problems.append(c.mismatch)
+    for j in judged.linkifiers:
+        item, c = j.linkifier, j.checked
+        rewrite = api(
+            "PATCH",
+            f"/realm/filters/{item.id}",
+            pattern=fill("{new_pattern}"),
+            url_template=item.url_template,
+        )
         if c.broken:
-            broken.append(c)
             rows.append(
                 finding(
                     "warning",
-                    subject,
-                    "; ".join(problems),
+                    j.subject,
+                    "; ".join(j.problems),
                     "Delete the linkifier (or fix its pattern and URL template)",
                     api("DELETE", f"/realm/filters/{item.id}"),
                 )
@@ -330,106 +373,89 @@ def linkifiers(
             rows.append(
                 finding(
                     "warning",
-                    subject,
-                    "; ".join(problems),
+                    j.subject,
+                    "; ".join(j.problems),
                     "Rewrite the pattern in the syntax both RE2 and clients' engines accept",
-                    api(
-                        "PATCH",
-                        f"/realm/filters/{item.id}",
-                        pattern=fill("{new_pattern}"),
-                        url_template=item.url_template,
-                    ),
+                    rewrite,
                 )
             )
-        if too_slow:
-            slow.append(item.id)
+        if j.too_slow:
+            ms, _, slow_text = j.trial
             engine = "RE2 stays linear, but " if not c.re2_error else ""
             rows.append(
                 finding(
                     "warning",
-                    subject,
+                    j.subject,
                     f"catastrophic backtracking: {engine}a backtracking engine took "
                     f"{'more than ' if ms >= timeout_ms else ''}{ms:.0f} ms (limit "
                     f"{timeout_ms} ms) on {_shorten(slow_text)}",
                     "Rewrite the pattern without nested or overlapping repetition",
-                    api(
-                        "PATCH",
-                        f"/realm/filters/{item.id}",
-                        pattern=fill("{new_pattern}"),
-                        url_template=item.url_template,
-                    ),
+                    rewrite,
                 )
             )
-        table_rows.append(
-            {
-                "id": item.id,
-                "position": c.position,
-                "pattern": item.pattern,
-                "url_template": item.url_template,
-                "compiles_re2": not c.re2_error,
-                "compiles_python": not c.python_error,
-                "groups": ", ".join(c.groups),
-                "template_variables": ", ".join(c.variables),
-                "groups_match_template": not c.mismatch,
-                "backtracking_ms": round(ms, 3),
-                "catastrophic": too_slow,
-                "hits": hits[item.id],
-                "lost_to_earlier": lost[item.id],
-                "problems": "; ".join(problems),
-            }
-        )
-
-    overlap_rows: list[dict[str, Any]] = []
-    for (winner, loser), info in sorted(pairs.items()):
-        w, lo = by_id[winner], by_id[loser]
-        overlap_rows.append(
-            {
-                "winner_id": winner,
-                "winner_pattern": w.linkifier.pattern,
-                "loser_id": loser,
-                "loser_pattern": lo.linkifier.pattern,
-                "lost_matches": info["count"],
-                "example": info["text"],
-                "message_id": info["message_id"],
-            }
-        )
-        suggested = [i for i in order if i != loser]
-        suggested.insert(suggested.index(winner), loser)
-        shadowed = hits[loser] == 0
-        rows.append(
-            finding(
-                "warning" if shadowed else "info",
-                f"linkifier {loser} {lo.linkifier.pattern}",
-                f"{'never applies: ' if shadowed else ''}lost {info['count']} matches in the "
-                f"sample to the earlier linkifier {winner} {w.linkifier.pattern} "
-                f"(e.g. {info['text']!r} in message {info['message_id']})",
-                f"If linkifier {loser} should win, move it before linkifier {winner}",
-                api("PATCH", "/realm/linkifiers", ordered_linkifier_ids=suggested),
-            )
-        )
-
-    failed: list[str] = []
-    if max_broken_linkifiers >= 0 and len(broken) > max_broken_linkifiers:
-        failed.append("max_broken_linkifiers")
+    rows += _overlap_rows(judged)
+    if judged.failed:
         rows.append(
             finding(
                 "critical",
                 "linkifiers",
-                f"{len(broken)} linkifiers do not compile in RE2 or do not match their URL "
-                f"template; the threshold is {max_broken_linkifiers}",
+                f"{len(judged.broken)} linkifiers do not compile in RE2 or do not match their "
+                f"URL template; the threshold is {judged.options.max_broken_linkifiers}",
                 "Delete or fix the broken linkifiers listed",
                 api("DELETE", "/realm/filters/{filter_id}"),
             )
         )
+    return rows
 
-    deleted: list[int] = []
-    if not dry_run:
-        for c in broken:
-            client.realm.remove_linkifier(c.linkifier.id)
-            deleted.append(c.linkifier.id)
 
+def _overlap_rows(judged: Judged) -> list[Finding]:
+    """One finding per overlap: the order that would let the later linkifier win."""
+    by_id = {j.linkifier.id: j for j in judged.linkifiers}
+    order = [j.linkifier.id for j in judged.linkifiers]
+    rows: list[Finding] = []
+    for o in judged.overlaps:
+        w, lo = by_id[o.winner].linkifier, by_id[o.loser]
+        suggested = [i for i in order if i != o.loser]
+        suggested.insert(suggested.index(o.winner), o.loser)
+        shadowed = lo.hits == 0
+        rows.append(
+            finding(
+                "warning" if shadowed else "info",
+                lo.subject,
+                f"{'never applies: ' if shadowed else ''}lost {o.count} matches in the "
+                f"sample to the earlier linkifier {o.winner} {w.pattern} "
+                f"(e.g. {o.text!r} in message {o.message_id})",
+                f"If linkifier {o.loser} should win, move it before linkifier {o.winner}",
+                api("PATCH", "/realm/linkifiers", ordered_linkifier_ids=suggested),
+            )
+        )
+    return rows
+
+
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the tables and the summary of a judgement."""
+    rows = findings(judged)
+    options, every = judged.options, judged.linkifiers
     table = pd.DataFrame(
-        table_rows,
+        [
+            {
+                "id": j.linkifier.id,
+                "position": j.checked.position,
+                "pattern": j.linkifier.pattern,
+                "url_template": j.linkifier.url_template,
+                "compiles_re2": not j.checked.re2_error,
+                "compiles_python": not j.checked.python_error,
+                "groups": ", ".join(j.checked.groups),
+                "template_variables": ", ".join(j.checked.variables),
+                "groups_match_template": not j.checked.mismatch,
+                "backtracking_ms": round(j.trial[0], 3),
+                "catastrophic": j.too_slow,
+                "hits": j.hits,
+                "lost_to_earlier": j.lost,
+                "problems": "; ".join(j.problems),
+            }
+            for j in every
+        ],
         columns=[
             "id",
             "position",
@@ -447,8 +473,20 @@ def linkifiers(
             "problems",
         ],
     ).set_index("id")
+    by_id = {j.linkifier.id: j.linkifier for j in every}
     overlaps = pd.DataFrame(
-        overlap_rows,
+        [
+            {
+                "winner_id": o.winner,
+                "winner_pattern": by_id[o.winner].pattern,
+                "loser_id": o.loser,
+                "loser_pattern": by_id[o.loser].pattern,
+                "lost_matches": o.count,
+                "example": o.text,
+                "message_id": o.message_id,
+            }
+            for o in judged.overlaps
+        ],
         columns=[
             "winner_id",
             "winner_pattern",
@@ -463,30 +501,25 @@ def linkifiers(
         "linkifiers",
         # every linkifier judged (an overlap's finding is about the losing one) and the
         # threshold's "linkifiers"
-        subjects=[f"linkifier {c.linkifier.id} {c.linkifier.pattern}" for c in checked]
-        + ["linkifiers"],
+        subjects=[j.subject for j in every] + ["linkifiers"],
         # editing the pattern fixes a broken one: the linkifier, edited, is still there
-        subject_keys={
-            f"linkifier {c.linkifier.id} {c.linkifier.pattern}": f"linkifier {c.linkifier.id}"
-            for c in checked
-        },
-        failed=failed,
+        subject_keys={j.subject: f"linkifier {j.linkifier.id}" for j in every},
+        failed=judged.failed,
         counts={
-            "linkifiers": len(checked),
-            "broken": len(broken),
-            "not_re2": sum(1 for c in checked if c.re2_error),
-            "group_mismatch": sum(1 for c in checked if c.mismatch),
-            "catastrophic": len(slow),
-            "overlapping_pairs": len(pairs),
-            "messages_sampled": len({m for m, _ in texts}),
-            "hits": sum(hits.values()),
+            "linkifiers": len(every),
+            "broken": len(judged.broken),
+            "not_re2": sum(1 for j in every if j.checked.re2_error),
+            "group_mismatch": sum(1 for j in every if j.checked.mismatch),
+            "catastrophic": sum(j.too_slow for j in every),
+            "overlapping_pairs": len(judged.overlaps),
+            "messages_sampled": len({m.id for m in judged.read.messages}),
+            "hits": sum(j.hits for j in every),
             "findings": len(rows),
-            "deleted_now": len(deleted),
         },
         thresholds={
-            "max_broken_linkifiers": max_broken_linkifiers,
-            "timeout_ms": timeout_ms,
-            "sample_messages": sample_messages,
+            "max_broken_linkifiers": options.max_broken_linkifiers,
+            "timeout_ms": options.timeout_ms,
+            "sample_messages": options.sample_messages,
         },
         coverage={
             "hits": "the newest sample_messages messages the acting account can read "
@@ -494,16 +527,26 @@ def linkifiers(
             "backtracking": "measured with Python's re on generated adversarial inputs; a "
             "pattern that passes may still be slow on inputs not tried",
         },
-        dry_run=dry_run,
-        deleted_linkifier_ids=deleted,
-        site=client.site,
-        generated_at=generated.isoformat(),
+        site=judged.read.site,
+        generated_at=judged.at.isoformat(),
     )
     return AuditResult.of(
         rows,
         summary=summary,
         tables={"linkifiers": table, "overlaps": overlaps},
     )
+
+
+def _problems(c: Checked) -> list[str]:
+    """What is wrong with a linkifier's pattern and template, in words."""
+    problems: list[str] = []
+    if c.re2_error:
+        problems.append(f"does not compile in RE2: {c.re2_error}")
+    if c.python_error:
+        problems.append(f"does not compile in Python/JavaScript-style engines: {c.python_error}")
+    if c.mismatch:
+        problems.append(c.mismatch)
+    return problems
 
 
 def _shorten(text: str) -> str:

@@ -23,7 +23,12 @@ One threshold, with a default the demo organization passes:
   the window (resolving is not a move); ``-1`` switches the check off.
 
 The audit only reports: there is no call that undoes an edit or a move in general, so its
-findings name no API call and it has no ``dry_run``.
+findings name no API call.
+
+Three steps: :func:`fetch` reads the users, the channels and every readable message (asking
+the history endpoint where a message hides its edits); :func:`judge` (pure) groups the edit
+history of the window into actions and counts them per user; :func:`conclude` turns that into
+findings, tables and the summary.
 """
 
 from __future__ import annotations
@@ -45,7 +50,17 @@ if TYPE_CHECKING:
     from .._client import Client
     from ..types import EditHistoryEntry, Message, User
 
-__all__ = ["ACTION_KINDS", "moderation_activity"]
+__all__ = [
+    "ACTION_KINDS",
+    "Judged",
+    "Options",
+    "Read",
+    "conclude",
+    "fetch",
+    "findings",
+    "judge",
+    "moderation_activity",
+]
 
 RESOLVED_PREFIX = "✔ "
 #: kinds of action, in the order of the tables' columns
@@ -84,6 +99,63 @@ class _Key:
     message_id: int | None  # set for content edits, which are one message each
 
 
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`moderation_activity`, checked (ValueError naming the one out of
+    range)."""
+
+    days: int = 30
+    max_moves_per_user: int = 10
+
+    def __post_init__(self) -> None:
+        if self.days < 1:
+            raise ValueError(f"days must be at least 1, not {self.days}")
+        if self.max_moves_per_user < -1:
+            raise ValueError(
+                f"max_moves_per_user must be -1 (off) or at least 0, not {self.max_moves_per_user}"
+            )
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    users: dict[int, User]
+    #: stream id -> name, archived channels too
+    channel_names: dict[int, str]
+    #: how many messages were read
+    scanned: int
+    #: the messages read that carry edit history or were edited or moved in the window
+    messages: list[Message]
+    #: message id -> its edits from ``GET /messages/{id}/history``, where it carried none
+    histories: dict[int, list[dict[str, Any]]]
+    #: ``not needed``, ``answered`` or ``refused or missing (<why>)``
+    history_endpoint: str
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` found, with what it was found from."""
+
+    read: Read
+    options: Options
+    at: pd.Timestamp
+    #: one row per action (``ACTION_COLUMNS``), oldest first
+    actions: pd.DataFrame
+    #: actions per user and kind (index user_id; -1: hidden authors)
+    by_user: pd.DataFrame
+    #: messages edited or moved in the window whose history is hidden
+    hidden_messages: int
+    #: the users who made more moves than ``max_moves_per_user``
+    over: list[int]
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        return ["max_moves_per_user"] if self.over else []
+
+
 def moderation_activity(
     client: Client,
     *,
@@ -113,42 +185,61 @@ def moderation_activity(
     ``topic_renames`` (old -> new), ``channel_moves`` (from -> to, with message counts),
     ``per_day`` (actions per day and kind).
     """
-    if days < 1:
-        raise ValueError(f"days must be at least 1, not {days}")
-    if max_moves_per_user < -1:
-        raise ValueError(
-            f"max_moves_per_user must be -1 (off) or at least 0, not {max_moves_per_user}"
-        )
+    options = Options(days=days, max_moves_per_user=max_moves_per_user)
     at = utc(now)
-    end = at.timestamp()
-    since = end - days * 86400
+    return conclude(judge(fetch(client, options, at=at), options, at=at))
 
+
+def fetch(client: Client, options: Options, *, at: pd.Timestamp) -> Read:
+    """Read the users, the channels and every message sent up to ``at``; for a message edited
+    or moved in the window that carries no edit history, ask the history endpoint (until it
+    refuses)."""
+    end = at.timestamp()
+    since = end - options.days * 86400
     users = {u.user_id: u for u in client.users.list()}
     channel_names = {
         c.stream_id: c.name for c in client.channels.list(include_all=True, exclude_archived=False)
     }
-    groups: dict[_Key, list[int]] = {}
     scanned = 0
-    hidden_messages = 0
-    history_endpoint = "not needed"
+    kept: list[Message] = []
+    histories: dict[int, list[dict[str, Any]]] = {}
+    endpoint = "not needed"
     for message in history_until(client, end, page_size=5000):
         scanned += 1
+        touched = _touched_in_window(message, since, end)
+        if message.edit_history or touched:
+            kept.append(message)  # the others hold no action: not kept, history can be long
+        if message.edit_history is not None or not touched:
+            continue
+        if endpoint not in ("not needed", "answered"):
+            continue
+        try:
+            body = client.get(f"/messages/{message.id}/history")
+        except ApiError as exc:
+            endpoint = f"refused or missing ({exc})"
+        else:
+            endpoint = "answered"
+            histories[message.id] = [
+                e
+                for e in body.get("message_history", [])
+                if any(k in e for k in ("prev_content", "prev_topic", "prev_stream"))
+            ]
+    return Read(client.site, users, channel_names, scanned, kept, histories, endpoint)
+
+
+def judge(read: Read, options: Options, *, at: pd.Timestamp) -> Judged:
+    """Group the edit history of the window ending at ``at`` (an aware UTC time) into actions,
+    count them per user and find who moved too much; no I/O."""
+    end = at.timestamp()
+    since = end - options.days * 86400
+    groups: dict[_Key, list[int]] = {}
+    hidden_messages = 0
+    for message in read.messages:
         entries: list[dict[str, Any]] | None = None
         if message.edit_history is not None:
             entries = [_entry(e) for e in message.edit_history]
         elif _touched_in_window(message, since, end):
-            if history_endpoint in ("not needed", "answered"):
-                try:
-                    body = client.get(f"/messages/{message.id}/history")
-                except ApiError as exc:
-                    history_endpoint = f"refused or missing ({exc})"
-                else:
-                    history_endpoint = "answered"
-                    entries = [
-                        e
-                        for e in body.get("message_history", [])
-                        if any(k in e for k in ("prev_content", "prev_topic", "prev_stream"))
-                    ]
+            entries = read.histories.get(message.id)
             if entries is None:
                 hidden_messages += 1
                 for key in _hidden_keys(message, since, end):
@@ -159,7 +250,129 @@ def moderation_activity(
             if since <= ts <= end:
                 for key in _keys(entry, message):
                     groups.setdefault(key, []).append(message.id)
+    actions = _actions(groups, read.users, read.channel_names)
+    by_user = _by_user(actions)
+    over: list[int] = []
+    if options.max_moves_per_user >= 0:
+        for uid, row in by_user.iterrows():
+            user_id = int(str(uid))
+            if user_id != -1 and int(row["moves"]) > options.max_moves_per_user:
+                over.append(user_id)
+    return Judged(read, options, at, actions, by_user, hidden_messages, over)
 
+
+def findings(judged: Judged) -> list[Finding]:
+    """One critical finding per user over ``max_moves_per_user``; no call undoes a move."""
+    rows: list[Finding] = []
+    by_user = judged.by_user.to_dict("index")
+    for user_id in judged.over:
+        row = by_user[user_id]
+        user = judged.read.users.get(user_id)
+        subject = f"{user.full_name} ({user.email})" if user else f"user {user_id}"
+        rows.append(
+            finding(
+                "critical",
+                subject,
+                f"{int(row['moves'])} topic or channel moves in {judged.options.days} days "
+                f"({int(row['topic_moves'])} topic, {int(row['channel_moves'])} channel, "
+                f"{int(row['messages_moved'])} messages); the threshold is "
+                f"{judged.options.max_moves_per_user}",
+                "Review these moves in the actions table; if they were not wanted, "
+                "narrow who may move messages (can_move_messages_between_topics_group, "
+                "can_move_messages_between_channels_group)",
+                None,
+            )
+        )
+    return rows
+
+
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the tables and the summary of a judgement."""
+    rows = findings(judged)
+    read, actions, by_user = judged.read, judged.actions, judged.by_user
+    moves = actions[actions["kind"].isin(["topic move", "channel move"])]
+    renames = moves[moves["old_topic"].notna() & (moves["old_topic"] != moves["new_topic"])][
+        ["at", "user", "from_channel", "to_channel", "old_topic", "new_topic", "messages"]
+    ].reset_index(drop=True)
+    channel_moves = (
+        actions[actions["kind"] == "channel move"]
+        .groupby(["from_channel", "to_channel"], dropna=False)
+        .agg(actions=("messages", "size"), messages=("messages", "sum"))
+        .reset_index()
+    )
+    per_day = (
+        actions.assign(day=actions["at"].dt.floor("D"))
+        .groupby(["day", "kind"])
+        .size()
+        .unstack(fill_value=0)
+        .reindex(columns=[k for k in ACTION_KINDS if k in set(actions["kind"])])
+    )
+    coverage: dict[str, Any] = {
+        "messages": f"{read.scanned} messages the account can read (GET /messages); other "
+        "people's direct messages and private channels with protected history it was not "
+        "subscribed for are not included",
+        "deletions": DELETIONS,
+    }
+    if judged.hidden_messages:
+        coverage["edit_history"] = (
+            f"{judged.hidden_messages} messages edited or moved in the window carry no "
+            f"edit_history (the organization hides it) and GET /messages/{{id}}/history was "
+            f"{read.history_endpoint}: their edits and moves are counted under {HIDDEN!r}, "
+            "without an author"
+        )
+    kinds = actions["kind"]
+    # every account, active or not: a deactivated mover's moves stay in the history, so their
+    # finding goes only when the moves leave the window or fall under the threshold (resolved)
+    subjects = [f"{u.full_name} ({u.email})" for u in read.users.values()]
+    subjects += [
+        f"user {int(str(uid))}" for uid in by_user.index if int(str(uid)) not in read.users
+    ]
+    since = judged.at.timestamp() - judged.options.days * 86400
+    summary = summary_of(
+        "moderation_activity",
+        subjects=subjects,
+        failed=judged.failed,
+        counts={
+            "messages_scanned": read.scanned,
+            "actions": len(actions),
+            "edits": int((kinds == "edit").sum()),
+            "topic_moves": int((kinds == "topic move").sum()),
+            "channel_moves": int((kinds == "channel move").sum()),
+            "resolves": int(kinds.isin(["resolve", "unresolve"]).sum()),
+            "hidden_actions": int((actions["user"] == HIDDEN).sum()),
+            "hidden_moves": int((kinds == "hidden move").sum()),
+            "messages_moved": int(moves["messages"].sum()),
+            "users_over_threshold": len(judged.over),
+        },
+        thresholds={
+            "max_moves_per_user": judged.options.max_moves_per_user,
+            "days": judged.options.days,
+        },
+        coverage=coverage,
+        window={
+            "since": pd.Timestamp(since, unit="s", tz="UTC").isoformat(),
+            "until": judged.at.isoformat(),
+        },
+        site=read.site,
+        generated_at=judged.at.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
+        summary=summary,
+        tables={
+            "actions": actions,
+            "by_user": by_user,
+            "topic_renames": renames,
+            "channel_moves": channel_moves,
+            "per_day": per_day,
+        },
+    )
+
+
+def _actions(
+    groups: dict[_Key, list[int]], users: dict[int, User], channel_names: dict[int, str]
+) -> pd.DataFrame:
+    """The grouped edit-history entries as one row per action, oldest first."""
     actions = pd.DataFrame(
         [
             {
@@ -180,108 +393,7 @@ def moderation_activity(
     )
     actions["at"] = pd.to_datetime(actions["at"], utc=True)
     actions = actions.astype({"messages": "int64", "first_message_id": "int64"})
-    actions = actions.sort_values(["at", "first_message_id"], kind="stable").reset_index(drop=True)
-    by_user = _by_user(actions)
-    moves = actions[actions["kind"].isin(["topic move", "channel move"])]
-    renames = moves[moves["old_topic"].notna() & (moves["old_topic"] != moves["new_topic"])][
-        ["at", "user", "from_channel", "to_channel", "old_topic", "new_topic", "messages"]
-    ].reset_index(drop=True)
-    channel_moves = (
-        actions[actions["kind"] == "channel move"]
-        .groupby(["from_channel", "to_channel"], dropna=False)
-        .agg(actions=("messages", "size"), messages=("messages", "sum"))
-        .reset_index()
-    )
-    per_day = (
-        actions.assign(day=actions["at"].dt.floor("D"))
-        .groupby(["day", "kind"])
-        .size()
-        .unstack(fill_value=0)
-        .reindex(columns=[k for k in ACTION_KINDS if k in set(actions["kind"])])
-    )
-
-    rows: list[Finding] = []
-    failed: list[str] = []
-    over: list[int] = []
-    if max_moves_per_user >= 0:
-        for uid, row in by_user.iterrows():
-            user_id = int(str(uid))
-            if user_id == -1 or int(row["moves"]) <= max_moves_per_user:
-                continue
-            over.append(user_id)
-            user = users.get(user_id)
-            subject = f"{user.full_name} ({user.email})" if user else f"user {user_id}"
-            rows.append(
-                finding(
-                    "critical",
-                    subject,
-                    f"{int(row['moves'])} topic or channel moves in {days} days "
-                    f"({int(row['topic_moves'])} topic, {int(row['channel_moves'])} channel, "
-                    f"{int(row['messages_moved'])} messages); the threshold is "
-                    f"{max_moves_per_user}",
-                    "Review these moves in the actions table; if they were not wanted, "
-                    "narrow who may move messages (can_move_messages_between_topics_group, "
-                    "can_move_messages_between_channels_group)",
-                    None,
-                )
-            )
-        if over:
-            failed.append("max_moves_per_user")
-
-    coverage: dict[str, Any] = {
-        "messages": f"{scanned} messages the account can read (GET /messages); other people's "
-        "direct messages and private channels with protected history it was not subscribed "
-        "for are not included",
-        "deletions": DELETIONS,
-    }
-    if hidden_messages:
-        coverage["edit_history"] = (
-            f"{hidden_messages} messages edited or moved in the window carry no edit_history "
-            f"(the organization hides it) and GET /messages/{{id}}/history was "
-            f"{history_endpoint}: their edits and moves are counted under {HIDDEN!r}, "
-            "without an author"
-        )
-    kinds = actions["kind"]
-    # every account, active or not: a deactivated mover's moves stay in the history, so their
-    # finding goes only when the moves leave the window or fall under the threshold (resolved)
-    subjects = [f"{u.full_name} ({u.email})" for u in users.values()]
-    subjects += [f"user {int(str(uid))}" for uid in by_user.index if int(str(uid)) not in users]
-    summary = summary_of(
-        "moderation_activity",
-        subjects=subjects,
-        failed=failed,
-        counts={
-            "messages_scanned": scanned,
-            "actions": len(actions),
-            "edits": int((kinds == "edit").sum()),
-            "topic_moves": int((kinds == "topic move").sum()),
-            "channel_moves": int((kinds == "channel move").sum()),
-            "resolves": int(kinds.isin(["resolve", "unresolve"]).sum()),
-            "hidden_actions": int((actions["user"] == HIDDEN).sum()),
-            "hidden_moves": int((kinds == "hidden move").sum()),
-            "messages_moved": int(moves["messages"].sum()),
-            "users_over_threshold": len(over),
-        },
-        thresholds={"max_moves_per_user": max_moves_per_user, "days": days},
-        coverage=coverage,
-        window={
-            "since": pd.Timestamp(since, unit="s", tz="UTC").isoformat(),
-            "until": at.isoformat(),
-        },
-        site=client.site,
-        generated_at=at.isoformat(),
-    )
-    return AuditResult.of(
-        rows,
-        summary=summary,
-        tables={
-            "actions": actions,
-            "by_user": by_user,
-            "topic_renames": renames,
-            "channel_moves": channel_moves,
-            "per_day": per_day,
-        },
-    )
+    return actions.sort_values(["at", "first_message_id"], kind="stable").reset_index(drop=True)
 
 
 def _entry(entry: EditHistoryEntry) -> dict[str, Any]:

@@ -10,13 +10,18 @@ The judging is three thresholds, each a parameter with a default the demo organi
   organization is silent (or the account sees nothing; check its subscriptions).
 
 Set a threshold to ``-1`` (``min_channel_messages`` to ``0``) to switch its check off.
+
+Three steps: :func:`fetch` reads the users, the channels (archived ones too) and the window's
+history; :func:`judge` (pure) counts and finds the inactive channels; :func:`conclude` turns
+that into findings, tables and the summary.
 """
 
 from __future__ import annotations
 
 import warnings
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Annotated, Any
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 import pandas as pd
@@ -24,8 +29,8 @@ import pandas as pd
 from .._exceptions import IgnoredParametersWarning
 from ..analytics import metrics
 from ..analytics.dataset.records import channels_frame, messages_frame, users_frame
-from ..types import Channel, User
-from ._common import DEFAULT_MAX_MESSAGES, api, finding, recent_messages, utc
+from ..types import Channel, Message, User
+from ._common import DEFAULT_MAX_MESSAGES, api, crossed, finding, recent_messages, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
@@ -33,7 +38,109 @@ from ._result import AuditResult, Finding
 if TYPE_CHECKING:
     from .._client import Client
 
-__all__ = ["DEFAULT_MAX_MESSAGES", "org_overview"]
+__all__ = [
+    "DEFAULT_MAX_MESSAGES",
+    "Judged",
+    "Options",
+    "Read",
+    "conclude",
+    "fetch",
+    "findings",
+    "judge",
+    "org_overview",
+]
+
+
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`org_overview`, checked (ValueError naming the one out of
+    range)."""
+
+    days: int = 30
+    max_messages: int = DEFAULT_MAX_MESSAGES
+    max_inactive_channel_share: float = 0.5
+    max_guest_share: float = 0.25
+    min_channel_messages: int = 1
+
+    def __post_init__(self) -> None:
+        if self.days < 1:
+            raise ValueError(f"days must be at least 1, not {self.days}")
+        if self.max_messages < 1:
+            raise ValueError(f"max_messages must be at least 1, not {self.max_messages}")
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    users: list[User]
+    #: every channel, archived ones too
+    channels: list[Channel]
+    #: the messages of the window the account can read, newest first
+    messages: list[Message]
+    #: whether ``max_messages`` cut the window short
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` counted and decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    since: pd.Timestamp
+    until: pd.Timestamp
+    #: the frames of the users, channels and messages read
+    users: pd.DataFrame
+    channels: pd.DataFrame
+    messages: pd.DataFrame
+    #: the channels that are not archived
+    live: pd.DataFrame
+    #: messages per live channel in the window, per day, accounts per role
+    per_channel: pd.DataFrame
+    per_day: pd.DataFrame
+    by_role: pd.DataFrame
+    #: the live channels with no message in the window that are older than it, by name
+    inactive: list[str]
+    #: the ``total`` row of ``by_role``, and the active guests
+    totals: dict[str, int]
+    guests: int
+
+    @property
+    def inactive_share(self) -> float:
+        """The share of the live channels that is inactive."""
+        return len(self.inactive) / len(self.live) if len(self.live) else 0.0
+
+    @property
+    def guest_share(self) -> float:
+        """The share of the active humans who are guests."""
+        humans = self.totals["active_humans"]
+        return self.guests / humans if humans else 0.0
+
+    @property
+    def window_messages(self) -> int:
+        """Channel messages in the window."""
+        return int(self.per_channel["messages"].sum())
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        options = self.options
+        return [
+            *crossed(
+                "max_inactive_channel_share",
+                options.max_inactive_channel_share,
+                self.inactive_share,
+            ),
+            *crossed("max_guest_share", options.max_guest_share, self.guest_share),
+            # a minimum: too few messages fail, and 0 switches it off
+            *(
+                ["min_channel_messages"]
+                if self.window_messages < options.min_channel_messages
+                else []
+            ),
+        ]
 
 
 def org_overview(
@@ -83,67 +190,90 @@ def org_overview(
 
     Tables: ``accounts_by_role``, ``channels``, ``messages_per_channel``, ``messages_per_day``.
     """
-    if days < 1:
-        raise ValueError(f"days must be at least 1, not {days}")
-    if max_messages < 1:
-        raise ValueError(f"max_messages must be at least 1, not {max_messages}")
-    until = utc(now)
-    since = until - timedelta(days=days)
-
-    users = users_frame(_list_users(client))
-    channels = channels_frame(_list_channels(client))
-    messages, truncated = recent_messages(client, since=since, until=until, limit=max_messages)
-    msgs = messages_frame(messages)
-
-    live = channels[~channels["is_archived"].fillna(False).astype(bool)]
-    per_channel = metrics.messages_per_channel(
-        msgs, since=since, until=until, channels=[str(n) for n in live["name"]]
+    options = Options(
+        days=days,
+        max_messages=max_messages,
+        max_inactive_channel_share=max_inactive_channel_share,
+        max_guest_share=max_guest_share,
+        min_channel_messages=min_channel_messages,
     )
-    per_channel = per_channel[per_channel.index.isin([str(n) for n in live["name"]])]
+    until = utc(now)
+    return conclude(judge(fetch(client, options, until=until), options, until=until))
+
+
+def fetch(client: Client, options: Options, *, until: pd.Timestamp) -> Read:
+    """Read the users, every channel and the history of the window."""
+    users = list(client.users.list())
+    channels = _list_channels(client)
+    since = until - timedelta(days=options.days)
+    messages, truncated = recent_messages(
+        client, since=since, until=until, limit=options.max_messages
+    )
+    return Read(client.site, users, channels, messages, truncated)
+
+
+def judge(read: Read, options: Options, *, until: pd.Timestamp) -> Judged:
+    """Count the window ending at ``until`` (an aware UTC time) and find the inactive
+    channels; no I/O."""
+    since = until - timedelta(days=options.days)
+    users = users_frame(read.users)
+    channels = channels_frame(read.channels)
+    msgs = messages_frame(read.messages)
+    live = channels[~channels["is_archived"].fillna(False).astype(bool)]
+    names = [str(n) for n in live["name"]]
+    per_channel = metrics.messages_per_channel(msgs, since=since, until=until, channels=names)
+    per_channel = per_channel[per_channel.index.isin(names)]
     channel_msgs = msgs[msgs["channel"].notna()]
     per_day = metrics.messages_per_period(
         channel_msgs[(channel_msgs["timestamp"] >= since) & (channel_msgs["timestamp"] < until)],
         "D",
     )
     by_role = metrics.accounts_by_role(users)
-
     # a channel younger than the window is judged by its own age: it cannot have been idle
     # for ``days`` days
     created = dict(zip(live["name"].astype(str), live["date_created"], strict=True))
     young = {name for name, when in created.items() if pd.notna(when) and since < when <= until}
     silent = per_channel.index[per_channel["messages"] == 0]
     inactive = sorted(name for name in silent if name not in young)
-    live_count = len(live)
-    inactive_share = len(inactive) / live_count if live_count else 0.0
     totals = _row_counts(by_role, "total")
-    active_humans = totals["active_humans"]
     guests = _row_counts(by_role, "guest")["active_humans"] if "guest" in by_role.index else 0
-    guest_share = guests / active_humans if active_humans else 0.0
-    window_messages = int(per_channel["messages"].sum())
+    return Judged(
+        read=read,
+        options=options,
+        since=since,
+        until=until,
+        users=users,
+        channels=channels,
+        messages=msgs,
+        live=live,
+        per_channel=per_channel,
+        per_day=per_day,
+        by_role=by_role,
+        inactive=inactive,
+        totals=totals,
+        guests=guests,
+    )
 
-    thresholds: dict[str, Any] = {
-        "max_inactive_channel_share": max_inactive_channel_share,
-        "max_guest_share": max_guest_share,
-        "min_channel_messages": min_channel_messages,
-    }
-    failed: list[str] = []
+
+def findings(judged: Judged) -> list[Finding]:
+    """The findings of a judgement, each with the call that fixes (or checks) it."""
+    options, days = judged.options, judged.options.days
+    failed = judged.failed
     rows: list[Finding] = []
-    ids = dict(zip(live["name"].astype(str), live["stream_id"], strict=True))
-
-    if max_inactive_channel_share >= 0 and inactive_share > max_inactive_channel_share:
-        failed.append("max_inactive_channel_share")
+    ids = dict(zip(judged.live["name"].astype(str), judged.live["stream_id"], strict=True))
+    if "max_inactive_channel_share" in failed:
         rows.append(
             finding(
                 "critical",
                 "channels",
-                f"{len(inactive)} of {live_count} channels ({inactive_share:.0%}) had no "
-                f"messages in the last {days} days; the threshold is "
-                f"{max_inactive_channel_share:.0%}",
+                f"{len(judged.inactive)} of {len(judged.live)} channels "
+                f"({judged.inactive_share:.0%}) had no messages in the last {days} days; the "
+                f"threshold is {options.max_inactive_channel_share:.0%}",
                 "Review the inactive channels below and archive those no longer needed",
                 api("DELETE", "/streams/{stream_id}"),
             )
         )
-    for name in inactive:
+    for name in judged.inactive:
         rows.append(
             finding(
                 "warning",
@@ -153,41 +283,41 @@ def org_overview(
                 api("DELETE", f"/streams/{ids[name]}"),
             )
         )
-    if max_guest_share >= 0 and guest_share > max_guest_share:
-        failed.append("max_guest_share")
+    if "max_guest_share" in failed:
         rows.append(
             finding(
                 "critical",
                 "guests",
-                f"{guests} of {active_humans} active humans ({guest_share:.0%}) are guests; "
-                f"the threshold is {max_guest_share:.0%}",
+                f"{judged.guests} of {judged.totals['active_humans']} active humans "
+                f"({judged.guest_share:.0%}) are guests; the threshold is "
+                f"{options.max_guest_share:.0%}",
                 "Check that each guest still needs access; change roles or deactivate",
                 api("PATCH", "/users/{user_id}", role=400, or_=api("DELETE", "/users/{user_id}")),
             )
         )
-    if window_messages < min_channel_messages:
-        failed.append("min_channel_messages")
+    if "min_channel_messages" in failed:
         rows.append(
             finding(
                 "critical",
                 "messages",
-                f"{window_messages} channel messages in the last {days} days; at least "
-                f"{min_channel_messages} expected",
+                f"{judged.window_messages} channel messages in the last {days} days; at least "
+                f"{options.min_channel_messages} expected",
                 "Check that the account is subscribed to the channels it should see",
                 api("GET", "/users/me/subscriptions"),
             )
         )
-    if truncated:
+    if judged.read.truncated:
         rows.append(
             finding(
                 "warning",
                 "coverage",
-                f"history fetch stopped at max_messages={max_messages} before the window start",
+                f"history fetch stopped at max_messages={options.max_messages} before the "
+                "window start",
                 "Raise max_messages for complete counts",
                 api("GET", "/messages", anchor="newest"),
             )
         )
-    deactivated = totals["deactivated"]
+    deactivated = judged.totals["deactivated"]
     if deactivated:
         rows.append(
             finding(
@@ -198,19 +328,29 @@ def org_overview(
                 api("POST", "/users/{user_id}/reactivate"),
             )
         )
+    return rows
 
+
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the tables and the summary of a judgement."""
+    rows = findings(judged)
+    options, live, totals = judged.options, judged.live, judged.totals
+    msgs = judged.messages
+    channel_msgs = msgs[msgs["channel"].notna()]
     counts = {
         "accounts": totals["total"],
-        "active_humans": active_humans,
+        "active_humans": totals["active_humans"],
         "active_bots": totals["active_bots"],
-        "deactivated": deactivated,
-        "guests": guests,
-        "channels": live_count,
-        "archived_channels": int(len(channels) - live_count),
+        "deactivated": totals["deactivated"],
+        "guests": judged.guests,
+        "channels": len(live),
+        "archived_channels": int(len(judged.channels) - len(live)),
         "private_channels": int(live["invite_only"].fillna(False).astype(bool).sum()),
-        "inactive_channels": len(inactive),
-        "channel_messages": window_messages,
-        "senders": int(channel_msgs.loc[channel_msgs["timestamp"] >= since, "sender_id"].nunique()),
+        "inactive_channels": len(judged.inactive),
+        "channel_messages": judged.window_messages,
+        "senders": int(
+            channel_msgs.loc[channel_msgs["timestamp"] >= judged.since, "sender_id"].nunique()
+        ),
         "messages_fetched": len(msgs),
         "findings": len(rows),
     }
@@ -219,26 +359,36 @@ def org_overview(
         # every live channel judged, and the organization-wide counts' words
         subjects=[f"#{name}" for name in live["name"].astype(str)]
         + ["channels", "guests", "messages", "coverage", "accounts"],
-        failed=failed,
+        failed=judged.failed,
         counts=counts,
-        ratios={"inactive_channel_share": inactive_share, "guest_share": guest_share},
-        thresholds=thresholds,
-        window={"days": days, "since": since.isoformat(), "until": until.isoformat()},
-        truncated=truncated,
-        site=client.site,
-        generated_at=datetime.now(UTC).isoformat(),
+        ratios={
+            "inactive_channel_share": judged.inactive_share,
+            "guest_share": judged.guest_share,
+        },
+        thresholds={
+            "max_inactive_channel_share": options.max_inactive_channel_share,
+            "max_guest_share": options.max_guest_share,
+            "min_channel_messages": options.min_channel_messages,
+        },
+        window={
+            "days": options.days,
+            "since": judged.since.isoformat(),
+            "until": judged.until.isoformat(),
+        },
+        truncated=judged.read.truncated,
+        site=judged.read.site,
     )
-    channel_table = channels.set_index("name")[
+    channel_table = judged.channels.set_index("name")[
         ["stream_id", "invite_only", "is_archived", "subscriber_count", "date_created"]
     ]
     return AuditResult.of(
         rows,
         summary=summary,
         tables={
-            "accounts_by_role": by_role,
+            "accounts_by_role": judged.by_role,
             "channels": channel_table,
-            "messages_per_channel": per_channel,
-            "messages_per_day": per_day,
+            "messages_per_channel": judged.per_channel,
+            "messages_per_day": judged.per_day,
         },
     )
 
@@ -246,10 +396,6 @@ def org_overview(
 def _row_counts(table: pd.DataFrame, label: str) -> dict[str, int]:
     row = table.to_dict("index")[label]
     return {str(k): int(v) for k, v in row.items()}
-
-
-def _list_users(client: Client) -> list[User]:
-    return list(client.users.list())
 
 
 def _list_channels(client: Client) -> list[Channel]:

@@ -22,36 +22,50 @@ With ``previous_snapshot`` (the JSON that :func:`write_snapshot` wrote after an 
 the ``changes`` table lists the settings whose member set grew or shrank and who was added or
 removed; the notebook writes the new snapshot as ``report_dir/permission_posture.snapshot.json``.
 
-With ``dry_run=False`` only the unambiguous fix is made: a sensitive setting that reaches
-guests is set to ``role:members`` (``PATCH /realm`` or ``PATCH /streams/{id}``). Settings that
-are only too broad are reported: the right smaller group is for a person to choose.
+A sensitive setting that reaches guests has the unambiguous fix: ``role:members``
+(``PATCH /realm`` or ``PATCH /streams/{id}``), which ``chatops audit plan`` / ``chatops audit
+apply`` carry out; the audit itself only reads. For a setting that is only too broad, the
+right smaller group is a person's choice (``{group_id}``).
+
+Three steps: :func:`fetch` reads the users, groups, organization and channel settings and the
+previous snapshot; :func:`judge` (pure) resolves each setting to the people it reaches;
+:func:`conclude` turns that into findings, tables and the summary.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
-from .._exceptions import ApiError
-from ._common import api, fill, finding
+from ._common import api, crossed, fill, finding
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
-from .guest_access import resolve_group_setting
+from ._settings import describe_setting, group_settings, resolve_group_setting
 
 if TYPE_CHECKING:
     from .._client import Client
+    from ..types import User
 
 __all__ = [
     "DEFAULT_SENSITIVE_SETTINGS",
     "SNAPSHOT_NAME",
+    "JudgedSetting",
+    "Judged",
+    "Options",
+    "Read",
+    "conclude",
+    "fetch",
+    "findings",
     "group_settings",
+    "judge",
     "permission_posture",
     "posture_snapshot",
     "write_snapshot",
@@ -85,48 +99,100 @@ SETTING_COLUMNS = [
 ]
 
 
-def _is_group_value(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    return isinstance(value, Mapping) and ("direct_members" in value or "direct_subgroups" in value)
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`permission_posture`, checked (ValueError naming the one out of
+    range)."""
+
+    sensitive_settings: str = DEFAULT_SENSITIVE_SETTINGS
+    max_group_size_ratio: float = 0.5
+    max_exposed_sensitive: int = 0
+    previous_snapshot: str = ""
+
+    def __post_init__(self) -> None:
+        ratio = self.max_group_size_ratio
+        if not (ratio == -1 or 0 <= ratio <= 1):
+            raise ValueError(f"max_group_size_ratio must be between 0 and 1, or -1, not {ratio}")
+        if self.max_exposed_sensitive < -1:
+            raise ValueError(
+                f"max_exposed_sensitive must be -1 or more, not {self.max_exposed_sensitive}"
+            )
+
+    @property
+    def sensitive(self) -> set[str]:
+        """The names of the settings judged strictly."""
+        return {s.strip() for s in self.sensitive_settings.split(",") if s.strip()}
 
 
-def _describe(value: Any, groups: Mapping[int, Mapping[str, Any]]) -> str:
-    if isinstance(value, int):
-        group = groups.get(value)
-        if group is None:
-            return f"group {value} (missing)"
-        name = str(group.get("name", value))
-        return f"{name} (deactivated)" if group.get("deactivated") else name
-    parts = [f"user {u}" for u in value.get("direct_members", []) or []]
-    parts += [_describe(int(g), groups) for g in value.get("direct_subgroups", []) or []]
-    return "{" + ", ".join(parts) + "}"
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    users: dict[int, User]
+    #: every group as raw JSON by id (deactivated ones too)
+    groups: dict[int, dict[str, Any]]
+    #: the ``POST /register`` state, and the channels as raw ``GET /streams`` records
+    realm: dict[str, Any]
+    channels: list[dict[str, Any]]
+    #: the snapshot of an earlier run (None: none given)
+    previous: dict[str, Any] | None
 
 
-def group_settings(
-    realm: Mapping[str, Any], channels: Sequence[Mapping[str, Any]]
-) -> list[tuple[str, str, int | None, str, Any]]:
-    """Every group-valued setting of the organization and of each non-archived channel.
+@dataclass(frozen=True)
+class JudgedSetting:
+    """One group-valued setting and whom it reaches."""
 
-    ``realm`` is the ``POST /register`` state, ``channels`` raw ``GET /streams`` records. One
-    ``(scope, where, stream_id, setting, value)`` per setting: scope ``organization`` (where
-    ``organization``, stream_id None, the name without ``realm_``) or ``channel`` (where
-    ``#name``), channels by name.
-    """
-    found: list[tuple[str, str, int | None, str, Any]] = []
-    for key, value in sorted(realm.items()):
-        if key.startswith("realm_") and key.endswith(("_group", "_groups")):
-            if _is_group_value(value):
-                found.append(("organization", "organization", None, key[len("realm_") :], value))
-    for ch in sorted(channels, key=lambda c: str(c["name"]).lower()):
-        if ch.get("is_archived"):
-            continue
-        for key, value in sorted(ch.items()):
-            if key.startswith("can_") and key.endswith("_group") and _is_group_value(value):
-                found.append(("channel", f"#{ch['name']}", int(ch["stream_id"]), key, value))
-    return found
+    scope: str
+    where: str
+    stream_id: int | None
+    setting: str
+    value: Any
+    #: the active users it reaches, and the active humans among them
+    reached: set[int]
+    humans: set[int]
+    share: float
+    everyone: bool
+    guests: list[int]
+    sensitive: bool
+
+    @property
+    def key(self) -> str:
+        """``organization/<setting>`` or ``channel:<stream id>/<setting>``: stable between
+        runs."""
+        if self.stream_id is None:
+            return f"organization/{self.setting}"
+        return f"channel:{self.stream_id}/{self.setting}"
+
+    @property
+    def exposed(self) -> bool:
+        """A sensitive setting that reaches everyone or a guest."""
+        return self.sensitive and (self.everyone or bool(self.guests))
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    at: pd.Timestamp
+    #: every group-valued setting, the organization's first, then by channel
+    settings: list[JudgedSetting]
+    #: the active humans, and the id of ``role:members`` (None: no such group)
+    humans: set[int]
+    members_id: int | None
+
+    @property
+    def exposed(self) -> list[JudgedSetting]:
+        """The sensitive settings that reach everyone or guests."""
+        return [s for s in self.settings if s.exposed]
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        limit = self.options.max_exposed_sensitive
+        return crossed("max_exposed_sensitive", limit, len(self.exposed))
 
 
 def permission_posture(
@@ -157,10 +223,6 @@ def permission_posture(
         Param("snapshot JSON of an earlier run to compare with; empty for none"),
     ] = "",
     now: datetime | None = None,
-    dry_run: Annotated[
-        bool,
-        Param("when False, set sensitive settings that reach guests to role:members"),
-    ] = True,
 ) -> AuditResult:
     """Resolve every group-valued setting to its members and judge the sensitive ones.
 
@@ -175,113 +237,109 @@ def permission_posture(
         previous_snapshot: path of a snapshot JSON from an earlier run, to list what changed;
             empty for none.
         now: when the audit is dated; default the current time.
-        dry_run: when False, set sensitive settings that reach guests to ``role:members``.
 
     Tables: ``settings`` (one row per setting), ``changes`` (settings whose members changed
     since ``previous_snapshot``).
     """
-    if not (max_group_size_ratio == -1 or 0 <= max_group_size_ratio <= 1):
-        raise ValueError(
-            f"max_group_size_ratio must be between 0 and 1, or -1, not {max_group_size_ratio}"
-        )
-    if max_exposed_sensitive < -1:
-        raise ValueError(f"max_exposed_sensitive must be -1 or more, not {max_exposed_sensitive}")
+    options = Options(
+        sensitive_settings=sensitive_settings,
+        max_group_size_ratio=max_group_size_ratio,
+        max_exposed_sensitive=max_exposed_sensitive,
+        previous_snapshot=previous_snapshot,
+    )
+    read = fetch(client, options)
+    return conclude(judge(read, options, at=pd.Timestamp(now or datetime.now(UTC))))
+
+
+def fetch(client: Client, options: Options) -> Read:
+    """Read the previous snapshot (ValueError when it is missing), the users, the groups and
+    the organization's and channels' settings."""
     previous: dict[str, Any] | None = None
-    if previous_snapshot:
-        snapshot = Path(previous_snapshot).expanduser()
+    if options.previous_snapshot:
+        snapshot = Path(options.previous_snapshot).expanduser()
         if not snapshot.is_file():
             raise ValueError(f"previous_snapshot {snapshot} does not exist")
         previous = json.loads(snapshot.read_text(encoding="utf-8"))
-    sensitive = {s.strip() for s in sensitive_settings.split(",") if s.strip()}
-    generated = pd.Timestamp(now or datetime.now(UTC))
-
     users = {u.user_id: u for u in client.users.list()}
+    raw_groups = client.get("/user_groups", params={"include_deactivated_groups": True})
+    groups = {int(g["id"]): g for g in raw_groups.get("user_groups", [])}
+    realm = client.server.register()
+    channels = client.get("/streams", params={"include_all": True}).get("streams", [])
+    return Read(client.site, users, groups, realm, channels, previous)
+
+
+def judge(read: Read, options: Options, *, at: pd.Timestamp) -> Judged:
+    """Resolve each group-valued setting to the people it reaches; no I/O. ``at`` dates the
+    audit."""
+    users = read.users
     active = {uid for uid, u in users.items() if u.is_active}
     humans = {uid for uid in active if not users[uid].is_bot}
     guests = {uid for uid in humans if users[uid].role == ROLE_GUEST}
-    raw_groups = client.get("/user_groups", params={"include_deactivated_groups": True})
-    groups = {int(g["id"]): g for g in raw_groups.get("user_groups", [])}
-    members_id = next((gid for gid, g in groups.items() if g.get("name") == "role:members"), None)
-    realm = client.server.register()
-    channels = client.get("/streams", params={"include_all": True}).get("streams", [])
-
-    found = group_settings(realm, channels)
-    table_rows: list[dict[str, Any]] = []
-    rows: list[Finding] = []
-    exposed: list[str] = []
-    fixes: list[tuple[str, int | None, str]] = []
-    for scope, where, stream_id, name, value in found:
-        reached = resolve_group_setting(value, groups) & active
+    sensitive = options.sensitive
+    settings: list[JudgedSetting] = []
+    for scope, where, stream_id, name, value in group_settings(read.realm, read.channels):
+        reached = resolve_group_setting(value, read.groups) & active
         human = reached & humans
-        key = f"organization/{name}" if stream_id is None else f"channel:{stream_id}/{name}"
-        share = len(human) / len(humans) if humans else 0.0
-        everyone = bool(humans) and humans <= reached
-        reaches_guests = sorted(reached & guests)
-        is_sensitive = name in sensitive
-        table_rows.append(
-            {
-                "key": key,
-                "scope": scope,
-                "where": where,
-                "stream_id": stream_id,
-                "setting": name,
-                "value": _describe(value, groups),
-                "size": len(human),
-                "share": share,
-                "includes_everyone": everyone,
-                "includes_guests": bool(reaches_guests),
-                "guests": ", ".join(users[g].full_name for g in reaches_guests),
-                "sensitive": is_sensitive,
-                "member_ids": sorted(reached),
-            }
+        settings.append(
+            JudgedSetting(
+                scope=scope,
+                where=where,
+                stream_id=stream_id,
+                setting=name,
+                value=value,
+                reached=reached,
+                humans=human,
+                share=len(human) / len(humans) if humans else 0.0,
+                everyone=bool(humans) and humans <= reached,
+                guests=sorted(reached & guests),
+                sensitive=name in sensitive,
+            )
         )
-        if not is_sensitive:
+    members_id = next(
+        (gid for gid, g in read.groups.items() if g.get("name") == "role:members"), None
+    )
+    return Judged(read, options, at, settings, humans, members_id)
+
+
+def findings(judged: Judged) -> list[Finding]:
+    """The findings of a judgement, each with the call that fixes it."""
+    groups, ratio = judged.read.groups, judged.options.max_group_size_ratio
+    rows: list[Finding] = []
+    for s in judged.settings:
+        if not s.sensitive:
             continue
-        subject = f"{where}: {name}"
-        path = "/realm" if stream_id is None else f"/streams/{stream_id}"
-        if everyone or reaches_guests:
-            exposed.append(key)
-            n = len(reaches_guests)
-            who = "everyone" if everyone else f"{n} guest{'' if n == 1 else 's'}"
-            if reaches_guests and members_id is not None:
-                fixes.append((name, stream_id, key))
-                call = api("PATCH", path, {name: {"new": members_id}})
+        subject = f"{s.where}: {s.setting}"
+        path = "/realm" if s.stream_id is None else f"/streams/{s.stream_id}"
+        described = f"{describe_setting(s.value, groups)}, {len(s.humans)} people"
+        if s.exposed:
+            n = len(s.guests)
+            who = "everyone" if s.everyone else f"{n} guest{'' if n == 1 else 's'}"
+            if s.guests and judged.members_id is not None:
+                call = api("PATCH", path, {s.setting: {"new": judged.members_id}})
                 action = "Set the setting to role:members so guests lose it"
             else:
-                call = api("PATCH", path, {name: {"new": fill("{group_id}")}})
+                call = api("PATCH", path, {s.setting: {"new": fill("{group_id}")}})
                 action = "Set the setting to a smaller group, e.g. role:administrators"
+            text = f"sensitive setting reaches {who} ({described})"
+            rows.append(finding("warning", subject, text, action, call))
+        elif ratio >= 0 and s.share > ratio:
             rows.append(
                 finding(
                     "warning",
                     subject,
-                    f"sensitive setting reaches {who} ({_describe(value, groups)}, "
-                    f"{len(human)} people)",
-                    action,
-                    call,
-                )
-            )
-        elif max_group_size_ratio >= 0 and share > max_group_size_ratio:
-            rows.append(
-                finding(
-                    "warning",
-                    subject,
-                    f"sensitive setting reaches {share:.0%} of the organization "
-                    f"({_describe(value, groups)}, {len(human)} people); the limit is "
-                    f"{max_group_size_ratio:.0%}",
+                    f"sensitive setting reaches {s.share:.0%} of the organization ({described}); "
+                    f"the limit is {ratio:.0%}",
                     "Set the setting to a smaller group, e.g. role:moderators",
-                    api("PATCH", path, {name: {"new": fill("{group_id}")}}),
+                    api("PATCH", path, {s.setting: {"new": fill("{group_id}")}}),
                 )
             )
-
-    failed: list[str] = []
-    if max_exposed_sensitive >= 0 and len(exposed) > max_exposed_sensitive:
-        failed.append("max_exposed_sensitive")
+    if judged.failed:
         rows.append(
             finding(
                 "critical",
                 "settings",
-                f"{len(exposed)} sensitive settings reach everyone or guests; the threshold is "
-                f"{max_exposed_sensitive}",
+                f"{len(judged.exposed)} sensitive settings reach everyone or guests; the "
+                f"threshold is {judged.options.max_exposed_sensitive}",
                 "Restrict the sensitive settings listed to smaller groups",
                 api(
                     "PATCH",
@@ -291,29 +349,42 @@ def permission_posture(
                 ),
             )
         )
+    return rows
 
-    settings = pd.DataFrame(table_rows, columns=SETTING_COLUMNS)
+
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the tables and the summary of a judgement."""
+    rows = findings(judged)
+    options, read = judged.options, judged.read
+    settings = pd.DataFrame(
+        [
+            {
+                "key": s.key,
+                "scope": s.scope,
+                "where": s.where,
+                "stream_id": s.stream_id,
+                "setting": s.setting,
+                "value": describe_setting(s.value, read.groups),
+                "size": len(s.humans),
+                "share": s.share,
+                "includes_everyone": s.everyone,
+                "includes_guests": bool(s.guests),
+                "guests": ", ".join(read.users[g].full_name for g in s.guests),
+                "sensitive": s.sensitive,
+                "member_ids": sorted(s.reached),
+            }
+            for s in judged.settings
+        ],
+        columns=SETTING_COLUMNS,
+    )
     settings["stream_id"] = settings["stream_id"].astype("Int64")  # none for the organization
-    changes = _changes(previous, settings, users)
-
-    changed: list[str] = []
-    fix_errors: list[str] = []
-    if not dry_run:
-        for name, stream_id, key in fixes:
-            target = "/realm" if stream_id is None else f"/streams/{stream_id}"
-            try:
-                client.patch(target, params={name: {"new": members_id}})
-            except ApiError as exc:
-                fix_errors.append(f"{key}: {exc}")
-            else:
-                changed.append(key)
-
+    changes = _changes(read.previous, settings, read.users)
     summary = summary_of(
         "permission_posture",
         # every group-valued setting read (of the organization and of each live channel) and
         # the threshold's "settings"
-        subjects=[f"{where}: {name}" for _s, where, _id, name, _v in found] + ["settings"],
-        failed=failed,
+        subjects=[f"{s.where}: {s.setting}" for s in judged.settings] + ["settings"],
+        failed=judged.failed,
         counts={
             "settings": len(settings),
             "organization_settings": int((settings["scope"] == "organization").sum()),
@@ -321,29 +392,25 @@ def permission_posture(
             "sensitive_settings": int(settings["sensitive"].sum()),
             "reaching_everyone": int(settings["includes_everyone"].sum()),
             "reaching_guests": int(settings["includes_guests"].sum()),
-            "exposed_sensitive": len(exposed),
+            "exposed_sensitive": len(judged.exposed),
             "changed_since_snapshot": len(changes),
             "findings": len(rows),
-            "fixed_now": len(changed),
         },
         thresholds={
-            "max_exposed_sensitive": max_exposed_sensitive,
-            "max_group_size_ratio": max_group_size_ratio,
-            "sensitive_settings": sorted(sensitive),
+            "max_exposed_sensitive": options.max_exposed_sensitive,
+            "max_group_size_ratio": options.max_group_size_ratio,
+            "sensitive_settings": sorted(options.sensitive),
         },
-        active_humans=len(humans),
-        previous_snapshot=previous_snapshot or None,
-        previous_generated_at=previous.get("generated_at") if previous else None,
+        active_humans=len(judged.humans),
+        previous_snapshot=options.previous_snapshot or None,
+        previous_generated_at=read.previous.get("generated_at") if read.previous else None,
         coverage={
             "settings": "organization settings from POST /register and settings of every "
             "non-archived channel (GET /streams include_all); group settings of user groups "
             "are not included",
         },
-        dry_run=dry_run,
-        fixed_settings=changed,
-        fix_errors=fix_errors,
-        site=client.site,
-        generated_at=generated.isoformat(),
+        site=read.site,
+        generated_at=judged.at.isoformat(),
     )
     return AuditResult.of(
         rows,

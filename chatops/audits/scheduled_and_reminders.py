@@ -18,10 +18,15 @@ One threshold, with a default the demo organization passes (it holds one failed 
 - ``max_undeliverable`` (1): fail when more items than this are flagged; ``-1`` switches the
   check off.
 
-With ``dry_run=False`` the failed items are deleted, each with its owner's key
-(``DELETE /api/v1/scheduled_messages/{id}``, ``DELETE /api/v1/reminders/{id}``). The other
-findings are advice: their calls need a person's choice (a new time, another channel), except
-that dropping deactivated recipients names the active ones left.
+A failed item's finding carries the call that deletes it (``DELETE
+/api/v1/scheduled_messages/{id}``, ``DELETE /api/v1/reminders/{id}``); only its owner's key
+can make that call. The other findings' calls need a person's choice (a new time, another
+channel), except that dropping deactivated recipients names the active ones left. The audit
+itself only reads.
+
+Three steps: :func:`fetch` reads the users, the channels and each account's items;
+:func:`judge` (pure) flags each item and picks its fix; :func:`conclude` turns that into
+findings, the table and the summary.
 """
 
 from __future__ import annotations
@@ -36,16 +41,28 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from .._exceptions import ApiError, ChatopsError
-from ._common import api, fill, finding, utc
+from ._common import api, crossed, fill, finding, utc
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import ApiCall, AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
-    from ..types import Channel, User
+    from ..types import Channel, Reminder, ScheduledMessage, User
 
-__all__ = ["LATE_GRACE_SECONDS", "scheduled_and_reminders"]
+__all__ = [
+    "LATE_GRACE_SECONDS",
+    "Account",
+    "JudgedItem",
+    "Judged",
+    "Options",
+    "Read",
+    "conclude",
+    "fetch",
+    "findings",
+    "judge",
+    "scheduled_and_reminders",
+]
 
 #: the server still delivers an item up to this late; later it is overdue
 LATE_GRACE_SECONDS = 600
@@ -68,11 +85,93 @@ NOT_VISIBLE = (
 )
 
 
-@dataclass
-class _Account:
-    client: Client
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`scheduled_and_reminders`, checked (ValueError naming the one
+    out of range)."""
+
+    zuliprcs: str | Sequence[str | os.PathLike[str]] = ""
+    max_undeliverable: int = 1
+
+    def __post_init__(self) -> None:
+        if self.max_undeliverable < -1:
+            raise ValueError(
+                f"max_undeliverable must be -1 (off) or at least 0, not {self.max_undeliverable}"
+            )
+
+
+@dataclass(frozen=True)
+class Account:
+    """One account whose items were read."""
+
     user: User
-    owned: bool  # whether this audit opened the client (and so closes it)
+    scheduled_messages: list[ScheduledMessage]
+    #: None: the server would not list its reminders
+    reminders: list[Reminder] | None
+
+    @property
+    def owner(self) -> str:
+        """``Ada Lovelace (ada@example.org)``."""
+        return f"{self.user.full_name} ({self.user.email})"
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    users: dict[int, User]
+    #: every channel, archived ones too, by id
+    channels: dict[int, Channel]
+    #: the client's account, then one per zuliprc, each once
+    accounts: list[Account]
+    #: ``<zuliprc>: <why>`` of each zuliprc whose account could not be read
+    unread: list[str]
+
+
+@dataclass(frozen=True)
+class JudgedItem:
+    """A scheduled message or a reminder, judged."""
+
+    kind: str  # "scheduled message" or "reminder"
+    id: int
+    account: Account
+    #: ``channel`` or ``direct``, and to whom in words
+    type: str
+    to: str
+    topic: str | None
+    scheduled: int
+    failed: bool
+    flags: list[str]
+    #: the call that fixes it first, and the advice (None and "": nothing to fix)
+    call: ApiCall | None
+    action: str
+
+    @property
+    def subject(self) -> str:
+        """``scheduled message 7 of Ada Lovelace (ada@example.org)``."""
+        return f"{self.kind} {self.id} of {self.account.owner}"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    at: pd.Timestamp
+    #: every item, account by account, its scheduled messages before its reminders
+    items: list[JudgedItem]
+
+    @property
+    def flagged(self) -> list[JudgedItem]:
+        """The items that will not be delivered as meant."""
+        return [i for i in self.items if i.flags]
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        return crossed("max_undeliverable", self.options.max_undeliverable, len(self.flagged))
 
 
 def scheduled_and_reminders(
@@ -92,10 +191,6 @@ def scheduled_and_reminders(
         ),
     ] = 1,
     now: datetime | None = None,
-    dry_run: Annotated[
-        bool,
-        Param("when False, delete the failed items, each with its owner's key"),
-    ] = True,
 ) -> AuditResult:
     """Read each given account's scheduled messages and reminders, and judge them.
 
@@ -107,191 +202,180 @@ def scheduled_and_reminders(
         max_undeliverable: fail when more items than this are failed, overdue or addressed
             to an archived channel or deactivated recipients; ``-1`` disables the check.
         now: the time against which items are overdue; default the current time.
-        dry_run: when False, delete the failed items, each with its owner's key.
 
     Tables: ``items`` (one row per scheduled message or reminder, with its flags).
     """
-    if max_undeliverable < -1:
-        raise ValueError(
-            f"max_undeliverable must be -1 (off) or at least 0, not {max_undeliverable}"
-        )
-    paths = _paths(zuliprcs)
-    at = utc(now)
-    overdue_before = at.timestamp() - LATE_GRACE_SECONDS
+    options = Options(zuliprcs=zuliprcs, max_undeliverable=max_undeliverable)
+    return conclude(judge(fetch(client, options), options, at=utc(now)))
 
+
+def fetch(client: Client, options: Options) -> Read:
+    """Read the users, the channels, and the items of the client's account and of each
+    zuliprc's (ValueError naming a zuliprc that is not a file)."""
+    paths = _paths(options.zuliprcs)
     users = {u.user_id: u for u in client.users.list()}
     channels = {
         c.stream_id: c for c in client.channels.list(include_all=True, exclude_archived=False)
     }
-    accounts, unread = _accounts(client, paths)
-    try:
-        table_rows: list[dict[str, Any]] = []
-        rows: list[Finding] = []
-        to_delete: list[tuple[_Account, str, int]] = []
-        reminders_unavailable: list[str] = []
-        subjects: list[str] = []
-        for account in accounts:
-            owner = f"{account.user.full_name} ({account.user.email})"
-            for sm in account.client.scheduled_messages.list():
-                subjects.append(f"scheduled message {sm.scheduled_message_id} of {owner}")
-                flags, call, action = _judge(
-                    "scheduled message",
-                    sm.scheduled_message_id,
-                    sm.failed,
-                    sm.scheduled_delivery_timestamp,
-                    overdue_before,
-                    at.timestamp(),
-                    sm.to,
-                    sm.topic,
-                    channels,
-                    users,
-                )
-                table_rows.append(
-                    _table_row(
-                        "scheduled message",
-                        sm.scheduled_message_id,
-                        account.user,
-                        "channel" if isinstance(sm.to, int) else "direct",
-                        _target(sm.to, channels, users),
-                        sm.topic,
-                        sm.scheduled_delivery_timestamp,
-                        sm.failed,
-                        flags,
-                    )
-                )
-                if flags:
-                    rows.append(
-                        finding(
-                            "warning",
-                            f"scheduled message {sm.scheduled_message_id} of {owner}",
-                            "; ".join(flags),
-                            action,
-                            call,
-                        )
-                    )
-                    if sm.failed:
-                        to_delete.append((account, "scheduled_messages", sm.scheduled_message_id))
-            try:
-                reminders = account.client.reminders.list()
-            except ApiError:
-                reminders_unavailable.append(owner)
-                reminders = []
-            for rm in reminders:
-                subjects.append(f"reminder {rm.reminder_id} of {owner}")
-                flags, call, action = _judge(
-                    "reminder",
-                    rm.reminder_id,
-                    rm.failed,
-                    rm.scheduled_delivery_timestamp,
-                    overdue_before,
-                    at.timestamp(),
-                    None,
-                    None,
-                    channels,
-                    users,
-                    target_message_id=rm.reminder_target_message_id,
-                )
-                table_rows.append(
-                    _table_row(
-                        "reminder",
-                        rm.reminder_id,
-                        account.user,
-                        "direct",
-                        f"message {rm.reminder_target_message_id}",
-                        None,
-                        rm.scheduled_delivery_timestamp,
-                        rm.failed,
-                        flags,
-                    )
-                )
-                if flags:
-                    rows.append(
-                        finding(
-                            "warning",
-                            f"reminder {rm.reminder_id} of {owner}",
-                            "; ".join(flags),
-                            action,
-                            call,
-                        )
-                    )
-                    if rm.failed:
-                        to_delete.append((account, "reminders", rm.reminder_id))
+    accounts = [_items(client, client.users.me())]
+    unread: list[str] = []
+    for path in paths:
+        _read_other(path, accounts, unread)
+    return Read(client.site, users, channels, accounts, unread)
 
-        flagged = len(rows)
-        failed: list[str] = []
-        if 0 <= max_undeliverable < flagged:
-            failed.append("max_undeliverable")
-            rows.append(
-                finding(
-                    "critical",
-                    "scheduled messages and reminders",
-                    f"{flagged} items will not be delivered as meant; the threshold is "
-                    f"{max_undeliverable}",
-                    "Delete, re-time or re-address the items listed",
-                    api(
-                        "DELETE",
-                        "/scheduled_messages/{id}",
-                        or_=api(
-                            "PATCH",
-                            "/scheduled_messages/{id}",
-                            scheduled_delivery_timestamp=fill("{timestamp}"),
-                        ),
-                    ),
+
+def judge(read: Read, options: Options, *, at: pd.Timestamp) -> Judged:
+    """Flag each item as of ``at`` (an aware UTC time) and pick its fix; no I/O."""
+    overdue_before = at.timestamp() - LATE_GRACE_SECONDS
+    now = at.timestamp()
+    items: list[JudgedItem] = []
+    for account in read.accounts:
+        for sm in account.scheduled_messages:
+            flags, call, action = _judge_item(
+                "scheduled message",
+                sm.scheduled_message_id,
+                sm.failed,
+                sm.scheduled_delivery_timestamp,
+                overdue_before,
+                now,
+                sm.to,
+                sm.topic,
+                read.channels,
+                read.users,
+            )
+            items.append(
+                JudgedItem(
+                    kind="scheduled message",
+                    id=sm.scheduled_message_id,
+                    account=account,
+                    type="channel" if isinstance(sm.to, int) else "direct",
+                    to=_target(sm.to, read.channels, read.users),
+                    topic=sm.topic,
+                    scheduled=sm.scheduled_delivery_timestamp,
+                    failed=sm.failed,
+                    flags=flags,
+                    call=call,
+                    action=action,
                 )
             )
+        for rm in account.reminders or []:
+            flags, call, action = _judge_item(
+                "reminder",
+                rm.reminder_id,
+                rm.failed,
+                rm.scheduled_delivery_timestamp,
+                overdue_before,
+                now,
+                None,
+                None,
+                read.channels,
+                read.users,
+                target_message_id=rm.reminder_target_message_id,
+            )
+            items.append(
+                JudgedItem(
+                    kind="reminder",
+                    id=rm.reminder_id,
+                    account=account,
+                    type="direct",
+                    to=f"message {rm.reminder_target_message_id}",
+                    topic=None,
+                    scheduled=rm.scheduled_delivery_timestamp,
+                    failed=rm.failed,
+                    flags=flags,
+                    call=call,
+                    action=action,
+                )
+            )
+    return Judged(read, options, at, items)
 
-        deleted: dict[str, list[int]] = {"scheduled_messages": [], "reminders": []}
-        if not dry_run:
-            for account, what, item_id in to_delete:
-                if what == "scheduled_messages":
-                    account.client.scheduled_messages.delete(item_id)
-                else:
-                    account.client.reminders.delete(item_id)
-                deleted[what].append(item_id)
-    finally:
-        for account in accounts:
-            if account.owned:
-                account.client.close()
 
-    table = pd.DataFrame(table_rows, columns=list(TABLE_COLUMNS))
-    seen = {a.user.user_id for a in accounts}
+def findings(judged: Judged) -> list[Finding]:
+    """One finding per flagged item, with the call that fixes it; the threshold's."""
+    rows = [
+        finding("warning", i.subject, "; ".join(i.flags), i.action, i.call) for i in judged.flagged
+    ]
+    if judged.failed:
+        rows.append(
+            finding(
+                "critical",
+                "scheduled messages and reminders",
+                f"{len(judged.flagged)} items will not be delivered as meant; the threshold is "
+                f"{judged.options.max_undeliverable}",
+                "Delete, re-time or re-address the items listed",
+                api(
+                    "DELETE",
+                    "/scheduled_messages/{id}",
+                    or_=api(
+                        "PATCH",
+                        "/scheduled_messages/{id}",
+                        scheduled_delivery_timestamp=fill("{timestamp}"),
+                    ),
+                ),
+            )
+        )
+    return rows
+
+
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the table and the summary of a judgement."""
+    rows = findings(judged)
+    read = judged.read
+    table = pd.DataFrame(
+        [
+            {
+                "kind": i.kind,
+                "id": i.id,
+                "owner": i.account.user.full_name,
+                "owner_id": i.account.user.user_id,
+                "type": i.type,
+                "to": i.to,
+                "topic": i.topic,
+                "scheduled_at": pd.Timestamp(i.scheduled, unit="s", tz="UTC"),
+                "failed": i.failed,
+                "flags": "; ".join(i.flags),
+            }
+            for i in judged.items
+        ],
+        columns=list(TABLE_COLUMNS),
+    )
+    seen = {a.user.user_id for a in read.accounts}
     others = sum(
-        1 for u in users.values() if u.is_active and not u.is_system_bot and u.user_id not in seen
+        1
+        for u in read.users.values()
+        if u.is_active and not u.is_system_bot and u.user_id not in seen
     )
     coverage: dict[str, Any] = {
-        "accounts": [f"{a.user.full_name} ({a.user.email})" for a in accounts],
+        "accounts": [a.owner for a in read.accounts],
         "not_visible": NOT_VISIBLE,
         "other_active_accounts": others,
     }
-    if unread:
-        coverage["accounts_not_read"] = unread
-    if reminders_unavailable:
-        coverage["reminders_not_read"] = reminders_unavailable
+    if read.unread:
+        coverage["accounts_not_read"] = read.unread
+    unavailable = [a.owner for a in read.accounts if a.reminders is None]
+    if unavailable:
+        coverage["reminders_not_read"] = unavailable
     kinds = table["kind"] if len(table) else pd.Series(dtype="string")
     summary = summary_of(
         "scheduled_and_reminders",
         # every item read (a sent or deleted one is no longer listed: gone) and the threshold's
         # words; an account whose reminders could not be read lists none of them this time
-        subjects=subjects + ["scheduled messages and reminders"],
-        failed=failed,
+        subjects=[i.subject for i in judged.items] + ["scheduled messages and reminders"],
+        failed=judged.failed,
         counts={
-            "accounts": len(accounts),
+            "accounts": len(read.accounts),
             "scheduled_messages": int((kinds == "scheduled message").sum()),
             "reminders": int((kinds == "reminder").sum()),
             "failed": _count(table, "failed"),
             "overdue": _count(table, "overdue"),
             "archived_channel": _count(table, "archived channel"),
             "deactivated_recipients": _count(table, "deactivated"),
-            "findings": flagged,
-            "deleted_now": sum(len(v) for v in deleted.values()),
+            "findings": len(judged.flagged),
         },
-        thresholds={"max_undeliverable": max_undeliverable},
+        thresholds={"max_undeliverable": judged.options.max_undeliverable},
         coverage=coverage,
-        dry_run=dry_run,
-        deleted_scheduled_message_ids=deleted["scheduled_messages"],
-        deleted_reminder_ids=deleted["reminders"],
-        site=client.site,
-        generated_at=at.isoformat(),
+        site=read.site,
+        generated_at=judged.at.isoformat(),
     )
     return AuditResult.of(rows, summary=summary, tables={"items": table})
 
@@ -305,32 +389,37 @@ def _paths(zuliprcs: str | Sequence[str | os.PathLike[str]]) -> list[Path]:
     return paths
 
 
-def _accounts(client: Client, paths: list[Path]) -> tuple[list[_Account], list[str]]:
-    """The client's account and one per zuliprc, each once; and the zuliprcs that failed."""
+def _items(client: Client, user: User) -> Account:
+    """The scheduled messages and reminders of the client's account."""
+    scheduled = client.scheduled_messages.list()
+    try:
+        reminders: list[Reminder] | None = client.reminders.list()
+    except ApiError:
+        reminders = None
+    return Account(user, scheduled, reminders)
+
+
+def _read_other(path: Path, accounts: list[Account], unread: list[str]) -> None:
+    """Add the items of a zuliprc's account to ``accounts`` (once per account), or say in
+    ``unread`` why they could not be read."""
     from .._client import Client
 
-    accounts = [_Account(client, client.users.me(), owned=False)]
-    unread: list[str] = []
-    for path in paths:
-        try:
-            other = Client.from_zuliprc(path)
-        except ChatopsError as exc:
-            unread.append(f"{path}: {exc}")
-            continue
+    try:
+        other = Client.from_zuliprc(path)
+    except ChatopsError as exc:
+        unread.append(f"{path}: {exc}")
+        return
+    with other:
         try:
             me = other.users.me()
         except ChatopsError as exc:
-            other.close()
             unread.append(f"{path}: {exc}")
-            continue
-        if any(a.user.user_id == me.user_id for a in accounts):
-            other.close()
-            continue
-        accounts.append(_Account(other, me, owned=True))
-    return accounts, unread
+            return
+        if all(a.user.user_id != me.user_id for a in accounts):
+            accounts.append(_items(other, me))
 
 
-def _judge(
+def _judge_item(
     kind: str,
     item_id: int,
     failed: bool,

@@ -17,32 +17,124 @@ One threshold, with a default the demo organization passes:
 - ``max_unlinked_files`` (3): fail when more own files than this are unlinked and older than
   ``unlinked_days``; ``-1`` switches the check off.
 
-With ``dry_run=False`` every own unlinked file older than ``unlinked_days`` is deleted
-(``DELETE /attachments/{id}``). Large files that messages still link are only reported:
-deleting them breaks those messages.
+Each flagged file's finding carries the call that deletes it (``DELETE /attachments/{id}``),
+for ``chatops audit plan`` / ``chatops audit apply``; the audit itself only reads. Deleting a
+large file that messages still link breaks those messages, which its finding says.
+
+Three steps: :func:`fetch` reads the account, the users, its attachments and the newest
+messages; :func:`judge` (pure) flags each own file and gathers the links seen;
+:func:`conclude` turns that into findings, tables and the summary.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
-from ._common import api, finding
+from ._common import api, crossed, finding, newest_messages
 from ._common import summary as summary_of
 from ._params import Param
 from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
+    from ..types import Attachment, Message, User
 
-__all__ = ["UPLOAD_LINK", "uploads"]
+__all__ = [
+    "UPLOAD_LINK",
+    "JudgedFile",
+    "Judged",
+    "Options",
+    "Read",
+    "conclude",
+    "fetch",
+    "findings",
+    "judge",
+    "uploads",
+]
 
 #: A link to an uploaded file in message Markdown; group 1 is the ``path_id``.
 UPLOAD_LINK = re.compile(r"/user_uploads/(\d+/[^\s()\[\]<>\"'`]+)")
 MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Options:
+    """The parameters of :func:`uploads`, checked (ValueError naming the one out of range)."""
+
+    unlinked_days: int = 14
+    min_size_mb: float = 10
+    scan_messages: int = 5000
+    max_unlinked_files: int = 3
+
+    def __post_init__(self) -> None:
+        if self.unlinked_days < 0:
+            raise ValueError(f"unlinked_days must be 0 or more, not {self.unlinked_days}")
+        if not self.min_size_mb > 0:
+            raise ValueError(f"min_size_mb must be more than 0, not {self.min_size_mb}")
+        if not 0 <= self.scan_messages <= 5000:
+            raise ValueError(f"scan_messages must be between 0 and 5000, not {self.scan_messages}")
+        if self.max_unlinked_files < -1:
+            raise ValueError(
+                f"max_unlinked_files must be -1 or more, not {self.max_unlinked_files}"
+            )
+
+
+@dataclass(frozen=True)
+class Read:
+    """What :func:`fetch` read."""
+
+    site: str
+    me: User
+    users: dict[int, User]
+    #: the account's own uploads (``GET /attachments``)
+    attachments: list[Attachment]
+    #: the ``scan_messages`` newest messages the account can read
+    messages: list[Message]
+
+
+@dataclass(frozen=True)
+class JudgedFile:
+    """An own file and what is wrong with it (nothing: no flags)."""
+
+    attachment: Attachment
+    #: days since it was uploaded, when it is unlinked for longer than ``unlinked_days``
+    unlinked_days: float | None
+    large: bool
+    flags: list[str]
+
+    @property
+    def subject(self) -> str:
+        """``report.pdf (attachment 7)``."""
+        return f"{self.attachment.name} (attachment {self.attachment.id})"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What :func:`judge` decided, with what it was decided from."""
+
+    read: Read
+    options: Options
+    at: pd.Timestamp
+    #: the own files, by id
+    files: list[JudgedFile]
+    #: path_id -> (message id, sender id, where) of each scanned message linking it
+    shared: dict[str, list[tuple[int, int, str]]]
+
+    @property
+    def stale_unlinked(self) -> list[JudgedFile]:
+        """The own files unlinked for more than ``unlinked_days``."""
+        return [f for f in self.files if f.unlinked_days is not None]
+
+    @property
+    def failed(self) -> list[str]:
+        """The thresholds crossed."""
+        limit = self.options.max_unlinked_files
+        return crossed("max_unlinked_files", limit, len(self.stale_unlinked))
 
 
 def uploads(
@@ -70,10 +162,6 @@ def uploads(
         ),
     ] = 3,
     now: datetime | None = None,
-    dry_run: Annotated[
-        bool,
-        Param("when False, delete the own files unlinked for unlinked_days"),
-    ] = True,
 ) -> AuditResult:
     """Fetch own attachments and scan recent messages for upload links, and judge the files.
 
@@ -85,111 +173,190 @@ def uploads(
         max_unlinked_files: fail when more own files than this are unlinked and older than
             ``unlinked_days``; ``-1`` disables the check.
         now: the end of the window; default the current time.
-        dry_run: when False, delete the own unlinked files older than ``unlinked_days``.
 
     Tables: ``files`` (one row per file seen), ``storage_by_uploader``,
     ``storage_by_channel`` (known bytes and file counts, for what is visible).
     """
-    if unlinked_days < 0:
-        raise ValueError(f"unlinked_days must be 0 or more, not {unlinked_days}")
-    if not min_size_mb > 0:
-        raise ValueError(f"min_size_mb must be more than 0, not {min_size_mb}")
-    if not 0 <= scan_messages <= 5000:
-        raise ValueError(f"scan_messages must be between 0 and 5000, not {scan_messages}")
-    if max_unlinked_files < -1:
-        raise ValueError(f"max_unlinked_files must be -1 or more, not {max_unlinked_files}")
+    options = Options(
+        unlinked_days=unlinked_days,
+        min_size_mb=min_size_mb,
+        scan_messages=scan_messages,
+        max_unlinked_files=max_unlinked_files,
+    )
     at = pd.Timestamp(now or datetime.now(UTC))
     at = at.tz_localize("UTC") if at.tzinfo is None else at.tz_convert("UTC")
-    cutoff_ms = (at.timestamp() - unlinked_days * 86400) * 1000
+    return conclude(judge(fetch(client, options), options, at=at))
+
+
+def fetch(client: Client, options: Options) -> Read:
+    """Read the account, the users, its attachments and the newest messages."""
     me = client.users.me()
     users = {u.user_id: u for u in client.users.list()}
     own = client.uploads.attachments()
+    messages: list[Message] = []
+    if options.scan_messages:
+        messages = newest_messages(client, options.scan_messages)[-options.scan_messages :]
+    return Read(client.site, me, users, own, messages)
 
-    # path_id -> (message id, sender id, channel) of each scanned message linking it
+
+def judge(read: Read, options: Options, *, at: pd.Timestamp) -> Judged:
+    """Flag each own file as of ``at`` (an aware UTC time) and gather the links; no I/O."""
+    cutoff_ms = (at.timestamp() - options.unlinked_days * 86400) * 1000
     shared: dict[str, list[tuple[int, int, str]]] = {}
-    scanned = 0
-    if scan_messages:
-        page = client.messages.get(
-            anchor="newest", num_before=scan_messages, num_after=0, apply_markdown=False
-        )
-        messages = page.messages[-scan_messages:]
-        scanned = len(messages)
-        for m in messages:
-            if m.type == "stream" or m.stream_id is not None:
-                where = f"#{m.display_recipient}" if isinstance(m.display_recipient, str) else ""
-            else:
-                where = "direct messages"
-            for path_id in dict.fromkeys(UPLOAD_LINK.findall(m.content)):
-                shared.setdefault(path_id, []).append((m.id, m.sender_id, where))
-
-    def name_of(uid: int) -> str:
-        return users[uid].full_name if uid in users else f"user {uid}"
-
-    file_rows: list[dict[str, Any]] = []
-    rows: list[Finding] = []
-    stale_unlinked: list[int] = []
-    limit_bytes = min_size_mb * MIB
-    own_paths = set()
-    for a in sorted(own, key=lambda x: x.id):
-        own_paths.add(a.path_id)
-        seen = shared.get(a.path_id, [])
-        channels = sorted({w for _, _, w in seen if w})
-        linked = bool(a.messages)
-        created = pd.Timestamp(a.create_time, unit="ms", tz="UTC") if a.create_time else pd.NaT
+    for m in read.messages:
+        if m.type == "stream" or m.stream_id is not None:
+            where = f"#{m.display_recipient}" if isinstance(m.display_recipient, str) else ""
+        else:
+            where = "direct messages"
+        for path_id in dict.fromkeys(UPLOAD_LINK.findall(m.content)):
+            shared.setdefault(path_id, []).append((m.id, m.sender_id, where))
+    limit_bytes = options.min_size_mb * MIB
+    files: list[JudgedFile] = []
+    for a in sorted(read.attachments, key=lambda x: x.id):
         flags: list[str] = []
-        subject = f"{a.name} (attachment {a.id})"
-        if not linked and a.create_time and a.create_time < cutoff_ms:
+        days: float | None = None
+        if not a.messages and a.create_time and a.create_time < cutoff_ms:
             days = (at.timestamp() * 1000 - a.create_time) / 86400000
             flags.append(f"unlinked for {days:.0f} days")
-            stale_unlinked.append(a.id)
+        large = a.size > limit_bytes
+        if large:
+            flags.append(f"larger than {options.min_size_mb:g} MiB")
+        files.append(JudgedFile(a, days, large, flags))
+    return Judged(read, options, at, files, shared)
+
+
+def findings(judged: Judged) -> list[Finding]:
+    """The findings of the flagged own files, each with the call that deletes it."""
+    options = judged.options
+    rows: list[Finding] = []
+    for f in judged.files:
+        a = f.attachment
+        if f.unlinked_days is not None:
             rows.append(
                 finding(
                     "warning",
-                    subject,
-                    f"no message links this file, uploaded {days:.0f} days ago (more than "
-                    f"{unlinked_days}); {_size(a.size)}",
+                    f.subject,
+                    f"no message links this file, uploaded {f.unlinked_days:.0f} days ago (more "
+                    f"than {options.unlinked_days}); {_size(a.size)}",
                     "Delete the file: nothing links it",
                     api("DELETE", f"/attachments/{a.id}"),
                 )
             )
-        if a.size > limit_bytes:
-            flags.append(f"larger than {min_size_mb:g} MiB")
+        if f.large:
             rows.append(
                 finding(
-                    "info" if linked else "warning",
-                    subject,
-                    f"{_size(a.size)}, more than {min_size_mb:g} MiB; linked by "
+                    "info" if a.messages else "warning",
+                    f.subject,
+                    f"{_size(a.size)}, more than {options.min_size_mb:g} MiB; linked by "
                     f"{len(a.messages)} messages",
                     "Delete the file if it is no longer needed (messages linking it lose it)",
                     api("DELETE", f"/attachments/{a.id}"),
                 )
             )
+    if judged.failed:
+        rows.append(
+            finding(
+                "critical",
+                "uploads",
+                f"{len(judged.stale_unlinked)} own files are unlinked for more than "
+                f"{options.unlinked_days} days; the threshold is {options.max_unlinked_files}",
+                "Delete the unlinked files listed",
+                api("DELETE", "/attachments/{attachment_id}"),
+            )
+        )
+    return rows
+
+
+def conclude(judged: Judged) -> AuditResult:
+    """The findings, the tables and the summary of a judgement."""
+    rows = findings(judged)
+    read, options = judged.read, judged.options
+    own = read.attachments
+    file_rows = _file_rows(judged)
+    files = _files_frame(file_rows)
+    scanned = len(read.messages)
+    summary = summary_of(
+        "uploads",
+        # every own file judged (only those are: others' files get no findings) and the
+        # threshold's "uploads"
+        subjects=[f"{a.name} (attachment {a.id})" for a in own] + ["uploads"],
+        failed=judged.failed,
+        counts={
+            "own_files": len(own),
+            "own_bytes": sum(a.size for a in own),
+            "own_unlinked": sum(1 for a in own if not a.messages),
+            "own_unlinked_stale": len(judged.stale_unlinked),
+            "own_large": sum(f.large for f in judged.files),
+            "others_files_seen": len(files) - len(own),
+            "messages_scanned": scanned,
+            "findings": len(rows),
+        },
+        thresholds={
+            "max_unlinked_files": options.max_unlinked_files,
+            "unlinked_days": options.unlinked_days,
+            "min_size_mb": options.min_size_mb,
+        },
+        coverage={
+            "own_uploads": f"complete for {read.me.email}: GET /attachments lists only the "
+            "acting account's own uploads",
+            "others_uploads": f"only files linked from the {scanned} newest messages the "
+            "account can read; their size, upload time and real uploader are not visible "
+            "(uploader = first sender seen sharing the link)",
+            "not_visible": "other users' unlinked uploads, the sizes of other users' files, "
+            "and links in older messages or in conversations the account cannot read",
+        },
+        site=read.site,
+        generated_at=judged.at.isoformat(),
+    )
+    return AuditResult.of(
+        rows,
+        summary=summary,
+        tables={
+            "files": files,
+            "storage_by_uploader": _by_uploader(files),
+            "storage_by_channel": _by_channel(file_rows),
+        },
+    )
+
+
+def _file_rows(judged: Judged) -> list[dict[str, Any]]:
+    """One row per file seen: the own files, then the others' linked in the scan."""
+    read, shared = judged.read, judged.shared
+    file_rows: list[dict[str, Any]] = []
+    for f in judged.files:
+        a = f.attachment
+        seen = shared.get(a.path_id, [])
         file_rows.append(
             {
                 "path_id": a.path_id,
                 "name": a.name,
                 "attachment_id": a.id,
                 "own": True,
-                "uploader": me.full_name,
+                "uploader": read.me.full_name,
                 "size_bytes": a.size,
-                "created_at": created,
+                "created_at": (
+                    pd.Timestamp(a.create_time, unit="ms", tz="UTC") if a.create_time else pd.NaT
+                ),
                 "messages": len(a.messages),
-                "channels": ", ".join(channels),
-                "linked": linked,
-                "flags": "; ".join(flags),
+                "channels": ", ".join(sorted({w for _, _, w in seen if w})),
+                "linked": bool(a.messages),
+                "flags": "; ".join(f.flags),
             }
         )
+    own_paths = {a.path_id for a in read.attachments}
     for path_id, seen in sorted(shared.items()):
         if path_id in own_paths:
             continue
-        first = min(seen)
+        uploader = min(seen)[1]
         file_rows.append(
             {
                 "path_id": path_id,
                 "name": path_id.rsplit("/", 1)[-1],
                 "attachment_id": None,
                 "own": False,
-                "uploader": name_of(first[1]),
+                "uploader": (
+                    read.users[uploader].full_name if uploader in read.users else f"user {uploader}"
+                ),
                 "size_bytes": None,
                 "created_at": pd.NaT,
                 "messages": len({mid for mid, _, _ in seen}),
@@ -198,6 +365,10 @@ def uploads(
                 "flags": "",
             }
         )
+    return file_rows
+
+
+def _files_frame(file_rows: list[dict[str, Any]]) -> pd.DataFrame:
     files = pd.DataFrame(
         file_rows,
         columns=[
@@ -216,8 +387,13 @@ def uploads(
     )
     files["size_bytes"] = files["size_bytes"].astype("Float64")
     files["attachment_id"] = files["attachment_id"].astype("Int64")
+    return files
 
-    by_uploader = (
+
+def _by_uploader(files: pd.DataFrame) -> pd.DataFrame:
+    if not len(files):
+        return pd.DataFrame(columns=["files", "known_bytes", "unknown_size_files"])
+    return (
         files.groupby("uploader")
         .agg(
             files=("path_id", "size"),
@@ -225,85 +401,20 @@ def uploads(
             unknown_size_files=("size_bytes", lambda s: int(s.isna().sum())),
         )
         .sort_values(["known_bytes", "files"], ascending=False)
-        if len(files)
-        else pd.DataFrame(columns=["files", "known_bytes", "unknown_size_files"])
     )
+
+
+def _by_channel(file_rows: list[dict[str, Any]]) -> pd.DataFrame:
     channel_rows: list[dict[str, Any]] = []
     for r in file_rows:
         for ch in [c for c in str(r["channels"]).split(", ") if c] or ["(not in the scan)"]:
             channel_rows.append({"channel": ch, "path_id": r["path_id"], "size": r["size_bytes"]})
     by_channel_raw = pd.DataFrame(channel_rows, columns=["channel", "path_id", "size"])
     by_channel_raw["size"] = by_channel_raw["size"].astype("Float64")
-    by_channel = (
+    return (
         by_channel_raw.groupby("channel")
         .agg(files=("path_id", "size"), known_bytes=("size", "sum"))
         .sort_values(["known_bytes", "files"], ascending=False)
-    )
-
-    failed: list[str] = []
-    if max_unlinked_files >= 0 and len(stale_unlinked) > max_unlinked_files:
-        failed.append("max_unlinked_files")
-        rows.append(
-            finding(
-                "critical",
-                "uploads",
-                f"{len(stale_unlinked)} own files are unlinked for more than {unlinked_days} "
-                f"days; the threshold is {max_unlinked_files}",
-                "Delete the unlinked files listed",
-                api("DELETE", "/attachments/{attachment_id}"),
-            )
-        )
-
-    deleted: list[int] = []
-    if not dry_run:
-        for attachment_id in stale_unlinked:
-            client.uploads.delete_attachment(attachment_id)
-            deleted.append(attachment_id)
-
-    summary = summary_of(
-        "uploads",
-        # every own file judged (only those are: others' files get no findings) and the
-        # threshold's "uploads"
-        subjects=[f"{a.name} (attachment {a.id})" for a in own] + ["uploads"],
-        failed=failed,
-        counts={
-            "own_files": len(own),
-            "own_bytes": sum(a.size for a in own),
-            "own_unlinked": sum(1 for a in own if not a.messages),
-            "own_unlinked_stale": len(stale_unlinked),
-            "own_large": sum(1 for a in own if a.size > limit_bytes),
-            "others_files_seen": len(files) - len(own),
-            "messages_scanned": scanned,
-            "findings": len(rows),
-            "deleted_now": len(deleted),
-        },
-        thresholds={
-            "max_unlinked_files": max_unlinked_files,
-            "unlinked_days": unlinked_days,
-            "min_size_mb": min_size_mb,
-        },
-        coverage={
-            "own_uploads": f"complete for {me.email}: GET /attachments lists only the acting "
-            "account's own uploads",
-            "others_uploads": f"only files linked from the {scanned} newest messages the "
-            "account can read; their size, upload time and real uploader are not visible "
-            "(uploader = first sender seen sharing the link)",
-            "not_visible": "other users' unlinked uploads, the sizes of other users' files, "
-            "and links in older messages or in conversations the account cannot read",
-        },
-        dry_run=dry_run,
-        deleted_attachment_ids=deleted,
-        site=client.site,
-        generated_at=at.isoformat(),
-    )
-    return AuditResult.of(
-        rows,
-        summary=summary,
-        tables={
-            "files": files,
-            "storage_by_uploader": by_uploader,
-            "storage_by_channel": by_channel,
-        },
     )
 
 

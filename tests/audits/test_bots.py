@@ -10,7 +10,10 @@ import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, bots
+from chatops.audits.bots import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, kinds, message, user
 from tests.conftest import unchanged
 
 DEACTIVATE = "Deactivate the bot if it is no longer needed"
@@ -27,7 +30,7 @@ def test_bots_on_the_demo_org_passes(sandbox: Sandbox) -> None:
 
 
 def test_bots_findings_and_deactivation(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     member = client_for("member", fresh_sandbox)
@@ -96,8 +99,9 @@ def test_bots_findings_and_deactivation(
     # a year on, the helper bot has been silent too
     assert "no message in" in str(tight_stale.tables["bots"].loc[helper_id, "flags"])
 
-    done = bots(admin, max_orphaned_bots=2, dry_run=False)
-    assert sorted(done.summary["deactivated_bot_ids"]) == sorted([orphan, ownerless, *others])
+    # the plan of the findings deactivates every flagged bot
+    tally = apply_findings(result, admin, tmp_path / "plan.jsonl")
+    assert tally["done"] == 2 + len(others) and tally["done"] == sum(tally.values())
     after = {u.user_id: u.is_active for u in admin.users.list()}
     assert not after[orphan] and not after[ownerless]
     assert after[helper_id]
@@ -142,3 +146,47 @@ def test_bots_posting_to_many_channels_at_the_edge(tmp_path: Path) -> None:
         assert later.tables["bots"].loc[helper_id, "channels_posted_to"] == 0
         with pytest.raises(ValueError, match="max_bot_channels"):
             bots(admin, max_bot_channels=-2)
+
+
+def test_judge_without_a_server() -> None:
+    """Every flag from hand-built bots: no owner, a missing or deactivated owner, never sent,
+    silent, posting to too many channels; the threshold; system bots left out."""
+    owner, gone = user(1, "Olga Owner"), user(2, "Gil Gone", is_active=False)
+    bot = dict(is_bot=True, bot_type=1)
+    bots_read = {
+        10: user(10, "Lost Bot", **bot),
+        11: user(11, "Ghost Bot", bot_owner_id=99, **bot),
+        12: user(12, "Left Bot", bot_owner_id=2, **bot),
+        13: user(13, "Quiet Bot", bot_owner_id=1, **bot),
+        14: user(14, "Busy Bot", bot_owner_id=1, **bot),
+        15: user(15, "Fine Bot", bot_owner_id=1, **bot),
+        16: user(16, "System Bot", is_system_bot=True, **bot),
+    }
+    read = Read(
+        site="https://chat.example.org",
+        users={1: owner, 2: gone, **bots_read},
+        messages={
+            13: [message(1, bots_read[13], 100, display_recipient="ops")],
+            14: [message(i, bots_read[14], 1, display_recipient=f"c{i}") for i in range(2, 5)],
+            15: [message(5, bots_read[15], 1, display_recipient="ops")],
+        },
+    )
+    judged = judge(read, Options(max_bot_channels=2, max_orphaned_bots=2), now=NOW)
+    assert [b.bot.user_id for b in judged.bots] == [10, 11, 12, 13, 14, 15]
+    assert judged.failed == ["max_orphaned_bots"]
+    rows = findings(judged)
+    assert [(s, f) for _v, s, f in kinds(rows)] == [
+        (f"Lost Bot ({bots_read[10].email})", "has no owner; never sent a message"),
+        (f"Ghost Bot ({bots_read[11].email})", "owner 99 does not exist; never sent a message"),
+        (
+            f"Left Bot ({bots_read[12].email})",
+            "owner Gil Gone is deactivated; never sent a message",
+        ),
+        (f"Quiet Bot ({bots_read[13].email})", "no message in 100 days (more than 90)"),
+        (f"Busy Bot ({bots_read[14].email})", "posted to 3 channels in 90 days (more than 2)"),
+        ("bots", "3 active bots have no live owner; the threshold is 2"),
+    ]
+    assert rows[0].recommended_action == REASSIGN and rows[3].recommended_action == DEACTIVATE
+    assert rows[0].api_call == "DELETE /api/v1/users/10"
+    assert rows[-1].call is not None and rows[-1].call.needs_input
+    assert conclude(judged).tables["bots"].loc[15, "flags"] == ""

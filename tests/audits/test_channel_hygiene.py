@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, channel_hygiene
-from chatops.audits.channel_hygiene import normalise_channel_name
+from chatops.audits.channel_hygiene import (
+    Options,
+    Read,
+    conclude,
+    findings,
+    judge,
+    normalise_channel_name,
+)
 from chatops.sandbox import Sandbox
+from chatops.types import ChannelFolder
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, calls, channel, kinds, user
 from tests.conftest import unchanged
 
 DESCRIBE = "Say what the channel is for"
@@ -63,7 +75,7 @@ def test_normalise_channel_name_folds_case_separators_and_plurals() -> None:
 
 
 def test_channel_hygiene_findings_thresholds_and_archiving(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     owner = client_for("owner", fresh_sandbox)
@@ -246,9 +258,12 @@ def test_channel_hygiene_findings_thresholds_and_archiving(
     )
     assert "deactivated_subscribers" not in result.summary["coverage"]
 
-    # dry_run=False archives the channel with no subscribers, and nothing else
-    done = channel_hygiene(admin, max_hygiene_findings=-1, dry_run=False)
-    assert done.summary["archived_stream_ids"] == [ids["empty-room"]]
+    # the plan of the "no subscribers" finding archives that channel, and nothing else
+    found = channel_hygiene(admin, max_hygiene_findings=-1)
+    tally = apply_findings(
+        found, admin, tmp_path / "plan.jsonl", keep=lambda f: f.finding == "has no subscribers"
+    )
+    assert tally == {"done": 1, "already_done": 0, "refused": 0, "failed": 0}
     seen = {c.stream_id: c for c in owner.channels.list(include_all=True, exclude_archived=False)}
     assert seen[ids["empty-room"]].is_archived
     assert not any(seen[ids[n]].is_archived for n in ("leavers", "solo", "bare", "engineerng"))
@@ -292,3 +307,61 @@ def test_a_near_duplicate_is_never_archived_without_a_person_choosing(
     near = again.findings["finding"].str.startswith("near-duplicate")
     repeat = again.findings[near & again.findings["subject"].str.contains("budget")]
     assert repeat.values.tolist() == pair.values.tolist()
+
+
+def test_judge_without_a_server() -> None:
+    """Every flag from hand-built channels: no description, no folder, a bad name (with a
+    name proposed, and without), no subscribers, only deactivated ones, a private channel of
+    one, near-duplicates; members that could not be read; the threshold."""
+    ann, gil = user(1, "Ann"), user(2, "Gil Gone", is_active=False)
+    said = {"description": "what it is for"}
+    read = Read(
+        site="https://chat.example.org",
+        users={1: ann, 2: gil},
+        listed=[
+            channel(1, "Release_Notes", folder_id=7, **said),
+            channel(2, "release-notes", **said),
+            channel(3, "empty", folder_id=7, **said),
+            channel(4, "leavers", folder_id=7, **said),
+            channel(5, "solo", folder_id=7, invite_only=True, **said),
+            channel(6, "bare", folder_id=7),
+            channel(7, "hidden", folder_id=7, **said),
+            channel(8, "old-one", is_archived=True),
+        ],
+        folders={7: ChannelFolder(id=7, name="Team")},
+        members={1: [1], 2: [1], 3: [], 4: [], 5: [1], 6: [1], 7: None},
+        deactivated_subscribers={3: [], 4: [2]},
+        status_unanswered=False,
+    )
+    options = Options(require_folder=True, name_regex="[a-z-]+", max_hygiene_findings=6)
+    judged = judge(read, options, at=NOW)
+    assert judged.hygiene == 7 and judged.failed == ["max_hygiene_findings"]
+    rows = findings(judged)
+    assert [(v, s, f) for v, s, f in kinds(rows)] == [
+        ("warning", "#Release_Notes (1)", "name does not match '[a-z-]+'"),
+        ("info", "#release-notes (2)", "is in no channel folder"),
+        ("warning", "#empty (3)", "has no subscribers"),
+        ("warning", "#leavers (4)", "every subscriber is deactivated (Gil Gone)"),
+        ("info", "#solo (5)", "is private with a single member (Ann)"),
+        ("warning", "#bare (6)", "has no description"),
+        (
+            "warning",
+            "#Release_Notes (1) / #release-notes (2)",
+            "near-duplicate channel names: "
+            "the same name once case, separators and plurals are folded",
+        ),
+        ("critical", "channels", "7 channel hygiene findings; the threshold is 6"),
+    ]
+    by_subject = calls(rows)
+    # the folded name is taken by the other channel: a person chooses the new name
+    assert by_subject["#Release_Notes (1)"] == ["PATCH /api/v1/streams/1 new_name={new_name}"]
+    assert by_subject["#release-notes (2)"] == ["PATCH /api/v1/streams/2 folder_id={folder_id}"]
+    assert by_subject["#empty (3)"] == ["DELETE /api/v1/streams/3"]
+    assert rows[6].recommended_action.startswith("Choose which of #Release_Notes (1 subscriber)")
+    table = conclude(judged).tables["channels"]
+    assert table.loc[7, "subscribers"] is None or pd.isna(table.loc[7, "subscribers"])
+    assert table.loc[1, "flags"] == "name does not match name_regex; near-duplicate"
+    assert "members_hidden" in conclude(judged).summary["coverage"]
+    free = Read(**{**read.__dict__, "listed": [channel(9, "Ops Team", folder_id=7, **said)]})
+    proposed = findings(judge(free, options, at=NOW))
+    assert [r.api_call for r in proposed] == ["PATCH /api/v1/streams/9 new_name=ops-team"]

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, guest_access
+from chatops.audits.guest_access import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
-from chatops.types import User
+from chatops.types import DisplayRecipient, User
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, ago, calls, channel, kinds, message, user
 from tests.conftest import group_id, realm_settings, unchanged
 
 UNSUB = "DELETE /api/v1/users/me/subscriptions"
@@ -64,7 +68,7 @@ def test_guest_access_none_found(
 
 
 def test_guest_access_findings_thresholds_and_fix(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     owner = client_for("owner", fresh_sandbox)
@@ -150,14 +154,13 @@ def test_guest_access_findings_thresholds_and_fix(
     assert "2 guests have flagged channel access; the threshold is 1" == first["finding"]
     assert off.passed and "critical" not in set(off.findings["severity"])
 
-    done = guest_access(admin, max_channels=2, max_flagged_guests=2, dry_run=False)
-    assert sorted(done.summary["unsubscribed"], key=lambda r: r["stream_id"]) == sorted(
-        [
-            {"user_id": gus.user_id, "stream_id": channels[private].stream_id},
-            {"user_id": gus.user_id, "stream_id": channels[default].stream_id},
-        ],
-        key=lambda r: r["stream_id"],
+    # the plan of the unsubscriptions the findings call for: the flagged private and default
+    # channels (which channels to leave of too many is a person's choice)
+    found = guest_access(admin, max_channels=2, max_flagged_guests=2)
+    tally = apply_findings(
+        found, admin, tmp_path / "plan.jsonl", keep=lambda f: f.call.method == "DELETE"
     )
+    assert tally == {"done": 2, "already_done": 0, "refused": 0, "failed": 0}
     assert gus.user_id not in owner.channels.members(channels[private].stream_id)
     assert gus.user_id not in owner.channels.members(channels[default].stream_id)
     # a guest in too many channels is only reported
@@ -176,3 +179,67 @@ def test_guest_access_rejects_bad_parameters(
     with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
         with pytest.raises(ValueError, match=name):
             guest_access(client, **kwargs)  # type: ignore[arg-type]
+
+
+def test_judge_without_a_server() -> None:
+    """Every flag from hand-built guests and channels: too many channels, a private channel,
+    a default channel (one that is both, once), whether guests may see all users (and the
+    group to limit it to), direct-message partners; the threshold."""
+    ada, gus, gia = (
+        user(1, "Ada Admin", role=200),
+        user(2, "Gus", role=600),
+        user(3, "Gia", role=600),
+    )
+    read = Read(
+        site="https://chat.example.org",
+        users={1: ada, 2: gus, 3: gia},
+        channels=[
+            channel(1, "general", is_default=True),
+            channel(2, "secret", invite_only=True),
+            channel(3, "lobby", invite_only=True, is_default=True),
+            channel(4, "random"),
+        ],
+        members={1: [1, 2], 2: [1, 2], 3: [2], 4: [1, 2, 3]},
+        realm={"realm_can_access_all_users_group": 11},
+        groups={
+            10: {"id": 10, "name": "role:members", "members": [1]},
+            11: {"id": 11, "name": "role:everyone", "members": [1, 3]},
+        },
+        direct_messages=[
+            message(
+                1,
+                ada,
+                1,
+                display_recipient=[
+                    DisplayRecipient(id=1, email=ada.email, full_name=ada.full_name),
+                    DisplayRecipient(id=2, email=gus.email, full_name=gus.full_name),
+                ],
+            )
+        ],
+        last_messages={2: ago(3), 3: None},
+    )
+    judged = judge(read, Options(max_channels=3, max_flagged_guests=0), at=NOW)
+    assert [g.guest.full_name for g in judged.flagged] == ["Gus"]
+    assert judged.failed == ["max_flagged_guests"]
+    rows = findings(judged)
+    gus_is = f"Gus ({gus.email})"
+    assert kinds(rows) == [
+        ("warning", gus_is, "subscribed to 4 channels; the limit is 3"),
+        ("warning", gus_is, "subscribed to default channel #general"),
+        ("warning", gus_is, "subscribed to private and default channel #lobby"),
+        ("warning", gus_is, "subscribed to private channel #secret"),
+        (
+            "warning",
+            "organization",
+            "1 of 2 guests may see all users (can_access_all_users_group reaches guests)",
+        ),
+        ("critical", "guests", "1 guests have flagged channel access; the threshold is 0"),
+    ]
+    assert calls(rows)[gus_is][0] == f"{UNSUB} subscriptions=[{{channel}}] principals=[2]"
+    assert calls(rows)[gus_is][2] == f'{UNSUB} subscriptions=["lobby"] principals=[2]'
+    assert calls(rows)["organization"] == [
+        'PATCH /api/v1/realm can_access_all_users_group={"new": 10}'
+    ]
+    table = conclude(judged).tables["guests"]
+    assert table.loc[2, "dm_partners"] == "Ada Admin"
+    assert bool(table.loc[3, "may_see_all_users"]) and not bool(table.loc[2, "may_see_all_users"])

@@ -7,11 +7,16 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, inactive_users
+from chatops.audits.inactive_users import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
+from chatops.types import Invite
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, ago, kinds, message, user
 from tests.conftest import unchanged
 
 DAY = 86400
@@ -212,11 +217,15 @@ def test_invitations_of_inactive_accounts_and_seat_savings(
     assert again.tables["users"].loc[active_member, "active_invitations"] >= 1
 
 
-def test_dry_run_false_deactivates_them(sb: Sandbox, admin_client: chatops.Client) -> None:
+def test_the_plan_of_its_findings_deactivates_them(
+    sb: Sandbox, admin_client: chatops.Client, tmp_path: Path
+) -> None:
     ivy = _uid(sb, "ivy@demo.chatops.test")
     demo = _demo_inactive(sb)
-    result = inactive_users(admin_client, dry_run=False)
-    assert sorted(result.summary["deactivated_user_ids"]) == sorted([*demo, ivy])
+    result = inactive_users(admin_client)
+    assert sorted(result.summary["inactive_user_ids"]) == sorted([*demo, ivy])
+    tally = apply_findings(result, admin_client, tmp_path / "plan.jsonl")
+    assert tally["done"] == sum(tally.values()) >= len(demo) + 1
     for uid in demo:
         assert sb.store.scalar("SELECT is_active FROM users WHERE id = ?", [uid]) == 0
     assert sb.store.scalar("SELECT is_active FROM users WHERE id = ?", [ivy]) == 0
@@ -350,10 +359,12 @@ def test_include_bots_judges_bots_by_their_last_message(tmp_path: Path) -> None:
             ]
         )
 
-        # Ximena goes first and takes her bot with her; the other two are deactivated as bots
-        done = inactive_users(admin, include_bots=True, dry_run=False)
+        # the plan deactivates the bots first (Ximena's too), then the people
+        found = inactive_users(admin, include_bots=True)
         gone = [ximena, webhook.user_id, orphan.user_id, kept.user_id]
-        assert set(gone) <= set(done.summary["deactivated_user_ids"])
+        assert set(gone) <= set(found.summary["inactive_user_ids"])
+        tally = apply_findings(found, admin, tmp_path / "plan.jsonl")
+        assert tally["done"] == sum(tally.values())
         for uid in gone:
             assert store.scalar("SELECT is_active FROM users WHERE id = ?", [uid]) == 0
         assert store.scalar("SELECT is_active FROM users WHERE id = ?", [helper.user_id]) == 1
@@ -374,3 +385,87 @@ def off_ids(admin: chatops.Client) -> list[int]:
 def by_subject(rows: list[list[str]]) -> list[list[str]]:
     """Finding rows in the order the audit gives them (by severity, then subject)."""
     return sorted(rows, key=lambda r: (r[0], r[1]))
+
+
+def test_judge_without_a_server() -> None:
+    """Every status and every kind of finding from hand-built accounts: active by a message
+    or by presence, new, inactive people and bots (with and without an owner), their
+    invitations, the seats saved, a cut-short history, the threshold."""
+    joined = NOW - pd.Timedelta(days=365)
+    old = {"date_joined": joined.isoformat()}
+    me = user(1, "Ada Admin", role=200, **old)
+    ann, rob = user(2, "Ann Active", **old), user(3, "Rob Reader", **old)
+    fresh = user(4, "Nia New", date_joined=(NOW - pd.Timedelta(days=10)).isoformat())
+    ivy = user(5, "Ivy Idle", role=600, **old)
+    mod = user(6, "Moe Moderator", role=300, **old)
+    pet = user(20, "Pet Bot", is_bot=True, bot_owner_id=5, **old)
+    stray = user(21, "Stray Bot", is_bot=True, **old)
+    read = Read(
+        site="https://chat.example.org",
+        me=1,
+        users=[me, ann, rob, fresh, ivy, mod, pet, stray],
+        messages=[message(1, ann, 5, display_recipient="general")],
+        truncated=True,
+        last_seen={rob.email: ago(3)},
+        invitations=[
+            Invite(id=6, invited_by_user_id=5, invited=ago(30), email="x@example.org"),
+            Invite(id=5, invited_by_user_id=5, invited=ago(30), is_multiuse=True),
+        ],
+    )
+    options = Options(include_bots=True, seat_cost=10.0)
+    judged = judge(read, options, until=NOW)
+    status = {a.user.full_name: a.status for a in judged.accounts}
+    assert status == {
+        "Ann Active": "active",
+        "Rob Reader": "active",
+        "Nia New": "new",
+        "Ivy Idle": "inactive",
+        "Moe Moderator": "inactive",
+        "Pet Bot": "inactive",
+        "Stray Bot": "inactive",
+    }
+    assert [a.user.user_id for a in judged.inactive] == [5, 20, 21]  # Moe's role is not judged
+    assert judged.failed == ["max_inactive_share"]
+    rows = findings(judged)
+    assert [(v, s.split(" <")[0], f) for v, s, f in kinds(rows)] == [
+        (
+            "critical",
+            "accounts",
+            "3 of 5 accounts (60%) sent no message in the last 90 days; the threshold is 25%",
+        ),
+        (
+            "warning",
+            "Ivy Idle",
+            "guest with no message and not seen in the last 90 days; "
+            "deactivating also deactivates 1 bots it owns",
+        ),
+        ("warning", "Pet Bot", "bot owned by Ivy Idle with no message in the last 90 days"),
+        ("warning", "Stray Bot", "bot with no owner and no message in the last 90 days"),
+        ("warning", "Ivy Idle", "inactive account created active link 5, which outlives it"),
+        ("warning", "Ivy Idle", "inactive account created active invitation 6, which outlives it"),
+        (
+            "info",
+            "seats",
+            "deactivating the 1 accounts inactive for 90 days saves 1 x 10 = 10 per billing period",
+        ),
+        (
+            "warning",
+            "coverage",
+            "history fetch stopped at max_messages=50000 before the window "
+            "start; some accounts may look inactive",
+        ),
+    ]
+    assert [r.api_call for r in rows[1:6]] == [
+        "DELETE /api/v1/users/5",
+        "DELETE /api/v1/bots/20",
+        "DELETE /api/v1/bots/21",
+        "DELETE /api/v1/invites/multiuse/5",
+        "DELETE /api/v1/invites/6",
+    ]
+    result = conclude(judged)
+    assert result.tables["by_role"].loc["bot"].to_dict() == {"active": 0, "inactive": 2, "new": 0}
+    assert result.summary["savings"] == {
+        "seat_cost": 10.0,
+        "inactive_accounts": 1,
+        "projected": 10.0,
+    }

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, invitations
+from chatops.audits.invitations import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
+from chatops.types import Invite
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, ago, calls, kinds, user
 from tests.conftest import unchanged
 
 REVOKE = "Revoke the invitation (send a new one with a short expiry if still wanted)"
@@ -28,7 +34,7 @@ def test_invitations_on_the_demo_org_passes(sandbox: Sandbox) -> None:
 
 
 def test_invitations_findings_and_revocation(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     member = client_for("member", fresh_sandbox)
@@ -80,10 +86,49 @@ def test_invitations_findings_and_revocation(
     assert tight.summary["failed_checks"] == ["max_risky_invitations"]
     assert wide.passed and wide.summary["counts"]["risky"] == 2
 
-    done = invitations(admin, max_risky_invitations=3, dry_run=False)
-    assert sorted(done.summary["revoked_invite_ids"]) == sorted(
-        [link, by_email["bymember@example.org"], by_email["long@example.org"]]
-    )
+    # the plan of the findings revokes every risky invitation
+    tally = apply_findings(result, admin, tmp_path / "plan.jsonl")
+    assert tally == {"done": 3, "already_done": 0, "refused": 0, "failed": 0}
     left = {i.id for i in admin.invitations.list()}
     assert left == before | {by_email["short@example.org"]}
     assert invitations(admin, max_risky_invitations=0).passed
+
+
+def test_judge_without_a_server() -> None:
+    """Every flag from hand-built invitations, each finding's call (a link's and an email
+    invitation's differ), and the threshold."""
+    ada, gone = user(1, "Ada Admin"), user(2, "Gil Gone", is_active=False)
+
+    def invite(invite_id: int, **fields: Any) -> Invite:
+        return Invite(id=invite_id, invited=ago(1), **{"invited_by_user_id": 1, **fields})
+
+    read = Read(
+        site="https://chat.example.org",
+        users={1: ada, 2: gone},
+        invitations=[
+            invite(1, is_multiuse=True),
+            invite(2, email="far@example.org", expiry_date=ago(-60)),
+            invite(3, email="boss@example.org", expiry_date=ago(-1), invited_as=200),
+            invite(4, email="orphan@example.org", expiry_date=ago(-1), invited_by_user_id=9),
+            invite(5, email="left@example.org", expiry_date=ago(-1), invited_by_user_id=2),
+            invite(6, email="fine@example.org", expiry_date=ago(-1)),
+        ],
+    )
+    judged = judge(read, Options(max_risky_invitations=4), now=NOW)
+    assert judged.failed == ["max_risky_invitations"]
+    rows = findings(judged)
+    assert kinds(rows) == [
+        ("warning", "link 1", "never expires"),
+        ("warning", "invite 2 (far@example.org)", "expires in 60 days (more than 30)"),
+        ("warning", "invite 3 (boss@example.org)", "grants the administrator role"),
+        ("warning", "invite 4 (orphan@example.org)", "created by unknown user 9"),
+        ("warning", "invite 5 (left@example.org)", "created by deactivated user Gil Gone"),
+        ("critical", "invitations", "5 risky invitations; the threshold is 4"),
+    ]
+    assert calls(rows)["link 1"] == ["DELETE /api/v1/invites/multiuse/1"]
+    assert calls(rows)["invite 2 (far@example.org)"] == ["DELETE /api/v1/invites/2"]
+    relaxed = judge(
+        read, Options(max_expiry_days=90, flag_roles="", max_risky_invitations=3), now=NOW
+    )
+    assert len(relaxed.risky) == 3 and relaxed.failed == []
+    assert conclude(judged).tables["invitations"].loc[6, "flags"] == ""

@@ -5,13 +5,25 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, linkifiers
-from chatops.audits.linkifiers import adversarial_inputs, backtracking_ms
+from chatops.audits.linkifiers import (
+    Options,
+    Read,
+    adversarial_inputs,
+    backtracking_ms,
+    conclude,
+    findings,
+    judge,
+)
 from chatops.sandbox import Sandbox
+from chatops.types import Linkifier
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, message, user
 from tests.conftest import unchanged
 
 NOT_RE2 = r"(?P<key>[A-Z]+-[0-9]+)(?!-draft)"
@@ -58,7 +70,7 @@ def test_linkifiers_none_found(
 
 
 def test_linkifiers_findings_thresholds_and_fix(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     owner = client_for("owner", fresh_sandbox)
@@ -142,8 +154,14 @@ def test_linkifiers_findings_thresholds_and_fix(
     assert (top["severity"], top["subject"]) == ("critical", "linkifiers")
     assert off.passed and "critical" not in set(off.findings["severity"])
 
-    done = linkifiers(admin, sample_messages=50, max_broken_linkifiers=2, dry_run=False)
-    assert sorted(done.summary["deleted_linkifier_ids"]) == sorted([not_re2, mismatch])
+    # the plan of the deletions the findings call for takes the broken ones, and only those
+    found = linkifiers(admin, sample_messages=50, max_broken_linkifiers=2)
+    deleting = [f.call.path for f in found.typed if f.call and f.call.method == "DELETE"]
+    assert sorted(deleting) == sorted(f"/realm/filters/{i}" for i in (not_re2, mismatch))
+    tally = apply_findings(
+        found, admin, tmp_path / "plan.jsonl", keep=lambda f: f.call.method == "DELETE"
+    )
+    assert tally == {"done": 2, "already_done": 0, "refused": 0, "failed": 0}
     left = [x.id for x in owner.realm.linkifiers()]
     assert not_re2 not in left and mismatch not in left
     assert slow in left and shadowed in left
@@ -164,3 +182,58 @@ def test_linkifiers_rejects_bad_parameters(
     with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
         with pytest.raises(ValueError, match=name):
             linkifiers(client, **kwargs)  # type: ignore[arg-type]
+
+
+def test_judge_without_a_server() -> None:
+    """Every kind of finding from hand-built linkifiers and a measured trial given by hand:
+    not RE2, a Python-only failure, a template that does not fit, catastrophic backtracking,
+    an overlap that shadows a later linkifier; the threshold."""
+    ada = user(1, "Ada Admin")
+    items = [
+        Linkifier(id=1, pattern=r"#(?P<id>[0-9]+)", url_template="https://t.example/{id}"),
+        Linkifier(id=2, pattern=SHADOWED, url_template="https://u.example/{num}"),
+        Linkifier(id=3, pattern=NOT_RE2, url_template="https://j.example/{key}"),
+        Linkifier(id=4, pattern=r"(?P<n>\pN+)!", url_template="https://n.example/{n}"),
+        Linkifier(id=5, pattern=MISMATCH, url_template="https://p.example/{id}"),
+        Linkifier(id=6, pattern=SLOW, url_template="https://s.example/{word}"),
+    ]
+    read = Read(
+        site="https://chat.example.org",
+        linkifiers=items,
+        messages=[message(9, ada, 1, content="see #12", subject="ops")],
+    )
+    trials = {6: (80.0, True, "x" * 28 + "\x00"), 1: (0.1, False, "")}
+    judged = judge(read, Options(max_broken_linkifiers=1), trials=trials, at=NOW)
+    assert [j.linkifier.id for j in judged.broken] == [3, 5]
+    assert judged.failed == ["max_broken_linkifiers"]
+    rows = findings(judged)
+    by_subject = {
+        (r.subject.removeprefix("linkifier ").split(" ")[0], r.finding.split(":")[0]): r
+        for r in rows
+    }
+    assert sorted(by_subject) == [
+        ("2", "never applies"),
+        ("3", "does not compile in RE2"),
+        ("4", "does not compile in Python/JavaScript-style engines"),
+        ("5", "groups missing from the URL template"),
+        ("6", "catastrophic backtracking"),
+        (
+            "linkifiers",
+            "2 linkifiers do not compile in RE2 or do not match their URL template; "
+            "the threshold is 1",
+        ),
+    ]
+    assert by_subject[("3", "does not compile in RE2")].api_call == "DELETE /api/v1/realm/filters/3"
+    rewrite = by_subject[("4", "does not compile in Python/JavaScript-style engines")]
+    assert rewrite.call is not None and rewrite.call.fill == ("new_pattern",)
+    slow = by_subject[("6", "catastrophic backtracking")]
+    assert "took more than 80 ms (limit 50 ms) on 'xxxxxxxxxxxx'... (29 characters)" in slow.finding
+    shadowed = by_subject[("2", "never applies")]
+    assert shadowed.severity.value == "warning"
+    assert (
+        shadowed.api_call
+        == "PATCH /api/v1/realm/linkifiers ordered_linkifier_ids=[2, 1, 3, 4, 5, 6]"
+    )
+    table = conclude(judged).tables["linkifiers"]
+    assert table.loc[1, ["hits", "backtracking_ms"]].tolist() == [1, 0.1]
+    assert table.loc[2, "lost_to_earlier"] == 1

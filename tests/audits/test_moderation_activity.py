@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pandas as pd
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, moderation_activity
-from chatops.audits.moderation_activity import DELETIONS, HIDDEN
+from chatops.audits.moderation_activity import (
+    DELETIONS,
+    HIDDEN,
+    Options,
+    Read,
+    conclude,
+    findings,
+    judge,
+)
 from chatops.sandbox import Sandbox
+from chatops.types import EditHistoryEntry, Message
+from tests.audits.records import NOW, ago, kinds, message, user
 from tests.conftest import realm_settings, unchanged
 
 REVIEW = (
@@ -163,3 +174,63 @@ def test_moderation_activity_actions_tables_and_threshold(
     note = hidden.summary["coverage"]["edit_history"]
     assert note.startswith("7 messages edited or moved in the window carry no edit_history")
     assert "GET /messages/{id}/history was refused or missing" in note
+
+
+def test_judge_without_a_server() -> None:
+    """Every kind of action from hand-built edit history: a content edit, a topic move of two
+    messages (one action), a channel move, a resolve; an edit older than the window left out;
+    a hidden move with no author; the one finding, for a user over the threshold."""
+    mo = user(2, "Mo Mover")
+
+    def edited(mid: int, *entries: EditHistoryEntry, **fields: Any) -> Message:
+        fields = {"display_recipient": "ops", "stream_id": 1, **fields}
+        return message(mid, mo, 10, edit_history=list(entries), **fields)
+
+    at = ago(2)
+    topic_move = {"user_id": 2, "timestamp": at, "prev_topic": "old", "topic": "new"}
+    read = Read(
+        site="https://chat.example.org",
+        users={2: mo},
+        channel_names={1: "ops", 2: "archive"},
+        scanned=10,
+        messages=[
+            edited(1, EditHistoryEntry(user_id=2, timestamp=ago(3), prev_content="typo")),
+            edited(2, EditHistoryEntry(**topic_move), subject="new"),
+            edited(3, EditHistoryEntry(**topic_move), subject="new"),
+            edited(
+                4,
+                EditHistoryEntry(user_id=2, timestamp=ago(1), prev_stream=1, stream=2),
+                stream_id=2,
+            ),
+            edited(5, EditHistoryEntry(user_id=2, timestamp=ago(1), prev_topic="q", topic="✔ q")),
+            edited(6, EditHistoryEntry(user_id=2, timestamp=ago(90), prev_content="long ago")),
+            message(7, mo, 10, stream_id=1, subject="t", last_moved_timestamp=ago(1)),
+        ],
+        histories={},
+        history_endpoint="refused or missing (403)",
+    )
+    judged = judge(read, Options(max_moves_per_user=1), at=NOW)
+    actions = judged.actions
+    assert actions[["kind", "user", "messages"]].values.tolist() == [
+        ["edit", "Mo Mover", 1],
+        ["topic move", "Mo Mover", 2],
+        ["channel move", "Mo Mover", 1],
+        ["resolve", "Mo Mover", 1],
+        ["hidden move", HIDDEN, 1],
+    ]
+    assert judged.hidden_messages == 1 and judged.over == [2]
+    assert kinds(findings(judged)) == [
+        (
+            "critical",
+            f"Mo Mover ({mo.email})",
+            "2 topic or channel moves in 30 days (1 topic, 1 channel, 3 messages); "
+            "the threshold is 1",
+        )
+    ]
+    assert findings(judged)[0].call is None
+    result = conclude(judged)
+    assert "counted under '(history hidden)'" in result.summary["coverage"]["edit_history"]
+    assert result.tables["channel_moves"][["from_channel", "to_channel"]].values.tolist() == [
+        ["ops", "archive"]
+    ]
+    assert judge(read, Options(max_moves_per_user=2), at=NOW).failed == []

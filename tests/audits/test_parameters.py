@@ -3,8 +3,11 @@ parameters cell, the pre-check's ranges and README's list of audits agree with i
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ import pytest
 from chatops.audits import AUDIT_FUNCTIONS, AUDITS
 from chatops.audits._params import audit_parameters, parameters_cell
 from chatops.audits.precheck import PrecheckError, check_parameters
-from chatops.runner import available_audits
+from chatops.runner import AuditInputError, available_audits, validate_parameters
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,3 +80,24 @@ def test_readme_names_only_real_parameters_with_their_defaults(name: str) -> Non
     for word, number in re.findall(r"`(\w+)`(?: \(|, | )(-?\d+(?:\.\d+)?)\b", line):
         if word in declared:
             assert float(number) == float(declared[word].default), (name, word, number)
+
+
+@pytest.mark.parametrize("name", sorted(AUDIT_FUNCTIONS))
+def test_each_audit_is_fetch_judge_conclude_with_the_signatures_defaults(name: str) -> None:
+    """Every audit module has the three steps, and its ``Options`` default to the function's
+    own defaults (a hand-built judgement means the same as a run)."""
+    function = AUDIT_FUNCTIONS[name]
+    module = sys.modules[function.__module__]
+    for step in ("Options", "Read", "Judged", "fetch", "judge", "findings", "conclude"):
+        assert step in module.__all__, f"{module.__name__} has no {step}"
+    options = {f.name: f.default for f in dataclasses.fields(module.Options)}
+    declared = {n: p.default for n, p in audit_parameters(function).items()}
+    assert options == declared
+
+
+@pytest.mark.parametrize("name", sorted(AUDIT_FUNCTIONS))
+def test_no_audit_writes_nor_takes_dry_run(name: str) -> None:
+    """Audits only read: none takes ``dry_run``, and a run that asks for it is refused."""
+    assert "dry_run" not in inspect.signature(AUDIT_FUNCTIONS[name]).parameters
+    with pytest.raises(AuditInputError, match="unknown parameter dry_run"):
+        validate_parameters({name: available_audits()[name]}, {"dry_run": "False"})

@@ -10,9 +10,19 @@ import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, permission_posture
-from chatops.audits.permission_posture import SNAPSHOT_NAME, write_snapshot
+from chatops.audits.permission_posture import (
+    SNAPSHOT_NAME,
+    Options,
+    Read,
+    conclude,
+    findings,
+    judge,
+    write_snapshot,
+)
 from chatops.sandbox import Sandbox
 from chatops.sandbox import realm as realm_mod
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, kinds, user
 from tests.conftest import group_id, realm_settings, unchanged
 
 TO_MEMBERS = "Set the setting to role:members so guests lose it"
@@ -182,11 +192,11 @@ def test_permission_posture_findings_snapshot_and_fix(
     assert (first["severity"], first["subject"]) == ("critical", "settings")
     assert off.passed and "critical" not in set(off.findings["severity"])
 
-    done = permission_posture(admin, max_group_size_ratio=ratio, dry_run=False)
-    assert sorted(done.summary["fixed_settings"]) == sorted(
-        ["organization/can_invite_users_group", f"channel:{general}/can_remove_subscribers_group"]
-    )
-    assert done.summary["fix_errors"] == []
+    # the plan of the findings sets the two guest-reaching settings to role:members; the
+    # others wait for a person to choose a group
+    found = permission_posture(admin, max_group_size_ratio=ratio)
+    tally = apply_findings(found, admin, tmp_path / "plan.jsonl")
+    assert tally == {"done": 2, "already_done": 0, "refused": 0, "failed": 0}
     state = owner.server.register()
     assert state["realm_can_invite_users_group"] == members_id
     raw = owner.get(f"/streams/{general}")["stream"]
@@ -210,3 +220,88 @@ def test_permission_posture_rejects_bad_parameters(
     with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
         with pytest.raises(ValueError, match=name):
             permission_posture(client, **kwargs)  # type: ignore[arg-type]
+
+
+def test_judge_without_a_server() -> None:
+    """Every kind of finding from hand-built settings: a sensitive one reaching a guest (set to
+    role:members), one reaching everyone (a group a person chooses), one too broad; a setting
+    that is not sensitive is only listed; the threshold; and what changed since a snapshot."""
+    ada, mo = user(1, "Ada Admin", role=200), user(2, "Mo Member")
+    gus, bot = user(3, "Gus Guest", role=600), user(4, "Ci Bot", is_bot=True)
+    groups = {
+        10: {"id": 10, "name": "role:members", "members": [1, 2]},
+        11: {"id": 11, "name": "role:everyone", "members": [1, 2, 3, 4]},
+        12: {"id": 12, "name": "helpers", "members": [1]},
+        13: {"id": 13, "name": "old-team", "members": [2], "deactivated": True},
+    }
+    read = Read(
+        site="https://chat.example.org",
+        users={1: ada, 2: mo, 3: gus, 4: bot},
+        groups=groups,
+        realm={
+            "realm_can_invite_users_group": {"direct_members": [3], "direct_subgroups": [12]},
+            "realm_can_manage_all_groups": 11,
+            "realm_can_delete_any_message_group": {
+                "direct_members": [2],
+                "direct_subgroups": [13, 12],
+            },
+            "realm_can_mention_many_users_group": 11,
+            "realm_user_groups": [{"id": 10}],  # a list of groups, not a setting
+        },
+        channels=[
+            {"stream_id": 5, "name": "ops", "can_administer_channel_group": 12},
+            {"stream_id": 6, "name": "attic", "is_archived": True, "can_add_subscribers_group": 11},
+        ],
+        previous={"settings": {"organization/can_manage_all_groups": {"member_ids": [1, 2]}}},
+    )
+    options = Options(max_group_size_ratio=0.5, max_exposed_sensitive=1)
+    judged = judge(read, options, at=NOW)
+    assert [s.key for s in judged.settings] == [
+        "organization/can_delete_any_message_group",
+        "organization/can_invite_users_group",
+        "organization/can_manage_all_groups",
+        "organization/can_mention_many_users_group",
+        "channel:5/can_administer_channel_group",
+    ]
+    assert judged.failed == ["max_exposed_sensitive"]
+    rows = findings(judged)
+    assert kinds(rows) == [
+        (
+            "warning",
+            "organization: can_delete_any_message_group",
+            "sensitive setting reaches 67% of the organization ({user 2, old-team "
+            "(deactivated), helpers}, 2 people); the limit is 50%",
+        ),
+        (
+            "warning",
+            "organization: can_invite_users_group",
+            "sensitive setting reaches 1 guest ({user 3, helpers}, 2 people)",
+        ),
+        (
+            "warning",
+            "organization: can_manage_all_groups",
+            "sensitive setting reaches everyone (role:everyone, 3 people)",
+        ),
+        (
+            "critical",
+            "settings",
+            "2 sensitive settings reach everyone or guests; the threshold is 1",
+        ),
+    ]
+    assert [r.recommended_action for r in rows[:3]] == [SMALLER, TO_MEMBERS, TO_MEMBERS]
+    assert rows[1].api_call == 'PATCH /api/v1/realm can_invite_users_group={"new": 10}'
+    assert rows[0].call is not None and rows[0].call.needs_input
+    # with no role:members group to fall back on, a person chooses the group
+    bare = Read(**{**read.__dict__, "groups": {k: v for k, v in groups.items() if k != 10}})
+    exposed = [r for r in findings(judge(bare, options, at=NOW)) if "reaches 1 guest" in r.finding]
+    assert exposed[0].recommended_action == (
+        "Set the setting to a smaller group, e.g. role:administrators"
+    )
+    assert exposed[0].api_call == 'PATCH /api/v1/realm can_invite_users_group={"new": {group_id}}'
+    result = conclude(judged)
+    changes = result.tables["changes"].set_index("key")
+    assert changes.loc["organization/can_manage_all_groups", ["change", "added"]].tolist() == [
+        "grew",
+        "Ci Bot, Gus Guest",
+    ]
+    assert result.summary["counts"]["sensitive_settings"] == 4

@@ -42,7 +42,7 @@ def test_parameters_in_range_and_unknown_ones_pass() -> None:
     check_parameters(
         {
             "org_overview": {"days": 1, "max_guest_share": -1, "max_messages": 10},
-            "channel_hygiene": {"similarity": 1.0, "name_regex": "x", "dry_run": True},
+            "channel_hygiene": {"similarity": 1.0, "name_regex": "x", "unknown": True},
             "bots": {"max_orphaned_bots": -1},
             "user_groups": {"stale_days": 1, "max_messages": 1, "max_group_size_ratio": -1},
             "inactive_users": {"include_bots": True, "inactive_days": 1},

@@ -6,13 +6,25 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, scheduled_and_reminders
-from chatops.audits.scheduled_and_reminders import NOT_VISIBLE
+from chatops.audits.scheduled_and_reminders import (
+    NOT_VISIBLE,
+    Account,
+    Options,
+    Read,
+    conclude,
+    findings,
+    judge,
+)
 from chatops.sandbox import Sandbox
+from chatops.types import Reminder, ScheduledMessage
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, ago, channel, kinds, user
 from tests.conftest import unchanged
 
 DELETE_OR_RETIME = (
@@ -227,10 +239,19 @@ def test_scheduled_and_reminders_findings_thresholds_and_deletion(
     assert why.startswith(str(bad))
     assert partial.summary["counts"]["accounts"] == 1
 
-    # dry_run=False deletes the failed items with their owners' keys, and nothing else
-    done = scheduled_and_reminders(admin, zuliprcs=both, now=_at(check), dry_run=False)
-    assert sorted(done.summary["deleted_scheduled_message_ids"]) == sorted([demo_failed, failing])
-    assert done.summary["deleted_reminder_ids"] == [failed_reminder]
+    # the plan of the failed items' findings deletes them, each with its owner's key, and
+    # nothing else
+    found = scheduled_and_reminders(admin, zuliprcs=both, now=_at(check))
+    for client, owner in ((admin, "Adam Admin (admin@demo.chatops.test)"), (member, member_name)):
+        tally = apply_findings(
+            found,
+            client,
+            tmp_path / f"plan-{client.credentials.email}.jsonl",
+            keep=lambda f, owner=owner: (
+                f.finding.startswith("failed") and f.subject.endswith(f" of {owner}")
+            ),
+        )
+        assert tally["done"] == sum(tally.values()) > 0
     owner_view = client_for("member", fresh_sandbox)
     left = {s.scheduled_message_id for s in owner_view.scheduled_messages.list()}
     assert failing not in left and {to_archived, partly_gone, all_gone, overdue} <= left
@@ -239,3 +260,80 @@ def test_scheduled_and_reminders_findings_thresholds_and_deletion(
     again = scheduled_and_reminders(admin, zuliprcs=both, now=_at(check), max_undeliverable=-1)
     assert again.summary["counts"]["failed"] == 0
     assert len(again.findings) == len(rows) - 3
+
+
+def test_judge_without_a_server() -> None:
+    """Every flag from hand-built items: failed, overdue (a scheduled message's fix is a new
+    time, a reminder's a new reminder), addressed to an archived or missing channel, to
+    recipients some or all deactivated; an account whose reminders could not be read; the
+    threshold."""
+    ada, gil = user(1, "Ada Admin"), user(2, "Gil Gone", is_active=False)
+    soon, past = ago(-1), ago(1)
+
+    def sm(item_id: int, to: int | list[int], **fields: Any) -> ScheduledMessage:
+        kind = "stream" if isinstance(to, int) else "private"
+        return ScheduledMessage(
+            scheduled_message_id=item_id,
+            type=kind,
+            to=to,
+            content="x",
+            **{"scheduled_delivery_timestamp": soon, **fields},
+        )
+
+    me = Account(
+        ada,
+        [
+            sm(1, 10, failed=True, topic="t"),
+            sm(2, 10, scheduled_delivery_timestamp=past, topic="t"),
+            sm(3, 11, topic="t"),
+            sm(4, 99, topic="t"),
+            sm(5, [1, 2]),
+            sm(6, [2]),
+            sm(7, 10, topic="fine"),
+        ],
+        [
+            Reminder(
+                reminder_id=8, scheduled_delivery_timestamp=past, reminder_target_message_id=3
+            ),
+            Reminder(reminder_id=9, failed=True, reminder_target_message_id=3),
+        ],
+    )
+    other = Account(user(3, "Bo Bot", is_bot=True), [], None)
+    read = Read(
+        site="https://chat.example.org",
+        users={1: ada, 2: gil},
+        channels={10: channel(10, "general"), 11: channel(11, "attic", is_archived=True)},
+        accounts=[me, other],
+        unread=["/x.zuliprc: refused"],
+    )
+    judged = judge(read, Options(max_undeliverable=7), at=NOW)
+    assert judged.failed == ["max_undeliverable"]
+    rows = findings(judged)
+    of = f" of Ada Admin ({ada.email})"
+    assert [(s.removesuffix(of), f) for _v, s, f in kinds(rows)] == [
+        ("scheduled message 1", "failed: the server could not send it"),
+        ("scheduled message 2", "overdue: due 24 hours ago and not delivered"),
+        ("scheduled message 3", "addressed to the archived channel #attic"),
+        ("scheduled message 4", "channel 99 does not exist or is not visible"),
+        ("scheduled message 5", "deactivated recipients: Gil Gone"),
+        ("scheduled message 6", "deactivated recipients: Gil Gone"),
+        ("reminder 8", "overdue: due 24 hours ago and not delivered"),
+        ("reminder 9", "failed: the server could not send it"),
+        (
+            "scheduled messages and reminders",
+            "8 items will not be delivered as meant; the threshold is 7",
+        ),
+    ]
+    assert [r.api_call for r in rows[:8]] == [
+        "DELETE /api/v1/scheduled_messages/1",
+        "PATCH /api/v1/scheduled_messages/2 scheduled_delivery_timestamp={timestamp}",
+        "PATCH /api/v1/scheduled_messages/3 to={stream_id} topic=t",
+        "PATCH /api/v1/scheduled_messages/4 to={stream_id} topic=t",
+        "PATCH /api/v1/scheduled_messages/5 to=[1]",
+        "DELETE /api/v1/scheduled_messages/6",
+        "DELETE /api/v1/reminders/8",
+        "DELETE /api/v1/reminders/9",
+    ]
+    coverage = conclude(judged).summary["coverage"]
+    assert coverage["reminders_not_read"] == [f"Bo Bot ({other.user.email})"]
+    assert coverage["accounts_not_read"] == ["/x.zuliprc: refused"]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, stale_channels
+from chatops.audits.stale_channels import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, ago, calls, channel, kinds, message, user
 from tests.conftest import unchanged
 
 DAY = 86400
@@ -62,7 +66,6 @@ def test_finds_exactly_the_stale_channels_and_changes_nothing(
     assert bool(table.loc["quiet-corner", "stale"]) and not bool(table.loc["new-corner", "stale"])
     assert table.loc["quiet-corner", "last_sender"] == "Adam Admin"
     assert result.summary["counts"]["stale_channels"] == 2
-    assert result.summary["counts"]["archived"] == 0
 
 
 def test_options_exclude_and_private(admin_client: chatops.Client) -> None:
@@ -111,15 +114,60 @@ def test_min_subscribers_reports_underused_channels_at_its_edge(
         stale_channels(admin_client, min_subscribers=-1)
 
 
-def test_dry_run_false_archives_the_stale_channels(
-    sb: Sandbox, admin_client: chatops.Client
+def test_the_plan_of_its_findings_archives_the_stale_channels(
+    sb: Sandbox, admin_client: chatops.Client, tmp_path: Path
 ) -> None:
-    result = stale_channels(admin_client, dry_run=False)
+    result = stale_channels(admin_client)
     ids = sorted([_sid(sb, "empty-corner"), _sid(sb, "quiet-corner")])
-    assert sorted(result.summary["archived_stream_ids"]) == ids
+    tally = apply_findings(result, admin_client, tmp_path / "plan.jsonl")
+    assert tally == {"done": 2, "already_done": 0, "refused": 0, "failed": 0}
     archived = sb.store.query(
         "SELECT name FROM streams WHERE is_archived = 1 AND id IN (?, ?)", ids
     )
     assert sorted(r["name"] for r in archived) == ["empty-corner", "quiet-corner"]
     again = stale_channels(admin_client)
     assert again.summary["stale"] == [] and again.passed
+
+
+def test_judge_without_a_server() -> None:
+    """Every kind of finding from hand-built channels: stale with and without messages,
+    underused, unreadable, the threshold; a young channel is never stale."""
+    ada = user(1, "Ada Admin")
+    read = Read(
+        site="https://chat.example.org",
+        channels=[
+            channel(1, "quiet", subscriber_count=5),
+            channel(2, "empty", subscriber_count=5),
+            channel(3, "young", date_created=ago(3), subscriber_count=5),
+            channel(4, "small", subscriber_count=1),
+            channel(5, "locked", first_message_id=9),
+        ],
+        names={1: "Ada Admin"},
+        last_messages={
+            1: message(10, ada, 200, display_recipient="quiet"),
+            2: None,
+            3: None,
+            4: message(11, ada, 1, display_recipient="small"),
+            5: None,
+        },
+    )
+    options = Options(max_stale_channels=1, min_subscribers=2)
+    judged = judge(read, options, until=NOW)
+    assert [c.channel.name for c in judged.stale] == ["empty", "quiet"]
+    assert judged.failed == ["max_stale_channels"]
+    assert kinds(findings(judged)) == [
+        (
+            "critical",
+            "channels",
+            "2 of 5 channels had no message in the last 90 days; at most 1 allowed",
+        ),
+        ("warning", "#empty", "no message in the last 90 days (no messages since it was created)"),
+        ("warning", "#quiet", "no message in the last 90 days (200 days since the last message)"),
+        ("info", "#small", "1 subscribers, fewer than min_subscribers=2"),
+        ("info", "#locked", "has messages this account cannot read; not judged"),
+    ]
+    assert calls(findings(judged))["#quiet"] == ["DELETE /api/v1/streams/1"]
+    assert judge(read, Options(), until=NOW).failed == []
+    result = conclude(judged)
+    assert result.summary["stale"] == ["empty", "quiet"]
+    assert result.summary["site"] == "https://chat.example.org"

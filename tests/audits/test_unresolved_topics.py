@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, unresolved_topics
+from chatops.audits.unresolved_topics import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
+from chatops.types import Message, Topic, User
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, channel, kinds, message, user
 from tests.conftest import unchanged
 
 DAY = 86400
@@ -146,9 +151,12 @@ def test_only_questions_and_staff_replies(sb: Sandbox, admin_client: chatops.Cli
         unresolved_topics(admin_client, channels=["support-desk"], staff_group="nobody")
 
 
-def test_dry_run_false_resolves_the_topics(sb: Sandbox, admin_client: chatops.Client) -> None:
-    result = unresolved_topics(admin_client, channels=["helpdesk"], dry_run=False)
-    assert result.summary["counts"]["resolved_now"] == 1
+def test_the_plan_of_its_findings_resolves_the_topics(
+    sb: Sandbox, admin_client: chatops.Client, tmp_path: Path
+) -> None:
+    result = unresolved_topics(admin_client, channels=["helpdesk"])
+    tally = apply_findings(result, admin_client, tmp_path / "plan.jsonl")
+    assert tally == {"done": 1, "already_done": 0, "refused": 0, "failed": 0}
     topics = {
         r["topic"]
         for r in sb.store.query(
@@ -175,3 +183,71 @@ def test_a_private_channel_the_admin_is_not_in_is_named_not_judged(
     assert not any("members-only" in s for s in result.summary["subjects"])
     with pytest.raises(ValueError, match="private channels this account is not in: members-only"):
         unresolved_topics(admin_client, channels=["members-only"])
+
+
+def test_judge_without_a_server() -> None:
+    """Every case from hand-built topics: an old unanswered question (no staff reply), an old
+    one staff answered, a fresh one; resolved, general-chat and bot-only topics left out;
+    only questions; the threshold."""
+    ann, mo, bot = user(1, "Ann"), user(2, "Mo Staff"), user(3, "Ci Bot", is_bot=True)
+    desk = channel(1, "desk")
+
+    def said(mid: int, who: User, days: float, topic: str, content: str = "ok") -> Message:
+        return message(mid, who, days, display_recipient="desk", subject=topic, content=content)
+
+    read = Read(
+        site="https://chat.example.org",
+        channels=[desk],
+        unreadable=["secret"],
+        bots={3},
+        staff={2},
+        topics={
+            1: [
+                Topic(name=n, max_id=0)
+                for n in ("lost?", "answered", "fresh", "✔ done", "", "builds")
+            ]
+        },
+        messages={
+            1: [
+                said(1, ann, 30, "lost?", "where is it?"),
+                said(2, ann, 20, "answered", "help?"),
+                said(3, mo, 19, "answered"),
+                said(4, ann, 1, "fresh", "new?"),
+                said(5, ann, 30, "✔ done"),
+                said(6, ann, 30, ""),
+                said(7, bot, 30, "builds"),
+            ]
+        },
+    )
+    judged = judge(read, Options(staff_group="desk-staff", max_unresolved_topics=1), until=NOW)
+    assert [(t.topic, t.old, t.staff_replied) for t in judged.topics] == [
+        ("lost?", True, False),
+        ("answered", True, True),
+        ("fresh", False, False),
+    ]
+    assert judged.failed == ["max_unresolved_topics"]
+    rows = findings(judged)
+    assert kinds(rows) == [
+        ("critical", "topics", "2 unresolved topics idle for more than 7 days; at most 1 allowed"),
+        (
+            "warning",
+            "#desk > answered",
+            "unresolved, last message 19 days ago (2 messages, 2 participants)",
+        ),
+        (
+            "warning",
+            "#desk > lost?",
+            "unresolved, last message 30 days ago (1 messages, "
+            "1 participants); no reply from @desk-staff",
+        ),
+    ]
+    assert rows[1].api_call == (
+        "PATCH /api/v1/messages/3 topic='✔ answered' propagate_mode=change_all"
+    )
+    assert rows[0].call is not None and rows[0].call.needs_input
+    questions = judge(read, Options(only_questions=True), until=NOW)
+    assert [t.topic for t in questions.topics] == ["lost?", "answered", "fresh"]
+    with_bots = judge(read, Options(ignore_bot_only=False), until=NOW)
+    assert "builds" in [t.topic for t in with_bots.topics]
+    backlog = conclude(judged).tables["backlog"].loc["desk"].to_dict()
+    assert backlog == {"old_unresolved": 2, "unresolved": 3, "resolved": 1}

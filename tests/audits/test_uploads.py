@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, uploads
+from chatops.audits.uploads import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
-from chatops.types import Attachment
+from chatops.types import Attachment, AttachmentMessage
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, ago, kinds, message, user
 from tests.conftest import unchanged
 
 MIB = 1024 * 1024
@@ -56,7 +60,7 @@ def test_uploads_none_found(
 
 
 def test_uploads_findings_thresholds_and_fix(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     member = client_for("member", fresh_sandbox)
@@ -135,8 +139,15 @@ def test_uploads_findings_thresholds_and_fix(
     assert unscanned.summary["counts"]["others_files_seen"] == 0
     assert unscanned.summary["counts"]["messages_scanned"] == 0
 
-    done = uploads(admin, min_size_mb=min_mb, max_unlinked_files=1, now=now, dry_run=False)
-    assert done.summary["deleted_attachment_ids"] == [old_att.id]
+    # the plan of the unlinked files' findings deletes them; large linked files stay
+    found = uploads(admin, min_size_mb=min_mb, max_unlinked_files=1, now=now)
+    tally = apply_findings(
+        found,
+        admin,
+        tmp_path / "plan.jsonl",
+        keep=lambda f: f.finding.startswith("no message links this file"),
+    )
+    assert tally == {"done": 1, "already_done": 0, "refused": 0, "failed": 0}
     with chatops.Client.from_zuliprc(fresh_sandbox.zuliprc("admin")) as second:
         left = {a.id for a in second.uploads.attachments()}
     assert old_att.id not in left
@@ -160,3 +171,62 @@ def test_uploads_rejects_bad_parameters(
     with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
         with pytest.raises(ValueError, match=name):
             uploads(client, **kwargs)  # type: ignore[arg-type]
+
+
+def test_judge_without_a_server() -> None:
+    """Every flag from hand-built attachments: unlinked for too long, large (linked: info;
+    unlinked: warning), a fresh unlinked file not flagged; others' files found in messages;
+    the threshold."""
+    me, eve = user(1, "Ada Admin"), user(2, "Eve Else")
+    ms = 1000
+
+    def attachment(attachment_id: int, days: float, size: int, linked: bool) -> Attachment:
+        return Attachment(
+            id=attachment_id,
+            name=f"f{attachment_id}.bin",
+            path_id=f"2/ab/f{attachment_id}.bin",
+            size=size,
+            create_time=ago(days) * ms,
+            messages=[AttachmentMessage(id=7)] if linked else [],
+        )
+
+    read = Read(
+        site="https://chat.example.org",
+        me=me,
+        users={1: me, 2: eve},
+        attachments=[
+            attachment(1, 30, 100, linked=False),
+            attachment(2, 30, 20 * MIB, linked=True),
+            attachment(3, 30, 20 * MIB, linked=False),
+            attachment(4, 1, 100, linked=False),
+        ],
+        messages=[
+            message(7, me, 2, content="[f2](/user_uploads/2/ab/f2.bin)", display_recipient="ops"),
+            message(8, eve, 1, content="see /user_uploads/2/cd/theirs.pdf", stream_id=3),
+        ],
+    )
+    judged = judge(read, Options(max_unlinked_files=1), at=NOW)
+    assert [f.attachment.id for f in judged.stale_unlinked] == [1, 3]
+    assert judged.failed == ["max_unlinked_files"]
+    assert kinds(findings(judged)) == [
+        (
+            "warning",
+            "f1.bin (attachment 1)",
+            "no message links this file, uploaded 30 days ago (more than 14); 100 bytes",
+        ),
+        ("info", "f2.bin (attachment 2)", "20.0 MiB, more than 10 MiB; linked by 1 messages"),
+        (
+            "warning",
+            "f3.bin (attachment 3)",
+            "no message links this file, uploaded 30 days ago (more than 14); 20.0 MiB",
+        ),
+        ("warning", "f3.bin (attachment 3)", "20.0 MiB, more than 10 MiB; linked by 0 messages"),
+        (
+            "critical",
+            "uploads",
+            "2 own files are unlinked for more than 14 days; the threshold is 1",
+        ),
+    ]
+    files = conclude(judged).tables["files"].set_index("path_id")
+    assert files.loc["2/ab/f2.bin", "channels"] == "#ops"
+    assert files.loc["2/cd/theirs.pdf", ["own", "uploader"]].tolist() == [False, "Eve Else"]

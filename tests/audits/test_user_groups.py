@@ -6,12 +6,17 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 
 import chatops
 from chatops.audits import FINDING_COLUMNS, user_groups
+from chatops.audits.user_groups import Options, Read, conclude, findings, judge
 from chatops.sandbox import Sandbox
+from tests.audits.planning import apply_findings
+from tests.audits.records import NOW, calls, kinds, message, user
 from tests.conftest import age_messages, group_id, unchanged
 
 
@@ -44,7 +49,7 @@ def test_user_groups_on_the_demo_org_passes(tmp_path: Path) -> None:
 
 
 def test_user_groups_findings_and_deactivation(
-    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client]
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
 ) -> None:
     admin = client_for("admin", fresh_sandbox)
     users = admin.users.list()
@@ -98,9 +103,16 @@ def test_user_groups_findings_and_deactivation(
         tight = user_groups(admin, max_empty_groups=2)
     assert tight.summary["failed_checks"] == ["max_empty_groups"]
 
-    done = user_groups(admin, max_empty_groups=3, dry_run=False)
+    # the plan of the findings deactivates the unused groups; the empty ones still used wait
+    # for a person to choose their members
+    found = user_groups(admin, max_empty_groups=3)
+    assert apply_findings(found, admin, tmp_path / "plan.jsonl") == {
+        "done": 2,
+        "already_done": 0,
+        "refused": 0,
+        "failed": 0,
+    }
     expected = sorted([ids["alumni"], ids["mentioners"]])
-    assert sorted(done.summary["deactivated_group_ids"]) == expected
     after = _ids(admin)
     assert not set(expected) & set(after.values())
     assert {"empty-used", "ghosts", "leads", "support-team"} <= set(after)
@@ -198,11 +210,14 @@ def test_deactivated_members_and_small_groups(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="min_members"):
             user_groups(admin, min_members=-1)
 
-        done = user_groups(admin, min_members=0, max_empty_groups=-1, dry_run=False)
-        assert done.summary["cleaned_group_ids"] == [mixed]
+        # the plan of the findings removes the deactivated members, and deactivates the
+        # unused groups
+        found = user_groups(admin, min_members=0, max_empty_groups=-1)
+        tally = apply_findings(found, admin, tmp_path / "plan.jsonl")
+        assert tally["done"] == sum(tally.values())
         members = {g.id: g.members for g in admin.user_groups.list()}
         assert members[mixed] == [a]
-        # the unused uses-* groups went too (dry_run=False deactivates unused groups)
+        # the unused uses-* groups went too
         after = rows(user_groups(admin, min_members=0, max_empty_groups=-1))
         assert [r[2] for r in after] == [
             "is not used by any setting or group, nor mentioned in the last 180 days"
@@ -280,11 +295,20 @@ def test_mentions_keep_unused_groups_and_stale_days_edges(tmp_path: Path) -> Non
             with pytest.raises(ValueError, match=next(iter(bad))):
                 user_groups(admin, **bad)  # type: ignore[arg-type]
 
-        # with dry_run=False only the unused and unmentioned groups go
-        done = user_groups(admin, max_empty_groups=-1, dry_run=False)
-        assert sorted(done.summary["deactivated_group_ids"]) == sorted(
-            [quiet, group_id(sb.store, "alumni")]
+        # the plan of the findings deactivates only the unused and unmentioned groups
+        found = user_groups(admin, max_empty_groups=-1)
+        deactivating = [
+            f.call.path for f in found.typed if f.call and f.call.changes and not f.call.needs_input
+        ]
+        assert sorted(deactivating) == sorted(
+            f"/user_groups/{g}/deactivate" for g in (quiet, group_id(sb.store, "alumni"))
         )
+        assert apply_findings(found, admin, tmp_path / "plan.jsonl") == {
+            "done": 2,
+            "already_done": 0,
+            "refused": 0,
+            "failed": 0,
+        }
         assert {"Hushed", "talked"} <= set(_ids(admin))
 
 
@@ -467,3 +491,87 @@ def test_a_subgroup_cycle_in_the_data_is_a_finding(tmp_path: Path) -> None:
         ]
     ]
     assert result.summary["counts"]["subgroup_cycles"] == 1
+
+
+def test_judge_without_a_server() -> None:
+    """Every kind of finding from hand-built groups: empty and unused, empty but used, only
+    deactivated members but mentioned, deactivated members still in a live group, small, a
+    setting reaching too many through a custom group, a subgroup cycle, a cut-short mention
+    scan; the threshold. System groups are never judged."""
+    ada, bo, cy = user(1, "Ada Admin", role=200), user(2, "Bo"), user(3, "Cy")
+    gil = user(4, "Gil Gone", is_active=False)
+
+    def group(gid: int, name: str, members: list[int], **fields: Any) -> dict[str, Any]:
+        return {"id": gid, "name": name, "members": members, **fields}
+
+    read = Read(
+        site="https://chat.example.org",
+        raw_groups=[
+            group(1, "role:members", [1, 2, 3], is_system_group=True),
+            group(10, "alumni", []),
+            group(11, "on-call", []),
+            group(12, "ghosts", [4]),
+            group(13, "mixed", [1, 4]),
+            group(14, "big", [2, 3], direct_subgroup_ids=[13]),
+            group(15, "a", [1], direct_subgroup_ids=[16]),
+            group(16, "b", [1], direct_subgroup_ids=[15]),
+            group(17, "gone", [], deactivated=True),
+        ],
+        users=[ada, bo, cy, gil],
+        realm={"realm_can_invite_users_group": 11, "realm_can_create_groups": 14},
+        channels=[],
+        messages=[message(1, ada, 5, content="ping @*ghosts* `@*alumni*`")],
+        truncated=True,
+    )
+    options = Options(max_empty_groups=2, min_members=2)
+    judged = judge(read, options, at=NOW)
+    assert [g.group.name for g in judged.empty] == ["alumni", "on-call", "ghosts"]
+    assert judged.failed == ["max_empty_groups"]
+    day = (NOW - pd.Timedelta(days=5)).strftime("%Y-%m-%d")
+    rows = findings(judged)
+    assert kinds(rows) == [
+        (
+            "warning",
+            "@alumni",
+            "has no members; is not used by any setting or group, nor "
+            "mentioned in the last 180 days",
+        ),
+        ("warning", "@on-call", "has no members; used in organization:can_invite_users_group"),
+        (
+            "warning",
+            "@ghosts",
+            f"has only deactivated members (1); mentioned 1 times in the "
+            f"last 180 days, last on {day}",
+        ),
+        ("warning", "@mixed", "1 deactivated users are still direct members"),
+        ("info", "@mixed", "has 1 active members, fewer than min_members=2"),
+        ("info", "@a", "has 1 active members, fewer than min_members=2"),
+        ("info", "@b", "has 1 active members, fewer than min_members=2"),
+        (
+            "info",
+            "organization: can_create_groups",
+            "setting reaches 100% of the organization "
+            "through custom groups (big, 3 people); the limit is 50%",
+        ),
+        (
+            "warning",
+            "@a -> @b -> @a",
+            "subgroups form a cycle, so each group's members include all the others'",
+        ),
+        (
+            "warning",
+            "coverage",
+            "mention scan stopped at max_messages=50000 before the window "
+            "of 180 days began; some groups may look unmentioned",
+        ),
+        ("critical", "groups", "3 groups have no active member; the threshold is 2"),
+    ]
+    by_subject = calls(rows)
+    assert by_subject["@alumni"] == ["POST /api/v1/user_groups/10/deactivate"]
+    assert by_subject["@on-call"] == ["POST /api/v1/user_groups/11/members add=[{user_ids}]"]
+    assert by_subject["@mixed"][0] == "POST /api/v1/user_groups/13/members delete=[4]"
+    assert by_subject["@a -> @b -> @a"] == ["POST /api/v1/user_groups/16/subgroups delete=[15]"]
+    result = conclude(judged)
+    assert result.tables["groups"].loc[12, "mentions"] == 1
+    assert result.tables["groups"].loc[10, "mentions"] == 0  # inline code mentions nobody
+    assert 17 not in result.tables["groups"].index
