@@ -12,7 +12,7 @@ import pytest
 from chatops.audits import AUDIT_FUNCTIONS, AUDITS
 from chatops.audits._params import audit_parameters, parameters_cell
 from chatops.audits.precheck import PrecheckError, check_parameters
-from chatops.runner import available_audits
+from chatops.audit import available_audits
 
 ROOT = Path(__file__).resolve().parents[2]
 
