@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +15,10 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox, Store
 from chatops.sandbox import realm as realm_mod
+
+# journals of applies and undos are indexed in chatops's state folder: the tests keep theirs
+# out of the user's own (~/.local/state/chatops), in one folder the run's processes share
+os.environ.setdefault("CHATOPS_STATE_DIR", tempfile.mkdtemp(prefix="chatops-state-"))
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -29,10 +29,10 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
-from chatops import runner
+from chatops import audit as pipeline
+from chatops.audit import available_audits
 from chatops.audits import AUDIT_FUNCTIONS
 from chatops.audits._params import parameters_cell
-from chatops.runner import available_audits
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "audits"
 EXPLORE_DIR = NOTEBOOKS_DIR.parent / "explore"
@@ -76,8 +76,8 @@ def refresh(path: Path, target: Path | None = None) -> None:
     client = NotebookClient(
         nb,
         timeout=CELL_TIMEOUT,
-        kernel_name=runner.KERNEL_NAME,
-        kernel_manager_class=runner._current_python_kernel_manager(),
+        kernel_name=pipeline.runner.KERNEL_NAME,
+        kernel_manager_class=pipeline.runner._current_python_kernel_manager(),
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
     )

@@ -162,5 +162,5 @@ def test_an_unknown_option_is_named() -> None:
 
 
 def test_a_missing_command_lists_the_commands() -> None:
-    _one_line_error(chatops(), "name a command: sandbox, audit, lab, console, whoami, data")
+    _one_line_error(chatops(), "name a command: sandbox, audit, undo, lab, console, whoami, data")
     _one_line_error(chatops("audit"), "name a command: list, run, plan, apply")

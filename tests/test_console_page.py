@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from chatops import ConfigError
-from chatops.console_page import (
+from chatops.jupyter.console_page import (
     PAGE_FOLDER,
     new_token,
     page_arguments,
@@ -23,7 +23,7 @@ from chatops.console_page import (
     template_root,
     write_token_file,
 )
-from chatops.lab import CONSOLE_NOTEBOOK, notebooks_root
+from chatops.jupyter.lab import CONSOLE_NOTEBOOK, notebooks_root
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error, chatops
 

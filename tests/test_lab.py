@@ -12,14 +12,14 @@ import nbformat
 import pytest
 
 from chatops import ConfigError
-from chatops.lab import (
+from chatops.jupyter.lab import (
     CONSOLE_NOTEBOOK,
     lab_arguments,
     lab_environment,
     notebooks_root,
     prepare,
 )
-from chatops.lab_ready import RUN_VARIABLE
+from chatops.jupyter.lab_ready import RUN_VARIABLE
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error, chatops
 
@@ -81,7 +81,7 @@ def test_lab_listens_on_loopback_and_opens_the_console(tmp_path: Path) -> None:
     assert f"--LabApp.default_url=/lab/tree/{CONSOLE_NOTEBOOK}" in args
     assert "--no-browser" in args and args[-1] == "--x=1"
     # the console notebook is run by the server's own kernel before the page opens it
-    assert "--ServerApp.jpserver_extensions=chatops.lab_ready=True" in args
+    assert "--ServerApp.jpserver_extensions=chatops.jupyter.lab_ready=True" in args
     assert lab_environment()[RUN_VARIABLE] == CONSOLE_NOTEBOOK
     assert RUN_VARIABLE not in lab_environment(run_console=False)
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in args

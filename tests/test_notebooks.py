@@ -15,7 +15,7 @@ import nbformat
 import papermill
 import pytest
 
-from chatops import runner
+from chatops import audit as pipeline
 from chatops.audits import AUDITS, PLAN_COLUMNS, parse_as_of
 from tests.refresh_notebooks import refresh, sources_digest
 
@@ -28,7 +28,7 @@ SANITIZE = NOTEBOOKS_DIR.parent / "nbval-sanitize.cfg"
 def test_there_are_audit_notebooks_and_each_has_an_audit() -> None:
     assert NOTEBOOKS
     assert {p.stem for p in NOTEBOOKS} == set(AUDITS)
-    assert runner.available_audits() == {p.stem: p for p in NOTEBOOKS}
+    assert pipeline.available_audits() == {p.stem: p for p in NOTEBOOKS}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -13,27 +13,15 @@ import msgspec
 import pytest
 
 import chatops
+from chatops.audit import AuditRun
+from chatops.audit.report import summary_payload
 from chatops.audits._common import finding
-from chatops.audits._result import Status
-from chatops.report import AuditOutcome, summary_payload
 from chatops.sandbox import Sandbox
 from tests.test_report_trends import chatops_cli
 
 
-def _outcome(findings: list[Any], subjects: list[str] | None) -> AuditOutcome:
-    return AuditOutcome(
-        name="unresolved_topics",
-        status=Status.PASSED,
-        exit_code=0,
-        counts={},
-        failed_checks=[],
-        thresholds={},
-        error=None,
-        notebook=None,
-        html=None,
-        findings=findings,
-        subjects=subjects,
-    )
+def _outcome(findings: list[Any], subjects: list[str] | None) -> AuditRun:
+    return AuditRun(name="unresolved_topics", passed=True, findings=findings, subjects=subjects)
 
 
 def _topic(subject: str) -> Any:

@@ -11,17 +11,13 @@ from typing import Any
 import pytest
 
 import chatops
+from chatops.audit._typed import typed_change
+from chatops.audit.plan import pending, plan_line, read_plan, results_path
 from chatops.audits._common import api, fill
 from chatops.audits._result import ApiCall
-from chatops.plan import (
-    PlannedCall,
-    apply_calls,
-    in_order,
-    pending,
-    planned_call,
-    read_plan,
-    results_path,
-)
+from chatops.changes.engine import apply_changes, in_order
+from chatops.changes.journal import Item, Journal
+from chatops.changes.kinds import RawCall
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error
 from tests.test_cli import chatops as chatops_cli
@@ -51,13 +47,15 @@ AUDITS = ("bots", "invitations", "stale_channels")
     ],
 )
 def test_a_typed_call_is_planned_as_it_is(call: ApiCall, text: str, params: dict[str, Any]) -> None:
-    planned = planned_call(call)
-    assert (planned.method, planned.path, planned.params) == (call.method, call.path, params)
-    assert not planned.needs_input and planned.reason is None
+    planned = Item(typed_change(call))
+    sent = planned.change.call()
+    assert (sent.method, sent.path, sent.params) == (call.method, call.path, params)
+    assert not planned.change.needs_input and plan_line(planned)["reason"] is None
     assert call.text == text
-    # the plan's JSON line reads back to the same call, with the same id
-    line = json.loads(json.dumps(planned.record()))
+    # the plan's JSON line reads back to the same change, with the same id
+    line = json.loads(json.dumps(plan_line(planned)))
     assert (line["method"], line["path"], line["params"]) == (call.method, call.path, params)
+    assert line["id"] == planned.id and line["change"]["kind"] == planned.change.kind
 
 
 @pytest.mark.parametrize(
@@ -77,8 +75,9 @@ def test_a_typed_call_is_planned_as_it_is(call: ApiCall, text: str, params: dict
 )
 def test_calls_with_placeholders_or_choices_need_input(call: ApiCall, reason: str) -> None:
     assert call.needs_input and call.reason == reason
-    planned = planned_call(call)
-    assert planned.needs_input and planned.reason == reason
+    planned = Item(typed_change(call))
+    assert isinstance(planned.change, RawCall)
+    assert planned.change.needs_input and plan_line(planned)["reason"] == reason
 
 
 def test_text_from_the_organization_is_never_a_placeholder() -> None:
@@ -92,7 +91,7 @@ def test_text_from_the_organization_is_never_a_placeholder() -> None:
     )
     for call in (resolve, template):
         assert not call.needs_input and call.reason is None and call.fill == ()
-    assert planned_call(resolve).params["topic"] == "✔ help {user_id} please"
+    assert typed_change(resolve).call().params["topic"] == "✔ help {user_id} please"
     assert api("PATCH", "/streams/4", description=fill("{description}")).fill == ("description",)
     with pytest.raises(ValueError, match="needs a"):
         fill("no hole here")
@@ -113,12 +112,17 @@ def test_a_malformed_call_is_refused_when_built(method: str, path: str, error: s
         api(method, path)  # type: ignore[arg-type]
 
 
+def _raw(method: str, path: str, **params: Any) -> Item:
+    call = ApiCall(method=method, path=path, params=params)  # type: ignore[arg-type]
+    return Item(RawCall(request=call), {"audit": "x", "subject": path})
+
+
 def test_placeholder_calls_are_never_pending(tmp_path: Path) -> None:
-    plan = tmp_path / "plan.jsonl"
-    calls = [planned_call(api("DELETE", "/users/{user_id}")), PlannedCall("DELETE", "/users/3")]
-    todo = pending(plan, [*calls, PlannedCall("DELETE", "/users/3")])
-    assert [c.path for c in todo.to_run] == ["/users/3"]  # the duplicate runs once
-    assert [c.needs_input for c in todo.needs_input] == [True]
+    waiting = Item(typed_change(api("DELETE", "/users/{user_id}")))
+    items = [waiting, _raw("DELETE", "/users/3"), _raw("DELETE", "/users/3")]
+    todo = pending(None, items)
+    assert [i.change.call().path for i in todo.to_run] == ["/users/3"]  # the duplicate runs once
+    assert todo.needs_input == [waiting]
     assert results_path(tmp_path / "fixes.jsonl") == tmp_path / "fixes.results.jsonl"
 
 
@@ -130,6 +134,11 @@ def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _results(path: Path) -> list[dict[str, Any]]:
+    """The journal's result lines (not its header, not the intents written before sending)."""
+    return [line for line in _lines(path) if "status" in line]
 
 
 @pytest.mark.slow
@@ -173,13 +182,19 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
     _one_line_error(chatops_cli("audit", "apply", str(plan), "--zuliprc", rc), "--yes")
     assert not results_path(plan).exists()
 
-    applied = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    # revoking an invitation cannot be undone: with --yes alone it is not sent
+    cautious = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    assert cautious.returncode == 0, cautious.stderr + cautious.stdout
+    assert "cannot be undone are not sent: give --irreversible" in cautious.stdout
+    sent = {r["path"] for r in _results(results_path(plan))}
+    assert sent and not any(p.startswith("/invites/") for p in sent)
+    applied = chatops_cli("audit", "apply", str(plan), "--yes", "--irreversible", "--zuliprc", rc)
     assert applied.returncode == 0, applied.stderr + applied.stdout
-    assert f"{len(runnable)} to run" in applied.stdout
-    results = _lines(results_path(plan))
+    assert f"{len(runnable) - len(sent)} to run" in applied.stdout
+    results = _results(results_path(plan))
     assert len(results) == len({line["id"] for line in runnable})
     assert {r["status"] for r in results} == {"done"}
-    assert f"{len(results)} done, 0 already done, 0 refused" in applied.stdout
+    assert f"{len(results) - len(sent)} done, 0 already done, 0 refused" in applied.stdout
     assert "0 failed" in applied.stdout
 
     with chatops.Client.from_zuliprc(rc) as admin:
@@ -199,13 +214,13 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
     again = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
     assert again.returncode == 0, again.stderr
     assert "0 to run" in again.stdout and "Nothing to do." in again.stdout
-    assert _lines(results_path(plan)) == results
+    assert _results(results_path(plan)) == results
 
-    # with the record lost, the server's "already gone" answers count as done
+    # with the journal lost, the server shows every change made: none is sent again
     results_path(plan).unlink()
-    lost = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    lost = chatops_cli("audit", "apply", str(plan), "--yes", "--irreversible", "--zuliprc", rc)
     assert lost.returncode == 0, lost.stdout + lost.stderr
-    assert {r["status"] for r in _lines(results_path(plan))} == {"already_done"}
+    assert {r["status"] for r in _results(results_path(plan))} == {"already_done"}
 
     # the fixed findings are gone from the next run: their subjects (the bots deactivated, the
     # invitations revoked) are gone too, and the report says so rather than "resolved"
@@ -246,37 +261,44 @@ class _InterruptedClient:
         return {"result": "success"}
 
 
-def test_interrupt_leaves_the_results_consistent(tmp_path: Path) -> None:
+def test_interrupt_leaves_the_journal_consistent(tmp_path: Path) -> None:
     plan = tmp_path / "plan.jsonl"
-    calls = [PlannedCall("DELETE", f"/users/{n}") for n in range(5)]
-    plan.write_text("".join(json.dumps(c.record()) + "\n" for c in calls))
+    items = [_raw("DELETE", f"/users/{n}") for n in range(5)]
+    plan.write_text("".join(json.dumps(plan_line(i)) + "\n" for i in items))
     client = _InterruptedClient()
-    with pytest.raises(KeyboardInterrupt):
-        apply_calls(plan, calls, client, lambda _line: None, progress=False)  # type: ignore[arg-type]
-    recorded = _lines(results_path(plan))
+    with (
+        pytest.raises(KeyboardInterrupt),
+        Journal.open(results_path(plan), kind="apply") as journal,
+    ):
+        apply_changes(items, client, journal, say=lambda _line: None, progress=False)  # type: ignore[arg-type]
+    recorded = _results(results_path(plan))
     assert [r["path"] for r in recorded] == ["/users/0", "/users/1"]
     assert {r["status"] for r in recorded} == {"done"}
-    todo = pending(plan, read_plan(plan))
-    assert [c.path for c in todo.to_run] == ["/users/2", "/users/3", "/users/4"]
+    journal = Journal.read(results_path(plan))
+    # the third was being sent: its intent is there, its result is not
+    assert journal.interrupted(items[2].id) is not None
+    todo = pending(journal, read_plan(plan))
+    assert [i.change.call().path for i in todo.to_run] == ["/users/2", "/users/3", "/users/4"]
 
 
-def _call(method: str, path: str, audit: str = "x") -> PlannedCall:
-    return PlannedCall(method, path, finding={"audit": audit, "subject": path})
+def _typed(method: str, path: str, audit: str = "x") -> Item:
+    call = ApiCall(method=method, path=path)  # type: ignore[arg-type]
+    return Item(typed_change(call, audit), {"audit": audit, "subject": path})
 
 
 def test_a_plan_orders_its_calls_so_none_blocks_another() -> None:
-    calls = [
-        _call("DELETE", "/streams/5", "stale_channels"),
-        _call("DELETE", "/users/8", "inactive_users"),
-        _call("DELETE", "/users/9", "bots"),
-        _call("POST", "/user_groups/3/deactivate", "user_groups"),
-        _call("DELETE", "/invites/4", "invitations"),
-        _call("PATCH", "/messages/70", "unresolved_topics"),
-        _call("POST", "/user_groups/3/members", "user_groups"),
-        _call("DELETE", "/users/me/subscriptions", "guest_access"),
-        _call("PATCH", "/messages/71", "unresolved_topics"),
+    items = [
+        _typed("DELETE", "/streams/5", "stale_channels"),
+        _typed("DELETE", "/users/8", "inactive_users"),
+        _typed("DELETE", "/users/9", "bots"),
+        _typed("POST", "/user_groups/3/deactivate", "user_groups"),
+        _typed("DELETE", "/invites/4", "invitations"),
+        _raw("PATCH", "/messages/70", topic="✔ a"),
+        _raw("POST", "/user_groups/3/members", delete=[4]),
+        _raw("DELETE", "/users/me/subscriptions"),
+        _raw("PATCH", "/messages/71", topic="✔ b"),
     ]
-    assert [c.path for c in in_order(calls)] == [
+    assert [i.change.call().path for i in in_order(items)] == [
         "/messages/70",
         "/user_groups/3/members",
         "/users/me/subscriptions",
@@ -291,21 +313,27 @@ def test_a_plan_orders_its_calls_so_none_blocks_another() -> None:
 
 def test_a_refused_call_is_recorded_and_never_sent_again(sandbox: Sandbox, tmp_path: Path) -> None:
     plan = tmp_path / "plan.jsonl"
-    refused = PlannedCall(
-        "PATCH", "/streams/999999", {"description": "x"}, finding={"subject": "#gone"}
+    refused = Item(
+        typed_change(ApiCall(method="PATCH", path="/streams/999999", params={"description": "x"})),
+        {"subject": "#gone"},
     )
-    fine = PlannedCall("POST", "/users/me/status", {"status_text": "planning"})
-    plan.write_text("".join(json.dumps(c.record()) + "\n" for c in (refused, fine)))
-    lines: list[str] = []
+    fine = _raw("POST", "/users/me/status", status_text="planning")
+    plan.write_text("".join(json.dumps(plan_line(i)) + "\n" for i in (refused, fine)))
     with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as admin:
-        todo = pending(plan, read_plan(plan))
-        tally = apply_calls(plan, todo.to_run, admin, lines.append, progress=False)
-        assert tally == {"done": 1, "already_done": 0, "refused": 1, "failed": 0}
-        statuses = {r["path"]: r["status"] for r in _lines(results_path(plan))}
+        todo = pending(None, read_plan(plan))
+        with Journal.open(results_path(plan), kind="apply") as journal:
+            tally = apply_changes(todo.to_run, admin, journal, say=lambda _l: None, progress=False)
+        assert (tally["done"], tally["already_done"], tally["refused"], tally["failed"]) == (
+            1,
+            0,
+            1,
+            0,
+        )
+        statuses = {r["path"]: r["status"] for r in _results(results_path(plan))}
         assert statuses == {"/streams/999999": "refused", "/users/me/status": "done"}
-        again = pending(plan, read_plan(plan))
+        again = pending(Journal.read(results_path(plan)), read_plan(plan))
     assert again.to_run == []
-    assert [c.path for c in again.refused] == ["/streams/999999"]
+    assert [i.change.call().path for i in again.refused] == ["/streams/999999"]
 
 
 @pytest.mark.slow
@@ -323,11 +351,11 @@ def test_the_whole_suites_plan_applies_cleanly_and_once(
     assert made.returncode == 0, made.stderr
     runnable = [line for line in _lines(plan) if not line["needs_input"]]
     assert len(runnable) >= 5, made.stderr
-    applied = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    applied = chatops_cli("audit", "apply", str(plan), "--yes", "--irreversible", "--zuliprc", rc)
     assert applied.returncode == 0, applied.stdout + applied.stderr
-    statuses = [r["status"] for r in _lines(results_path(plan))]
+    statuses = [r["status"] for r in _results(results_path(plan))]
     assert "failed" not in statuses and "refused" not in statuses, applied.stdout
-    again = chatops_cli("audit", "apply", str(plan), "--yes", "--zuliprc", rc)
+    again = chatops_cli("audit", "apply", str(plan), "--yes", "--irreversible", "--zuliprc", rc)
     assert again.returncode == 0, again.stdout
     assert "0 to run" in again.stdout and "Nothing to do." in again.stdout
-    assert len(_lines(results_path(plan))) == len(statuses)
+    assert len(_results(results_path(plan))) == len(statuses)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import chatops
-from chatops.report import parse_post_target
+from chatops.audit.report import parse_post_target
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error
 from tests.test_cli import chatops as chatops_cli

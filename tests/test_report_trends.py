@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import chatops
-from chatops.report import finding_id, finding_kind
+from chatops.audit.report import finding_id, finding_kind
 from chatops.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

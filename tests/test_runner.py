@@ -11,9 +11,9 @@ import nbformat
 import pytest
 
 import chatops
-from chatops import runner
+from chatops import audit as pipeline
+from chatops.audit import AuditInputError
 from chatops.audits import FINDING_COLUMNS, org_overview, write_summary
-from chatops.runner import AuditInputError
 from chatops.sandbox import Sandbox
 
 
@@ -90,7 +90,7 @@ def test_org_overview_thresholds_fail(sandbox: Sandbox) -> None:
     ],
 )
 def test_coerce_value(value: object, kind: str, expected: object) -> None:
-    got = runner.coerce_value("p", value, kind)
+    got = pipeline.coerce_value("p", value, kind)
     assert got == expected and type(got) is type(expected)
 
 
@@ -107,26 +107,26 @@ def test_coerce_value(value: object, kind: str, expected: object) -> None:
 )
 def test_coerce_value_rejects(value: object, kind: str) -> None:
     with pytest.raises(AuditInputError, match="parameter p must be"):
-        runner.coerce_value("p", value, kind)
+        pipeline.coerce_value("p", value, kind)
 
 
 def test_bad_input_raises_before_running(tmp_path: Path) -> None:
     with pytest.raises(AuditInputError, match="unknown audit 'nope'; available: .*org_overview"):
-        runner.run_audits(["nope"], report_dir=tmp_path)
+        pipeline.run_audits(["nope"], report_dir=tmp_path)
     with pytest.raises(
         AuditInputError, match=r"unknown parameter bogus .*valid parameters: as_of, days"
     ):
-        runner.run_audits(["org_overview"], report_dir=tmp_path, parameters={"bogus": "1"})
+        pipeline.run_audits(["org_overview"], report_dir=tmp_path, parameters={"bogus": "1"})
     with pytest.raises(AuditInputError, match="use --zuliprc"):
-        runner.run_audits([], report_dir=tmp_path, parameters={"zuliprc": "x"})
+        pipeline.run_audits([], report_dir=tmp_path, parameters={"zuliprc": "x"})
     with pytest.raises(AuditInputError, match="does not exist"):
-        runner.run_audits([], report_dir=tmp_path, zuliprc=str(tmp_path / "missing"))
+        pipeline.run_audits([], report_dir=tmp_path, zuliprc=str(tmp_path / "missing"))
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow
 def test_run_audits_against_a_zuliprc(sandbox: Sandbox, tmp_path: Path) -> None:
-    result = runner.run_audits(
+    result = pipeline.run_audits(
         ["org_overview"],
         report_dir=tmp_path,
         parameters={"days": "30"},
@@ -150,7 +150,7 @@ def test_audits_run_in_parallel_leave_the_working_folder_as_it_was(
     (a chdir per audit, from threads, left it in a run folder)."""
     before = os.getcwd()
     for _ in range(2):
-        runner.run_audits(
+        pipeline.run_audits(
             ["linkifiers", "invitations", "bots", "stale_channels"],
             report_dir=tmp_path / "reports",
             zuliprc=str(sandbox.zuliprc("admin")),
@@ -165,11 +165,11 @@ def test_run_audits_reports_a_notebook_failure(
 ) -> None:
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
-    broken = nbformat.read(runner.notebooks_dir() / "org_overview.ipynb", as_version=4)
+    broken = nbformat.read(pipeline.notebooks_dir() / "org_overview.ipynb", as_version=4)
     broken.cells.append(nbformat.v4.new_code_cell('raise RuntimeError("the notebook broke")'))
     nbformat.write(broken, notebooks / "org_overview.ipynb")
-    monkeypatch.setattr(runner, "notebooks_dir", lambda: notebooks)
-    result = runner.run_audits(["org_overview"], report_dir=tmp_path / "reports")
+    monkeypatch.setattr(pipeline.notebooks, "notebooks_dir", lambda: notebooks)
+    result = pipeline.run_audits(["org_overview"], report_dir=tmp_path / "reports")
     assert result.exit_code == 2
     assert "the notebook broke" in (result.audits[0].error or "")
     summary = json.loads(result.summary_path.read_text())
@@ -177,8 +177,8 @@ def test_run_audits_reports_a_notebook_failure(
 
 
 def test_a_parameter_out_of_range_stops_the_run_before_any_kernel(tmp_path: Path) -> None:
-    with pytest.raises(runner.AuditInputError, match="max_messages of org_overview"):
-        runner.run_audits(["org_overview"], report_dir=tmp_path, parameters={"max_messages": 0})
+    with pytest.raises(pipeline.AuditInputError, match="max_messages of org_overview"):
+        pipeline.run_audits(["org_overview"], report_dir=tmp_path, parameters={"max_messages": 0})
     assert list(tmp_path.iterdir()) == []
 
 
@@ -187,7 +187,7 @@ def test_kernel_manager_uses_this_interpreter() -> None:
 
     from jupyter_client.kernelspec import KernelSpec
 
-    km = runner._current_python_kernel_manager()(kernel_name="python3")
+    km = pipeline.runner._current_python_kernel_manager()(kernel_name="python3")
     km._kernel_spec = KernelSpec(
         argv=["/some/other/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         language="python",
@@ -200,7 +200,7 @@ def test_kernel_shutdown_sends_no_interrupt() -> None:
     import asyncio
     import signal
 
-    base = runner._current_python_kernel_manager()
+    base = pipeline.runner._current_python_kernel_manager()
     signals: list[int] = []
 
     class Recording(base):  # type: ignore[misc,valid-type]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import chatops
-from chatops import runner
+from chatops import audit as pipeline
 from chatops.audits import invitations, parse_as_of
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error
@@ -18,13 +18,13 @@ AS_OF = "2026-06-01T12:00:00Z"
 
 
 def test_as_of_reaches_every_notebook_and_is_empty_by_default() -> None:
-    notebooks = runner.resolve_notebooks(["invitations", "bots"])
-    given = runner.validate_parameters(notebooks, {}, {"as_of": ""})
+    notebooks = pipeline.resolve_notebooks(["invitations", "bots"])
+    given = pipeline.validate_parameters(notebooks, {}, {"as_of": ""})
     assert {a: p["as_of"] for a, p in given.items()} == {"invitations": "", "bots": ""}
-    pinned = runner.validate_parameters(notebooks, {}, {"as_of": AS_OF})
+    pinned = pipeline.validate_parameters(notebooks, {}, {"as_of": AS_OF})
     assert {p["as_of"] for p in pinned.values()} == {AS_OF}
     # a -p value wins over the runner's default
-    mixed = runner.validate_parameters(notebooks, {"as_of": "2025-01-01"}, {"as_of": ""})
+    mixed = pipeline.validate_parameters(notebooks, {"as_of": "2025-01-01"}, {"as_of": ""})
     assert {p["as_of"] for p in mixed.values()} == {"2025-01-01"}
 
 
@@ -36,8 +36,8 @@ def test_bad_as_of_is_one_line_and_exit_2(text: str, tmp_path: Path) -> None:
 
 
 def test_as_of_and_p_as_of_together_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(runner.AuditInputError, match="--as-of or -p as_of"):
-        runner.run_audits(["bots"], report_dir=tmp_path, parameters={"as_of": AS_OF}, as_of=AS_OF)
+    with pytest.raises(pipeline.AuditInputError, match="--as-of or -p as_of"):
+        pipeline.run_audits(["bots"], report_dir=tmp_path, parameters={"as_of": AS_OF}, as_of=AS_OF)
 
 
 def test_parse_as_of() -> None:

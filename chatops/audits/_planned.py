@@ -31,21 +31,17 @@ def plan_calls(result: AuditResult) -> pd.DataFrame:
         result = stale_channels(client)
         plan_calls(result)   # call, subject, needs_input
     """
-    # chatops.plan reads the audits' types: importing it when this module loads would make
-    # importing chatops.plan first load it half-way
-    from ..plan import in_order, planned_call
+    # the plan belongs to the audit pipeline, which reads the audits: imported when used
+    from ..audit.plan import item_of, plan_line
+    from ..changes.engine import in_order
 
-    calls = in_order(
-        planned_call(f.call, f)
-        for f in result.finding_list()
-        if f.call is not None and f.call.changes
-    )
+    items = in_order(i for i in map(item_of, result.finding_list()) if i is not None)
     rows = [
         {
-            "call": c.finding["api_call"],
-            "subject": c.finding["subject"],
-            "needs_input": c.needs_input,
+            "call": i.about["api_call"],
+            "subject": i.about["subject"],
+            "needs_input": plan_line(i)["needs_input"],
         }
-        for c in calls
+        for i in items
     ]
     return pd.DataFrame(rows, columns=list(PLAN_COLUMNS))

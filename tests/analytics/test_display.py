@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from nbclient import NotebookClient
 from PIL import Image
 
-from chatops import runner
+from chatops import audit as pipeline
 from chatops.analytics import ReportFigure, ViewResult, views
 
 from .conftest import messages, subscriptions, users
@@ -102,8 +102,8 @@ def test_a_fresh_kernel_shows_the_figure_of_a_result_and_of_plot() -> None:
     client = NotebookClient(
         nb,
         timeout=120,
-        kernel_name=runner.KERNEL_NAME,
-        kernel_manager_class=runner._current_python_kernel_manager(),
+        kernel_name=pipeline.runner.KERNEL_NAME,
+        kernel_manager_class=pipeline.runner._current_python_kernel_manager(),
     )
     client.execute()
     outputs: list[list[Any]] = [cell.outputs for cell in nb.cells]

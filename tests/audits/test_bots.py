@@ -36,8 +36,8 @@ def test_bots_findings_and_deactivation(
     member = client_for("member", fresh_sandbox)
     helper = client_for("bot", fresh_sandbox)
     store = fresh_sandbox.store
-    orphan = member.users.create_bot(full_name="Orphan Bot", short_name="orphan").user_id
-    ownerless = admin.users.create_bot(full_name="Ownerless Bot", short_name="ownerless").user_id
+    orphan = member.bots.create(full_name="Orphan Bot", short_name="orphan").user_id
+    ownerless = admin.bots.create(full_name="Ownerless Bot", short_name="ownerless").user_id
     # set-up the API cannot make: the owner leaves but the bot stays; a bot loses its owner
     member_id = fresh_sandbox.accounts["member"].user_id
     store.execute("UPDATE users SET is_active = 0 WHERE id = ?", [member_id])

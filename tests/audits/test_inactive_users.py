@@ -33,7 +33,7 @@ def sb(fresh_sandbox: Sandbox) -> Sandbox:
         admin.users.create(
             email="ned@demo.chatops.test", password="pw-ned-123456", full_name="New Ned"
         )
-        bot = admin.users.create_bot(full_name="Ivy Bot", short_name="ivybot")
+        bot = admin.bots.create(full_name="Ivy Bot", short_name="ivybot")
     store = fresh_sandbox.store
     store.execute("UPDATE users SET date_joined = date_joined - ? WHERE id = ?", [200 * DAY, ivy])
     store.execute("UPDATE users SET bot_owner_id = ? WHERE id = ?", [ivy, bot.user_id])
@@ -259,10 +259,10 @@ def test_include_bots_judges_bots_by_their_last_message(tmp_path: Path) -> None:
         with chatops.Client(site=org.site, email=helper.email, api_key=key) as bot:
             sent = bot.messages.send_to_channel(channel, "alerts", "all green")
         ts = int(store.scalar("SELECT timestamp FROM messages WHERE id = ?", [sent.id]))
-        fresh = admin.users.create_bot(full_name="Fresh Bot", short_name="freshbot")
+        fresh = admin.bots.create(full_name="Fresh Bot", short_name="freshbot")
         # set-up: two bots a year old, one with no owner, one owned by an inactive guest
-        orphan = admin.users.create_bot(full_name="Orphan Bot", short_name="orphan")
-        kept = admin.users.create_bot(full_name="Ximena's Bot", short_name="ximena")
+        orphan = admin.bots.create(full_name="Orphan Bot", short_name="orphan")
+        kept = admin.bots.create(full_name="Ximena's Bot", short_name="ximena")
         ximena = next(u.user_id for u in everyone if u.full_name == "Ximena Ueda")
         assert ximena in off_ids(admin)
         store.execute("UPDATE users SET bot_owner_id = NULL WHERE id = ?", [orphan.user_id])

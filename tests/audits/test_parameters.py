@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from chatops.audit import AuditInputError, available_audits, validate_parameters
 from chatops.audits import AUDIT_FUNCTIONS, AUDITS
 from chatops.audits._params import audit_parameters, parameters_cell
 from chatops.audits.precheck import PrecheckError, check_parameters
-from chatops.runner import AuditInputError, available_audits, validate_parameters
 
 ROOT = Path(__file__).resolve().parents[2]
 

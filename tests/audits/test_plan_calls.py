@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from chatops.audit.plan import plan_line, write_plan
 from chatops.audits import PLAN_COLUMNS, AuditResult, plan_calls, write_summary
 from chatops.audits._common import api, fill, finding, summary
-from chatops.plan import write_plan
 
 
 def _result() -> AuditResult:
@@ -65,5 +65,7 @@ def test_plan_calls_are_the_lines_of_the_plan(tmp_path: Path) -> None:
     write_summary(result, run / "demo")
     (run / "summary.json").write_text(json.dumps({"audits": {"demo": {}}}), encoding="utf-8")
     _path, planned = write_plan(run)
-    lines = [[c.finding["api_call"], c.finding["subject"], c.needs_input] for c in planned]
+    lines = [
+        [i.about["api_call"], i.about["subject"], plan_line(i)["needs_input"]] for i in planned
+    ]
     assert lines == plan_calls(result).values.tolist()

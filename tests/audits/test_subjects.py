@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 import chatops
+from chatops.audit import AuditRun
+from chatops.audit.report import summary_payload
 from chatops.audits import AUDIT_FUNCTIONS, AuditResult
 from chatops.audits._result import Status
-from chatops.report import AuditOutcome, summary_payload
 from chatops.sandbox import Sandbox
 
 #: per audit: parameters that make it find as much as it can on the small organization; the
@@ -340,18 +341,14 @@ CASES: dict[str, tuple[str, Callable[[Sandbox, chatops.Client], Case]]] = {
 }
 
 
-def _outcome(name: str, result: AuditResult) -> AuditOutcome:
-    return AuditOutcome(
+def _outcome(name: str, result: AuditResult) -> AuditRun:
+    return AuditRun(
         name=name,
-        status=result.summary.status,
-        exit_code=result.summary.status.exit_code,
+        passed=result.summary.status is Status.PASSED,
         counts=dict(result.summary.counts),
         failed_checks=list(result.summary.failed_checks),
         thresholds=dict(result.summary.thresholds),
-        error=None,
-        notebook=None,
-        html=None,
-        findings=result.typed,
+        findings=list(result.typed),
         subjects=result.summary.subjects,
         subject_keys=result.summary.subject_keys,
     )

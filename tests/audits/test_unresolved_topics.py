@@ -31,7 +31,7 @@ def sb(fresh_sandbox: Sandbox) -> Sandbox:
             admin.messages.send_to_channel("helpdesk", "old question", "try resetting it")
             member.messages.send_to_channel("helpdesk", "new question", "printer?")
             member.messages.send_to_channel("helpdesk", "✔ old answered", "done, thanks")
-        bot = admin.users.create_bot(full_name="Noise Bot", short_name="noise")
+        bot = admin.bots.create(full_name="Noise Bot", short_name="noise")
         with chatops.Client(site=fresh_sandbox.site, email=bot.email, api_key=bot.api_key) as b:
             b.messages.send_to_channel("helpdesk", "bot noise", "build passed")
     store = fresh_sandbox.store

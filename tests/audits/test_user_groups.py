@@ -214,7 +214,9 @@ def test_deactivated_members_and_small_groups(tmp_path: Path) -> None:
         # unused groups
         found = user_groups(admin, min_members=0, max_empty_groups=-1)
         tally = apply_findings(found, admin, tmp_path / "plan.jsonl")
-        assert tally["done"] == sum(tally.values())
+        # a change another one already made (a member removed by an earlier call) is read as
+        # made and not sent
+        assert tally["done"] + tally["already_done"] == sum(tally.values())
         members = {g.id: g.members for g in admin.user_groups.list()}
         assert members[mixed] == [a]
         # the unused uses-* groups went too

@@ -24,8 +24,8 @@ import papermill
 import psutil
 import pytest
 
-from chatops import runner
-from chatops.notebook_html import write_notebook_html
+from chatops import audit as pipeline
+from chatops.jupyter.notebook_html import write_notebook_html
 from chatops.sandbox import Sandbox
 from tests.browser.conftest import IDLE, chromium_path, free_port, running_lab, screenshot
 from tests.hostile import INJECTED_JS, Planted, outside_requests, plant
@@ -92,7 +92,7 @@ def _clean(seen: Visit, where: str) -> None:
 
 
 def test_the_audit_report_runs_nothing_a_member_typed(org: Org, browser: Any) -> None:
-    result = runner.run_audits(
+    result = pipeline.run_audits(
         [], report_dir=org.base / "reports", zuliprc=str(org.sandbox.zuliprc("admin"))
     )
     pages = [result.run_dir / "index.html", *sorted(result.run_dir.glob("*.html"))]

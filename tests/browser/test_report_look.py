@@ -14,8 +14,8 @@ import nbformat
 import pandas as pd
 import pytest
 
+from chatops.audit.report.pages import SETUP_TAG, TABLE_MIME, render_audit_page
 from chatops.audits._common import api, finding
-from chatops.report_pages import SETUP_TAG, TABLE_MIME, render_audit_page
 
 from .conftest import screenshot
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 import chatops
-from chatops import runner
+from chatops import audit as pipeline
 from chatops.sandbox import Sandbox
 from tests.hostile import (
     ESCAPE,
@@ -81,7 +81,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
     base = tmp_path_factory.mktemp("hostile")
     with Sandbox.start(base / "org", size="small", seed=5) as sb:
         planted = plant(sb)
-        result = runner.run_audits(
+        result = pipeline.run_audits(
             [], report_dir=base / "reports", zuliprc=str(sb.zuliprc("admin"))
         )
         plan = base / "plan.jsonl"
@@ -115,7 +115,7 @@ def test_the_report_is_readable_by_its_owner_only(hostile: Hostile) -> None:
 
 
 def test_a_report_is_shared_only_when_asked(hostile: Hostile, tmp_path: Path) -> None:
-    result = runner.run_audits(
+    result = pipeline.run_audits(
         ["linkifiers"],
         report_dir=tmp_path / "shared",
         zuliprc=str(hostile.sandbox.zuliprc("admin")),
@@ -124,8 +124,8 @@ def test_a_report_is_shared_only_when_asked(hostile: Hostile, tmp_path: Path) ->
     modes = {stat.S_IMODE(p.stat().st_mode) for p in [result.run_dir, *result.run_dir.rglob("*")]}
     assert modes == {0o750, 0o640}
     assert stat.S_IMODE((tmp_path / "shared").stat().st_mode) == 0o750
-    with pytest.raises(runner.AuditInputError, match="readable_by"):
-        runner.run_audits(["linkifiers"], report_dir=tmp_path / "x", readable_by="world")  # type: ignore[arg-type]
+    with pytest.raises(pipeline.AuditInputError, match="readable_by"):
+        pipeline.run_audits(["linkifiers"], report_dir=tmp_path / "x", readable_by="world")  # type: ignore[arg-type]
 
 
 def _plan_lines(hostile: Hostile) -> list[dict[str, object]]:
@@ -213,8 +213,10 @@ def test_apply_in_a_terminal_shows_every_call_escaped_and_a_summary_above_the_qu
     # the planted names are there, escaped
     assert any("\\x1b[2K" in line for line in will_run), will_run
     question = next(i for i, line in enumerate(lines) if "[y/N]" in line)
-    summary = lines[question - 1]
+    # right above the question: what the calls change, and how many cannot be undone
+    summary, cannot = lines[question - 2], lines[question - 1]
     assert summary.startswith(f"Will run {to_run} calls: ")
+    assert re.match(r"\d+ of them cannot be undone \(", cannot), cannot
     assert "DELETE /users/{id}" in summary and "POST /user_groups/{id}/deactivate" in summary
     assert lines[question + 1 :] and "Nothing applied." in text
     assert not (hostile.plan.with_name("plan.results.jsonl")).exists()
@@ -232,10 +234,8 @@ def test_apply_resolves_the_topic_at_the_limit_as_the_server_makes_it_fit(
         str(hostile.sandbox.zuliprc("admin")),
     )
     assert raw_terminal_characters(done.stdout + done.stderr) == []
-    results = [
-        json.loads(line)
-        for line in hostile.plan.with_name("plan.results.jsonl").read_text().splitlines()
-    ]
+    lines = hostile.plan.with_name("plan.results.jsonl").read_text().splitlines()
+    results = [r for r in map(json.loads, lines) if "status" in r]
     resolve = next(r for r in results if r["params"].get("topic") == "✔ " + LONG_TOPIC)
     assert resolve["status"] == "done", resolve
     assert stat.S_IMODE(hostile.plan.with_name("plan.results.jsonl").stat().st_mode) == 0o600

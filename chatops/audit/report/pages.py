@@ -1,4 +1,5 @@
-"""The report's HTML, from Jinja2 templates (``chatops/templates``): the index and audit pages.
+"""The report's HTML, from Jinja2 templates (``templates/`` beside this module): the index and
+audit pages.
 
 An audit page reads as the index does: the verdict, what to do, the counts, then the executed
 notebook's text, tables and plots. Tables come from the data behind them (pandas' table schema,
@@ -19,7 +20,9 @@ from typing import Any
 
 import jinja2
 
-from .audits._result import Finding, Severity, Status
+from ..._files import write_private_text
+from ...audits._result import Finding, Severity, Status
+from .words import change_text, counts_text, verdict_sentence
 
 __all__ = [
     "SETUP_TAG",
@@ -39,7 +42,7 @@ INDEX_ROWS = 100
 Scrub = Callable[[str], str]
 
 _ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("chatops", "templates"),
+    loader=jinja2.PackageLoader("chatops.audit.report", "templates"),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
@@ -296,27 +299,22 @@ def render_audit_page(
         else [],
         blocks=notebook_blocks(cells),
     )
-    target.write_text(scrub(html), encoding="utf-8")
+    write_private_text(target, scrub(html))
     return target
 
 
 # -- the index --------------------------------------------------------------------------------
 
 
-def render_index(
-    payload: Mapping[str, Any],
-    verdict: str,
-    counts: Callable[[Mapping[str, Any]], str],
-    change: Callable[[Mapping[str, Any]], str],
-) -> str:
+def render_index(payload: Mapping[str, Any]) -> str:
     """``index.html``: the verdict, a line per audit, new, resolved and gone findings, history."""
     history = list(payload["history"])[-12:]
     return _ENV.get_template("index.html.j2").render(
         p=payload,
-        verdict=verdict,
+        verdict=verdict_sentence(payload),
         status_text={s.value: s.text for s in Status},
-        counts=counts,
-        change=change,
+        counts=counts_text,
+        change=change_text,
         history=history,
         stamp=stamp,
         plot=_history_plot(history),

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .._resources import package_parent
+
 __all__ = ["_current_python_kernel_manager", "kernel_environment"]
 
 
@@ -20,7 +22,7 @@ def kernel_environment() -> Iterator[None]:
     Kernels inherit the environment; when chatops is not in site-packages its folder goes on
     ``PYTHONPATH`` for the duration of the run.
     """
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(package_parent())
     installed = (
         any(Path(p).resolve() == Path(root) for p in sys.path if p and "site-packages" in p)
         or "site-packages" in root

@@ -1,7 +1,8 @@
-"""A refused removal is "already done" only when the target's state, read back, shows it removed.
+"""A change is "already done" only when a read of the server shows it made, never from an
+error's text: read before it is sent (nothing sent when it shows), and after a refusal.
 
-Each case writes a one-call plan, changes the organization between plan and apply (the thing
-removed out of band, or left as it is), applies, and reads the results file.
+Each case writes a one-change plan, changes the organization between plan and apply (the thing
+removed out of band, or left as it is), applies, and reads the journal.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ import httpx
 import pytest
 
 import chatops
-from chatops.plan import PlannedCall, apply_calls, pending, read_plan, results_path
-from chatops.plan_state import check_for, is_removal
+from chatops.audit._typed import typed_change
+from chatops.audit.plan import pending, plan_line, read_plan, results_path
+from chatops.audits._result import ApiCall
+from chatops.changes.engine import Tally, apply_changes
+from chatops.changes.journal import Item, Journal
+from chatops.changes.kinds import RawCall
 from chatops.sandbox import Sandbox
 
 
@@ -33,19 +38,28 @@ def admin(org: Sandbox) -> Iterator[chatops.Client]:
         yield client
 
 
-def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def _results(path: Path) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [line for line in lines if "status" in line]
 
 
-def _apply(
-    plan: Path, call: PlannedCall, client: chatops.Client
-) -> tuple[dict[str, int], dict[str, Any]]:
-    plan.write_text(json.dumps(call.record()) + "\n")
-    todo = pending(plan, read_plan(plan))
-    assert [c.path for c in todo.to_run] == [call.path]
-    tally = apply_calls(plan, todo.to_run, client, lambda _line: None, progress=False)
-    (result,) = _lines(results_path(plan))
+def _item(method: str, path: str, subject: str) -> Item:
+    call = ApiCall(method=method, path=path)  # type: ignore[arg-type]
+    return Item(typed_change(call), {"audit": "x", "subject": subject})
+
+
+def _apply(plan: Path, item: Item, client: chatops.Client) -> tuple[Tally, dict[str, Any]]:
+    plan.write_text(json.dumps(plan_line(item)) + "\n")
+    todo = pending(None, read_plan(plan))
+    assert [i.change.call().path for i in todo.to_run] == [item.change.call().path]
+    with Journal.open(results_path(plan), kind="apply") as journal:
+        tally = apply_changes(todo.to_run, client, journal, say=lambda _line: None, progress=False)
+    (result,) = _results(results_path(plan))
     return tally, result
+
+
+def _again(plan: Path) -> Any:
+    return pending(Journal.read(results_path(plan)), read_plan(plan))
 
 
 def _group_id(admin: chatops.Client, name: str) -> int:
@@ -128,7 +142,7 @@ OUT_OF_BAND = {
     "channel": (_channel, "is_archived true"),
     "user": (_user, "is_active false"),
     "bot": (_bot, "is_active false"),
-    "group": (_group, "not listed as active"),
+    "group": (_group, "deactivated true"),
     "invitation link": (_link, "not listed"),
     "invitation": (_invitation, "not listed"),
     "linkifier": (_linkifier, "not listed"),
@@ -144,18 +158,18 @@ def test_a_thing_removed_between_plan_and_apply_is_already_done(
 ) -> None:
     make, shown = OUT_OF_BAND[kind]
     method, path, remove = make(admin)
-    assert check_for(method, path) is not None and is_removal(method, path)
-    call = PlannedCall(method, path, finding={"audit": "x", "subject": kind})
+    item = _item(method, path, kind)
+    assert not isinstance(item.change, RawCall)  # every removal has its kind, and its read
     plan = tmp_path / "plan.jsonl"
-    plan.write_text(json.dumps(call.record()) + "\n")
+    plan.write_text(json.dumps(plan_line(item)) + "\n")
     remove()  # out of band, after the plan was written
-    tally, result = _apply(plan, call, admin)
-    assert tally == {"done": 0, "already_done": 1, "refused": 0, "failed": 0}
+    tally, result = _apply(plan, item, admin)
+    assert (tally["done"], tally["already_done"], tally["refused"], tally["failed"]) == (0, 1, 0, 0)
     assert result["status"] == "already_done"
-    assert result["message"]  # the server's refusal, kept as it said it
+    assert not result["message"]  # read before sending: nothing was sent
     assert result["checked"].startswith("GET ") and result["checked"].endswith(shown)
-    again = pending(plan, read_plan(plan))
-    assert again.to_run == [] and [c.path for c in again.done] == [path]
+    again = _again(plan)
+    assert again.to_run == [] and [i.change.call().path for i in again.done] == [path]
 
 
 # -- refused for another reason: refused, and not sent again ------------------------------------
@@ -181,13 +195,13 @@ def _admin_deactivates_a_group_it_may_not(
         "admin",
         "POST",
         f"/user_groups/{_group_id(admin, 'leads')}/deactivate",
-        "still listed as active",
+        "deactivated false",
     )
 
 
 def _group_in_use(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
     path = f"/user_groups/{_group_id(admin, 'support-team')}/deactivate"
-    return "admin", "POST", path, "still listed as active"
+    return "admin", "POST", path, "deactivated false"
 
 
 def _last_owner(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
@@ -225,20 +239,21 @@ def test_a_removal_refused_for_another_reason_is_refused_and_not_sent_again(
 ) -> None:
     make, said = REFUSED[case]
     account, method, path, shown = make(org, admin)
-    call = PlannedCall(method, path, finding={"audit": "x", "subject": case})
+    item = _item(method, path, case)
     plan = tmp_path / "plan.jsonl"
     with chatops.Client.from_zuliprc(org.zuliprc(account)) as client:
-        tally, result = _apply(plan, call, client)
-    assert tally == {"done": 0, "already_done": 0, "refused": 1, "failed": 0}
+        tally, result = _apply(plan, item, client)
+    assert (tally["done"], tally["already_done"], tally["refused"], tally["failed"]) == (0, 0, 1, 0)
     assert result["status"] == "refused"
     assert said in result["message"], result
     assert result["checked"].endswith(shown), result
-    again = pending(plan, read_plan(plan))
-    assert again.to_run == [] and [c.path for c in again.refused] == [path]
+    again = _again(plan)
+    assert again.to_run == [] and [i.change.call().path for i in again.refused] == [path]
 
 
 def test_a_read_that_fails_on_the_way_leaves_the_removal_to_try_again(tmp_path: Path) -> None:
-    """A 5xx on the read of the state (the sandbox cannot make one): failed, sent again next time."""
+    """A 5xx on the read of the state (the sandbox cannot make one): failed, sent again next
+    time."""
     seen: list[str] = []
 
     def server(request: httpx.Request) -> httpx.Response:
@@ -253,13 +268,14 @@ def test_a_read_that_fails_on_the_way_leaves_the_removal_to_try_again(tmp_path: 
         return httpx.Response(503, json={"result": "error", "code": "BAD_GATEWAY", "msg": "down"})
 
     creds = chatops.Credentials("https://chat.example.com", "admin@example.com", "KEY")
-    call = PlannedCall("DELETE", "/streams/5", finding={"audit": "x", "subject": "#old"})
+    item = _item("DELETE", "/streams/5", "#old")
     plan = tmp_path / "plan.jsonl"
     with chatops.Client(
         credentials=creds, transport=httpx.MockTransport(server), max_retries=0
     ) as client:
-        tally, result = _apply(plan, call, client)
-    assert seen == ["DELETE /api/v1/streams/5", "GET /api/v1/streams/5"]
-    assert tally == {"done": 0, "already_done": 0, "refused": 0, "failed": 1}
+        tally, result = _apply(plan, item, client)
+    # read first (cannot tell), sent, refused, read again (failed on the way)
+    assert seen == ["GET /api/v1/streams/5", "DELETE /api/v1/streams/5", "GET /api/v1/streams/5"]
+    assert (tally["done"], tally["already_done"], tally["refused"], tally["failed"]) == (0, 0, 0, 1)
     assert result["status"] == "failed" and "reading its state failed" in result["message"]
-    assert [c.path for c in pending(plan, read_plan(plan)).to_run] == ["/streams/5"]
+    assert [i.change.call().path for i in _again(plan).to_run] == ["/streams/5"]

@@ -24,7 +24,7 @@ CELL_TIMEOUT = 180.0
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": "chatops.lab_ready"}]
+    return [{"module": "chatops.jupyter.lab_ready"}]
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
