@@ -67,10 +67,12 @@ class ReactivateGroup(Change, frozen=True, kw_only=True):
 
 
 def _members(client: Client, group_id: int) -> set[int] | Reading:
-    answer = read(client, f"/user_groups/{group_id}/members", {"direct_member_only": True})
-    if isinstance(answer, Reading):
-        return answer
-    return {int(m) for m in answer.get("members") or []}
+    """The group's direct members, deactivated people included (``GET /user_groups`` lists
+    them; ``GET /user_groups/{id}/members`` leaves them out, and removing one is a change)."""
+    group = _group(client, group_id)
+    if isinstance(group, Reading):
+        return group
+    return {int(m) for m in group.get("members") or []}
 
 
 class UpdateGroupMembers(Change, frozen=True, kw_only=True):
@@ -99,7 +101,7 @@ class UpdateGroupMembers(Change, frozen=True, kw_only=True):
         done = set(self.add) <= members and not set(self.delete) & members
         return Reading(
             done,
-            f"GET /user_groups/{self.group_id}/members: "
+            f"GET /user_groups: group {self.group_id} members "
             + ("as set" if done else "not yet as set"),
         )
 
