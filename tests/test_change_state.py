@@ -17,12 +17,21 @@ import httpx
 import pytest
 
 import chatops
-from chatops.audit._typed import typed_change
 from chatops.audit.plan import pending, plan_line, read_plan, results_path
-from chatops.audits._result import ApiCall
+from chatops.changes import Change
 from chatops.changes.engine import Tally, apply_changes
 from chatops.changes.journal import Item, Journal
-from chatops.changes.kinds import RawCall
+from chatops.changes.kinds import (
+    ArchiveChannel,
+    DeactivateBot,
+    DeactivateGroup,
+    DeactivateUser,
+    DeleteAttachment,
+    DeleteLinkifier,
+    DeleteReminder,
+    DeleteScheduledMessage,
+    RevokeInvitation,
+)
 from chatops.sandbox import Sandbox
 
 
@@ -43,9 +52,8 @@ def _results(path: Path) -> list[dict[str, Any]]:
     return [line for line in lines if "status" in line]
 
 
-def _item(method: str, path: str, subject: str) -> Item:
-    call = ApiCall(method=method, path=path)  # type: ignore[arg-type]
-    return Item(typed_change(call), {"audit": "x", "subject": subject})
+def _item(change: Change, subject: str) -> Item:
+    return Item(change, {"audit": "x", "subject": subject})
 
 
 def _apply(plan: Path, item: Item, client: chatops.Client) -> tuple[Tally, dict[str, Any]]:
@@ -74,58 +82,56 @@ def _user_id(admin: chatops.Client, name: str) -> int:
 # -- removed out of band between plan and apply: already done -----------------------------------
 
 
-def _channel(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _channel(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     sid = admin.channels.get_id("marketing")
-    return "DELETE", f"/streams/{sid}", lambda: admin.channels.archive(sid)
+    return ArchiveChannel(stream_id=sid), lambda: admin.channels.archive(sid)
 
 
-def _user(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _user(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     uid = _user_id(admin, "Kemi Eriksen")
-    return "DELETE", f"/users/{uid}", lambda: admin.users.deactivate(uid)
+    return DeactivateUser(user_id=uid), lambda: admin.users.deactivate(uid)
 
 
-def _bot(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _bot(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     uid = _user_id(admin, "Helper Bot")
-    return "DELETE", f"/bots/{uid}", lambda: admin.users.deactivate(uid)
+    return DeactivateBot(user_id=uid), lambda: admin.users.deactivate(uid)
 
 
-def _group(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
-    path = f"/user_groups/{_group_id(admin, 'alumni')}/deactivate"
-    return "POST", path, lambda: admin.post(path) and None
+def _group(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
+    gid = _group_id(admin, "alumni")
+    return DeactivateGroup(group_id=gid), lambda: admin.user_groups.deactivate(gid)
 
 
-def _link(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _link(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     admin.invitations.create_link(expires_in_minutes=None, invite_as=600)
     newest = max(i.id for i in admin.invitations.list() if i.is_multiuse)
-    path = f"/invites/multiuse/{newest}"
-    return "DELETE", path, lambda: admin.delete(path) and None
+    return RevokeInvitation(invite_id=newest, multiuse=True), lambda: admin.invitations.revoke_link(
+        newest
+    )
 
 
-def _invitation(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _invitation(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     emailed = [i.id for i in admin.invitations.list() if not i.is_multiuse]
-    path = f"/invites/{emailed[0]}"
-    return "DELETE", path, lambda: admin.delete(path) and None
+    return RevokeInvitation(invite_id=emailed[0]), lambda: admin.invitations.revoke(emailed[0])
 
 
-def _linkifier(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _linkifier(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     first = admin.get("/realm/linkifiers")["linkifiers"][0]["id"]
-    path = f"/realm/filters/{first}"
-    return "DELETE", path, lambda: admin.delete(path) and None
+    return DeleteLinkifier(filter_id=first), lambda: admin.realm.remove_linkifier(first)
 
 
-def _attachment(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _attachment(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     first = admin.get("/attachments")["attachments"][0]["id"]
-    path = f"/attachments/{first}"
-    return "DELETE", path, lambda: admin.delete(path) and None
+    return DeleteAttachment(attachment_id=first), lambda: admin.uploads.delete_attachment(first)
 
 
-def _scheduled(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _scheduled(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     first = admin.get("/scheduled_messages")["scheduled_messages"][0]["scheduled_message_id"]
-    path = f"/scheduled_messages/{first}"
-    return "DELETE", path, lambda: admin.delete(path) and None
+    change = DeleteScheduledMessage(scheduled_message_id=first)
+    return change, lambda: admin.scheduled_messages.delete(first)
 
 
-def _reminder(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
+def _reminder(admin: chatops.Client) -> tuple[Change, Callable[[], None]]:
     message = admin.get("/messages", params={"anchor": "newest", "num_before": 1})
     made = admin.post(
         "/reminders",
@@ -134,8 +140,8 @@ def _reminder(admin: chatops.Client) -> tuple[str, str, Callable[[], None]]:
             "scheduled_delivery_timestamp": int(time.time()) + 86_400,
         },
     )
-    path = f"/reminders/{made['reminder_id']}"
-    return "DELETE", path, lambda: admin.delete(path) and None
+    rid = made["reminder_id"]
+    return DeleteReminder(reminder_id=rid), lambda: admin.reminders.delete(rid)
 
 
 OUT_OF_BAND = {
@@ -157,9 +163,8 @@ def test_a_thing_removed_between_plan_and_apply_is_already_done(
     kind: str, admin: chatops.Client, tmp_path: Path
 ) -> None:
     make, shown = OUT_OF_BAND[kind]
-    method, path, remove = make(admin)
-    item = _item(method, path, kind)
-    assert not isinstance(item.change, RawCall)  # every removal has its kind, and its read
+    change, remove = make(admin)
+    item, path = _item(change, kind), change.call().path
     plan = tmp_path / "plan.jsonl"
     plan.write_text(json.dumps(plan_line(item)) + "\n")
     remove()  # out of band, after the plan was written
@@ -175,46 +180,41 @@ def test_a_thing_removed_between_plan_and_apply_is_already_done(
 # -- refused for another reason: refused, and not sent again ------------------------------------
 
 
-def _member_archives(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
+def _member_archives(org: Sandbox, admin: chatops.Client) -> tuple[str, Change, str]:
     sid = admin.channels.get_id("engineering")
-    return "member", "DELETE", f"/streams/{sid}", "is_archived false"
+    return "member", ArchiveChannel(stream_id=sid), "is_archived false"
 
 
 def _member_archives_a_private_channel(
     org: Sandbox, admin: chatops.Client
-) -> tuple[str, str, str, str]:
+) -> tuple[str, Change, str]:
     # "Invalid channel ID" to an account that cannot see it: it reads as gone, yet it is not
     sid = admin.channels.get_id("data")
-    return "member", "DELETE", f"/streams/{sid}", "cannot tell"
+    return "member", ArchiveChannel(stream_id=sid), "cannot tell"
 
 
 def _admin_deactivates_a_group_it_may_not(
     org: Sandbox, admin: chatops.Client
-) -> tuple[str, str, str, str]:
-    return (
-        "admin",
-        "POST",
-        f"/user_groups/{_group_id(admin, 'leads')}/deactivate",
-        "deactivated false",
-    )
+) -> tuple[str, Change, str]:
+    return "admin", DeactivateGroup(group_id=_group_id(admin, "leads")), "deactivated false"
 
 
-def _group_in_use(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
-    path = f"/user_groups/{_group_id(admin, 'support-team')}/deactivate"
-    return "admin", "POST", path, "deactivated false"
+def _group_in_use(org: Sandbox, admin: chatops.Client) -> tuple[str, Change, str]:
+    gid = _group_id(admin, "support-team")
+    return "admin", DeactivateGroup(group_id=gid), "deactivated false"
 
 
-def _last_owner(org: Sandbox, admin: chatops.Client) -> tuple[str, str, str, str]:
-    return "owner", "DELETE", f"/users/{_user_id(admin, 'Olivia Owner')}", "is_active true"
+def _last_owner(org: Sandbox, admin: chatops.Client) -> tuple[str, Change, str]:
+    return "owner", DeactivateUser(user_id=_user_id(admin, "Olivia Owner")), "is_active true"
 
 
 def _member_revokes_an_admins_invitation(
     org: Sandbox, admin: chatops.Client
-) -> tuple[str, str, str, str]:
+) -> tuple[str, Change, str]:
     admin.invitations.create_link(expires_in_minutes=None, invite_as=400)
     newest = max(i.id for i in admin.invitations.list() if i.is_multiuse)
     # a member lists only their own invitations: a missing one proves nothing
-    return "member", "DELETE", f"/invites/multiuse/{newest}", "cannot tell"
+    return "member", RevokeInvitation(invite_id=newest, multiuse=True), "cannot tell"
 
 
 REFUSED = {
@@ -238,8 +238,8 @@ def test_a_removal_refused_for_another_reason_is_refused_and_not_sent_again(
     case: str, org: Sandbox, admin: chatops.Client, tmp_path: Path
 ) -> None:
     make, said = REFUSED[case]
-    account, method, path, shown = make(org, admin)
-    item = _item(method, path, case)
+    account, change, shown = make(org, admin)
+    item, path = _item(change, case), change.call().path
     plan = tmp_path / "plan.jsonl"
     with chatops.Client.from_zuliprc(org.zuliprc(account)) as client:
         tally, result = _apply(plan, item, client)
@@ -268,7 +268,7 @@ def test_a_read_that_fails_on_the_way_leaves_the_removal_to_try_again(tmp_path: 
         return httpx.Response(503, json={"result": "error", "code": "BAD_GATEWAY", "msg": "down"})
 
     creds = chatops.Credentials("https://chat.example.com", "admin@example.com", "KEY")
-    item = _item("DELETE", "/streams/5", "#old")
+    item = _item(ArchiveChannel(stream_id=5), "#old")
     plan = tmp_path / "plan.jsonl"
     with chatops.Client(
         credentials=creds, transport=httpx.MockTransport(server), max_retries=0

@@ -11,13 +11,21 @@ from typing import Any
 import pytest
 
 import chatops
-from chatops.audit._typed import typed_change
 from chatops.audit.plan import pending, plan_line, read_plan, results_path
 from chatops.audits._common import api, fill
 from chatops.audits._result import ApiCall
+from chatops.changes import Change
 from chatops.changes.engine import apply_changes, in_order
 from chatops.changes.journal import Item, Journal
-from chatops.changes.kinds import RawCall
+from chatops.changes.kinds import (
+    ArchiveChannel,
+    DeactivateBot,
+    DeactivateGroup,
+    DeactivateUser,
+    RawCall,
+    RevokeInvitation,
+    UpdateChannel,
+)
 from chatops.sandbox import Sandbox
 from tests.test_cli import _one_line_error
 from tests.test_cli import chatops as chatops_cli
@@ -47,7 +55,7 @@ AUDITS = ("bots", "invitations", "stale_channels")
     ],
 )
 def test_a_typed_call_is_planned_as_it_is(call: ApiCall, text: str, params: dict[str, Any]) -> None:
-    planned = Item(typed_change(call))
+    planned = Item(RawCall(request=call))
     sent = planned.change.call()
     assert (sent.method, sent.path, sent.params) == (call.method, call.path, params)
     assert not planned.change.needs_input and plan_line(planned)["reason"] is None
@@ -75,7 +83,7 @@ def test_a_typed_call_is_planned_as_it_is(call: ApiCall, text: str, params: dict
 )
 def test_calls_with_placeholders_or_choices_need_input(call: ApiCall, reason: str) -> None:
     assert call.needs_input and call.reason == reason
-    planned = Item(typed_change(call))
+    planned = Item(RawCall(request=call))
     assert isinstance(planned.change, RawCall)
     assert planned.change.needs_input and plan_line(planned)["reason"] == reason
 
@@ -91,7 +99,7 @@ def test_text_from_the_organization_is_never_a_placeholder() -> None:
     )
     for call in (resolve, template):
         assert not call.needs_input and call.reason is None and call.fill == ()
-    assert typed_change(resolve).call().params["topic"] == "✔ help {user_id} please"
+    assert RawCall(request=resolve).call().params["topic"] == "✔ help {user_id} please"
     assert api("PATCH", "/streams/4", description=fill("{description}")).fill == ("description",)
     with pytest.raises(ValueError, match="needs a"):
         fill("no hole here")
@@ -118,7 +126,7 @@ def _raw(method: str, path: str, **params: Any) -> Item:
 
 
 def test_placeholder_calls_are_never_pending(tmp_path: Path) -> None:
-    waiting = Item(typed_change(api("DELETE", "/users/{user_id}")))
+    waiting = Item(RawCall(request=api("DELETE", "/users/{user_id}")))
     items = [waiting, _raw("DELETE", "/users/3"), _raw("DELETE", "/users/3")]
     todo = pending(None, items)
     assert [i.change.call().path for i in todo.to_run] == ["/users/3"]  # the duplicate runs once
@@ -281,18 +289,17 @@ def test_interrupt_leaves_the_journal_consistent(tmp_path: Path) -> None:
     assert [i.change.call().path for i in todo.to_run] == ["/users/2", "/users/3", "/users/4"]
 
 
-def _typed(method: str, path: str, audit: str = "x") -> Item:
-    call = ApiCall(method=method, path=path)  # type: ignore[arg-type]
-    return Item(typed_change(call, audit), {"audit": audit, "subject": path})
+def _kind(change: Change, audit: str = "x") -> Item:
+    return Item(change, {"audit": audit, "subject": change.call().path})
 
 
 def test_a_plan_orders_its_calls_so_none_blocks_another() -> None:
     items = [
-        _typed("DELETE", "/streams/5", "stale_channels"),
-        _typed("DELETE", "/users/8", "inactive_users"),
-        _typed("DELETE", "/users/9", "bots"),
-        _typed("POST", "/user_groups/3/deactivate", "user_groups"),
-        _typed("DELETE", "/invites/4", "invitations"),
+        _kind(ArchiveChannel(stream_id=5), "stale_channels"),
+        _kind(DeactivateUser(user_id=8), "inactive_users"),
+        _kind(DeactivateBot(user_id=9, endpoint="users"), "bots"),
+        _kind(DeactivateGroup(group_id=3), "user_groups"),
+        _kind(RevokeInvitation(invite_id=4), "invitations"),
         _raw("PATCH", "/messages/70", topic="✔ a"),
         _raw("POST", "/user_groups/3/members", delete=[4]),
         _raw("DELETE", "/users/me/subscriptions"),
@@ -314,8 +321,7 @@ def test_a_plan_orders_its_calls_so_none_blocks_another() -> None:
 def test_a_refused_call_is_recorded_and_never_sent_again(sandbox: Sandbox, tmp_path: Path) -> None:
     plan = tmp_path / "plan.jsonl"
     refused = Item(
-        typed_change(ApiCall(method="PATCH", path="/streams/999999", params={"description": "x"})),
-        {"subject": "#gone"},
+        UpdateChannel(stream_id=999999, settings={"description": "x"}), {"subject": "#gone"}
     )
     fine = _raw("POST", "/users/me/status", status_text="planning")
     plan.write_text("".join(json.dumps(plan_line(i)) + "\n" for i in (refused, fine)))

@@ -39,7 +39,6 @@ from ..changes import Change, decode_change
 from ..changes.engine import apply_changes, calls_summary, in_order
 from ..changes.journal import DONE, Item, Journal
 from ..changes.kinds import RawCall
-from ._typed import typed_change
 from .report import read_findings
 
 __all__ = [
@@ -73,7 +72,8 @@ def item_of(finding: Finding) -> Item | None:
         "api_call": finding.api_call,
         "finding_id": finding.id,
     }
-    return Item(typed_change(call, finding.audit), about)
+    change = decode_change(finding.change) if finding.change else RawCall(request=call)
+    return Item(change, about)
 
 
 def plan_line(item: Item) -> dict[str, Any]:

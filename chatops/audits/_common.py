@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pandas as pd
 
 from .._base_client import NOT_GIVEN, NotGiven
+from ..changes import Change
 from ._history import history_until
 from ._result import ApiCall, AuditSummary, Finding, Method, Severity
 
@@ -118,16 +120,27 @@ def _plain(value: Any, holes: list[str]) -> Any:
 
 
 def finding(
-    severity: str | Severity, subject: str, text: str, action: str, call: ApiCall | None
+    severity: str | Severity,
+    subject: str,
+    text: str,
+    action: str,
+    fix: Change | ApiCall | None,
 ) -> Finding:
-    """One finding: ``finding("warning", "#design", "no messages in 30 days", "Archive it",
-    api("DELETE", "/streams/4"))``."""
+    """One finding and what fixes it: a typed change (``ArchiveChannel(stream_id=4)``), a call a
+    person must complete (``api("PATCH", "/streams/4", folder_id=fill("{folder_id}"))``), or a
+    read that tells more (``api("GET", ...)``)::
+
+        finding("warning", "#design", "no messages in 30 days", "Archive it",
+                ArchiveChannel(stream_id=4))
+    """
+    change = fix if isinstance(fix, Change) else None
     return Finding(
         severity=Severity(severity),
         subject=subject,
         finding=text,
         recommended_action=action,
-        call=call,
+        call=change.call() if change is not None else fix,  # type: ignore[arg-type]
+        change=msgspec.to_builtins(change) if change is not None else None,
     )
 
 

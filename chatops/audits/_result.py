@@ -119,6 +119,10 @@ def finding_id(audit: str, subject: str, kind: str) -> str:
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
     """One finding: what is wrong with what, what to do, and the call that does it.
 
+    ``change`` is the typed change that fixes it (its record, ``{"kind": "ArchiveChannel",
+    ...}``, :mod:`chatops.changes.kinds`) when the fix can be made as it is; ``call`` is that
+    change's call, or a call a person must complete (placeholders, a choice between calls).
+
     Two findings are the same finding between runs when their audit, subject and *kind* (the
     text with every number replaced by ``#``) are: see :attr:`id`.
     """
@@ -128,6 +132,7 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True):
     finding: str
     recommended_action: str
     call: ApiCall | None = None
+    change: dict[str, Any] | None = None
     audit: str = ""
 
     @property

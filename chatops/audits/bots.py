@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 
+from ..changes.kinds import DeactivateBot
 from ..types import User
 from ._common import api, crossed, fill, finding, newest_messages, utc
 from ._common import summary as summary_of
@@ -236,7 +237,7 @@ def findings(judged: Judged) -> list[Finding]:
                 f"{b.bot.full_name} ({b.bot.email})",
                 "; ".join(b.flags),
                 action,
-                api("DELETE", f"/users/{b.bot.user_id}"),
+                DeactivateBot(user_id=b.bot.user_id, endpoint="users"),
             )
         )
     if judged.failed:

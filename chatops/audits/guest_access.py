@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
+from ..changes.kinds import Unsubscribe, UpdateRealm
 from ..types import Channel, User
 from ._common import Fill, api, crossed, fill, finding, newest_messages
 from ._common import summary as summary_of
@@ -300,12 +301,7 @@ def findings(judged: Judged) -> list[Finding]:
                     g.subject,
                     f"subscribed to {kinds} channel #{c.name}",
                     f"Unsubscribe the guest from #{c.name} unless they need it",
-                    api(
-                        "DELETE",
-                        "/users/me/subscriptions",
-                        subscriptions=[c.name],
-                        principals=[g.guest.user_id],
-                    ),
+                    Unsubscribe(channels=[c.name], principals=[g.guest.user_id]),
                 )
             )
     seeing_all = sum(g.may_see_all_users for g in judged.guests)
@@ -319,7 +315,9 @@ def findings(judged: Judged) -> list[Finding]:
                 "(can_access_all_users_group reaches guests)",
                 "Limit can_access_all_users_group to role:members so guests see only the "
                 "users they share channels or conversations with",
-                api("PATCH", "/realm", can_access_all_users_group={"new": new}),
+                UpdateRealm(settings={"can_access_all_users_group": {"new": new}})
+                if isinstance(new, int)
+                else api("PATCH", "/realm", can_access_all_users_group={"new": new}),
             )
         )
     if judged.failed:

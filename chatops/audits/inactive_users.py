@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from .._exceptions import ApiError
+from ..changes.kinds import DeactivateBot, DeactivateUser, RevokeInvitation
 from ..types import role_name
 from ._common import DEFAULT_MAX_MESSAGES, api, crossed, finding, recent_messages, utc
 from ._common import summary as summary_of
@@ -372,7 +373,7 @@ def findings(judged: Judged) -> list[Finding]:
                     a.subject,
                     f"bot {owner} no message in the last {days} days",
                     "Deactivate the bot if it is no longer needed",
-                    api("DELETE", f"/bots/{a.user.user_id}"),
+                    DeactivateBot(user_id=a.user.user_id),
                 )
             )
             continue
@@ -386,7 +387,7 @@ def findings(judged: Judged) -> list[Finding]:
                 f"{role_name(a.user.role)} with no message and not seen in the last {days} "
                 f"days{note}",
                 "Deactivate the account if it is no longer needed",
-                api("DELETE", f"/users/{a.user.user_id}"),
+                DeactivateUser(user_id=a.user.user_id),
             )
         )
     rows.extend(_invitation_rows(judged.inactive_humans))
@@ -522,14 +523,13 @@ def _invitation_rows(inactive: list[JudgedAccount]) -> list[Finding]:
     for a in inactive:
         for invite_id, link in a.invitations:
             kind = "link" if link else "invitation"
-            path = f"/invites/multiuse/{invite_id}" if link else f"/invites/{invite_id}"
             rows.append(
                 finding(
                     "warning",
                     a.subject,
                     f"inactive account created active {kind} {invite_id}, which outlives it",
                     f"Revoke the {kind} before deactivating the account",
-                    api("DELETE", path),
+                    RevokeInvitation(invite_id=invite_id, multiuse=link),
                 )
             )
     return rows

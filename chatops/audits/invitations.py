@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 
+from ..changes.kinds import RevokeInvitation
 from ._common import api, crossed, finding, utc
 from ._common import summary as summary_of
 from ._params import Param
-from ._result import ApiCall, AuditResult, Finding
+from ._result import AuditResult, Finding
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -286,7 +287,7 @@ def _role(value: int) -> str:
     return ROLE_NAMES.get(value, str(value))
 
 
-def _revoke_call(invite_id: int, multiuse: bool) -> ApiCall:
+def _revoke_call(invite_id: int, multiuse: bool) -> RevokeInvitation:
     if multiuse:
-        return api("DELETE", f"/invites/multiuse/{invite_id}")
-    return api("DELETE", f"/invites/{invite_id}")
+        return RevokeInvitation(invite_id=invite_id, multiuse=True)
+    return RevokeInvitation(invite_id=invite_id)

@@ -40,6 +40,7 @@ import pandas as pd
 import re2
 from uritemplate import URITemplate
 
+from ..changes.kinds import DeleteLinkifier, ReorderLinkifiers
 from ..linkify import Matcher, re2_message
 from ..types import Linkifier
 from ._backtracking import adversarial_inputs, backtracking_ms
@@ -366,7 +367,7 @@ def findings(judged: Judged) -> list[Finding]:
                     j.subject,
                     "; ".join(j.problems),
                     "Delete the linkifier (or fix its pattern and URL template)",
-                    api("DELETE", f"/realm/filters/{item.id}"),
+                    DeleteLinkifier(filter_id=item.id),
                 )
             )
         elif c.python_error:
@@ -426,7 +427,7 @@ def _overlap_rows(judged: Judged) -> list[Finding]:
                 f"sample to the earlier linkifier {o.winner} {w.pattern} "
                 f"(e.g. {o.text!r} in message {o.message_id})",
                 f"If linkifier {o.loser} should win, move it before linkifier {o.winner}",
-                api("PATCH", "/realm/linkifiers", ordered_linkifier_ids=suggested),
+                ReorderLinkifiers(ordered_linkifier_ids=list(suggested)),
             )
         )
     return rows

@@ -29,6 +29,7 @@ import pandas as pd
 from .._exceptions import IgnoredParametersWarning
 from ..analytics import metrics
 from ..analytics.dataset.records import channels_frame, messages_frame, users_frame
+from ..changes.kinds import ArchiveChannel
 from ..types import Channel, Message, User
 from ._common import DEFAULT_MAX_MESSAGES, api, crossed, finding, recent_messages, utc
 from ._common import summary as summary_of
@@ -280,7 +281,7 @@ def findings(judged: Judged) -> list[Finding]:
                 f"#{name}",
                 f"no messages in the last {days} days",
                 "Archive the channel if it is no longer needed",
-                api("DELETE", f"/streams/{ids[name]}"),
+                ArchiveChannel(stream_id=int(ids[name])),
             )
         )
     if "max_guest_share" in failed:

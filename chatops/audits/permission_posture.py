@@ -44,10 +44,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
+from ..changes import Change
+from ..changes.kinds import UpdateChannel, UpdateRealm
 from ._common import api, crossed, fill, finding
 from ._common import summary as summary_of
 from ._params import Param
-from ._result import AuditResult, Finding
+from ._result import ApiCall, AuditResult, Finding
 from ._settings import describe_setting, group_settings, resolve_group_setting
 
 if TYPE_CHECKING:
@@ -315,7 +317,12 @@ def findings(judged: Judged) -> list[Finding]:
             n = len(s.guests)
             who = "everyone" if s.everyone else f"{n} guest{'' if n == 1 else 's'}"
             if s.guests and judged.members_id is not None:
-                call = api("PATCH", path, {s.setting: {"new": judged.members_id}})
+                setting = {s.setting: {"new": judged.members_id}}
+                call: Change | ApiCall = (
+                    UpdateRealm(settings=setting)
+                    if s.stream_id is None
+                    else UpdateChannel(stream_id=s.stream_id, settings=setting)
+                )
                 action = "Set the setting to role:members so guests lose it"
             else:
                 call = api("PATCH", path, {s.setting: {"new": fill("{group_id}")}})

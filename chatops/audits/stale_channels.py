@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 
+from ..changes.kinds import ArchiveChannel
 from ._common import api, crossed, finding, newest_messages, utc
 from ._common import summary as summary_of
 from ._params import Param
@@ -273,7 +274,7 @@ def findings(judged: Judged) -> list[Finding]:
                 f"#{c.channel.name}",
                 f"no message in the last {options.inactive_days} days ({detail})",
                 "Archive the channel",
-                api("DELETE", f"/streams/{c.channel.stream_id}"),
+                ArchiveChannel(stream_id=c.channel.stream_id),
             )
         )
     for c in judged.channels:
@@ -286,7 +287,7 @@ def findings(judged: Judged) -> list[Finding]:
                     f"{options.min_subscribers}",
                     "Archive the channel if its few people can talk elsewhere; otherwise invite "
                     "more",
-                    api("DELETE", f"/streams/{c.channel.stream_id}"),
+                    ArchiveChannel(stream_id=c.channel.stream_id),
                 )
             )
     for c in judged.channels:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 
+from ..changes.kinds import MoveTopic
 from ..resources.messages import RESOLVED_TOPIC_PREFIX
 from ._common import api, crossed, fill, finding, group_members, utc
 from ._common import summary as summary_of
@@ -365,12 +366,7 @@ def findings(judged: Judged) -> list[Finding]:
                 f"unresolved, last message {t.age_days:.0f} days ago ({len(t.messages)} "
                 f"messages, {t.participants} participants){unanswered}",
                 "Resolve the topic if it is answered; otherwise answer it",
-                api(
-                    "PATCH",
-                    f"/messages/{t.newest.id}",
-                    topic=RESOLVED_TOPIC_PREFIX + t.topic,
-                    propagate_mode="change_all",
-                ),
+                MoveTopic(message_id=t.newest.id, topic=RESOLVED_TOPIC_PREFIX + t.topic),
             )
         )
     return rows

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 
+from ..changes.kinds import DeleteAttachment
 from ._common import api, crossed, finding, newest_messages
 from ._common import summary as summary_of
 from ._params import Param
@@ -239,7 +240,7 @@ def findings(judged: Judged) -> list[Finding]:
                     f"no message links this file, uploaded {f.unlinked_days:.0f} days ago (more "
                     f"than {options.unlinked_days}); {_size(a.size)}",
                     "Delete the file: nothing links it",
-                    api("DELETE", f"/attachments/{a.id}"),
+                    DeleteAttachment(attachment_id=a.id),
                 )
             )
         if f.large:
@@ -250,7 +251,7 @@ def findings(judged: Judged) -> list[Finding]:
                     f"{_size(a.size)}, more than {options.min_size_mb:g} MiB; linked by "
                     f"{len(a.messages)} messages",
                     "Delete the file if it is no longer needed (messages linking it lose it)",
-                    api("DELETE", f"/attachments/{a.id}"),
+                    DeleteAttachment(attachment_id=a.id),
                 )
             )
     if judged.failed:

@@ -8,11 +8,12 @@ from pathlib import Path
 from chatops.audit.plan import plan_line, write_plan
 from chatops.audits import PLAN_COLUMNS, AuditResult, plan_calls, write_summary
 from chatops.audits._common import api, fill, finding, summary
+from chatops.changes.kinds import ArchiveChannel, DeactivateGroup
 
 
 def _result() -> AuditResult:
     rows = [
-        finding("warning", "#quiet", "no message", "Archive it", api("DELETE", "/streams/4")),
+        finding("warning", "#quiet", "no message", "Archive it", ArchiveChannel(stream_id=4)),
         finding("info", "coverage", "cut short", "Read more", api("GET", "/messages")),
         finding("info", "note", "nothing to do", "None", None),
         finding(
@@ -34,7 +35,7 @@ def _result() -> AuditResult:
             "@alumni",
             "unused",
             "Deactivate it",
-            api("POST", "/user_groups/9/deactivate"),
+            DeactivateGroup(group_id=9),
         ),
     ]
     made = summary("demo", failed=["max"], counts={}, thresholds={}, site="https://x.example")

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pandas as pd
 
 from ..._exceptions import ApiError
+from ...changes.kinds import ArchiveChannel
 from .._common import api, crossed, fill, finding, utc
 from .._common import summary as summary_of
 from .._params import Param
@@ -356,7 +357,7 @@ def findings(judged: Judged) -> list[Finding]:
 def _channel_rows(c: JudgedChannel, judged: Judged) -> list[Finding]:
     """The findings of one channel, in the order of its flags."""
     subject, patch = c.subject, f"/streams/{c.channel.stream_id}"
-    archive = api("DELETE", f"/streams/{c.channel.stream_id}")
+    archive = ArchiveChannel(stream_id=c.channel.stream_id)
     rows: list[Finding] = []
     if c.no_description:
         rows.append(

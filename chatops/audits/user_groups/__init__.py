@@ -57,6 +57,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 import pandas as pd
 
+from ...changes import Change
+from ...changes.kinds import DeactivateGroup, UpdateGroupMembers, UpdateGroupSubgroups
 from ...types import UserGroup
 from .._common import (
     DEFAULT_MAX_MESSAGES,
@@ -70,7 +72,7 @@ from .._common import (
 )
 from .._common import summary as summary_of
 from .._params import Param
-from .._result import AuditResult, Finding
+from .._result import ApiCall, AuditResult, Finding
 from .._settings import Setting, describe_setting, group_settings, resolve_group_setting
 from ._graph import (
     GRAPH_COLUMNS,
@@ -417,7 +419,7 @@ def findings(judged: Judged) -> list[Finding]:
                 path,
                 "subgroups form a cycle, so each group's members include all the others'",
                 "Remove one of the subgroup links of the cycle",
-                api("POST", f"/user_groups/{cycle[-1]}/subgroups", delete=[cycle[0]]),
+                UpdateGroupSubgroups(group_id=cycle[-1], delete=[cycle[0]]),
             )
         )
     if judged.read.truncated:
@@ -457,7 +459,7 @@ def _group_rows(g: JudgedGroup, options: Options) -> list[Finding]:
                 subject,
                 f"{len(g.deactivated_members)} deactivated users are still direct members",
                 "Remove the deactivated users from the group",
-                api("POST", f"/user_groups/{gid}/members", delete=g.deactivated_members),
+                UpdateGroupMembers(group_id=gid, delete=list(g.deactivated_members)),
             )
         )
     if g.small:
@@ -475,7 +477,7 @@ def _group_rows(g: JudgedGroup, options: Options) -> list[Finding]:
     text = "; ".join(g.flags)
     if g.unused:
         action = "Deactivate the group (nothing uses it)"
-        call = api("POST", f"/user_groups/{gid}/deactivate")
+        call: Change | ApiCall = DeactivateGroup(group_id=gid)
     elif g.used_in:
         text += f"; used in {', '.join(g.used_in)}"
         action = "Add active members, or replace the group in the settings that use it"

@@ -14,7 +14,13 @@ import msgspec
 
 from .._base import Change
 from .channels import ArchiveChannel, Subscribe, UnarchiveChannel, Unsubscribe, UpdateChannel
-from .groups import DeactivateGroup, ReactivateGroup, UpdateGroup, UpdateGroupMembers
+from .groups import (
+    DeactivateGroup,
+    ReactivateGroup,
+    UpdateGroup,
+    UpdateGroupMembers,
+    UpdateGroupSubgroups,
+)
 from .messages import MoveTopic, UpdateScheduled, fitted_topic
 from .people import DeactivateBot, DeactivateUser, ReactivateUser, UpdateBot, UpdateUser
 from .raw import RawCall
@@ -54,6 +60,7 @@ __all__ = [
     "UpdateChannel",
     "UpdateGroup",
     "UpdateGroupMembers",
+    "UpdateGroupSubgroups",
     "UpdateLinkifier",
     "UpdateRealm",
     "UpdateScheduled",
@@ -90,6 +97,7 @@ KINDS: dict[str, type[Change]] = {
         UpdateChannel,
         UpdateGroup,
         UpdateGroupMembers,
+        UpdateGroupSubgroups,
         UpdateLinkifier,
         UpdateRealm,
         UpdateScheduled,

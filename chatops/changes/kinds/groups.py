@@ -11,7 +11,13 @@ from .._call import ApiCall
 if TYPE_CHECKING:
     from ..._client import Client
 
-__all__ = ["DeactivateGroup", "ReactivateGroup", "UpdateGroup", "UpdateGroupMembers"]
+__all__ = [
+    "DeactivateGroup",
+    "ReactivateGroup",
+    "UpdateGroup",
+    "UpdateGroupMembers",
+    "UpdateGroupSubgroups",
+]
 
 
 def _group(client: Client, group_id: int) -> dict[str, Any] | Reading:
@@ -114,6 +120,49 @@ class UpdateGroupMembers(Change, frozen=True, kw_only=True):
         if not added and not removed:
             return None
         return UpdateGroupMembers(group_id=self.group_id, add=removed, delete=added)
+
+
+class UpdateGroupSubgroups(Change, frozen=True, kw_only=True):
+    """Add and remove a group's direct subgroups (``POST /user_groups/{id}/subgroups``)."""
+
+    group_id: int
+    add: list[int] = []
+    delete: list[int] = []
+
+    def call(self) -> ApiCall:
+        params: dict[str, Any] = {}
+        if self.add:
+            params["add"] = list(self.add)
+        if self.delete:
+            params["delete"] = list(self.delete)
+        return ApiCall(method="POST", path=f"/user_groups/{self.group_id}/subgroups", params=params)
+
+    def _subgroups(self, client: Client) -> set[int] | Reading:
+        group = _group(client, self.group_id)
+        if isinstance(group, Reading):
+            return group
+        return {int(g) for g in group.get("direct_subgroup_ids") or []}
+
+    def before(self, client: Client) -> dict[str, Any] | None:
+        found = self._subgroups(client)
+        return None if isinstance(found, Reading) else {"subgroups": sorted(found)}
+
+    def state(self, client: Client) -> Reading:
+        found = self._subgroups(client)
+        if isinstance(found, Reading):
+            return found
+        done = set(self.add) <= found and not set(self.delete) & found
+        word = "as set" if done else "not yet as set"
+        return Reading(done, f"GET /user_groups: group {self.group_id} subgroups {word}")
+
+    def inverse(self, before: Mapping[str, Any] | None, answer: Mapping[str, Any]) -> Change | None:
+        if before is None:
+            return None
+        had = set(before.get("subgroups") or [])
+        added, removed = sorted(set(self.add) - had), sorted(set(self.delete) & had)
+        if not added and not removed:
+            return None
+        return UpdateGroupSubgroups(group_id=self.group_id, add=removed, delete=added)
 
 
 class UpdateGroup(Change, frozen=True, kw_only=True):
