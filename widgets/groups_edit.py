@@ -11,8 +11,6 @@ and the group's own permission settings. Mixed into
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +22,7 @@ from chatops import NOT_GIVEN, Client, User
 
 from ._model import FieldError, Reporter, Session, frame
 from ._model import plural as _plural
+from ._people import MEMBERS, read_list_file, split_pasted
 from ._words import SETTING_LABELS, Labelled, setting_label
 
 if TYPE_CHECKING:
@@ -56,7 +55,6 @@ PERMISSION_COLUMNS = ("Setting", "Who now")
 WILL_ADD, WILL_REMOVE = "will be added", "will be removed"
 ALREADY, NOT_MEMBER = "already in the group", "not in the group"
 UNKNOWN, AMBIGUOUS, DUPLICATE, REFUSED = "unknown", "ambiguous", "duplicate", "cannot"
-HEADER_NAMES = {"email", "e-mail", "member", "members", "user", "name", "full name", "group"}
 
 
 @dataclass(frozen=True)
@@ -78,35 +76,14 @@ class MemberRow:
 
 def split_entries(text: str) -> list[str]:
     """Entries of pasted text: one per line, or separated by commas or semicolons."""
-    return [part.strip() for part in re.split(r"[\n,;]+", text) if part.strip()]
+    return split_pasted(text, MEMBERS)
 
 
 def entries_from_file(content: bytes, name: str = "the file") -> list[str]:
     """The entries of an uploaded CSV or text file: the column named email, member, user, name
     or group when the first row is a header, else every cell. Raises ``ValueError`` with a
     sentence for the admin when the file is unusable."""
-    if not content.strip():
-        raise ValueError(f"{name} is empty.")
-    if b"\x00" in content:
-        raise ValueError(f"{name} is not a text file; upload a CSV or TXT file.")
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(
-            f"{name} is not UTF-8 text; save it as “CSV UTF-8” and upload it again."
-        ) from None
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-    header = [" ".join(c.strip().lower().replace("_", " ").split()) for c in rows[0]]
-    columns = [i for i, h in enumerate(header) if h in HEADER_NAMES]
-    if columns:
-        # an email column beats a name column: addresses are unique
-        column = next((i for i in columns if "mail" in header[i]), columns[0])
-        found = [r[column].strip() for r in rows[1:] if len(r) > column and r[column].strip()]
-    else:
-        found = [c.strip() for r in rows for c in r if c.strip()]
-    if not found:
-        raise ValueError(f"{name} has no entries.")
-    return found
+    return read_list_file(content, name, MEMBERS).texts()
 
 
 def _mention(typed: str) -> tuple[str, str]:

@@ -10,9 +10,7 @@ checks of a new status, the preview, and one request per user with a result each
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +33,7 @@ from ._model import (
     frame,
 )
 from ._model import plural as _plural
+from ._people import STATUS_USERS, ListFileError, read_list_file
 
 __all__ = ["MAX_STATUS_TEXT", "NewStatus", "StatusModel", "unicode_emoji"]
 
@@ -43,8 +42,6 @@ MAX_STATUS_TEXT = 60
 #: Feature level that added ``POST /users/{user_id}/status``, and the one that lets bots use it.
 STATUS_FEATURE_LEVEL = 407
 BOT_STATUS_FEATURE_LEVEL = 473
-#: An uploaded list of users larger than this is surely not a list of users.
-MAX_CSV_BYTES = 5 * 1024 * 1024
 
 UNICODE, REALM, EXTRA = "unicode_emoji", "realm_emoji", "service_extra_emoji"
 #: The service's own emoji outside Unicode and the organization's custom emoji.
@@ -56,8 +53,6 @@ RESULT_COLUMNS = ["name", "email", "result", "detail"]
 CSV_PROBLEM_COLUMNS = ["row", "value", "problem"]
 
 CSV_HINT = "Emails or user IDs: a column named email or user_id, else the first column."
-_EMAIL_HEADERS = {"email", "e_mail", "email_address", "delivery_email"}
-_ID_HEADERS = {"user_id", "userid", "id"}
 
 
 def _unicode_code(chars: str) -> str:
@@ -152,10 +147,6 @@ def _same(status: UserStatus | None, new: NewStatus) -> bool:
 
 def _normalise_emoji(name: str) -> str:
     return name.strip().strip(":").strip().lower().replace(" ", "_")
-
-
-def _header_key(cell: str) -> str:
-    return cell.strip().lower().replace(" ", "_").replace("-", "_")
 
 
 class StatusModel:
@@ -341,23 +332,14 @@ class StatusModel:
         table. A file that is not CSV text raises :class:`FieldError` and chooses nobody.
         """
         self._forget_csv()
-        rows = self._csv_rows(data, name)
-        header = [_header_key(cell) for cell in rows[0]]
-        column, start, column_name = 0, 1, ""
-        id_cols = [i for i, h in enumerate(header) if h in _ID_HEADERS]
-        email_cols = [i for i, h in enumerate(header) if h in _EMAIL_HEADERS]
-        if id_cols or email_cols:
-            column = (id_cols or email_cols)[0]
-            column_name = rows[0][column].strip()
-        else:
-            first = rows[0][0].strip() if rows[0] else ""
-            # A first row that is neither an email nor an ID is a header such as "Name".
-            start = 0 if ("@" in first or first.isdigit()) else 1
+        try:
+            people = read_list_file(data, name, STATUS_USERS)
+        except ListFileError as exc:
+            raise FieldError("csv", str(exc)) from None
         by_email = self._users_by_email()
         found: list[int] = []
         problems: list[dict[str, Any]] = []
-        for number, row in enumerate(rows[start:], start=start + 1):
-            value = row[column].strip() if column < len(row) else ""
+        for number, value in ((e.row, e.text) for e in people.entries):
             user, problem = self._match_csv_value(value, by_email)
             if user is None:
                 problems.append({"row": number, "value": value, "problem": problem})
@@ -372,40 +354,12 @@ class StatusModel:
         self.csv_user_ids = found
         self.csv_name = name
         self._csv_problems = frame(problems, CSV_PROBLEM_COLUMNS)
-        source = f"column {column_name!r}" if column_name else "the first column"
+        source = f"column {people.column!r}" if people.column else people.where
         usable = len(set(found) & self._people())
         unused = f"; {_plural(len(problems), 'row')} not used (listed below)" if problems else ""
         self.csv_summary = f"{name}: {_plural(usable, 'user')} from {source}{unused}."
         self._shown_csv()
         return found
-
-    def _csv_rows(self, data: bytes, name: str) -> list[list[str]]:
-        if not data.strip():
-            raise FieldError("csv", f"{name} is empty; no users taken from it.")
-        if len(data) > MAX_CSV_BYTES:
-            size = len(data) / 1024 / 1024
-            raise FieldError("csv", f"{name} is {size:.1f} MiB; a list of users is at most 5 MiB.")
-        if b"\x00" in data:
-            raise FieldError("csv", f"{name} is not a CSV file (it holds binary data).")
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise FieldError(
-                "csv", f"{name} is not UTF-8 text; save it as CSV (UTF-8) and upload it again."
-            ) from None
-        try:
-            dialect: Any = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
-        except csv.Error:
-            dialect = csv.excel  # one column, or commas everywhere: the default reads both
-        try:
-            rows = [
-                row for row in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in row)
-            ]
-        except csv.Error as exc:
-            raise FieldError("csv", f"{name} is not a readable CSV file: {exc}.") from None
-        if not rows:
-            raise FieldError("csv", f"{name} has no rows; no users taken from it.")
-        return rows
 
     def _users_by_email(self) -> dict[str, User]:
         found: dict[str, User] = {}
