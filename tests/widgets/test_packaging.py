@@ -192,7 +192,7 @@ def test_the_models_work_without_ipywidgets() -> None:
     """A script using a panel's logic imports no widget library."""
     probe = (
         "import sys\n"
-        "import chatops.widgets.folders_model, chatops.widgets.linkifiers_model\n"
+        "import chatops.widgets.channel_folders_model, chatops.widgets.linkifiers_model\n"
         "import chatops.widgets.groups_model, chatops.widgets.invitations_model\n"
         "import chatops.widgets.status_model\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython')))"
@@ -208,7 +208,7 @@ def test_a_model_acts_from_a_script(tmp_path: Path) -> None:
     import chatops
     from chatops.sandbox import Sandbox
     from chatops.widgets._model import FieldError
-    from chatops.widgets.folders_model import FoldersModel
+    from chatops.widgets.channel_folders_model import FoldersModel
 
     with Sandbox.start(tmp_path / "org", size="small", seed=5) as sandbox:
         with chatops.Client.from_zuliprc(sandbox.zuliprc("admin")) as client:
