@@ -193,7 +193,7 @@ def test_the_models_work_without_ipywidgets() -> None:
     probe = (
         "import sys\n"
         "import chatops.widgets.channel_folders_model, chatops.widgets.linkifiers_model\n"
-        "import chatops.widgets.groups_model, chatops.widgets.invitations_model\n"
+        "import chatops.widgets.user_groups_model, chatops.widgets.invitations_model\n"
         "import chatops.widgets.status_model\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython')))"
     )

@@ -16,8 +16,8 @@ from chatops.widgets._people import (
     read_list_file,
     split_pasted,
 )
-from chatops.widgets.groups_edit import entries_from_file, split_entries
 from chatops.widgets.invitations_data import addresses_from_file, split_addresses
+from chatops.widgets.user_groups_edit import entries_from_file, split_entries
 
 KINDS = [MEMBERS, INVITEES, STATUS_USERS]
 

@@ -1,0 +1,560 @@
+"""Changing user groups without widgets: create, rename and describe a group, add and remove
+members and subgroups in bulk (pasted text or a CSV file, previewed before anything is sent),
+and the group's own permission settings. :class:`~chatops.widgets.user_groups_model.GroupsModel`
+holds a :class:`GroupEditor` (``model.editor``) and offers its methods too.
+
+    model.create_group("on-call", description="Who answers pages", members="ann@x.org, Bo Li")
+    model.preview_members(gid, "ann@x.org\\n@*support-team*")   # one MemberRow per entry
+    model.apply_members()                                       # adds what the preview allows
+    model.set_permission(gid, "can_mention_group", model.group_id("role:members"))
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from chatops import NOT_GIVEN, User
+
+from ._model import FieldError, Reporter, frame
+from ._model import plural as _plural
+from ._people import MEMBERS, read_list_file, split_pasted
+from ._words import SETTING_LABELS, Labelled, setting_label
+from .user_groups_data import GroupDirectory, GroupInfo
+
+__all__ = [
+    "GROUP_SETTINGS",
+    "MEMBER_COLUMNS",
+    "PERMISSION_COLUMNS",
+    "GroupEditor",
+    "MemberRow",
+    "entries_from_file",
+    "split_entries",
+]
+
+#: The group's own permission settings, in the order Zulip's group settings page lists them.
+GROUP_SETTINGS = (
+    "can_manage_group",
+    "can_mention_group",
+    "can_join_group",
+    "can_leave_group",
+    "can_add_members_group",
+    "can_remove_members_group",
+)
+MAX_NAME = 100
+MEMBER_COLUMNS = ("row", "as typed", "kind", "who", "outcome", "detail")
+PERMISSION_COLUMNS = ("Setting", "Who now")
+
+#: Outcomes of a previewed entry; only the first two are sent.
+WILL_ADD, WILL_REMOVE = "will be added", "will be removed"
+ALREADY, NOT_MEMBER = "already in the group", "not in the group"
+UNKNOWN, AMBIGUOUS, DUPLICATE, REFUSED = "unknown", "ambiguous", "duplicate", "cannot"
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    """One entry of a pasted list or file, as the preview classifies it."""
+
+    row: int
+    typed: str
+    kind: str  # "user", "group" or "" when unknown
+    id: int | None
+    who: str
+    outcome: str
+    detail: str = ""
+
+    @property
+    def sent(self) -> bool:
+        return self.outcome in (WILL_ADD, WILL_REMOVE)
+
+
+def split_entries(text: str) -> list[str]:
+    """Entries of pasted text: one per line, or separated by commas or semicolons."""
+    return split_pasted(text, MEMBERS)
+
+
+def entries_from_file(content: bytes, name: str = "the file") -> list[str]:
+    """The entries of an uploaded CSV or text file: the column named email, member, user, name
+    or group when the first row is a header, else every cell. Raises ``ValueError`` with a
+    sentence for the admin when the file is unusable."""
+    return read_list_file(content, name, MEMBERS).texts()
+
+
+def _mention(typed: str) -> tuple[str, str]:
+    """``@**Ann Lee**`` -> ("user", "Ann Lee"); ``@*team*`` -> ("group", "team");
+    ``Ann <ann@x.org>`` -> ("", "ann@x.org"); anything else as typed."""
+    text = typed.strip()
+    if m := re.fullmatch(r"@?\*\*(.+?)\*\*", text):
+        return "user", m.group(1).split("|")[0].strip()  # @**Ann Lee|12** as Zulip writes it
+    if m := re.fullmatch(r"@\*(.+?)\*", text):
+        return "group", m.group(1).strip()
+    if m := re.fullmatch(r".*<([^<>\s]+@[^<>\s]+)>", text):
+        return "", m.group(1)
+    if text.startswith("@") and "@" not in text[1:]:
+        return "", text[1:]  # @name, not an address
+    return "", text
+
+
+class GroupEditor:
+    """Create, rename, describe, members and subgroups, permission settings of the groups in
+    ``directory``. ``status`` receives each outcome in words; ``changed`` runs after the server
+    changed something, to fetch the groups again (and show them)."""
+
+    def __init__(
+        self, directory: GroupDirectory, *, status: Reporter, changed: Callable[[], None]
+    ) -> None:
+        self.directory = directory
+        self.session = directory.session
+        self.client = directory.client
+        self.status = status
+        self.changed = changed
+        #: the entries of the last preview, and the group and direction they are for
+        self.member_rows: list[MemberRow] = []
+        self._member_target: tuple[int, bool] | None = None
+
+    # -- checks -----------------------------------------------------------------------------
+    def _editable(self, group_id: int | None, action: str) -> GroupInfo:
+        if group_id is None or group_id not in self.directory.groups:
+            raise FieldError("group", "Pick a user group first.")
+        group = self.directory.groups[group_id]
+        if group.is_system_group:
+            raise FieldError(
+                "group",
+                f'"{group.name}" is a system group: it follows the organization\'s roles; you '
+                f"cannot {action} it.",
+            )
+        if group.deactivated:
+            raise FieldError(
+                "group", f'"{group.name}" is deactivated; reactivate it before you {action} it.'
+            )
+        if not group.may_manage:
+            raise FieldError(
+                "group",
+                f'You may not {action} "{group.name}": that needs its “Who can administer this '
+                f"group” or the organization's “Who can administer all user groups” "
+                f"({self.directory.manage_all_words()}).",
+            )
+        return group
+
+    def members_refusal(
+        self, group: GroupInfo, users: Sequence[int] | None = None, *, remove: bool = False
+    ) -> str:
+        """Why the server would refuse to add (remove) the users ``users`` to (from) the group,
+        or "" when it would not; with ``users`` None, why it would refuse every list. The rule is
+        the server's (see :meth:`GroupDirectory.member_rights`): managing the group is enough but
+        not needed; a list of oneself alone is joining (leaving) the group."""
+        if group.is_system_group:
+            return (
+                f'"{group.name}" is a system group: its members follow the organization\'s roles.'
+            )
+        if group.deactivated:
+            return f'"{group.name}" is deactivated; reactivate it before you change its members.'
+        if group.may_manage:
+            return ""
+        me = self.session.me.user_id
+        alone = users is not None and list(users) == [me]
+        if remove:
+            others, yourself = group.may_remove_members, group.may_leave
+            settings = ("can_remove_members_group", "can_leave_group")
+        else:
+            others, yourself = group.may_add_members, group.may_join
+            settings = ("can_add_members_group", "can_join_group")
+        if users is None and (others or yourself):
+            return ""
+        if (yourself if alone else others) and users is not None:
+            return ""
+        verb = "remove members from" if remove else "add members to"
+        if users is None:
+            needed = f"its “{setting_label('group', settings[0])}” (or, for yourself alone, " + (
+                f"its “{setting_label('group', settings[1])}”)"
+            )
+        elif alone:
+            verb = "leave" if remove else "join"
+            needed = f"its “{setting_label('group', settings[1])}”"
+        else:
+            needed = f"its “{setting_label('group', settings[0])}”"
+        if self.session.role == 600 and not remove and not alone:
+            return f'Guests cannot {verb} "{group.name}"; you are a guest.'
+        return (
+            f'You may not {verb} "{group.name}": that needs {needed} or permission to '
+            f"administer it (its “Who can administer this group” or the organization's “Who can "
+            f"administer all user groups”, {self.directory.manage_all_words()})."
+        )
+
+    def _members_group(self, group_id: int | None, *, remove: bool) -> GroupInfo:
+        """The group whose members are to change, when the server allows some change."""
+        if group_id is None or group_id not in self.directory.groups:
+            raise FieldError("group", "Pick a user group first.")
+        group = self.directory.groups[group_id]
+        if why := self.members_refusal(group, remove=remove):
+            raise FieldError("group", why)
+        return group
+
+    def _check_name(self, name: str, *, field: str, keep: int | None = None) -> str:
+        name = name.strip()
+        if not name:
+            raise FieldError(field, "Type a name for the group.")
+        if len(name) > MAX_NAME:
+            raise FieldError(
+                field, f"A group name has at most {MAX_NAME} characters; this has {len(name)}."
+            )
+        if name.startswith(("role:", "@")):
+            raise FieldError(field, 'A group name cannot start with "role:" or "@".')
+        for g in self.directory.groups.values():
+            if g.name.casefold() == name.casefold() and g.id != keep:
+                state = " (deactivated)" if g.deactivated else ""
+                raise FieldError(field, f'There is already a group called "{g.name}"{state}.')
+        return name
+
+    def may_create(self) -> bool:
+        """Whether the acting account is in the organization's “Who can create user groups”."""
+        return self.session.role != 600 and self.session.permits("can_create_groups")
+
+    # -- create, rename, describe -----------------------------------------------------------
+    def create_group(self, name: str, *, description: str = "", members: str = "") -> int:
+        """Create a group; ``members`` is pasted text as for :meth:`preview_members` (only
+        users and groups it names unambiguously are sent). Returns the new group's id."""
+        if not self.may_create():
+            raise FieldError(
+                "new_name",
+                "You are not in the organization's “Who can create user groups”, so you cannot "
+                "create a group.",
+            )
+        name = self._check_name(name, field="new_name")
+        rows = self._classify(split_entries(members), None, remove=False) if members else []
+        bad = [r for r in rows if not r.sent]
+        if bad:
+            raise FieldError(
+                "new_members",
+                "Fix these entries first: "
+                + "; ".join(f"row {r.row} “{r.typed}”: {r.outcome}" for r in bad[:5])
+                + ("" if len(bad) <= 5 else f"; and {len(bad) - 5} more"),
+            )
+        users = [r.id for r in rows if r.kind == "user" and r.id is not None]
+        groups = [r.id for r in rows if r.kind == "group" and r.id is not None]
+        gid = self.client.user_groups.create(
+            name, members=users, description=description.strip(), subgroups=groups or []
+        )
+        self.changed()
+        self.status.ok(
+            f'Created the user group "{name}" with {_plural(len(users), "member")}'
+            + (f" and {_plural(len(groups), 'subgroup')}." if groups else ".")
+        )
+        return gid
+
+    def update_group(
+        self, group_id: int | None, *, name: str | None = None, description: str | None = None
+    ) -> None:
+        """Rename a group and/or change its description (only what differs is sent)."""
+        group = self._editable(group_id, "change")
+        changes: dict[str, str] = {}
+        if name is not None and name.strip() != group.name:
+            changes["name"] = self._check_name(name, field="name", keep=group.id)
+        if description is not None and description.strip() != group.description:
+            changes["description"] = description.strip()
+        if not changes:
+            raise FieldError("name", "Nothing to save: the name and description are unchanged.")
+        self.client.user_groups.update(
+            group.id,
+            name=changes.get("name", NOT_GIVEN),
+            description=changes.get("description", NOT_GIVEN),
+        )
+        self.changed()
+        said = []
+        if "name" in changes:
+            said.append(f'renamed "{group.name}" to "{changes["name"]}"')
+        if "description" in changes:
+            said.append(
+                "changed its description" if said else f'changed the description of "{group.name}"'
+            )
+        text = " and ".join(said)
+        self.status.ok(text[0].upper() + text[1:] + ".")
+
+    # -- members and subgroups in bulk ------------------------------------------------------
+    def preview_members(
+        self, group_id: int | None, text: str, *, remove: bool = False
+    ) -> list[MemberRow]:
+        """Classify each entry of ``text`` (emails, full names, group names, ``@**name**`` or
+        ``@*group*`` mentions) as what adding it to (or removing it from) the group would do.
+        Nothing is sent; :meth:`apply_members` sends what the preview allows."""
+        group = self._members_group(group_id, remove=remove)
+        entries = split_entries(text)
+        if not entries:
+            raise FieldError(
+                "members", "Paste at least one email, name or group, or upload a file."
+            )
+        return self._preview(group, entries, remove)
+
+    def preview_file(
+        self, group_id: int | None, content: bytes, name: str, *, remove: bool = False
+    ) -> list[MemberRow]:
+        """:meth:`preview_members` for an uploaded CSV or text file."""
+        group = self._members_group(group_id, remove=remove)
+        try:
+            entries = entries_from_file(content, name)
+        except ValueError as exc:
+            raise FieldError("members", str(exc)) from None
+        return self._preview(group, entries, remove)
+
+    def _preview(self, group: GroupInfo, entries: Sequence[str], remove: bool) -> list[MemberRow]:
+        rows = self._allowed(group, self._classify(entries, group, remove=remove), remove)
+        self.member_rows = rows
+        self._member_target = (group.id, remove)
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r.outcome] = counts.get(r.outcome, 0) + 1
+        summary = ", ".join(f"{n:,} {k}" for k, n in counts.items())
+        self.status.info(f'{_plural(len(rows), "entry", "entries")} for "{group.name}": {summary}.')
+        return rows
+
+    def _allowed(self, group: GroupInfo, rows: list[MemberRow], remove: bool) -> list[MemberRow]:
+        """The rows with those the server would refuse marked so: subgroups need permission to
+        administer the group; users need what :meth:`members_refusal` says of the list sent."""
+        if not group.may_manage:
+            why = (
+                f'You may not change the subgroups of "{group.name}": that needs permission to '
+                "administer it."
+            )
+            rows = [
+                replace(r, outcome=REFUSED, detail=why) if r.sent and r.kind == "group" else r
+                for r in rows
+            ]
+        users = [r.id for r in rows if r.sent and r.kind == "user" and r.id is not None]
+        if not users or not (why := self.members_refusal(group, users, remove=remove)):
+            return rows
+        # the list as a whole is refused; oneself alone may still be allowed (joining)
+        me = self.session.me.user_id
+        alone = "" if me not in users else self.members_refusal(group, [me], remove=remove)
+        keep = me in users and not alone
+        return [
+            r
+            if not (r.sent and r.kind == "user") or (keep and r.id == me)
+            else replace(r, outcome=REFUSED, detail=alone if r.id == me else why)
+            for r in rows
+        ]
+
+    def members_frame(self) -> pd.DataFrame:
+        """The last preview, one row per entry."""
+        return frame(
+            (
+                dict(
+                    zip(
+                        MEMBER_COLUMNS,
+                        (r.row, r.typed, r.kind or "—", r.who or "—", r.outcome, r.detail),
+                        strict=True,
+                    )
+                )
+                for r in self.member_rows
+            ),
+            MEMBER_COLUMNS,
+        )
+
+    def _classify(
+        self, entries: Sequence[str], group: GroupInfo | None, *, remove: bool
+    ) -> list[MemberRow]:
+        raw = self.directory.raw_groups.get(group.id, {}) if group else {}
+        direct_users = {int(u) for u in raw.get("members", [])}
+        direct_groups = {int(g) for g in raw.get("direct_subgroup_ids", [])}
+        by_email: dict[str, User] = {}
+        by_name: dict[str, list[User]] = {}
+        for u in self.directory.users:
+            for email in (u.email, u.delivery_email):
+                if email:
+                    by_email[email.casefold()] = u
+            by_name.setdefault(u.full_name.casefold(), []).append(u)
+        groups_by_name = {g.name.casefold(): g for g in self.directory.groups.values()}
+        seen: dict[tuple[str, int], int] = {}
+        out: list[MemberRow] = []
+        for row, typed in enumerate(entries, start=1):
+            hint, key = _mention(typed)
+            found: tuple[str, int, str] | None = None
+            problem = ""
+            if hint != "user" and "@" not in key and key.casefold() in groups_by_name:
+                g = groups_by_name[key.casefold()]
+                found = ("group", g.id, g.name)
+            elif hint != "group":
+                if "@" in key and key.casefold() in by_email:
+                    u = by_email[key.casefold()]
+                    found = ("user", u.user_id, u.full_name)
+                elif len(named := by_name.get(key.casefold(), [])) == 1:
+                    found = ("user", named[0].user_id, named[0].full_name)
+                elif named:
+                    problem = AMBIGUOUS
+            if found is None:
+                detail = (
+                    f"{len(by_name.get(key.casefold(), []))} users are called this; use their "
+                    "email instead."
+                    if problem == AMBIGUOUS
+                    else "No user or group has this email or name."
+                )
+                out.append(MemberRow(row, typed, "", None, "", problem or UNKNOWN, detail))
+                continue
+            kind, oid, who = found
+            if (kind, oid) in seen:
+                out.append(
+                    MemberRow(
+                        row,
+                        typed,
+                        kind,
+                        oid,
+                        who,
+                        DUPLICATE,
+                        f"Same {kind} as row {seen[(kind, oid)]}.",
+                    )
+                )
+                continue
+            seen[(kind, oid)] = row
+            outcome, detail = self._outcome(kind, oid, group, direct_users, direct_groups, remove)
+            out.append(MemberRow(row, typed, kind, oid, who, outcome, detail))
+        return out
+
+    def _outcome(
+        self,
+        kind: str,
+        oid: int,
+        group: GroupInfo | None,
+        direct_users: set[int],
+        direct_groups: set[int],
+        remove: bool,
+    ) -> tuple[str, str]:
+        if remove:
+            inside = oid in (direct_users if kind == "user" else direct_groups)
+            if inside:
+                return WILL_REMOVE, ""
+            return NOT_MEMBER, "Not a direct member; members of its subgroups stay." if (
+                kind == "user"
+            ) else "Not a direct subgroup."
+        if kind == "user":
+            user = next(u for u in self.directory.users if u.user_id == oid)
+            if not user.is_active:
+                return REFUSED, "The account is deactivated."
+            if oid in direct_users:
+                return ALREADY, ""
+            return WILL_ADD, ""
+        sub = self.directory.groups[oid]
+        if group is not None and oid == group.id:
+            return REFUSED, "A group cannot be its own subgroup."
+        if sub.deactivated:
+            return REFUSED, "The group is deactivated."
+        if oid in direct_groups:
+            return ALREADY, ""
+        if group is not None and group.id in self._descendants(oid):
+            return REFUSED, f'"{group.name}" is already a subgroup of it: that would be a loop.'
+        return WILL_ADD, "as a subgroup"
+
+    def _descendants(self, gid: int) -> set[int]:
+        found: set[int] = set()
+        stack = [gid]
+        while stack:
+            for sub in self.directory.raw_groups.get(stack.pop(), {}).get(
+                "direct_subgroup_ids", []
+            ):
+                if int(sub) not in found:
+                    found.add(int(sub))
+                    stack.append(int(sub))
+        return found
+
+    def apply_members(self) -> int:
+        """Send what the last preview allows (at most one request for users and one for
+        subgroups); returns how many entries were sent."""
+        if self._member_target is None or not self.member_rows:
+            raise FieldError("members", "Preview the list first.")
+        gid, remove = self._member_target
+        group = self._members_group(gid, remove=remove)
+        sent = [r for r in self._allowed(group, self.member_rows, remove) if r.sent and r.id]
+        if not sent:
+            raise FieldError(
+                "members", "Nothing in the preview can be sent; see each row's outcome."
+            )
+        users = [r.id for r in sent if r.kind == "user" and r.id is not None]
+        groups = [r.id for r in sent if r.kind == "group" and r.id is not None]
+        if users:
+            if remove:
+                self.client.user_groups.update_members(group.id, delete=users)
+            else:
+                self.client.user_groups.update_members(group.id, add=users)
+        if groups:
+            if remove:
+                self.client.user_groups.update_subgroups(group.id, delete=groups)
+            else:
+                self.client.user_groups.update_subgroups(group.id, add=groups)
+        self.member_rows = []
+        self._member_target = None
+        self.changed()
+        verb = "Removed" if remove else "Added"
+        where = "from" if remove else "to"
+        parts = [_plural(len(users), "member")] if users else []
+        if groups:
+            parts.append(_plural(len(groups), "subgroup"))
+        self.status.ok(f'{verb} {" and ".join(parts)} {where} "{group.name}".')
+        return len(sent)
+
+    # -- the group's own permission settings ------------------------------------------------
+    def value_words(self, value: Any) -> str:
+        """A group-setting value in words: a group's name, or the users and groups of an
+        anonymous group."""
+        names = {g.id: g.name for g in self.directory.groups.values()}
+        if isinstance(value, int) and not isinstance(value, bool):
+            return names.get(value, f"group {value}").removeprefix("role:")
+        if isinstance(value, Mapping):
+            users = {u.user_id: u.full_name for u in self.directory.users}
+            parts = [
+                names.get(int(g), f"group {g}").removeprefix("role:")
+                for g in value.get("direct_subgroups", [])
+            ]
+            parts += [users.get(int(u), f"user {u}") for u in value.get("direct_members", [])]
+            return ", ".join(parts) or "nobody"
+        return "—"
+
+    def permissions_frame(self, group_id: int | None) -> pd.DataFrame:
+        """The group's own settings: Zulip's label (API name as tooltip) and who it names."""
+        raw = self.directory.raw_groups.get(group_id, {}) if group_id is not None else {}
+        group = self.directory.groups.get(group_id) if group_id is not None else None
+        rows = []
+        if group is not None and not group.is_system_group:
+            rows = [
+                {"Setting": setting_label("group", s), "Who now": self.value_words(raw.get(s))}
+                for s in GROUP_SETTINGS
+                if s in raw
+            ]
+        return frame(rows, PERMISSION_COLUMNS)
+
+    def setting_choices(self) -> list[tuple[str, int]]:
+        """Groups a setting may name: system groups (by role) first, then active groups."""
+        active = [
+            g
+            for g in self.directory.groups.values()
+            if not g.deactivated and g.name != "role:internet"
+        ]
+        active.sort(key=lambda g: (not g.is_system_group, g.name.casefold()))
+        return [
+            (g.name.removeprefix("role:") if g.is_system_group else g.name, g.id) for g in active
+        ]
+
+    def set_permission(self, group_id: int | None, setting: str, value: int) -> None:
+        """Set one of the group's own settings to a group; the server refuses if someone
+        changed it since the panel's last fetch."""
+        group = self._editable(group_id, "change the settings of")
+        if setting not in SETTING_LABELS["group"]:
+            raise FieldError("setting", f"{setting!r} is not a setting of a user group.")
+        if value not in self.directory.groups or self.directory.groups[value].deactivated:
+            raise FieldError("setting_value", "Pick an active group for the setting.")
+        old = self.directory.raw_groups[group.id][setting]
+        label = setting_label("group", setting)
+        if old == value:
+            raise FieldError("setting_value", f"“{label}” already names {self.value_words(value)}.")
+        self.client.user_groups.update(group.id, settings={setting: (value, old)})
+        self.changed()
+        self.status.ok(
+            f'“{label}” of "{group.name}" is now {self.value_words(value)} '
+            f"(was {self.value_words(old)})."
+        )
+
+    @staticmethod
+    def setting_options() -> list[tuple[Labelled, str]]:
+        """(label, API name) of each setting of a group, for a picker."""
+        return [(setting_label("group", s), s) for s in GROUP_SETTINGS]
