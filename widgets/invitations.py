@@ -554,6 +554,30 @@ class InvitationsPanel(Panel):
         self.model.invitations_filter = chosen
 
     @property
+    def batch_size(self) -> int:
+        """Addresses per ``POST /invites`` request."""
+        return self.model.batch_size
+
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        """How sending waits when it paces itself by the rate limit."""
+        return self.model.sleep
+
+    @property
+    def sent_options(self) -> InviteOptions | None:
+        """The options of the last Send, which Retry uses again."""
+        return self.model.sent_options
+
+    @property
+    def ledger(self) -> dict[int, tuple[str, Invite]]:
+        """What this panel did to an invitation: its state and the invitation as it was."""
+        return self.model.ledger
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.model.clock
+
+    @property
     def handled(self) -> list[Handled]:
         """One result per invitation of the last bulk revoke or resend."""
         return self.model.handled

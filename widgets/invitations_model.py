@@ -233,6 +233,16 @@ class InvitationsModel:
         """One result per invitation of the last bulk revoke or resend."""
         return self.invitations.handled
 
+    @property
+    def ledger(self) -> dict[int, tuple[str, Invite]]:
+        """What was done here to an invitation: its state and the invitation as it was."""
+        return self.invitations.ledger
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """What time it is, for the expiry filter."""
+        return self.invitations.clock
+
     def fetch_invitations(self, *, track: bool = False) -> list[Invite]:
         """Fetch the active invitations (and the inviters' names when one is new)."""
         return self.invitations.fetch_invitations(track=track)

@@ -97,6 +97,11 @@ class LinkifiersPanel(Panel):
     def scan_summary(self) -> str:
         return self.model.scan_summary
 
+    @property
+    def sample_text(self) -> str:
+        """The text the preview tries (the sample field's)."""
+        return self.model.sample_text
+
     def _shown_scan(self) -> None:
         self.scan_info.value = f'<span class="chatops-muted">{escape(self.scan_summary)}</span>'
         self._show_analysis()

@@ -104,6 +104,28 @@ class StatusPanel(Panel):
         """(user, reason) of the users the choices reached but that get no status."""
         return self.model.left_out
 
+    @property
+    def chosen_group(self) -> int | None:
+        """The user group chosen (the model follows the widgets)."""
+        return self.model.chosen_group
+
+    @property
+    def chosen_roles(self) -> tuple[int, ...]:
+        return self.model.chosen_roles
+
+    @property
+    def chosen_users(self) -> tuple[int, ...]:
+        return self.model.chosen_users
+
+    @property
+    def typed_text(self) -> str:
+        """The status text typed."""
+        return self.model.typed_text
+
+    @property
+    def typed_emoji(self) -> str:
+        return self.model.typed_emoji
+
     def _shown_csv(self) -> None:
         self.csv_table.show(self.model.csv_problems)
         self.csv_field.hint(self.csv_summary or CSV_HINT)

@@ -27,6 +27,7 @@ from ._controls import setting_cell
 from ._model import escape
 from ._model import plural as _plural
 from .user_groups_data import GroupInfo
+from .user_groups_edit import MemberRow
 from .user_groups_forms import GroupForms
 from .user_groups_model import USE_COLUMNS, GroupsModel
 
@@ -81,6 +82,11 @@ class UserGroupsPanel(Panel):
             changed=self.refresh,
             objections_changed=self._show_objections,
         )
+
+    @property
+    def member_rows(self) -> list[MemberRow]:
+        """The entries of the last preview of members, one row each."""
+        return self.model.member_rows
 
     def missing_permission(self) -> str | None:
         return self.model.missing_permission()
