@@ -116,7 +116,7 @@ def in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def _kernel_loop() -> Any:
+def kernel_loop() -> Any:
     """The kernel's event loop (to run work after the current message), or None."""
     try:
         from IPython import get_ipython
@@ -221,7 +221,7 @@ class Panel:
                 self.log.append_stdout(traceback.format_exc())
                 self.root.children = (self.loading, self.log)
 
-        loop = _kernel_loop() if self.background else None
+        loop = kernel_loop() if self.background else None
         if loop is not None:
             # on the kernel's own thread: widget updates made from another thread can be lost
             # (a Dropdown's options never reached the page when loaded from a thread)
