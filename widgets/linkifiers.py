@@ -117,7 +117,13 @@ class LinkifiersPanel(Panel):
 
     # -- building ----------------------------------------------------------------------------
     def build(self) -> w.Widget:
+        self._build_fields()
+        self._build_actions()
+        self._name_parts()
+        self._wire()
+        return self._layout()
 
+    def _build_fields(self) -> None:
         self.list_table = self.table(
             "Linkifiers, in the order they apply (an earlier one wins where two overlap)",
             self.load_linkifiers,
@@ -182,6 +188,8 @@ class LinkifiersPanel(Panel):
         self.check_html = w.HTML(value="")
         self.overlap_info = w.HTML(value="")
 
+    def _build_actions(self) -> None:
+        """The buttons that change linkifiers, the confirmation, the preview and overlaps."""
         self.add_button = self.action_button("Add linkifier", icon="plus", style="success")
         self.save_button = self.action_button("Save changes", icon="save", style="primary")
         self.up_button = self.action_button("Move up", icon="arrow-up")
@@ -203,6 +211,7 @@ class LinkifiersPanel(Panel):
             empty="No two linkifiers overlap on the sample text or the recent messages scanned.",
         )
 
+    def _name_parts(self) -> None:
         for part, name in [
             (self.picker.input, "picker"),
             (self.pattern.input, "pattern"),
@@ -227,6 +236,7 @@ class LinkifiersPanel(Panel):
         ]:
             part.add_class(f"chatops-linkifiers-{name}")
 
+    def _wire(self) -> None:
         self.picker.input.observe(self._on_pick, "value")
         for draft_field in (self.pattern, self.url_template):
             draft_field.input.observe(self._on_draft, "value")
@@ -243,6 +253,7 @@ class LinkifiersPanel(Panel):
         self.on_click(self.down_button, lambda: self.move_down(self._picked()))
         self.on_click(self.delete_button, lambda: self.ask_delete(self._picked()))
 
+    def _layout(self) -> w.Widget:
         form = w.VBox(
             [
                 w.HTML(value='<div class="chatops-section">Add or edit a linkifier</div>'),
