@@ -177,6 +177,7 @@ class GroupForms:
         ]
 
     def render_edit(self) -> None:
+        """Fill the forms with the group picked: its name, description and permissions."""
         gid = self._selected()
         group = self.model.groups.get(gid) if gid is not None else None
         self.edit_name.value = group.name if group else ""
@@ -190,6 +191,7 @@ class GroupForms:
         self.render_fixes()
 
     def save_from_form(self) -> None:
+        """Save the name and description in the form for the group picked."""
         self.model.update_group(
             self._selected(),
             name=str(self.edit_name.value),
@@ -197,12 +199,14 @@ class GroupForms:
         )
 
     def preview_from_form(self) -> None:
+        """Preview the members or subgroups in the form, for the group picked."""
         self.model.preview_members(
             self._selected(), str(self.entries.value), remove=self.add_or_remove.value == "Remove"
         )
         self.members_table.show(self.model.members_frame())
 
     def apply_from_form(self) -> None:
+        """Send what the preview allows and empty the list."""
         self.model.apply_members()
         self.entries.value = ""
         self.members_table.show(self.model.members_frame())
@@ -227,6 +231,7 @@ class GroupForms:
         self.members_table.show(self.model.members_frame())
 
     def set_from_form(self) -> None:
+        """Set the permission chosen in the form for the group picked."""
         value = self.setting_value.value
         if value is None:
             raise FieldError("setting_value", "Pick who the setting should name.")
@@ -253,6 +258,7 @@ class GroupForms:
         return [self.fix_field.box, self.replacement_field.box, self.fix_button]
 
     def render_fixes(self) -> None:
+        """Offer a fix for each of the server's objections, and the groups to put instead."""
         fixes = self.model.fixes()
         options = [(f"{n}. {f.label}", n - 1) for n, f in enumerate(fixes, start=1)]
         self.fix_field.input.options = options
