@@ -194,13 +194,17 @@ def test_the_models_work_without_ipywidgets() -> None:
         "import sys\n"
         "import chatops.widgets.channel_folders_model, chatops.widgets.linkifiers_model\n"
         "import chatops.widgets.user_groups_model, chatops.widgets.invitations_model\n"
-        "import chatops.widgets.status_model\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython')))"
+        "import chatops.widgets.status_model, chatops.widgets._people\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('chatops.widgets.')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    assert out == "[]"
+    ).stdout.splitlines()
+    assert out[0] == "[]"
+    # the models' collaborators came along, widget-free too
+    for part in ("user_groups_edit", "user_groups_fix", "invitations_list", "invitations_options"):
+        assert f"chatops.widgets.{part}" in out[1]
 
 
 def test_a_model_acts_from_a_script(tmp_path: Path) -> None:
