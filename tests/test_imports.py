@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,9 +12,19 @@ import chatops
 ROOT = Path(chatops.__file__).parent
 
 
+def _sources(root: Path) -> list[Path]:
+    """The package's files, through the link that makes the repository's widgets/ chatops/widgets."""
+    return sorted(
+        Path(folder) / name
+        for folder, _dirs, files in os.walk(root, followlinks=True)
+        for name in files
+        if name.endswith(".py")
+    )
+
+
 def _modules() -> dict[str, Path]:
     out: dict[str, Path] = {}
-    for path in sorted(ROOT.rglob("*.py")):
+    for path in _sources(ROOT):
         parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()

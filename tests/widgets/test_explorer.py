@@ -20,7 +20,7 @@ def ds(org: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 
 
 def test_a_channel_filter_changes_every_view(ds: Dataset, export_dir: Path) -> None:
-    ex = Explorer(ds, export_dir=export_dir)
+    ex = Explorer(ds, export_dir=export_dir).load()
     everything = {n: r.frame.copy() for n, r in ex.render_all().items()}
     assert set(everything) == set(VIEWS)
     channel = ex.frames.messages["channel"].value_counts().index[1]
@@ -38,7 +38,7 @@ def test_a_channel_filter_changes_every_view(ds: Dataset, export_dir: Path) -> N
 
 
 def test_filters_set_back_show_the_drawing_made_for_them(ds: Dataset, export_dir: Path) -> None:
-    ex = Explorer(ds, export_dir=export_dir)
+    ex = Explorer(ds, export_dir=export_dir).load()
     name = "messages_over_time"  # the tab on screen, drawn when the explorer opens
     first, png = ex.results[name], ex._images[name].value
     chans = [str(c) for c in ex.frames.messages["channel"].value_counts().index[: RECENT + 1]]
@@ -64,7 +64,7 @@ def test_filters_set_back_show_the_drawing_made_for_them(ds: Dataset, export_dir
 
 
 def test_a_view_says_it_is_computing_before_its_new_drawing(ds: Dataset, export_dir: Path) -> None:
-    ex = Explorer(ds, export_dir=export_dir)
+    ex = Explorer(ds, export_dir=export_dir).load()
     ex.tabs.selected_index = list(VIEWS).index("newcomer_cohorts")
     seen: list[tuple[str, bytes]] = []
     ex.timing.observe(
@@ -84,7 +84,7 @@ def test_a_view_says_it_is_computing_before_its_new_drawing(ds: Dataset, export_
 
 
 def test_bots_people_time_zone_and_excel(ds: Dataset, export_dir: Path) -> None:
-    ex = Explorer(ds, export_dir=export_dir)
+    ex = Explorer(ds, export_dir=export_dir).load()
     all_msgs = ex.render("messages_over_time").total
     ex.bots.value = False
     no_bots = ex.results["messages_over_time"].total
@@ -113,7 +113,7 @@ def test_bots_people_time_zone_and_excel(ds: Dataset, export_dir: Path) -> None:
 
 
 def test_a_topic_opens_its_thread_with_links(ds: Dataset, export_dir: Path) -> None:
-    ex = Explorer(ds, export_dir=export_dir)
+    ex = Explorer(ds, export_dir=export_dir).load()
     ex.render("topic_lifecycle")
     ex.channels.value = (str(ex.frames.messages["channel"].value_counts().index[0]),)
     ex.render("topic_lifecycle")
@@ -136,7 +136,7 @@ def test_a_topic_opens_its_thread_with_links(ds: Dataset, export_dir: Path) -> N
 
 
 def test_search_and_keywords_with_text(ds: Dataset, export_dir: Path) -> None:
-    ex = Explorer(ds, export_dir=export_dir)
+    ex = Explorer(ds, export_dir=export_dir).load()
     word = "the"
     got = ex.search(word)
     assert len(got) > 0 and got["link"].str.contains("/near/").all()
@@ -150,7 +150,7 @@ def test_without_text_the_explorer_says_how_to_keep_it(
     org: Sandbox, tmp_path: Path, export_dir: Path
 ) -> None:
     plain = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "p", progress=False)
-    ex = Explorer(plain, export_dir=export_dir)
+    ex = Explorer(plain, export_dir=export_dir).load()
     assert "--content" in ex.search_page.children[0].value
     with pytest.raises(ValueError, match="keeps no message text"):
         ex.search("x")
@@ -163,6 +163,45 @@ def test_a_saved_notebook_shows_what_the_explorer_is_not_its_widgets_repr(
     bundle = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle  # the live widgets
     text = bundle["text/plain"]
-    assert text == repr(ex)
+    assert text == repr(ex)  # the same words before the frames are read and after
     assert text.startswith(f"Explorer over {len(ex.frames.messages):,} messages of ")
     assert "VBox" not in text and "JupyterLab" in text
+
+
+def test_nothing_is_read_when_the_explorer_is_made(
+    ds: Dataset, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[bool] = []
+    frames = Dataset.frames
+    monkeypatch.setattr(
+        Dataset, "frames", lambda self, **kw: read.append(True) or frames(self, **kw)
+    )
+    ex = Explorer(ds, export_dir=tmp_path)
+    assert read == [] and not ex.loaded
+    assert "Loading the dataset" in ex.loading.value
+    assert list(ex.widget.children)[1] is ex.loading  # under the style, the loading line only
+    assert ex.load() is ex and ex.load() is ex
+    assert read == [True] and ex.loaded
+    assert ex.loading not in ex.widget.children and ex.tabs in ex.widget.children
+    assert ex.results["messages_over_time"].total == len(ex.frames.messages)  # tab on screen
+    nowhere = Explorer(tmp_path / "no-dataset-here")  # a folder: not even its manifest is read
+    assert not nowhere.loaded and "no-dataset-here" in repr(nowhere)
+    with pytest.raises(ValueError, match="holds no dataset"):
+        nowhere.load()
+
+
+def test_shown_it_loads_and_a_failure_shows_in_its_place(ds: Dataset, tmp_path: Path) -> None:
+    ex = Explorer(ds, export_dir=tmp_path)
+    ex._repr_mimebundle_()  # outside a kernel the loading is done at once
+    assert ex.loaded and ex.tabs in ex.widget.children
+    nowhere = Explorer(tmp_path / "no-dataset-here")
+    nowhere._repr_mimebundle_()  # never raised into the notebook
+    assert not nowhere.loaded
+    assert "could not load" in nowhere.loading.value
+    assert "holds no dataset" in nowhere.loading.value
+
+
+def test_a_script_may_skip_load_the_methods_load_first(ds: Dataset, tmp_path: Path) -> None:
+    ex = Explorer(ds, export_dir=tmp_path)
+    assert set(ex.render_all()) == set(VIEWS)
+    assert ex.loaded

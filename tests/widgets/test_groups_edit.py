@@ -12,8 +12,8 @@ import chatops
 from chatops.sandbox import Sandbox
 from chatops.widgets._model import FieldError
 from chatops.widgets._words import api_name
-from chatops.widgets.groups_edit import entries_from_file, split_entries
-from chatops.widgets.groups_model import GroupsModel
+from chatops.widgets.user_groups_edit import entries_from_file, split_entries
+from chatops.widgets.user_groups_model import GroupsModel
 from tests.conftest import unchanged
 
 Connect = Callable[[str], chatops.Client]
@@ -108,11 +108,11 @@ def test_bulk_add_preview_then_apply(model: GroupsModel, connect: Connect, org: 
     gid = admin.user_groups.create(unique("bulk"), members=[MEMBER], subgroups=[sub])
     holder = admin.user_groups.create(unique("holder"), members=[], subgroups=[gid])
     model.refresh()
-    holder_name = model._groups[holder].name
+    holder_name = model.groups[holder].name
     pasted = (
         "Mei Member\nMona Moderator <moderator@demo.chatops.test>\nMONA MODERATOR\n"
         f"nobody@nowhere.test\n@**Olivia Owner|2**\n@*support-team*\n{holder_name}\n"
-        f"{model._groups[sub].name}"
+        f"{model.groups[sub].name}"
     )
     with unchanged(org.store):
         rows = model.preview_members(gid, pasted)
@@ -124,7 +124,7 @@ def test_bulk_add_preview_then_apply(model: GroupsModel, connect: Connect, org: 
         (5, "user", "Olivia Owner", "will be added"),
         (6, "group", "support-team", "will be added"),
         (7, "group", holder_name, "cannot"),
-        (8, "group", model._groups[sub].name, "already in the group"),
+        (8, "group", model.groups[sub].name, "already in the group"),
     ]
     assert "would be a loop" in rows[6].detail
     assert list(model.members_frame()["outcome"])[:2] == ["already in the group", "will be added"]
@@ -154,7 +154,7 @@ def test_bulk_remove_from_a_csv(model: GroupsModel, connect: Connect) -> None:
     ]
     assert model.apply_members() == 1
     assert connect("owner").user_groups.get(gid).members == [MODERATOR]
-    model.preview_members(gid, model._groups[sub].name, remove=True)
+    model.preview_members(gid, model.groups[sub].name, remove=True)
     model.apply_members()
     assert connect("owner").user_groups.get(gid).direct_subgroup_ids == []
 

@@ -11,8 +11,8 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.widgets._model import FieldError
-from chatops.widgets.groups_fix import replaced
-from chatops.widgets.groups_model import GroupsModel
+from chatops.widgets.user_groups_fix import replaced
+from chatops.widgets.user_groups_model import GroupsModel
 from tests.conftest import realm_settings, unchanged
 
 Connect = Callable[[str], chatops.Client]
@@ -96,7 +96,7 @@ def test_fix_checks_before_sending(connect: Connect, org: Sandbox) -> None:
         with pytest.raises(FieldError, match="Pick one of the 1 fixes"):
             model.fix(3, ROLE_ADMINS)
     assert model.describe_fix(0, ROLE_ADMINS) == (
-        f'Put "administrators" in place of "{model._groups[target].name}" in '
+        f'Put "administrators" in place of "{model.groups[target].name}" in '
         f"#{channel}: “Who can post to this channel”, then deactivate it?"
     )
     assert target not in [gid for _label, gid in model.replacement_choices()]

@@ -13,7 +13,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.widgets._model import FieldError
-from chatops.widgets.groups_model import GroupsModel
+from chatops.widgets.user_groups_model import GroupsModel
 from tests.conftest import unchanged
 
 Connect = Callable[[str], chatops.Client]
@@ -50,7 +50,7 @@ def members(connect: Connect, gid: int) -> list[int]:
 def test_add_members_permission_without_manage_adds_others(connect: Connect, org: Sandbox) -> None:
     gid = group_for(connect, can_add_members_group=only(connect, MEMBER))
     model = model_of(connect, "member")
-    group = model._groups[gid]
+    group = model.groups[gid]
     assert (group.may_manage, group.may_add_members, group.may_remove_members) == (
         False,
         True,
@@ -75,7 +75,7 @@ def test_without_remove_permission_removing_is_refused_like_the_server(
 ) -> None:
     gid = group_for(connect, members=[MODERATOR], can_add_members_group=only(connect, MEMBER))
     model = model_of(connect, "member")
-    group = model._groups[gid]
+    group = model.groups[gid]
     # the group's “Who can leave” (everyone by default) lets one remove oneself only
     assert (group.may_remove_members, group.may_leave) == (False, True)
     why = model.members_refusal(group, [MODERATOR], remove=True)
@@ -92,8 +92,8 @@ def test_without_remove_permission_removing_is_refused_like_the_server(
 def test_remove_permission_alone_removes(connect: Connect) -> None:
     gid = group_for(connect, members=[MODERATOR], can_remove_members_group=only(connect, MEMBER))
     model = model_of(connect, "member")
-    assert model.members_refusal(model._groups[gid], remove=True) == ""
-    assert "You may not add members to" in model.members_refusal(model._groups[gid])
+    assert model.members_refusal(model.groups[gid], remove=True) == ""
+    assert "You may not add members to" in model.members_refusal(model.groups[gid])
     model.preview_members(gid, "Mona Moderator", remove=True)
     assert model.apply_members() == 1
     assert members(connect, gid) == []
@@ -102,7 +102,7 @@ def test_remove_permission_alone_removes(connect: Connect) -> None:
 def test_join_permission_lets_one_add_only_oneself(connect: Connect, org: Sandbox) -> None:
     gid = group_for(connect, can_join_group=only(connect, MEMBER))
     model = model_of(connect, "member")
-    group = model._groups[gid]
+    group = model.groups[gid]
     assert (group.may_add_members, group.may_join) == (False, True)
     rows = model.preview_members(gid, "Mei Member\nMona Moderator")
     assert [(r.who, r.outcome) for r in rows] == [
@@ -129,7 +129,7 @@ def test_no_member_setting_refuses_every_list(connect: Connect, org: Sandbox) ->
 def test_a_guest_named_by_add_members_still_cannot_add(connect: Connect, org: Sandbox) -> None:
     gid = group_for(connect, can_add_members_group=only(connect, GUEST))
     model = model_of(connect, "guest")
-    assert not model._groups[gid].may_add_members
+    assert not model.groups[gid].may_add_members
     with unchanged(org.store):
         with pytest.raises(FieldError, match="Guests cannot add members"):
             model.preview_members(gid, "Mona Moderator")
@@ -139,7 +139,7 @@ def test_a_guest_named_by_add_members_still_cannot_add(connect: Connect, org: Sa
 
 def test_the_creator_manages_and_may_do_everything(connect: Connect) -> None:
     gid = group_for(connect)
-    group = model_of(connect, "admin")._groups[gid]
+    group = model_of(connect, "admin").groups[gid]
     assert (
         group.may_manage,
         group.may_add_members,

@@ -210,7 +210,7 @@ def test_csv_upload_user_id_column_and_headerless_first_column(
 
 
 BAD_FILES = [
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is not a CSV file (it holds binary data)"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is not a text file; upload a CSV or TXT file"),
     ("email\nzoë@example.org\n".encode("latin-1"), "is not UTF-8 text"),
     (b"", "is empty"),
     (b" \n\n", "is empty"),

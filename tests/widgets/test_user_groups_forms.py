@@ -138,7 +138,7 @@ def test_an_objection_fixed_in_place_then_deactivated(
     assert admin.user_groups.get(holder_id).direct_subgroup_ids == []
     assert not admin.user_groups.get(target).deactivated  # the channel still uses it
     assert panel.status.kind == "error"
-    assert panel.status.text.startswith(f'Removed "{panel._groups[target].name}" from')
+    assert panel.status.text.startswith(f'Removed "{panel.model.groups[target].name}" from')
     # still refused: the outcome is right under the fix button, in the objections shown
     fix_place = panel._slots[id(panel.fix_button)]
     assert any(c is panel.status.widget for c in fix_place.children)

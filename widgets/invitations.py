@@ -21,9 +21,9 @@ import ipywidgets as w
 import pandas as pd
 
 from chatops import Client
+from chatops.types import Invite
 
-from ._base import ROLE_NAMES, Confirm, FieldError, Panel, Session, escape, frame
-from ._controls import Progress
+from ._base import FieldError, Panel, Session, escape, forwarded, frame
 from ._model import plural as _plural
 from .invitations_data import (
     DEFAULT_BATCH_SIZE,
@@ -46,13 +46,10 @@ from .invitations_data import (
     split_addresses,
 )
 from .invitations_list import (
-    DONE,
-    EXPIRIES,
-    LIST_HIDDEN,
-    LIST_TIPS,
-    STATES,
+    Handled,
     InvitationFilter,
 )
+from .invitations_list_view import InvitationListView
 from .invitations_model import InvitationsModel
 
 __all__ = [
@@ -73,7 +70,7 @@ __all__ = [
 ]
 
 
-class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status, progress: widgets
+class InvitationsPanel(Panel):
     """Bulk email invitations with a preview, batched sending and per-address results, and
     reusable invitation links with the same choices.
 
@@ -89,7 +86,7 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
 
     Email invitations need the organization's ``can_invite_users_group``, links its
     ``create_multiuse_invite_group``; guests may do neither. Without either, the panel is
-    read-only (the preview still works).
+    read-only (the preview still works). The logic is :attr:`model`.
     """
 
     title = "Invitations"
@@ -104,9 +101,23 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         batch_size: int = DEFAULT_BATCH_SIZE,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        Panel.__init__(self, client, background=background, export_dir=export_dir)
-        self._setup(batch_size, sleep)
+        super().__init__(client, background=background, export_dir=export_dir)
+        self.model = InvitationsModel(
+            self.session,
+            batch_size=batch_size,
+            sleep=sleep,
+            status=self.status,
+            progress=self.progress,
+            previewed=lambda: self.preview_table.show(self.preview_frame()),
+            results_changed=self._shown_results,
+            invitations_changed=self._shown_invitations,
+            handled=lambda: self.handled_table.show(self.handled_frame()),
+        )
+        self._refreshed = False
         self.root.add_class("chatops-invitations")
+
+    def missing_permission(self) -> str | None:
+        return self.model.missing_permission()
 
     def after_load(self) -> None:
         if self.read_only:
@@ -116,9 +127,15 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
     # -- building ------------------------------------------------------------------------------
     def build(self) -> w.Widget:
         self._refreshed = False
-        session = self.session
-        is_guest = session.role >= 600
+        self._build_who()
+        self._build_what()
+        self._build_buttons()
+        self._build_tables()
+        self._build_list_controls()
+        self._bind()
+        return self._layout()
 
+    def _build_who(self) -> None:
         self.addresses = self.field(
             "addresses",
             w.Textarea(
@@ -139,9 +156,10 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         )
         self.preview_button = w.Button(description="Preview", icon="search")
 
+    def _build_what(self) -> None:
         self.role = self.field(
             "invite_as",
-            w.Dropdown(options=self._role_options(), value=self._default_role()),
+            w.Dropdown(options=self.model.role_options(), value=self.model.default_role()),
             label="Role",
             hint="Roles you may give: none more powerful than your own.",
         )
@@ -176,7 +194,7 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         )
         self.welcome.input.observe(self._on_welcome, "value")
         self.welcome_note = w.HTML(value="")
-        if not session.is_admin:
+        if not self.session.is_admin:
             # Only administrators may set it; the server ignores it from anyone else.
             self.welcome.box.layout.display = "none"
             self.welcome_note.value = (
@@ -189,6 +207,8 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             label="Default channels",
         )
 
+    def _build_buttons(self) -> None:
+        is_guest = self.session.role >= 600
         self.send_button = w.Button(
             description="Send invitations", icon="paper-plane", button_style="primary"
         )
@@ -213,14 +233,16 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         else:
             self.send_button.disabled = self.retry_button.disabled = True
             if not is_guest:  # for guests the read-only notice says why
-                self.send_note.value = self._note(self._missing("can_invite_users_group", "email"))
+                self.send_note.value = self._note(
+                    self.model.choices.missing("can_invite_users_group", "email")
+                )
         if self.may_create_links:
             self.actions.append(self.link_button)
         else:
             self.link_button.disabled = True
             if not is_guest:
                 self.link_note.value = self._note(
-                    self._missing("create_multiuse_invite_group", "link")
+                    self.model.choices.missing("create_multiuse_invite_group", "link")
                 )
         self._option_inputs: list[w.DOMWidget] = [
             self.addresses.input,
@@ -234,6 +256,7 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             self.include_defaults.input,
         ]
 
+    def _build_tables(self) -> None:
         self.preview_table = self.table(
             "Preview: every row and whether it will be sent",
             self.load_preview,
@@ -248,30 +271,14 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             empty="Nothing sent yet.",
             problem=lambda row: row["result"] != INVITED,
         )
-        self.invitations_table = self.table(
-            "Invitations and links, newest first"
-            + ("" if session.is_admin else " (yours; administrators see everyone's)"),
-            self.load_invitations,
-            slug="active",
-            empty="No invitation matches (the server lists active invitations only).",
-            select=True,
-        )
-        self.invitations_table.hidden = LIST_HIDDEN
-        self.invitations_table.tips = dict(LIST_TIPS)
-        # an address or a link breaks after an "@", "/" or ".", never inside a word
-        self.invitations_table.whole_words("email or link")
         self.preview_table.whole_words("as typed", "address")
         self.results_table.whole_words("address")
-        self._build_list_controls()
 
+    def _bind(self) -> None:
         self.upload.input.observe(self._on_upload, "value")
         self.outcome_of(self.preview_button, self.preview_table)
         self.outcome_of(self.send_button, self.results_table)
         self.outcome_of(self.retry_button, self.results_table)
-        self.outcome_of(self.revoke_button, self.handled_table)
-        self.outcome_of(self.resend_button, self.handled_table)
-        self.on_click(self.revoke_button, lambda: self.ask_bulk("revoke"))
-        self.on_click(self.resend_button, lambda: self.ask_bulk("resend"))
         self.on_click(self.preview_button, self.classify)
         self.on_click(self.send_button, lambda: self.run_long(self.send))
         self.on_click(self.retry_button, lambda: self.run_long(self.retry_failed))
@@ -295,16 +302,10 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
             (self.link.input, "link"),
             (self.preview_table.widget, "preview-table"),
             (self.results_table.widget, "results-table"),
-            (self.invitations_table.widget, "invitations-table"),
-            (self.handled_table.widget, "handled-table"),
-            (self.revoke_button, "revoke"),
-            (self.resend_button, "resend"),
-            (self.confirm.widget, "confirm"),
-            (self.confirm.yes, "confirm-yes"),
-            (self.filter_box, "filters"),
         ]:
             part.add_class(f"chatops-invitations-{name}")
 
+    def _layout(self) -> w.Widget:
         def section(text: str) -> w.HTML:
             return w.HTML(value=f'<div class="chatops-section">{escape(text)}</div>')
 
@@ -315,10 +316,7 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
                 self.upload.box,
                 self.preview_button,
                 section("Invitations made"),
-                self.filter_box,
-                self.invitations_table.widget,
-                w.HBox([self.revoke_button, self.resend_button]),
-                self.confirm.widget,
+                *self.list_view.widgets,
             ],
             [
                 section("What they get"),
@@ -343,17 +341,9 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
     def _note(text: str) -> str:
         return f'<span class="chatops-muted">{escape(text)}</span>'
 
-    def _role_options(self) -> list[tuple[str, int]]:
-        return [(ROLE_NAMES[r].capitalize(), r) for r in self.allowed_roles()]
-
-    def _default_role(self) -> int:
-        roles = self.allowed_roles()
-        return 400 if 400 in roles else roles[-1]
-
     def load_options(self) -> None:
         """Fetch the channels and groups the account may choose and fill the selectors."""
-        self.channel_names = self.allowed_channels()
-        self.group_names = self.allowed_groups()
+        self.model.choices.load()
         for fld, names in ((self.channels, self.channel_names), (self.groups, self.group_names)):
             chosen = [v for v in fld.input.value if v in names]
             fld.input.options = [(label, sid) for sid, label in names.items()]
@@ -415,106 +405,33 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         self.invitations_table.refresh()
 
     def _build_list_controls(self) -> None:
-        """The filters above the list of invitations and the bulk actions under it."""
-
-        def pick(description: str, options: list[tuple[str, Any]]) -> w.Dropdown:
-            box = w.Dropdown(
-                description=description,
-                options=options,
-                value=options[0][1],
-                style={"description_width": "initial"},
-                layout=w.Layout(width="auto"),
-            )
-            box.observe(lambda _c: self.guard(self.apply_filter), "value")
-            return box
-
-        # "any" is 0 or "": a Dropdown whose value is None shows an empty box
-        self.inviter_filter = pick("Invited by", [("anyone", 0)])
-        self.role_filter = pick(
-            "Role", [("any", 0)] + [(n.capitalize(), r) for r, n in ROLE_NAMES.items()]
-        )
-        self.kind_filter = pick(
-            "Kind", [("emails and links", ""), ("email invitations", "email"), ("links", "link")]
-        )
-        self.expiry_filter = pick("Expires", [(e, e) for e in EXPIRIES])
-        self.state_filter = pick("State", [("any", "")] + [(s, s) for s in STATES])
-        self.filter_box = w.HBox(
-            [
-                self.inviter_filter,
-                self.role_filter,
-                self.kind_filter,
-                self.expiry_filter,
-                self.state_filter,
-            ],
-            layout=w.Layout(flex_flow="row wrap", grid_gap="4px 12px"),
-        )
-        self.revoke_button = w.Button(description="Revoke selected", icon="ban")
-        self.resend_button = w.Button(description="Resend selected", icon="envelope")
-        self.actions += [self.revoke_button, self.resend_button]
-        self.confirm = Confirm()
-        self.handled_table = self.table(
-            "Revoked and resent: one result per invitation",
-            self.handled_frame,
-            slug="handled",
-            empty="Nothing revoked or resent yet.",
-            problem=lambda row: row["result"] != DONE,
-        )
+        """The list of invitations made, its filters and bulk actions (its widgets are the
+        panel's too)."""
+        view = self.list_view = InvitationListView(self, self.model)
+        self.invitations_table, self.handled_table = view.table, view.handled_table
+        self.revoke_button, self.resend_button = view.revoke_button, view.resend_button
+        self.confirm, self.filter_box = view.confirm, view.filter_box
+        self.inviter_filter, self.role_filter = view.inviter_filter, view.role_filter
+        self.kind_filter, self.expiry_filter = view.kind_filter, view.expiry_filter
+        self.state_filter = view.state_filter
 
     def apply_filter(self) -> pd.DataFrame:
         """Show the invitations that pass the filters chosen (no request); returns them."""
-        self.invitations_filter = InvitationFilter(
-            inviter=self.inviter_filter.value or None,
-            role=self.role_filter.value or None,
-            kind=self.kind_filter.value or None,
-            expiry=str(self.expiry_filter.value),
-            state=self.state_filter.value or None,
-        )
-        shown = self.invitations_frame()
-        self.invitations_table.show(shown)
-        return shown
-
-    def _fill_inviters(self) -> None:
-        chosen = self.inviter_filter.value
-        inviters = self.inviters()
-        options = [("anyone", 0)] + [(name, uid) for uid, name in inviters.items()]
-        with self.inviter_filter.hold_trait_notifications():
-            self.inviter_filter.options = options
-            self.inviter_filter.value = chosen if chosen in inviters else 0
+        return self.list_view.apply_filter()
 
     def load_invitations(self) -> pd.DataFrame:
         """Fetch the invitations again (on the progress bar) and return those the filters
         let through."""
-        InvitationsModel.load_invitations(self)
-        self._fill_inviters()
-        if isinstance(self.progress, Progress) and not self.progress.failed:
-            self.progress.widget.layout.display = "none"  # counted while it ran; done now
-        return self.invitations_frame()
+        return self.list_view.load()
 
     def selected_invitations(self) -> list[int]:
         """The IDs of the invitations selected in the list."""
-        return [int(i) for i in self.invitations_table.selected()["invitation ID"].tolist()]
+        return self.list_view.selected_invitations()
 
     def ask_bulk(self, action: str, invitation_ids: list[int] | None = None) -> str:
         """Ask to revoke or resend the selected invitations (or ``invitation_ids``); the work
         runs when the admin clicks Yes. Returns the question."""
-        ids = self.selected_invitations() if invitation_ids is None else list(invitation_ids)
-        if not ids:
-            raise NotAllowed(
-                f"Select the invitations to {action} in the list first (click a row; "
-                "Shift- or Ctrl/⌘-click for more)."
-            )
-        work = self.revoke_invitations if action == "revoke" else self.resend_invitations
-        if action == "revoke":
-            question = (
-                f"Revoke {_plural(len(ids), 'invitation')}? Nobody can join with them afterwards."
-            )
-        else:
-            question = f"Send {_plural(len(ids), 'email invitation')} again?"
-        self.confirm.ask(
-            question, lambda: self.run_long(lambda: work(ids)), yes=action.capitalize()
-        )
-        self.status.info("Confirm or cancel below.")
-        return question
+        return self.list_view.ask_bulk(action, invitation_ids)
 
     def load_preview(self) -> pd.DataFrame:
         """The preview table: classify the addresses in the form again."""
@@ -543,7 +460,7 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
         except ValueError as exc:
             raise FieldError("upload", str(exc)) from None
         self.addresses.value = "\n".join(found)
-        self.candidates = []
+        self.model.candidates = []
         self.preview_table.show(frame([], PREVIEW_COLUMNS))
         self.status.ok(
             f"Read {_plural(len(found), 'address', 'addresses')} from {name} ({where}). "
@@ -554,35 +471,128 @@ class InvitationsPanel(InvitationsModel, Panel):  # type: ignore[misc]  # status
     # -- the model's actions, with the form's values by default --------------------------------
     def classify(self, text: str | None = None) -> list[Candidate]:
         """Classify every row of ``text`` (default: the address box) and show the preview."""
-        return InvitationsModel.classify(self, str(self.addresses.value) if text is None else text)
+        return self.model.classify(str(self.addresses.value) if text is None else text)
 
     def send(self, text: str | None = None, options: InviteOptions | None = None) -> list[Outcome]:
         """Invite the valid rows of ``text`` (default: the address box) with ``options``
         (default: the form's), batched; one outcome per row."""
-        return InvitationsModel.send(
-            self,
+        return self.model.send(
             str(self.addresses.value) if text is None else text,
             options if options is not None else self._form_options(),
         )
 
     def create_link(self, options: InviteOptions | None = None) -> str:
         """Create a reusable invitation link with the form's choices and show it."""
-        url = InvitationsModel.create_link(
-            self, options if options is not None else self._form_options()
-        )
+        url = self.model.create_link(options if options is not None else self._form_options())
         self.link.value = url
         return url
-
-    def _shown_preview(self) -> None:
-        self.preview_table.show(self.preview_frame())
 
     def _shown_results(self) -> None:
         self.results_table.refresh()
 
     def _shown_invitations(self) -> None:
-        self.fetch_invitations()
-        self._fill_inviters()
-        self.invitations_table.show(self.invitations_frame())
+        self.list_view.changed()
 
-    def _shown_handled(self) -> None:
-        self.handled_table.show(self.handled_frame())
+    # -- the model's state, and its other methods ----------------------------------------------
+    @property
+    def candidates(self) -> list[Candidate]:
+        """The last classification, one per row of the addresses."""
+        return self.model.candidates
+
+    @property
+    def outcomes(self) -> dict[int, Outcome]:
+        """What happened to each row of the last Send, by row."""
+        return self.model.outcomes
+
+    @property
+    def results(self) -> list[Outcome]:
+        """One outcome per row of the last Send, in row order."""
+        return self.model.results
+
+    @property
+    def requests_sent(self) -> int:
+        """``POST /invites`` requests of the last Send (or Retry)."""
+        return self.model.requests_sent
+
+    @property
+    def link_url(self) -> str:
+        """The reusable invitation link made last."""
+        return self.model.link_url
+
+    @property
+    def may_send(self) -> bool:
+        """Whether the account may send email invitations (``can_invite_users_group``)."""
+        return self.model.may_send
+
+    @property
+    def may_create_links(self) -> bool:
+        """Whether it may create reusable links (``create_multiuse_invite_group``)."""
+        return self.model.may_create_links
+
+    @property
+    def channel_names(self) -> dict[int, str]:
+        """The channels new users may join, by ID, as last fetched."""
+        return self.model.channel_names
+
+    @property
+    def group_names(self) -> dict[int, str]:
+        """The user groups new users may join, by ID, as last fetched."""
+        return self.model.group_names
+
+    @property
+    def invites(self) -> list[Invite]:
+        """The active invitations, as last fetched."""
+        return self.model.invites
+
+    @property
+    def invitations_filter(self) -> InvitationFilter:
+        """Which invitations the list shows (the filters above it set it)."""
+        return self.model.invitations_filter
+
+    @invitations_filter.setter
+    def invitations_filter(self, chosen: InvitationFilter) -> None:
+        self.model.invitations_filter = chosen
+
+    @property
+    def batch_size(self) -> int:
+        """Addresses per ``POST /invites`` request."""
+        return self.model.batch_size
+
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        """How sending waits when it paces itself by the rate limit."""
+        return self.model.sleep
+
+    @property
+    def sent_options(self) -> InviteOptions | None:
+        """The options of the last Send, which Retry uses again."""
+        return self.model.sent_options
+
+    @property
+    def ledger(self) -> dict[int, tuple[str, Invite]]:
+        """What this panel did to an invitation: its state and the invitation as it was."""
+        return self.model.ledger
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.model.clock
+
+    @property
+    def handled(self) -> list[Handled]:
+        """One result per invitation of the last bulk revoke or resend."""
+        return self.model.handled
+
+    forget_permissions = forwarded(InvitationsModel.forget_permissions)
+    allowed_roles = forwarded(InvitationsModel.allowed_roles)
+    allowed_channels = forwarded(InvitationsModel.allowed_channels)
+    allowed_groups = forwarded(InvitationsModel.allowed_groups)
+    check_options = forwarded(InvitationsModel.check_options)
+    preview_frame = forwarded(InvitationsModel.preview_frame)
+    results_frame = forwarded(InvitationsModel.results_frame)
+    retry_failed = forwarded(InvitationsModel.retry_failed)
+    fetch_invitations = forwarded(InvitationsModel.fetch_invitations)
+    inviters = forwarded(InvitationsModel.inviters)
+    invitations_frame = forwarded(InvitationsModel.invitations_frame)
+    revoke_invitations = forwarded(InvitationsModel.revoke_invitations)
+    resend_invitations = forwarded(InvitationsModel.resend_invitations)
+    handled_frame = forwarded(InvitationsModel.handled_frame)

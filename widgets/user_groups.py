@@ -1,6 +1,7 @@
 """The User groups panel: every group with its members and where it is used, and deactivation
 (spec 4.21) that shows what blocks it before and after the admin asks, plus reactivation. The
-logic is :class:`~chatops.widgets.groups_model.GroupsModel`; this module lays it out.
+logic is :class:`~chatops.widgets.user_groups_model.GroupsModel`; this module lays it out
+(the forms that change groups: :mod:`~chatops.widgets.user_groups_forms`).
 
 "Used" means what the server's ``objections`` list: an organization setting, a channel setting,
 another group's setting, or membership as a subgroup of another active group. The panel works
@@ -14,19 +15,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import ipywidgets as w
 import pandas as pd
 
-from chatops import CannotDeactivateGroupInUse, Client
+from chatops import Client
 
-from ._base import Confirm, FieldError, Panel, Session, TableView, frame
+from ._base import Confirm, Panel, Session, TableView, forwarded, frame
 from ._controls import setting_cell
 from ._model import escape
 from ._model import plural as _plural
-from .groups_model import USE_COLUMNS, GroupInfo, GroupsModel
+from .user_groups_data import GroupInfo
+from .user_groups_edit import MemberRow
 from .user_groups_forms import GroupForms
+from .user_groups_model import USE_COLUMNS, GroupsModel
 
 __all__ = ["GroupsModel", "UserGroupsPanel"]
 
@@ -46,7 +49,7 @@ GRID_HIDDEN = (
 GRID_TIPS = {"Group": "Description", "Member names": "All members", "Used in": "Where used"}
 
 
-class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # status: a widget
+class UserGroupsPanel(Panel):
     """User groups: list with filters; create, rename, describe; members and subgroups in bulk
     (previewed); the group's own permissions; uses of a group, deactivate (with confirmation,
     the server's objections as a table and a fix for each) and reactivate.
@@ -58,6 +61,8 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
         panel.uses_frame(panel.group_id("support-team"))
         panel.deactivate(panel.group_id("alumni"))   # True, or False with panel.objections_table
         panel.reactivate(panel.group_id("alumni"))
+
+    The logic is :attr:`model`; the forms that change groups are :attr:`forms`.
     """
 
     title: ClassVar[str] = "User groups"
@@ -70,21 +75,60 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
         background: bool | None = None,
         export_dir: str | Path = "exports",
     ) -> None:
-        Panel.__init__(self, client, background=background, export_dir=export_dir)
-        self._setup()
+        super().__init__(client, background=background, export_dir=export_dir)
+        self.model = GroupsModel(
+            self.session,
+            status=self.status,
+            changed=self.refresh,
+            objections_changed=self._show_objections,
+        )
+
+    @property
+    def member_rows(self) -> list[MemberRow]:
+        """The entries of the last preview of members, one row each."""
+        return self.model.member_rows
 
     def missing_permission(self) -> str | None:
-        return GroupsModel.missing_permission(self)
+        return self.model.missing_permission()
 
     def refresh(self) -> None:
         """Fetch groups, users, channels and organization settings again and show them."""
-        self.fetch()
+        self.model.fetch()
         self._render()
 
     # -- building ---------------------------------------------------------------------------
     def build(self) -> w.Widget:
-        """Make the filters, the tables, the group picker and the action buttons."""
+        """Make the filters, the tables, the group picker, the forms and the action buttons."""
+        filters = self._build_list()
+        picker = self._build_deactivation()
+        forms = self.forms = GroupForms(
+            self,
+            self.model,
+            picker=picker,
+            selected=self._selected,
+            deactivate_button=self.deactivate_button,
+        )
+        self._name_form_widgets(forms)
+        self.objections_box = w.VBox(
+            [self.objections_note, self.objections_table.widget, *forms.fix_widgets]
+        )
+        self.objections_box.layout.display = "none"
+        body = self.columns(
+            [filters, self.groups_table.widget, *forms.create_widgets],
+            [
+                w.HTML(value='<div class="chatops-section">Deactivate or reactivate a group</div>'),
+                self.group_field.box,
+                self.uses_table.widget,
+                w.HBox([self.deactivate_button, self.reactivate_button]),
+                self.objections_box,
+                *forms.edit_widgets,
+            ],
+        )
+        body.add_class("chatops-groups")
+        return body
 
+    def _build_list(self) -> w.HBox:
+        """The filters and the list of groups; returns the filters' row."""
         self.name_filter = w.Text(
             placeholder="part of a name",
             description="Name contains",
@@ -118,6 +162,15 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
         self.groups_table.tips = dict(GRID_TIPS)
         self.groups_table._cells["Group"] = self._group_cell
 
+        filters = w.HBox(
+            [self.name_filter, self.only_empty, self.only_unused, self.show_deactivated],
+            layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="12px"),
+        )
+        return filters
+
+    def _build_deactivation(self) -> w.Dropdown:
+        """The group picker, its uses, Deactivate and Reactivate, and the server's objections;
+        returns the picker."""
         picker = w.Dropdown(options=[], layout=w.Layout(width="360px"))
         picker.add_class("chatops-groups-pick")
         self.group_field = self.field("group", picker, label="User group")
@@ -155,38 +208,32 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
             empty="The server reported no objections.",
         )
         self.objections_table.widget.add_class("chatops-groups-objections")
-        self.objections_box = w.VBox(
-            [self.objections_note, self.objections_table.widget, *self._build_fixes()]
-        )
-        self.objections_box.layout.display = "none"
-
         # the objections stay in the layout (hidden until the server objects), so that the
         # fix button has its own outcome place right under it
         self.outcome_of(self.deactivate_button, self.confirm.widget)
         self.outcome_of(self.reactivate_button, self.confirm.widget)
 
-        filters = w.HBox(
-            [self.name_filter, self.only_empty, self.only_unused, self.show_deactivated],
-            layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="12px"),
-        )
-        body = self.columns(
-            [filters, self.groups_table.widget, *self._build_create()],
-            [
-                w.HTML(value='<div class="chatops-section">Deactivate or reactivate a group</div>'),
-                self.group_field.box,
-                self.uses_table.widget,
-                w.HBox([self.deactivate_button, self.reactivate_button]),
-                self.objections_box,
-                *self._build_edit(picker),
-            ],
-        )
-        body.add_class("chatops-groups")
-        return body
+        return picker
+
+    def _name_form_widgets(self, forms: GroupForms) -> None:
+        # the forms' widgets are the panel's too, as they were when the panel made them itself
+        self.new_name, self.new_description = forms.new_name, forms.new_description
+        self.new_members, self.create_button = forms.new_members, forms.create_button
+        self.edit_name, self.edit_description = forms.edit_name, forms.edit_description
+        self.save_button, self.entries = forms.save_button, forms.entries
+        self.entries_file, self.add_or_remove = forms.entries_file, forms.add_or_remove
+        self.members_preview_button = forms.members_preview_button
+        self.members_apply_button = forms.members_apply_button
+        self.members_table, self.permissions_table = forms.members_table, forms.permissions_table
+        self.setting_field, self.setting_value = forms.setting_field, forms.setting_value
+        self.set_button, self.fix_field = forms.set_button, forms.fix_field
+        self.replacement_field, self.fix_button = forms.replacement_field, forms.fix_button
+        self.fix_confirm = forms.fix_confirm
 
     def _group_cell(self, value: object) -> str:
         """The group's name, marked when deactivated."""
         cell = escape(value)
-        group = next((g for g in self._groups.values() if g.name == value), None)
+        group = next((g for g in self.model.groups.values() if g.name == value), None)
         if group is not None and group.deactivated:
             cell += ' <span class="chatops-muted">deactivated</span>'
         return cell
@@ -194,7 +241,7 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
     def control_reasons(self) -> list[tuple[w.DOMWidget, str]]:
         """Deactivate and reactivate say why they cannot act on the group picked."""
         gid = self._selected()
-        group = self._groups.get(gid) if gid is not None else None
+        group = self.model.groups.get(gid) if gid is not None else None
         if group is None:
             why = "Pick a user group first."
             return [
@@ -210,18 +257,21 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
             common = (
                 f'You may not manage "{group.name}": that needs its “Who can administer this '
                 f"group” or the organization's “Who can administer all user groups” "
-                f"({self._manage_all_words()})."
+                f"({self.model.manage_all_words()})."
             )
         deactivated = group.deactivated
         editable = common or ("Deactivated: reactivate it first." if deactivated else "")
-        members = self.members_refusal(group, remove=self.add_or_remove.value == "Remove")
+        members = self.members_refusal(group, remove=self.forms.add_or_remove.value == "Remove")
         return [
             (self.deactivate_button, common or ("Already deactivated." if deactivated else "")),
             (self.reactivate_button, common or ("" if deactivated else "It is active.")),
             (self.save_button, editable),
             # members may change without permission to manage the group, as on the server
             (self.members_preview_button, members),
-            (self.members_apply_button, members or ("" if self.member_rows else "Preview first.")),
+            (
+                self.members_apply_button,
+                members or ("" if self.model.member_rows else "Preview first."),
+            ),
             (self.set_button, editable),
         ]
 
@@ -231,18 +281,18 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
         picker = self.group_field.input
         current = picker.value
         picker.options = options
-        if current in self._groups:
+        if current in self.model.groups:
             picker.value = current
         elif options:
             picker.value = options[0][1]
         self.groups_table.show(self._filtered())
         self._show_selected()
-        if self._objections:
+        if self.model.objections:
             self.objections_table.show(self._objections_with_fixes())
 
     def _picker_order(self) -> list[GroupInfo]:
         return sorted(
-            self._groups.values(),
+            self.model.groups.values(),
             key=lambda g: (g.is_system_group, g.deactivated, g.name.casefold()),
         )
 
@@ -269,12 +319,12 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
     def _show_selected(self) -> None:
         gid = self._selected()
         self.uses_table.show(self.uses_frame(gid))
-        if self._objections_group is not None and self._objections_group != gid:
-            self._hide_objections()
-        group = self._groups.get(gid) if gid is not None else None
+        if self.model.objections_group is not None and self.model.objections_group != gid:
+            self.model.forget_objections()
+        group = self.model.groups.get(gid) if gid is not None else None
         self.group_field.clear()
         self.group_field.hint(self._describe(group) if group else "")
-        self._render_edit()
+        self.forms.render_edit()
 
     def _describe(self, g: GroupInfo) -> str:
         members = _plural(len(g.active_members), "active member")
@@ -301,47 +351,95 @@ class UserGroupsPanel(GroupForms, GroupsModel, Panel):  # type: ignore[misc]  # 
 
     def _objections_with_fixes(self) -> pd.DataFrame:
         """The objections as the server listed them, numbered with the fix each offers."""
-        table = self.objections_frame(self._objections)
+        table = self.objections_frame(self.model.objections)
         fixes = self.fixes_frame()
         if len(fixes) == len(table):
             return fixes
         return table
 
-    def _hide_objections(self) -> None:
-        GroupsModel._hide_objections(self)
-        self.objections_note.value = ""
-        self.objections_table.show(frame([], USE_COLUMNS))
-        self.objections_box.layout.display = "none"
-
     def ask_deactivate(self) -> None:
         """Check the picked group and ask for confirmation before deactivating it."""
-        group = self._checked(self._selected(), action="deactivate")
-        if group.deactivated:
-            raise FieldError("group", f'"{group.name}" is already deactivated.')
-        question = f'Deactivate the user group "{group.name}"?'
-        if group.uses:
-            question += (
-                f" It is still used in {_plural(len(group.uses), 'place')} (listed above), so "
-                "the server will likely refuse."
-            )
-        else:
-            question += " It can no longer be mentioned or used in permissions."
-        self.confirm.ask(question, lambda: self._confirmed(group.id), yes="Deactivate")
+        gid = self._selected()
+        question = self.model.deactivate_question(gid)
+        assert gid is not None  # the question checked it
+        self.confirm.ask(question, lambda: self._confirmed(gid), yes="Deactivate")
 
     def _confirmed(self, group_id: int) -> None:
         self.clear_errors()
         self.guard(lambda: self.deactivate(group_id))
         self.update_controls()
 
-    def _show_objections(
-        self, group: GroupInfo, objections: list[dict[str, Any]], exc: CannotDeactivateGroupInUse
-    ) -> None:
-        GroupsModel._show_objections(self, group, objections, exc)
+    def _show_objections(self) -> None:
+        """The server's objections are known (shown under the buttons) or forgotten (hidden)."""
+        if not self.model.objections:
+            self.objections_note.value = ""
+            self.objections_table.show(frame([], USE_COLUMNS))
+            self.objections_box.layout.display = "none"
+            return
         self.objections_table.show(self._objections_with_fixes())
-        self._render_fixes()
+        self.forms.render_fixes()
         stamp = datetime.now().strftime("%H:%M:%S")
         # the status line above says what and why; the note only dates the list
         self.objections_note.value = (
             f'<span class="chatops-muted">What the server listed at {stamp}:</span>'
         )
         self.objections_box.layout.display = "flex"
+
+    # -- the forms' actions ------------------------------------------------------------------
+    def create_from_form(self) -> int:
+        """Create the group the form describes and pick it."""
+        return self.forms.create_from_form()
+
+    def save_from_form(self) -> None:
+        """Save the name and description in the form for the group picked."""
+        self.forms.save_from_form()
+
+    def preview_from_form(self) -> None:
+        """Preview the members or subgroups in the form, for the group picked."""
+        self.forms.preview_from_form()
+
+    def apply_from_form(self) -> None:
+        """Send what the preview of the form allows."""
+        self.forms.apply_from_form()
+
+    def preview_upload(self) -> None:
+        """Preview the uploaded file's entries."""
+        self.forms.preview_upload()
+
+    def set_from_form(self) -> None:
+        """Set the permission chosen in the form for the group picked."""
+        self.forms.set_from_form()
+
+    def ask_fix(self) -> None:
+        """Say what the fix picked will do and apply it when confirmed."""
+        self.forms.ask_fix()
+
+    # -- what the model does as it is ---------------------------------------------------------
+    fetch = forwarded(GroupsModel.fetch)
+    group_id = forwarded(GroupsModel.group_id)
+    groups_frame = forwarded(GroupsModel.groups_frame)
+    uses_frame = forwarded(GroupsModel.uses_frame)
+    objections_frame = forwarded(GroupsModel.objections_frame)
+    used_in = staticmethod(GroupsModel.used_in)
+    where_used = staticmethod(GroupsModel.where_used)
+    what_to_change = staticmethod(GroupsModel.what_to_change)
+    deactivate = forwarded(GroupsModel.deactivate)
+    reactivate = forwarded(GroupsModel.reactivate)
+    may_create = forwarded(GroupsModel.may_create)
+    create_group = forwarded(GroupsModel.create_group)
+    update_group = forwarded(GroupsModel.update_group)
+    members_refusal = forwarded(GroupsModel.members_refusal)
+    preview_members = forwarded(GroupsModel.preview_members)
+    preview_file = forwarded(GroupsModel.preview_file)
+    members_frame = forwarded(GroupsModel.members_frame)
+    apply_members = forwarded(GroupsModel.apply_members)
+    value_words = forwarded(GroupsModel.value_words)
+    permissions_frame = forwarded(GroupsModel.permissions_frame)
+    setting_choices = forwarded(GroupsModel.setting_choices)
+    set_permission = forwarded(GroupsModel.set_permission)
+    setting_options = staticmethod(GroupsModel.setting_options)
+    fixes = forwarded(GroupsModel.fixes)
+    fixes_frame = forwarded(GroupsModel.fixes_frame)
+    replacement_choices = forwarded(GroupsModel.replacement_choices)
+    describe_fix = forwarded(GroupsModel.describe_fix)
+    fix = forwarded(GroupsModel.fix)

@@ -11,6 +11,7 @@ recent messages, overlaps between saved linkifiers, and add, save, reorder, dele
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -44,41 +45,41 @@ __all__ = ["LinkifiersModel"]
 
 
 class LinkifiersModel:
-    """The linkifiers of an organization as one account sees and changes them. ``status``
-    receives each outcome in words; the ``_shown_*``, ``_changed`` and ``_select`` methods are
-    where a panel shows what changed."""
+    """The linkifiers of an organization as one account sees and changes them.
 
-    def __init__(self, client: Client | Session, *, status: Reporter | None = None) -> None:
+    ``status`` receives each outcome in words. ``changed`` runs after the server's linkifiers
+    changed (the panel reloads its list there; alone, the model fetches again); ``selected``
+    is told which linkifier is worked on after an action (0: a new one); ``field_error`` hears
+    of each problem of the pattern or URL template, also those the server names; ``scanned``
+    runs after :meth:`scan_recent`. The preview tries :attr:`sample_text`.
+    """
+
+    def __init__(
+        self,
+        client: Client | Session,
+        *,
+        status: Reporter | None = None,
+        changed: Callable[[], None] | None = None,
+        selected: Callable[[int], None] | None = None,
+        field_error: Callable[[str, str], None] | None = None,
+        scanned: Callable[[], None] | None = None,
+    ) -> None:
         self.session = client if isinstance(client, Session) else Session(client)
         self.client = self.session.client
         self.status: Reporter = status if status is not None else Said()
-        self._setup()
-
-    def _setup(self) -> None:
+        self.changed: Callable[[], None] = changed if changed is not None else self.fetch
+        self._selected: Callable[[int], None] = selected if selected is not None else _nothing
+        self._field_error: Callable[[str, str], None] = (
+            field_error if field_error is not None else _nothing
+        )
+        self._scanned: Callable[[], None] = scanned if scanned is not None else _nothing
         self.linkifiers: list[Linkifier] = []
         self.recent: list[Message] = []
+        #: the last live check, one line each
         self.checks: list[Check] = []
         self.scan_summary = ""
-        self._replacing_options = False
         self.sample_text = SAMPLE_TEXT
         self._why_not: list[str | None] = []
-
-    # -- where a panel takes the sample and shows what changed ---------------------------------
-    def _sample(self) -> str:
-        return self.sample_text
-
-    def _shown_scan(self) -> None:
-        """Recent messages were scanned."""
-
-    def _changed(self) -> None:
-        """The linkifiers changed on the server: fetch them again."""
-        self.fetch()
-
-    def _select(self, filter_id: int) -> None:
-        """Linkifier ``filter_id`` (0: a new one) is the one worked on now."""
-
-    def _field_error(self, name: str, message: str) -> None:
-        """A field (pattern, url_template) is wrong."""
 
     def missing_permission(self) -> str | None:
         if self.session.is_admin:
@@ -126,7 +127,7 @@ class LinkifiersModel:
             if n
             else "There are no messages to scan."
         )
-        self._shown_scan()
+        self._scanned()
         return n
 
     # -- checks ------------------------------------------------------------------------------
@@ -211,7 +212,7 @@ class LinkifiersModel:
         return lines
 
     def _preview_check(self, draft: Draft, editing: int) -> Check:
-        rows = self._draft_rows(draft, editing, self._sample())
+        rows = self._draft_rows(draft, editing, self.sample_text)
         in_sample = sum(1 for r in rows if r["where"] == "sample text")
         in_messages = len(rows) - in_sample
         lost = sum(1 for r in rows if r["applies"] != "yes")
@@ -352,8 +353,8 @@ class LinkifiersModel:
         draft = self._require_valid(pattern, url_template, 0)
         pattern, url_template = draft.pattern, draft.url_template
         new_id = int(self._send(lambda: self.client.realm.add_linkifier(pattern, url_template)))
-        self._changed()
-        self._select(new_id)
+        self.changed()
+        self._selected(new_id)
         self.status.ok(
             f"Added linkifier #{len(self.linkifiers)} `{pattern}` → {url_template} (id {new_id})."
         )
@@ -370,7 +371,7 @@ class LinkifiersModel:
                 filter_id, pattern=pattern, url_template=url_template
             )
         )
-        self._changed()
+        self.changed()
         self.status.ok(f"Saved linkifier #{position}: `{pattern}` → {url_template}.")
 
     def move_up(self, filter_id: int) -> list[int]:
@@ -386,7 +387,7 @@ class LinkifiersModel:
         self._require_admin()
         self._position(filter_id, "move")
         # The order sent must name every linkifier, so start from the server's current one.
-        self._changed()
+        self.changed()
         ids = [lf.id for lf in self.linkifiers]
         if filter_id not in ids:
             raise FieldError("linkifier", "That linkifier no longer exists; the list is updated.")
@@ -397,10 +398,17 @@ class LinkifiersModel:
             raise FieldError("linkifier", f"Linkifier #{old + 1} is already {where}.")
         ids.insert(new, ids.pop(old))
         self.client.realm.reorder_linkifiers(ids)
-        self._changed()
-        self._select(filter_id)
+        self.changed()
+        self._selected(filter_id)
         self.status.ok(f"Moved linkifier #{old + 1} to #{new + 1}.")
         return ids
+
+    def delete_question(self, filter_id: int) -> str:
+        """Check that linkifier ``filter_id`` can be deleted; returns the question to confirm."""
+        self._require_admin()
+        position = self._position(filter_id, "delete")
+        lf = self.linkifiers[position - 1]
+        return f"Delete linkifier #{position} `{short(lf.pattern)}` → {short(lf.url_template)}?"
 
     def delete(self, filter_id: int) -> None:
         """Delete linkifier ``filter_id`` (no confirmation; the button asks first)."""
@@ -408,8 +416,8 @@ class LinkifiersModel:
         position = self._position(filter_id, "delete")
         pattern = self.linkifiers[position - 1].pattern
         self.client.realm.remove_linkifier(filter_id)
-        self._select(0)
-        self._changed()
+        self._selected(0)
+        self.changed()
         self.status.ok(f"Deleted linkifier #{position} `{pattern}`.")
 
     def _position(self, filter_id: int, verb: str) -> int:
@@ -419,3 +427,7 @@ class LinkifiersModel:
         if not filter_id:
             raise FieldError("linkifier", f"Pick a linkifier to {verb}.")
         raise FieldError("linkifier", f"There is no linkifier with id {filter_id}.")
+
+
+def _nothing(*_args: object) -> None:
+    """What the model tells when no panel listens."""

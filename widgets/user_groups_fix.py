@@ -1,7 +1,8 @@
 """Objections fixed in place, without widgets: each place the server says still uses a group
 (an organization setting, a channel's setting, another group's setting, a supergroup) gets
-its fix, which is applied and followed by another try at deactivating the group. Mixed into
-:class:`~chatops.widgets.groups_model.GroupsModel`.
+its fix, which is applied and followed by another try at deactivating the group.
+:class:`~chatops.widgets.user_groups_model.GroupsModel` holds an :class:`ObjectionFixer`
+(``model.fixer``), tells it the server's objections, and offers its methods too.
 
     if not model.deactivate(gid):
         for fix in model.fixes():                     # one per row of the objections table
@@ -11,23 +12,17 @@ its fix, which is applied and followed by another try at deactivating the group.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from chatops import Client
-
-from ._model import FieldError, Reporter, Session, frame
+from ._model import FieldError, Reporter, frame
 from ._words import setting_label
+from .user_groups_data import NOT_APPLICABLE, GroupDirectory, GroupInfo
 
-if TYPE_CHECKING:
-    from .groups_model import GroupInfo
-
-__all__ = ["FIX_COLUMNS", "Fix", "ObjectionFixes", "replaced"]
-
-NOT_APPLICABLE = "—"
+__all__ = ["FIX_COLUMNS", "Fix", "ObjectionFixer", "replaced"]
 FIX_COLUMNS = ("Fix", "Kind", "Channel or group", "Setting", "How to fix")
 
 
@@ -73,43 +68,58 @@ def replaced(old: Any, target: int, new: int) -> Any:
     return new
 
 
-class ObjectionFixes:
-    """Fix each objection in place, then deactivate again."""
+class ObjectionFixer:
+    """Fix each objection the server made to deactivating a group of ``directory`` in place,
+    then deactivate it again (``deactivate``, which says whether it worked). ``status``
+    receives each outcome in words."""
 
-    session: Session
-    client: Client
-    status: Reporter
-    _groups: dict[int, GroupInfo]
-    _raw_groups: dict[int, dict[str, Any]]
-    _raw_channels: dict[int, dict[str, Any]]
-    _objections: list[dict[str, Any]]
-    _objections_group: int | None
+    def __init__(
+        self,
+        directory: GroupDirectory,
+        *,
+        status: Reporter,
+        deactivate: Callable[[int | None], bool],
+    ) -> None:
+        self.directory = directory
+        self.session = directory.session
+        self.client = directory.client
+        self.status = status
+        self._deactivate = deactivate
+        #: the group the server refused to deactivate, and its objections as it listed them
+        self.group_id: int | None = None
+        self.objections: list[dict[str, Any]] = []
 
-    if TYPE_CHECKING:
+    def objected(self, group_id: int, objections: list[dict[str, Any]]) -> None:
+        """The server refused to deactivate ``group_id`` for ``objections``."""
+        self.group_id = group_id
+        self.objections = objections
 
-        def deactivate(self, group_id: int | None) -> bool: ...
-
-        def _group_name(self, gid: Any) -> str: ...
-
-        def _channel_name(self, cid: Any) -> str: ...
+    def forget(self) -> None:
+        """There are no objections to fix (the next try may have others)."""
+        self.group_id = None
+        self.objections = []
 
     def fixes(self) -> list[Fix]:
         """One fix per row of the last objections, in the same order."""
         found: list[Fix] = []
-        for objection in self._objections:
+        for objection in self.objections:
             kind = str(objection.get("type", ""))
             settings = [str(s) for s in objection.get("settings", []) or []]
             if kind == "subgroup":
                 for gid in objection.get("supergroup_ids", []) or []:
-                    found.append(Fix("subgroup", int(gid), self._group_name(int(gid)), ""))
+                    found.append(Fix("subgroup", int(gid), self.directory.group_name(int(gid)), ""))
             elif kind == "realm":
                 found.extend(Fix("realm", None, NOT_APPLICABLE, s) for s in settings)
             elif kind == "channel":
                 cid = int(objection["channel_id"])
-                found.extend(Fix("channel", cid, self._channel_name(cid), s) for s in settings)
+                found.extend(
+                    Fix("channel", cid, self.directory.channel_name(cid), s) for s in settings
+                )
             elif kind == "user_group":
                 gid = int(objection["group_id"])
-                found.extend(Fix("user_group", gid, self._group_name(gid), s) for s in settings)
+                found.extend(
+                    Fix("user_group", gid, self.directory.group_name(gid), s) for s in settings
+                )
         return found
 
     def fixes_frame(self) -> pd.DataFrame:
@@ -137,10 +147,10 @@ class ObjectionFixes:
 
     def replacement_choices(self) -> list[tuple[str, int]]:
         """Groups that may take the place of the group being deactivated."""
-        target = self._objections_group
+        target = self.group_id
         active = [
             g
-            for g in self._groups.values()
+            for g in self.directory.groups.values()
             if not g.deactivated and g.id != target and g.name != "role:internet"
         ]
         active.sort(key=lambda g: (not g.is_system_group, g.name.casefold()))
@@ -158,17 +168,17 @@ class ObjectionFixes:
 
     def _fix_at(self, index: int) -> tuple[Fix, GroupInfo]:
         fixes = self.fixes()
-        if self._objections_group is None or not fixes:
+        if self.group_id is None or not fixes:
             raise FieldError("fix", "There is nothing to fix: deactivate a group first.")
         if not 0 <= index < len(fixes):
             raise FieldError("fix", f"Pick one of the {len(fixes)} fixes listed.")
-        return fixes[index], self._groups[self._objections_group]
+        return fixes[index], self.directory.groups[self.group_id]
 
     def _replacement(self, fix: Fix, replacement: int | None) -> GroupInfo:
-        if replacement is None or replacement not in self._groups:
+        if replacement is None or replacement not in self.directory.groups:
             raise FieldError("replacement", "Pick the group to put in the setting instead.")
-        chosen = self._groups[replacement]
-        if chosen.id == self._objections_group:
+        chosen = self.directory.groups[replacement]
+        if chosen.id == self.group_id:
             raise FieldError("replacement", "Pick another group than the one to deactivate.")
         if chosen.deactivated:
             raise FieldError("replacement", f'"{chosen.name}" is deactivated; pick an active one.')
@@ -190,20 +200,20 @@ class ObjectionFixes:
                 self.client.realm.update(**{fix.setting: (replaced(old, target, new), old)})
             elif fix.kind == "channel":
                 assert fix.where_id is not None
-                old = self._raw_channels[fix.where_id].get(fix.setting)
+                old = self.directory.raw_channels[fix.where_id].get(fix.setting)
                 self.client.channels.update(
                     fix.where_id,
                     group_settings={fix.setting: {"new": replaced(old, target, new), "old": old}},
                 )
             else:
                 assert fix.where_id is not None
-                old = self._raw_groups[fix.where_id][fix.setting]
+                old = self.directory.raw_groups[fix.where_id][fix.setting]
                 self.client.user_groups.update(
                     fix.where_id, settings={fix.setting: (replaced(old, target, new), old)}
                 )
-            name = self._groups[new].name.removeprefix("role:")
+            name = self.directory.groups[new].name.removeprefix("role:")
             done = f'Put "{name}" in place of "{group.name}" in {fix.label}'
-        deactivated = self.deactivate(target)
+        deactivated = self._deactivate(target)
         if not deactivated:
             self.status.error(f"{done}. {self.status.text}")
         else:

@@ -11,12 +11,12 @@ links. :class:`~chatops.widgets.invitations.InvitationsPanel` lays it out.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pandas as pd
 
 from chatops import ApiError, ChatopsError, Client, InvitationFailed, RateLimited, ServerError
-from chatops.types import Invite, User, UserGroup
+from chatops.types import Invite, User
 
 from ._model import (
     ROLE_NAMES,
@@ -30,7 +30,6 @@ from ._model import (
     frame,
 )
 from ._model import plural as _plural
-from ._words import setting_label
 from .invitations_data import (
     ALREADY_INVITED,
     ALREADY_USER,
@@ -41,8 +40,6 @@ from .invitations_data import (
     INVALID,
     INVITED,
     LOW_RATE_LIMIT,
-    MAX_EXPIRY_DAYS,
-    MAX_WELCOME_TEXT,
     NOT_SENT,
     PACE_SECONDS,
     PREVIEW_COLUMNS,
@@ -61,7 +58,8 @@ from .invitations_data import (
     split_addresses,
     when,
 )
-from .invitations_list import InvitationFilter, InvitationList
+from .invitations_list import Handled, InvitationFilter, InvitationList
+from .invitations_options import InviteChoices
 
 __all__ = [
     "Candidate",
@@ -75,10 +73,16 @@ __all__ = [
 ]
 
 
-class InvitationsModel(InvitationList):
-    """Invitations as one account may make them. ``status`` receives each outcome in words and
-    ``progress`` counts addresses sent (and carries Cancel); the ``_shown_*`` methods are where a
-    panel shows what changed."""
+class InvitationsModel:
+    """Invitations as one account may make them, and the list of those made
+    (:attr:`invitations`, an :class:`~chatops.widgets.invitations_list.InvitationList`).
+
+    ``status`` receives each outcome in words and ``progress`` counts addresses sent (and
+    carries Cancel). A panel hears what changed through ``previewed`` (the candidates),
+    ``results_changed`` (the outcomes), ``invitations_changed`` (the server's invitations) and
+    ``handled`` (the results of a bulk revoke or resend). ``sleep`` is how sending waits when
+    pacing itself by the rate limit (tests count the calls).
+    """
 
     def __init__(
         self,
@@ -88,194 +92,88 @@ class InvitationsModel(InvitationList):
         sleep: Callable[[float], None] = time.sleep,
         status: Reporter | None = None,
         progress: Tracker | None = None,
+        previewed: Callable[[], None] | None = None,
+        results_changed: Callable[[], None] | None = None,
+        invitations_changed: Callable[[], None] | None = None,
+        handled: Callable[[], None] | None = None,
     ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
         self.session = client if isinstance(client, Session) else Session(client)
         self.client = self.session.client
         self.status: Reporter = status if status is not None else Said()
         self.progress: Tracker = progress if progress is not None else Counter()
-        self._setup(batch_size, sleep)
-
-    def _setup(self, batch_size: int, sleep: Callable[[float], None]) -> None:
-        if batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
+        self._previewed: Callable[[], None] = previewed or _nothing
+        self._results_changed: Callable[[], None] = results_changed or _nothing
+        self.invitations = InvitationList(
+            self.client,
+            status=self.status,
+            progress=self.progress,
+            changed=invitations_changed,
+            handled=handled,
+        )
         self.batch_size = batch_size
-        #: how sending waits when pacing itself by the rate limit (tests count the calls)
         self.sleep = sleep
         self.candidates: list[Candidate] = []
         self.outcomes: dict[int, Outcome] = {}
         self.requests_sent = 0
         self.sent_options: InviteOptions | None = None
-        self.channel_names: dict[int, str] = {}
-        self.group_names: dict[int, str] = {}
-        self._user_names: dict[int, str] = {}
         self.link_url = ""
-        self._may: dict[str, bool] = {}
-        self._setup_list()
+        #: what the account may do, and the roles, channels and groups it may give
+        self.choices = InviteChoices(self.session)
 
-    # -- what the account may do ------------------------------------------------------------
-    def _permits(self, setting: str) -> bool:
-        if setting not in self._may:
-            self._may[setting] = self.session.role < 600 and self.session.permits(setting)
-        return self._may[setting]
-
+    # -- what the account may do and choose (the choices', here too) -------------------------
     @property
     def may_send(self) -> bool:
         """Whether the account may send email invitations (``can_invite_users_group``)."""
-        return self._permits("can_invite_users_group")
+        return self.choices.may_send
 
     @property
     def may_create_links(self) -> bool:
         """Whether it may create reusable links (``create_multiuse_invite_group``)."""
-        return self._permits("create_multiuse_invite_group")
+        return self.choices.may_create_links
+
+    @property
+    def channel_names(self) -> dict[int, str]:
+        """The channels new users may join, by ID, as last fetched."""
+        return self.choices.channel_names
+
+    @property
+    def group_names(self) -> dict[int, str]:
+        """The user groups new users may join, by ID, as last fetched."""
+        return self.choices.group_names
 
     def forget_permissions(self) -> None:
         """Ask the server again next time (after the organization's settings changed)."""
-        self._may.clear()
+        self.choices.forget_permissions()
 
     def missing_permission(self) -> str | None:
-        if self.session.role >= 600:
-            return "Guests cannot invite anyone to the organization; you are a guest."
-        if self.may_send or self.may_create_links:
-            return None
-        return (
-            f"{self._missing('can_invite_users_group', 'email')} "
-            f"{self._missing('create_multiuse_invite_group', 'link')}"
-        )
+        """Why the account may invite nobody, or None when it may."""
+        return self.choices.missing_permission()
 
-    # -- permissions in words ------------------------------------------------------------------
-    def _setting_holders(self, setting: str) -> str:
-        value = self.session.realm.get(f"realm_{setting}")
-        if isinstance(value, int):
-            group = next((g for g in self.session.groups if g.id == value), None)
-            if group is None:
-                return "a user group"
-            name = group.name.removeprefix("role:")
-            return {"fullmembers": "full members", "everyone": "everyone"}.get(name, name)
-        return "selected users and groups"
-
-    def _missing(self, setting: str, kind: str) -> str:
-        what = "Sending email invitations" if kind == "email" else "Creating invitation links"
-        role = self.session.role_name
-        article = "an" if role[:1] in "aeiou" else "a"
-        return (
-            f"{what} is allowed to {self._setting_holders(setting)} "
-            f"(the organization's “{setting_label('realm', setting)}”); you are {article} {role} "
-            "and not among them."
-        )
-
-    # -- options -------------------------------------------------------------------------------
     def allowed_roles(self) -> list[int]:
         """Roles the acting account may give: its own and less powerful ones (as the server)."""
-        return [role for role in ROLE_NAMES if role >= self.session.role]
-
-    def _role_options(self) -> list[tuple[str, int]]:
-        return [(ROLE_NAMES[r].capitalize(), r) for r in self.allowed_roles()]
-
-    def _default_role(self) -> int:
-        roles = self.allowed_roles()
-        return 400 if 400 in roles else roles[-1]
+        return self.choices.allowed_roles()
 
     def allowed_channels(self) -> dict[int, str]:
-        """Channels the acting account may subscribe new users to, by ID, with their names.
-
-        The server's rule: the channel must be readable (subscribed, or public for a
-        non-guest); when the account may not subscribe others at all, none; otherwise a
-        default channel, or one where the account is an administrator, in the channel's
-        ``can_add_subscribers_group`` or ``can_administer_channel_group``, or (not being a
-        private channel it is not subscribed to) in the organization's setting.
-        """
-        session = self.session
-        me = session.me.user_id
-        if not (session.is_admin or session.permits("can_add_subscribers_group")):
-            return {}
-        subscribed = {s.stream_id for s in self.client.channels.subscriptions()}
-        allowed: dict[int, str] = {}
-        for ch in self.client.channels.list(include_default=True):
-            member = ch.stream_id in subscribed
-            if ch.is_archived or not (member or not ch.invite_only):
-                continue
-            if (
-                ch.is_default
-                or session.is_admin
-                or me in session.group_members(ch.can_add_subscribers_group)
-                or me in session.group_members(ch.can_administer_channel_group)
-                or not (ch.invite_only and not member)
-            ):
-                label = ch.name + (" (default)" if ch.is_default else "")
-                allowed[ch.stream_id] = label + (" (private)" if ch.invite_only else "")
-        return dict(sorted(allowed.items(), key=lambda kv: kv[1].casefold()))
+        """Channels the acting account may subscribe new users to, by ID, with their names."""
+        return self.choices.allowed_channels()
 
     def allowed_groups(self) -> dict[int, str]:
         """User groups the acting account may add new users to, by ID, with their names."""
-        session = self.session
-        if session.role >= 600:
-            return {}
-        me = session.me.user_id
-        manage_all = session.permits("can_manage_all_groups")
-        allowed: dict[int, str] = {}
-        group: UserGroup
-        for group in session.groups:
-            if group.is_system_group or group.deactivated:
-                continue
-            if (
-                manage_all
-                or me in session.group_members(group.can_manage_group)
-                or me in session.group_members(group.can_add_members_group)
-            ):
-                allowed[group.id] = group.name
-        return dict(sorted(allowed.items(), key=lambda kv: kv[1].casefold()))
+        return self.choices.allowed_groups()
+
+    def role_options(self) -> list[tuple[str, int]]:
+        """(label, role) of the roles the account may give, for a picker."""
+        return self.choices.role_options()
+
+    def default_role(self) -> int:
+        """The role a new invitation gives unless told otherwise: member, when allowed."""
+        return self.choices.default_role()
 
     def check_options(self, options: InviteOptions) -> InviteOptions:
         """Refuse, before sending, choices the server would refuse; returns ``options``."""
-        roles = self.allowed_roles()
-        if options.invite_as not in roles:
-            mine = self.session.role_name
-            names = ", ".join(ROLE_NAMES[r] + "s" for r in roles)
-            raise FieldError(
-                "invite_as",
-                f"As {'an' if mine[:1] in 'aeiou' else 'a'} {mine} you can invite {names} only.",
-            )
-        if not self.channel_names and options.stream_ids:
-            self.channel_names = self.allowed_channels()
-        for sid in options.stream_ids:
-            if sid not in self.channel_names:
-                raise FieldError(
-                    "stream_ids", f"You may not add new users to channel #{sid}; pick another."
-                )
-        if not self.group_names and options.group_ids:
-            self.group_names = self.allowed_groups()
-        for gid in options.group_ids:
-            if gid not in self.group_names:
-                raise FieldError(
-                    "group_ids", f"You may not add people to user group #{gid}; pick another."
-                )
-        days = options.expires_in_days
-        if days is not None and not 1 <= days <= MAX_EXPIRY_DAYS:
-            raise FieldError(
-                "expires_in_days",
-                f"Enter 1 to {MAX_EXPIRY_DAYS:,} days, or tick “never”.",
-            )
-        text = options.welcome_message_custom_text
-        if text is not None:
-            if not self.session.is_admin:
-                raise FieldError(
-                    "welcome_message_custom_text",
-                    "Only organization administrators can write a custom welcome message.",
-                )
-            if len(text) > MAX_WELCOME_TEXT:
-                raise FieldError(
-                    "welcome_message_custom_text",
-                    f"The welcome message is {len(text):,} characters long; at most "
-                    f"{MAX_WELCOME_TEXT:,} are allowed.",
-                )
-        return options
-
-    # -- where a panel shows what changed (nothing to show without one) ------------------------
-    def _shown_preview(self) -> None:
-        """The candidates changed."""
-
-    def _shown_results(self) -> None:
-        """The outcomes changed."""
+        return self.choices.check_options(options)
 
     # -- frames --------------------------------------------------------------------------------
     def preview_frame(self) -> pd.DataFrame:
@@ -315,6 +213,64 @@ class InvitationsModel(InvitationList):
         """One outcome per row of the last Send, in row order."""
         return [self.outcomes[k] for k in sorted(self.outcomes)]
 
+    # -- the invitations made (the list's, here too) -----------------------------------------
+    @property
+    def invites(self) -> list[Invite]:
+        """The active invitations, as last fetched."""
+        return self.invitations.invites
+
+    @property
+    def invitations_filter(self) -> InvitationFilter:
+        """Which invitations :meth:`invitations_frame` lets through."""
+        return self.invitations.invitations_filter
+
+    @invitations_filter.setter
+    def invitations_filter(self, chosen: InvitationFilter) -> None:
+        self.invitations.invitations_filter = chosen
+
+    @property
+    def handled(self) -> list[Handled]:
+        """One result per invitation of the last bulk revoke or resend."""
+        return self.invitations.handled
+
+    @property
+    def ledger(self) -> dict[int, tuple[str, Invite]]:
+        """What was done here to an invitation: its state and the invitation as it was."""
+        return self.invitations.ledger
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """What time it is, for the expiry filter."""
+        return self.invitations.clock
+
+    def fetch_invitations(self, *, track: bool = False) -> list[Invite]:
+        """Fetch the active invitations (and the inviters' names when one is new)."""
+        return self.invitations.fetch_invitations(track=track)
+
+    def inviters(self) -> dict[int, str]:
+        """The people who made the invitations listed, by user ID, with their names."""
+        return self.invitations.inviters()
+
+    def invitations_frame(self, only: InvitationFilter | None = None) -> pd.DataFrame:
+        """The invitations fetched last that pass ``only`` (default: the filter), newest first."""
+        return self.invitations.invitations_frame(only)
+
+    def load_invitations(self) -> pd.DataFrame:
+        """Fetch the invitations again (counting the steps) and return the filtered list."""
+        return self.invitations.load_invitations()
+
+    def revoke_invitations(self, invitation_ids: Iterable[int]) -> list[Handled]:
+        """Revoke each invitation or link, one request each; one result per invitation."""
+        return self.invitations.revoke_invitations(invitation_ids)
+
+    def resend_invitations(self, invitation_ids: Iterable[int]) -> list[Handled]:
+        """Send each email invitation again (links cannot be resent); one result each."""
+        return self.invitations.resend_invitations(invitation_ids)
+
+    def handled_frame(self) -> pd.DataFrame:
+        """The results of the last bulk revoke or resend, in the order asked."""
+        return self.invitations.handled_frame()
+
     # -- preview -------------------------------------------------------------------------------
     def classify(self, text: str) -> list[Candidate]:
         """Classify every row of ``text``.
@@ -338,7 +294,7 @@ class InvitationsModel(InvitationList):
             for i in self.client.invitations.list()
             if i.email and not i.is_multiuse
         }
-        names = self._user_names = {u.user_id: u.full_name for u in users}
+        names = self.invitations.user_names = {u.user_id: u.full_name for u in users}
         seen: dict[str, int] = {}
         found: list[Candidate] = []
         for row, (typed, email) in enumerate(parsed, start=1):
@@ -370,7 +326,7 @@ class InvitationsModel(InvitationList):
                 seen.setdefault(key, row)
             found.append(Candidate(row, typed, email, kind, detail))
         self.candidates = found
-        self._shown_preview()
+        self._previewed()
         counts = {k: sum(c.classification == k for c in found) for k in CLASSIFICATIONS}
         summary = ", ".join(f"{n:,} {k}" for k, n in counts.items() if n)
         extra = ""
@@ -389,7 +345,7 @@ class InvitationsModel(InvitationList):
         """Invite the valid rows of ``text``, batched; one outcome per row. Rows that are not
         valid are ``skipped`` with their classification."""
         if not self.may_send:
-            raise NotAllowed(self._missing("can_invite_users_group", "email"))
+            raise NotAllowed(self.choices.missing("can_invite_users_group", "email"))
         opts = self.check_options(options)
         candidates = self.classify(text)
         self.outcomes = {
@@ -400,7 +356,7 @@ class InvitationsModel(InvitationList):
         self.sent_options = opts
         valid = [c for c in candidates if c.valid]
         if not valid:
-            self._shown_results()
+            self._results_changed()
             self.status.info("Nothing to send: no row is a valid new address. See the preview.")
             return self.results
         self._deliver(valid, opts)
@@ -409,7 +365,7 @@ class InvitationsModel(InvitationList):
     def retry_failed(self) -> list[Outcome]:
         """Send again only the rows that failed, with the options of the first Send."""
         if not self.may_send:
-            raise NotAllowed(self._missing("can_invite_users_group", "email"))
+            raise NotAllowed(self.choices.missing("can_invite_users_group", "email"))
         failed = [o for o in self.results if o.result == FAILED]
         if not failed or self.sent_options is None:
             self.status.info("Nothing failed, so there is nothing to retry.")
@@ -435,7 +391,7 @@ class InvitationsModel(InvitationList):
         if again:
             self._deliver(again, self.sent_options)
         else:
-            self._shown_results()
+            self._results_changed()
             self.status.ok("Every failed address turned out to be invited or a user already.")
         return self.results
 
@@ -467,9 +423,9 @@ class InvitationsModel(InvitationList):
                 stop = exc
             not_invited = sum(self.outcomes[c.row].result != INVITED for c in batch)
             self.progress.advance(len(batch), failed=not_invited)
-        self._shown_results()
+        self._results_changed()
         self._summarise(candidates)
-        self._shown_invitations()
+        self.invitations.changed()
 
     def _pace(self) -> None:
         """Slow down when the server's rate limit is nearly used up (429s are the client's)."""
@@ -559,7 +515,7 @@ class InvitationsModel(InvitationList):
     def create_link(self, options: InviteOptions) -> str:
         """Create a reusable invitation link with ``options``; returns its URL."""
         if not self.may_create_links:
-            raise NotAllowed(self._missing("create_multiuse_invite_group", "link"))
+            raise NotAllowed(self.choices.missing("create_multiuse_invite_group", "link"))
         opts = self.check_options(options)
         url = self.client.invitations.create_link(**opts.request())
         self.link_url = url
@@ -570,5 +526,9 @@ class InvitationsModel(InvitationList):
             else f"expires in {_plural(opts.expires_in_days, 'day')}"
         )
         self.status.ok(f"Created a reusable invitation link for new {role}s; it {expiry}.")
-        self._shown_invitations()
+        self.invitations.changed()
         return url
+
+
+def _nothing() -> None:
+    """What the model tells when no panel listens."""

@@ -1,5 +1,5 @@
 """The Channel folders panel (spec 4.6): create, rename, describe, archive, reorder channel folders
-and put channels in them. The logic is :class:`~chatops.widgets.folders_model.FoldersModel`;
+and put channels in them. The logic is :class:`~chatops.widgets.channel_folders_model.FoldersModel`;
 this module lays it out and binds it.
 
 Only organization administrators may change folders; anyone else sees the lists read-only.
@@ -16,10 +16,10 @@ import pandas as pd
 from chatops import Channel
 from chatops.types import ChannelFolder
 
-from ._base import Confirm, Field, Panel, TableView
+from ._base import Confirm, Field, Panel, TableView, forwarded
 from ._controls import markdown_cell
 from ._model import plural as _plural
-from .folders_model import (
+from .channel_folders_model import (
     FOLDERS_FEATURE_LEVEL,
     REORDER_FEATURE_LEVEL,
     FolderPermissionError,
@@ -275,22 +275,6 @@ class ChannelFoldersPanel(Panel):
     def _reload(self) -> None:
         self.folders_table.refresh()
 
-    def folders_frame(self) -> pd.DataFrame:
-        """The folders as shown: the server's order, archived ones included and marked."""
-        return self.model.folders_frame()
-
-    def channels_frame(self) -> pd.DataFrame:
-        """Every channel with its folder, grouped by folder in the folders' order, then by name."""
-        return self.model.channels_frame()
-
-    def results_frame(self) -> pd.DataFrame:
-        """What the last assignment or taking out did, one row per channel."""
-        return self.model.results_frame()
-
-    def channel_id(self, name: str) -> int:
-        """The ID of the channel named ``name`` (as last fetched)."""
-        return self.model.channel_id(name)
-
     def _sync_pickers(self) -> None:
         picked = self.folder_field.value
         options = []
@@ -331,20 +315,23 @@ class ChannelFoldersPanel(Panel):
             self.new_name_field.value = folder.name
             self.new_description_field.value = folder.description
 
+    # -- what the model does as it is ---------------------------------------------------------------
+    folders_frame = forwarded(FoldersModel.folders_frame)
+    channels_frame = forwarded(FoldersModel.channels_frame)
+    results_frame = forwarded(FoldersModel.results_frame)
+    channel_id = forwarded(FoldersModel.channel_id)
+    rename_folder = forwarded(FoldersModel.rename_folder)
+    change_description = forwarded(FoldersModel.change_description)
+    archive_folder = forwarded(FoldersModel.archive_folder)
+    unarchive_folder = forwarded(FoldersModel.unarchive_folder)
+    move_folder = forwarded(FoldersModel.move_folder)
+
     # -- actions: the model acts, the panel shows ---------------------------------------------------
     def create_folder(self, name: str, *, description: str = "") -> int:
         """Create a channel folder; returns its ID. The description may be empty."""
         folder_id = self.model.create_folder(name, description=description)
         self.folder_field.value = folder_id
         return folder_id
-
-    def rename_folder(self, folder_id: int, name: str) -> None:
-        """Give the folder a new name."""
-        self.model.rename_folder(folder_id, name)
-
-    def change_description(self, folder_id: int, description: str) -> None:
-        """Give the folder a new description (empty clears it)."""
-        self.model.change_description(folder_id, description)
 
     def ask_archive(self, folder_id: int) -> str:
         """Check that the folder can be archived and ask for confirmation; returns the question."""
@@ -360,18 +347,6 @@ class ChannelFoldersPanel(Panel):
         self.clear_errors()
         self.guard(action)
         self.update_controls()
-
-    def archive_folder(self, folder_id: int) -> None:
-        """Archive the folder now, without asking (it must hold no active channels)."""
-        self.model.archive_folder(folder_id)
-
-    def unarchive_folder(self, folder_id: int) -> None:
-        """Make an archived folder active again."""
-        self.model.unarchive_folder(folder_id)
-
-    def move_folder(self, folder_id: int, step: int) -> list[int]:
-        """Move the folder ``step`` places (-1 up, +1 down); sends and returns the whole order."""
-        return self.model.move_folder(folder_id, step)
 
     def assign_channels(self, folder_id: int, channel_ids: Sequence[int]) -> pd.DataFrame:
         """Put the channels in the folder, one at a time; returns the result per channel."""

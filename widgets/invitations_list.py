@@ -1,6 +1,7 @@
 """The invitations already made, without widgets: the list of email invitations and reusable
 links filtered by inviter, role, kind, expiry and state, and revoked or resent in bulk with one
-result per invitation. :class:`~chatops.widgets.invitations_model.InvitationsModel` holds it.
+result per invitation. :class:`~chatops.widgets.invitations_model.InvitationsModel` holds one
+(``model.invitations``) and offers its methods too.
 
     model = InvitationsModel(chatops.Client.from_zuliprc("~/.zuliprc"))
     model.invitations_filter = InvitationFilter(role=400, expiry=WITHIN_A_WEEK)
@@ -13,21 +14,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from chatops import ApiError, ChatopsError
+from chatops import ApiError, ChatopsError, Client
 from chatops.types import Invite
 
-from ._model import ROLE_NAMES, frame
+from ._model import ROLE_NAMES, Reporter, Tracker, frame
 from ._model import plural as _plural
 from .invitations_data import error_code, when
-
-if TYPE_CHECKING:
-    from chatops import Client
-
-    from ._model import Reporter, Tracker
 
 __all__ = [
     "EXPIRIES",
@@ -145,33 +140,43 @@ class Handled:
 
 
 class InvitationList:
-    """The invitations made so far, filtered, revoked and resent in bulk (a mixin of
-    :class:`~chatops.widgets.invitations_model.InvitationsModel`)."""
+    """The invitations made so far, filtered, revoked and resent in bulk.
 
-    client: Client
-    status: Reporter
-    progress: Tracker
-    _user_names: dict[int, str]
+    ``status`` and ``progress`` receive outcomes and counts; ``changed`` runs after the
+    server's invitations changed (a panel fetches and shows them again) and ``handled`` after
+    a bulk revoke or resend has a result per invitation. ``clock`` says what time it is for the
+    expiry filter.
+    """
 
-    def _setup_list(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        status: Reporter,
+        progress: Tracker,
+        changed: Callable[[], None] | None = None,
+        handled: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.client = client
+        self.status = status
+        self.progress = progress
+        self.changed: Callable[[], None] = changed if changed is not None else _nothing
+        self._handled: Callable[[], None] = handled if handled is not None else _nothing
         self.clock = clock
         self.invites: list[Invite] = []
         #: what this panel did to an invitation: its state and the invitation as it was
         self.ledger: dict[int, tuple[str, Invite]] = {}
         self.invitations_filter = InvitationFilter()
         self.handled: list[Handled] = []
+        #: full names by user ID, of the inviters and of anyone the model fetched
+        self.user_names: dict[int, str] = {}
 
     def _names(self, user_ids: Iterable[int]) -> dict[int, str]:
         """Full names by user ID, fetched again only when one is not known yet."""
-        if not set(user_ids) <= self._user_names.keys():
-            self._user_names = {u.user_id: u.full_name for u in self.client.users.list()}
-        return self._user_names
-
-    def _shown_invitations(self) -> None:
-        """The invitations changed on the server (a panel fetches and shows them again)."""
-
-    def _shown_handled(self) -> None:
-        """The results of a bulk revoke or resend changed."""
+        if not set(user_ids) <= self.user_names.keys():
+            self.user_names = {u.user_id: u.full_name for u in self.client.users.list()}
+        return self.user_names
 
     # -- the list ------------------------------------------------------------------------------
     def fetch_invitations(self, *, track: bool = False) -> list[Invite]:
@@ -202,7 +207,7 @@ class InvitationList:
 
     def inviters(self) -> dict[int, str]:
         """The people who made the invitations listed, by user ID, with their names."""
-        names = self._user_names
+        names = self.user_names
         ids = {i.invited_by_user_id for i, _s in self._rows()}
         return dict(
             sorted(
@@ -216,7 +221,7 @@ class InvitationList:
         newest first."""
         chosen = only if only is not None else self.invitations_filter
         at = int(self.clock())
-        names = self._user_names
+        names = self.user_names
         rows = sorted(
             ((i, s) for i, s in self._rows() if chosen.admits(i, s, at)),
             key=lambda r: (-r[0].invited, -r[0].id),
@@ -294,8 +299,8 @@ class InvitationList:
             handled = self._one(action, invitation_id, invite, what)
             self.handled.append(handled)
             self.progress.advance(failed=int(handled.result != DONE))
-        self._shown_handled()
-        self._shown_invitations()
+        self._handled()
+        self.changed()
         self._summarise_bulk(action, verb)
         return self.handled
 
@@ -340,3 +345,7 @@ class InvitationList:
             self.status.info(text)
         else:
             self.status.ok(text)
+
+
+def _nothing() -> None:
+    """What the list tells when no panel listens."""

@@ -4,14 +4,14 @@ outcome of sending one."""
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from chatops import ApiError, ChatopsError
+
+from ._people import INVITEES, read_list_file, split_pasted
 
 __all__ = [
     "Candidate",
@@ -66,10 +66,6 @@ INVITATION_COLUMNS = [
     "invitation ID",
 ]
 
-HEADER_NAMES = frozenset(
-    {"email", "e-mail", "emails", "address", "email address", "e-mail address"}
-)
-
 # The sandbox's rule (chatops/sandbox/invitations.py EMAIL); the stricter checks below follow
 # the real server's (Django's) validator, so that the panel never sends an address either would
 # refuse: one invalid address makes the server refuse its whole batch.
@@ -88,10 +84,7 @@ def split_addresses(raw: str) -> list[tuple[str, str]]:
     Unlike the server this keeps duplicates, so that the preview can point them out.
     """
     out: list[tuple[str, str]] = []
-    for part in re.split(r"[,\n]", raw):
-        typed = part.strip()
-        if not typed:
-            continue
+    for typed in split_pasted(raw, INVITEES):
         m = _ANGLE.search(typed)
         out.append((typed, (m.group(1) if m else typed).strip()))
     return out
@@ -135,50 +128,8 @@ def addresses_from_file(content: bytes, name: str = "the file") -> tuple[list[st
     is used when the first row is a header; without a header, the first column holding an
     address. Raises ``ValueError`` with a sentence for the admin when the file is unusable.
     """
-    if not content.strip():
-        raise ValueError(f"{name} is empty.")
-    if b"\x00" in content:
-        raise ValueError(f"{name} is not a text file; upload a CSV or TXT file.")
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(
-            f"{name} is not UTF-8 text; save it as “CSV UTF-8” and upload it again."
-        ) from None
-    if name.lower().endswith(".txt"):
-        typed = [part for part, _email in split_addresses(text)]
-        if not typed:
-            raise ValueError(f"{name} has no addresses.")
-        return typed, "the lines of the file"
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(
-            text[:4096], delimiters=",;\t"
-        )
-    except csv.Error:
-        dialect = csv.excel  # a single column has no delimiter to find
-    try:
-        rows = [r for r in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in r)]
-    except csv.Error as exc:
-        raise ValueError(f"{name} is not a valid CSV file: {exc}.") from None
-    if not rows:
-        raise ValueError(f"{name} is empty.")
-    header = [" ".join(c.strip().lower().replace("_", " ").split()) for c in rows[0]]
-    column = next((i for i, h in enumerate(header) if h in HEADER_NAMES), None)
-    if column is not None:
-        body, where = rows[1:], f"column “{rows[0][column].strip()}”"
-    else:
-        column = next((i for i, c in enumerate(rows[0]) if "@" in c), None)
-        if column is None:
-            shown = ", ".join(c.strip() for c in rows[0][:5])
-            raise ValueError(
-                f"{name} has a header row ({shown}) but no column named email, e-mail or "
-                "address, and no addresses in its first row."
-            )
-        body, where = rows, "the first column" if column == 0 else f"column {column + 1}"
-    found = [r[column].strip() for r in body if len(r) > column and r[column].strip()]
-    if not found:
-        raise ValueError(f"{name} has no addresses in {where}.")
-    return found, where
+    people = read_list_file(content, name, INVITEES)
+    return people.texts(), people.where
 
 
 # -- records ------------------------------------------------------------------------------------

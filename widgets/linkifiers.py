@@ -21,9 +21,9 @@ import pandas as pd
 
 from chatops import Client
 from chatops.linkify import LinkifierMatch, Matcher
-from chatops.types import Linkifier
+from chatops.types import Linkifier, Message
 
-from ._base import Confirm, Panel, Session, escape
+from ._base import Confirm, Panel, Session, escape, forwarded
 from .linkifier_checks import (
     DEFAULT_SCAN,
     MAX_PATTERN_LENGTH,
@@ -40,7 +40,7 @@ from .linkifiers_model import LinkifiersModel
 __all__ = ["Check", "Draft", "LinkifierMatch", "LinkifiersModel", "LinkifiersPanel", "Matcher"]
 
 
-class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: a widget
+class LinkifiersPanel(Panel):
     """Linkifiers of the organization: the list in the order they apply, a form to add or edit
     one with a live check and preview, move up / move down, and delete with confirmation.
 
@@ -52,7 +52,7 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
         panel.move_up(panel.linkifiers[-1].id)
 
     Only organization administrators may change linkifiers; for others the panel is read-only
-    (the list, checks and preview still work).
+    (the list, checks and preview still work). The logic is :attr:`model`.
     """
 
     title = "Linkifiers"
@@ -65,32 +65,65 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
         background: bool | None = None,
         export_dir: str | Path = "exports",
     ) -> None:
-        Panel.__init__(self, client, background=background, export_dir=export_dir)
-        self._setup()
+        super().__init__(client, background=background, export_dir=export_dir)
+        self._replacing_options = False
+        self.model = LinkifiersModel(
+            self.session,
+            status=self.status,
+            changed=self._reload,
+            selected=self.pick,
+            field_error=self._field_error,
+            scanned=self._shown_scan,
+        )
         self.root.add_class("chatops-linkifiers")
 
-    def _sample(self) -> str:
-        return str(self.sample.value)
+    # the model's state, as the panel shows it
+    @property
+    def linkifiers(self) -> list[Linkifier]:
+        """The linkifiers in the order they apply, as last fetched."""
+        return self.model.linkifiers
+
+    @property
+    def recent(self) -> list[Message]:
+        """The recent messages the preview tries."""
+        return self.model.recent
+
+    @property
+    def checks(self) -> list[Check]:
+        """The last live check of the form, one line each."""
+        return self.model.checks
+
+    @property
+    def scan_summary(self) -> str:
+        return self.model.scan_summary
+
+    @property
+    def sample_text(self) -> str:
+        """The text the preview tries (the sample field's)."""
+        return self.model.sample_text
 
     def _shown_scan(self) -> None:
         self.scan_info.value = f'<span class="chatops-muted">{escape(self.scan_summary)}</span>'
         self._show_analysis()
 
-    def _changed(self) -> None:
+    def _reload(self) -> None:
         self.list_table.refresh()
-
-    def _select(self, filter_id: int) -> None:
-        self.picker.value = filter_id
 
     def _field_error(self, name: str, message: str) -> None:
         self.fields[name].error(message)
 
     def missing_permission(self) -> str | None:
-        return LinkifiersModel.missing_permission(self)
+        return self.model.missing_permission()
 
     # -- building ----------------------------------------------------------------------------
     def build(self) -> w.Widget:
+        self._build_fields()
+        self._build_actions()
+        self._name_parts()
+        self._wire()
+        return self._layout()
 
+    def _build_fields(self) -> None:
         self.list_table = self.table(
             "Linkifiers, in the order they apply (an earlier one wins where two overlap)",
             self.load_linkifiers,
@@ -155,6 +188,8 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
         self.check_html = w.HTML(value="")
         self.overlap_info = w.HTML(value="")
 
+    def _build_actions(self) -> None:
+        """The buttons that change linkifiers, the confirmation, the preview and overlaps."""
         self.add_button = self.action_button("Add linkifier", icon="plus", style="success")
         self.save_button = self.action_button("Save changes", icon="save", style="primary")
         self.up_button = self.action_button("Move up", icon="arrow-up")
@@ -176,6 +211,7 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
             empty="No two linkifiers overlap on the sample text or the recent messages scanned.",
         )
 
+    def _name_parts(self) -> None:
         for part, name in [
             (self.picker.input, "picker"),
             (self.pattern.input, "pattern"),
@@ -200,6 +236,7 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
         ]:
             part.add_class(f"chatops-linkifiers-{name}")
 
+    def _wire(self) -> None:
         self.picker.input.observe(self._on_pick, "value")
         for draft_field in (self.pattern, self.url_template):
             draft_field.input.observe(self._on_draft, "value")
@@ -216,6 +253,7 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
         self.on_click(self.down_button, lambda: self.move_down(self._picked()))
         self.on_click(self.delete_button, lambda: self.ask_delete(self._picked()))
 
+    def _layout(self) -> w.Widget:
         form = w.VBox(
             [
                 w.HTML(value='<div class="chatops-section">Add or edit a linkifier</div>'),
@@ -294,7 +332,7 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
     def update_checks(self) -> list[Check]:
         """Run the live check on the form and show it with the preview."""
         editing = self._picked()
-        self.checks = self.check(self.pattern.value, self.url_template.value, editing=editing)
+        self.model.checks = self.check(self.pattern.value, self.url_template.value, editing=editing)
         self.check_html.value = "".join(
             f'<div class="chatops-check chatops-check-{c.kind} chatops-linkifiers-check-{c.kind}">'
             f"{escape(c.line)}</div>"
@@ -317,15 +355,29 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
 
     def ask_delete(self, filter_id: int) -> None:
         """Ask to confirm deleting linkifier ``filter_id``; Yes deletes it, Cancel does nothing."""
-        self._require_admin()
-        position = self._position(filter_id, "delete")
-        lf = self.linkifiers[position - 1]
         self.confirm.ask(
-            f"Delete linkifier #{position} `{short(lf.pattern)}` → {short(lf.url_template)}?",
+            self.model.delete_question(filter_id),
             lambda: self.guard(lambda: self.delete(filter_id)),
             yes="Delete",
         )
         self.status.info("Confirm or cancel the deletion below the buttons.")
+
+    # -- the model's actions and checks, as they are ---------------------------------------------
+    fetch = forwarded(LinkifiersModel.fetch)
+    why_not = forwarded(LinkifiersModel.why_not)
+    linkifiers_frame = forwarded(LinkifiersModel.linkifiers_frame)
+    scan_recent = forwarded(LinkifiersModel.scan_recent)
+    analyse = forwarded(LinkifiersModel.analyse)
+    check = forwarded(LinkifiersModel.check)
+    preview = forwarded(LinkifiersModel.preview)
+    overlaps = forwarded(LinkifiersModel.overlaps)
+    not_compiled = forwarded(LinkifiersModel.not_compiled)
+    add = forwarded(LinkifiersModel.add)
+    save = forwarded(LinkifiersModel.save)
+    move = forwarded(LinkifiersModel.move)
+    move_up = forwarded(LinkifiersModel.move_up)
+    move_down = forwarded(LinkifiersModel.move_down)
+    delete = forwarded(LinkifiersModel.delete)
 
     # -- form helpers ------------------------------------------------------------------------
     def pick(self, filter_id: int) -> None:
@@ -368,5 +420,6 @@ class LinkifiersPanel(LinkifiersModel, Panel):  # type: ignore[misc]  # status: 
         self.url_template.clear()
         self.guard(self.update_checks)
 
-    def _on_sample(self, _change: dict[str, Any]) -> None:
+    def _on_sample(self, change: dict[str, Any]) -> None:
+        self.model.sample_text = str(change["new"])
         self.guard(self._show_analysis)

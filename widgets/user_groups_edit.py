@@ -1,7 +1,7 @@
 """Changing user groups without widgets: create, rename and describe a group, add and remove
 members and subgroups in bulk (pasted text or a CSV file, previewed before anything is sent),
-and the group's own permission settings. Mixed into
-:class:`~chatops.widgets.groups_model.GroupsModel`.
+and the group's own permission settings. :class:`~chatops.widgets.user_groups_model.GroupsModel`
+holds a :class:`GroupEditor` (``model.editor``) and offers its methods too.
 
     model.create_group("on-call", description="Who answers pages", members="ann@x.org, Bo Li")
     model.preview_members(gid, "ann@x.org\\n@*support-team*")   # one MemberRow per entry
@@ -11,29 +11,26 @@ and the group's own permission settings. Mixed into
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from chatops import NOT_GIVEN, Client, User
+from chatops import NOT_GIVEN, User
 
-from ._model import FieldError, Reporter, Session, frame
+from ._model import FieldError, Reporter, frame
 from ._model import plural as _plural
+from ._people import MEMBERS, read_list_file, split_pasted
 from ._words import SETTING_LABELS, Labelled, setting_label
-
-if TYPE_CHECKING:
-    from .groups_model import GroupInfo
+from .user_groups_data import GroupDirectory, GroupInfo
 
 __all__ = [
     "GROUP_SETTINGS",
     "MEMBER_COLUMNS",
     "PERMISSION_COLUMNS",
-    "GroupEditing",
+    "GroupEditor",
     "MemberRow",
     "entries_from_file",
     "split_entries",
@@ -56,7 +53,6 @@ PERMISSION_COLUMNS = ("Setting", "Who now")
 WILL_ADD, WILL_REMOVE = "will be added", "will be removed"
 ALREADY, NOT_MEMBER = "already in the group", "not in the group"
 UNKNOWN, AMBIGUOUS, DUPLICATE, REFUSED = "unknown", "ambiguous", "duplicate", "cannot"
-HEADER_NAMES = {"email", "e-mail", "member", "members", "user", "name", "full name", "group"}
 
 
 @dataclass(frozen=True)
@@ -78,35 +74,14 @@ class MemberRow:
 
 def split_entries(text: str) -> list[str]:
     """Entries of pasted text: one per line, or separated by commas or semicolons."""
-    return [part.strip() for part in re.split(r"[\n,;]+", text) if part.strip()]
+    return split_pasted(text, MEMBERS)
 
 
 def entries_from_file(content: bytes, name: str = "the file") -> list[str]:
     """The entries of an uploaded CSV or text file: the column named email, member, user, name
     or group when the first row is a header, else every cell. Raises ``ValueError`` with a
     sentence for the admin when the file is unusable."""
-    if not content.strip():
-        raise ValueError(f"{name} is empty.")
-    if b"\x00" in content:
-        raise ValueError(f"{name} is not a text file; upload a CSV or TXT file.")
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(
-            f"{name} is not UTF-8 text; save it as “CSV UTF-8” and upload it again."
-        ) from None
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-    header = [" ".join(c.strip().lower().replace("_", " ").split()) for c in rows[0]]
-    columns = [i for i, h in enumerate(header) if h in HEADER_NAMES]
-    if columns:
-        # an email column beats a name column: addresses are unique
-        column = next((i for i in columns if "mail" in header[i]), columns[0])
-        found = [r[column].strip() for r in rows[1:] if len(r) > column and r[column].strip()]
-    else:
-        found = [c.strip() for r in rows for c in r if c.strip()]
-    if not found:
-        raise ValueError(f"{name} has no entries.")
-    return found
+    return read_list_file(content, name, MEMBERS).texts()
 
 
 def _mention(typed: str) -> tuple[str, str]:
@@ -124,31 +99,28 @@ def _mention(typed: str) -> tuple[str, str]:
     return "", text
 
 
-class GroupEditing:
-    """Create, rename, describe, members and subgroups, permission settings."""
+class GroupEditor:
+    """Create, rename, describe, members and subgroups, permission settings of the groups in
+    ``directory``. ``status`` receives each outcome in words; ``changed`` runs after the server
+    changed something, to fetch the groups again (and show them)."""
 
-    session: Session
-    client: Client
-    status: Reporter
-    _groups: dict[int, GroupInfo]
-    _raw_groups: dict[int, dict[str, Any]]
-    _users: list[User]
-    member_rows: list[MemberRow]
-    _member_target: tuple[int, bool] | None
-
-    if TYPE_CHECKING:
-
-        def refresh(self) -> None: ...
-
-        def _manage_all_words(self) -> str: ...
-
-        def group_id(self, name: str) -> int: ...
+    def __init__(
+        self, directory: GroupDirectory, *, status: Reporter, changed: Callable[[], None]
+    ) -> None:
+        self.directory = directory
+        self.session = directory.session
+        self.client = directory.client
+        self.status = status
+        self.changed = changed
+        #: the entries of the last preview, and the group and direction they are for
+        self.member_rows: list[MemberRow] = []
+        self._member_target: tuple[int, bool] | None = None
 
     # -- checks -----------------------------------------------------------------------------
     def _editable(self, group_id: int | None, action: str) -> GroupInfo:
-        if group_id is None or group_id not in self._groups:
+        if group_id is None or group_id not in self.directory.groups:
             raise FieldError("group", "Pick a user group first.")
-        group = self._groups[group_id]
+        group = self.directory.groups[group_id]
         if group.is_system_group:
             raise FieldError(
                 "group",
@@ -164,7 +136,7 @@ class GroupEditing:
                 "group",
                 f'You may not {action} "{group.name}": that needs its “Who can administer this '
                 f"group” or the organization's “Who can administer all user groups” "
-                f"({self._manage_all_words()}).",
+                f"({self.directory.manage_all_words()}).",
             )
         return group
 
@@ -173,7 +145,7 @@ class GroupEditing:
     ) -> str:
         """Why the server would refuse to add (remove) the users ``users`` to (from) the group,
         or "" when it would not; with ``users`` None, why it would refuse every list. The rule is
-        the server's (see :meth:`GroupsModel._member_rights`): managing the group is enough but
+        the server's (see :meth:`GroupDirectory.member_rights`): managing the group is enough but
         not needed; a list of oneself alone is joining (leaving) the group."""
         if group.is_system_group:
             return (
@@ -210,14 +182,14 @@ class GroupEditing:
         return (
             f'You may not {verb} "{group.name}": that needs {needed} or permission to '
             f"administer it (its “Who can administer this group” or the organization's “Who can "
-            f"administer all user groups”, {self._manage_all_words()})."
+            f"administer all user groups”, {self.directory.manage_all_words()})."
         )
 
     def _members_group(self, group_id: int | None, *, remove: bool) -> GroupInfo:
         """The group whose members are to change, when the server allows some change."""
-        if group_id is None or group_id not in self._groups:
+        if group_id is None or group_id not in self.directory.groups:
             raise FieldError("group", "Pick a user group first.")
-        group = self._groups[group_id]
+        group = self.directory.groups[group_id]
         if why := self.members_refusal(group, remove=remove):
             raise FieldError("group", why)
         return group
@@ -232,7 +204,7 @@ class GroupEditing:
             )
         if name.startswith(("role:", "@")):
             raise FieldError(field, 'A group name cannot start with "role:" or "@".')
-        for g in self._groups.values():
+        for g in self.directory.groups.values():
             if g.name.casefold() == name.casefold() and g.id != keep:
                 state = " (deactivated)" if g.deactivated else ""
                 raise FieldError(field, f'There is already a group called "{g.name}"{state}.')
@@ -267,7 +239,7 @@ class GroupEditing:
         gid = self.client.user_groups.create(
             name, members=users, description=description.strip(), subgroups=groups or []
         )
-        self.refresh()
+        self.changed()
         self.status.ok(
             f'Created the user group "{name}" with {_plural(len(users), "member")}'
             + (f" and {_plural(len(groups), 'subgroup')}." if groups else ".")
@@ -291,7 +263,7 @@ class GroupEditing:
             name=changes.get("name", NOT_GIVEN),
             description=changes.get("description", NOT_GIVEN),
         )
-        self.refresh()
+        self.changed()
         said = []
         if "name" in changes:
             said.append(f'renamed "{group.name}" to "{changes["name"]}"')
@@ -384,17 +356,17 @@ class GroupEditing:
     def _classify(
         self, entries: Sequence[str], group: GroupInfo | None, *, remove: bool
     ) -> list[MemberRow]:
-        raw = self._raw_groups.get(group.id, {}) if group else {}
+        raw = self.directory.raw_groups.get(group.id, {}) if group else {}
         direct_users = {int(u) for u in raw.get("members", [])}
         direct_groups = {int(g) for g in raw.get("direct_subgroup_ids", [])}
         by_email: dict[str, User] = {}
         by_name: dict[str, list[User]] = {}
-        for u in self._users:
+        for u in self.directory.users:
             for email in (u.email, u.delivery_email):
                 if email:
                     by_email[email.casefold()] = u
             by_name.setdefault(u.full_name.casefold(), []).append(u)
-        groups_by_name = {g.name.casefold(): g for g in self._groups.values()}
+        groups_by_name = {g.name.casefold(): g for g in self.directory.groups.values()}
         seen: dict[tuple[str, int], int] = {}
         out: list[MemberRow] = []
         for row, typed in enumerate(entries, start=1):
@@ -457,13 +429,13 @@ class GroupEditing:
                 kind == "user"
             ) else "Not a direct subgroup."
         if kind == "user":
-            user = next(u for u in self._users if u.user_id == oid)
+            user = next(u for u in self.directory.users if u.user_id == oid)
             if not user.is_active:
                 return REFUSED, "The account is deactivated."
             if oid in direct_users:
                 return ALREADY, ""
             return WILL_ADD, ""
-        sub = self._groups[oid]
+        sub = self.directory.groups[oid]
         if group is not None and oid == group.id:
             return REFUSED, "A group cannot be its own subgroup."
         if sub.deactivated:
@@ -478,7 +450,9 @@ class GroupEditing:
         found: set[int] = set()
         stack = [gid]
         while stack:
-            for sub in self._raw_groups.get(stack.pop(), {}).get("direct_subgroup_ids", []):
+            for sub in self.directory.raw_groups.get(stack.pop(), {}).get(
+                "direct_subgroup_ids", []
+            ):
                 if int(sub) not in found:
                     found.add(int(sub))
                     stack.append(int(sub))
@@ -510,7 +484,7 @@ class GroupEditing:
                 self.client.user_groups.update_subgroups(group.id, add=groups)
         self.member_rows = []
         self._member_target = None
-        self.refresh()
+        self.changed()
         verb = "Removed" if remove else "Added"
         where = "from" if remove else "to"
         parts = [_plural(len(users), "member")] if users else []
@@ -523,11 +497,11 @@ class GroupEditing:
     def value_words(self, value: Any) -> str:
         """A group-setting value in words: a group's name, or the users and groups of an
         anonymous group."""
-        names = {g.id: g.name for g in self._groups.values()}
+        names = {g.id: g.name for g in self.directory.groups.values()}
         if isinstance(value, int) and not isinstance(value, bool):
             return names.get(value, f"group {value}").removeprefix("role:")
         if isinstance(value, Mapping):
-            users = {u.user_id: u.full_name for u in self._users}
+            users = {u.user_id: u.full_name for u in self.directory.users}
             parts = [
                 names.get(int(g), f"group {g}").removeprefix("role:")
                 for g in value.get("direct_subgroups", [])
@@ -538,8 +512,8 @@ class GroupEditing:
 
     def permissions_frame(self, group_id: int | None) -> pd.DataFrame:
         """The group's own settings: Zulip's label (API name as tooltip) and who it names."""
-        raw = self._raw_groups.get(group_id, {}) if group_id is not None else {}
-        group = self._groups.get(group_id) if group_id is not None else None
+        raw = self.directory.raw_groups.get(group_id, {}) if group_id is not None else {}
+        group = self.directory.groups.get(group_id) if group_id is not None else None
         rows = []
         if group is not None and not group.is_system_group:
             rows = [
@@ -552,7 +526,9 @@ class GroupEditing:
     def setting_choices(self) -> list[tuple[str, int]]:
         """Groups a setting may name: system groups (by role) first, then active groups."""
         active = [
-            g for g in self._groups.values() if not g.deactivated and g.name != "role:internet"
+            g
+            for g in self.directory.groups.values()
+            if not g.deactivated and g.name != "role:internet"
         ]
         active.sort(key=lambda g: (not g.is_system_group, g.name.casefold()))
         return [
@@ -565,14 +541,14 @@ class GroupEditing:
         group = self._editable(group_id, "change the settings of")
         if setting not in SETTING_LABELS["group"]:
             raise FieldError("setting", f"{setting!r} is not a setting of a user group.")
-        if value not in self._groups or self._groups[value].deactivated:
+        if value not in self.directory.groups or self.directory.groups[value].deactivated:
             raise FieldError("setting_value", "Pick an active group for the setting.")
-        old = self._raw_groups[group.id][setting]
+        old = self.directory.raw_groups[group.id][setting]
         label = setting_label("group", setting)
         if old == value:
             raise FieldError("setting_value", f"“{label}” already names {self.value_words(value)}.")
         self.client.user_groups.update(group.id, settings={setting: (value, old)})
-        self.refresh()
+        self.changed()
         self.status.ok(
             f'“{label}” of "{group.name}" is now {self.value_words(value)} '
             f"(was {self.value_words(old)})."

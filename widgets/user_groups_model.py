@@ -1,28 +1,32 @@
 """User groups without widgets: every group with its members and where it is used, and
-deactivation (spec 4.21) with the server's objections, plus reactivation.
+deactivation (spec 4.21) with the server's objections, plus reactivation. Creating and changing
+groups is the model's :attr:`~GroupsModel.editor` (:mod:`~chatops.widgets.user_groups_edit`),
+fixing objections in place its :attr:`~GroupsModel.fixer`
+(:mod:`~chatops.widgets.user_groups_fix`); the model offers their methods too, and all three read
+one :class:`~chatops.widgets.user_groups_data.GroupDirectory`.
 :class:`~chatops.widgets.user_groups.UserGroupsPanel` lays it out.
 
     model = GroupsModel(chatops.Client.from_zuliprc("~/.zuliprc"))
     model.fetch()
     model.deactivate(model.group_id("alumni"))   # False when in use: model.status says where
+    model.create_group("on-call", members="ann@x.org, Bo Li")
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from chatops import CannotDeactivateGroupInUse, Client, User
-from chatops.audits.user_groups import group_usages
+from chatops import CannotDeactivateGroupInUse, Client
 
 from ._model import FieldError, Reporter, Said, Session, frame
 from ._model import plural as _plural
-from ._words import setting_label
-from .groups_edit import GroupEditing, MemberRow
-from .groups_fix import ObjectionFixes
+from ._words import Labelled, setting_label
+from .user_groups_data import NOT_APPLICABLE, GroupDirectory, GroupInfo
+from .user_groups_edit import GroupEditor, MemberRow
+from .user_groups_fix import Fix, ObjectionFixer
 
 __all__ = ["GroupInfo", "GroupsModel"]
 
@@ -53,68 +57,52 @@ FIRST_MEMBERS = 3
 SOME_MEMBERS = 2
 FIRST_PLACES = 4
 
-#: Kinds of use in the words of the tables, in the order the server lists its objections.
-KIND_ORDER = {"subgroup of": 0, "organization": 1, "channel": 2, "group": 3}
-NOT_APPLICABLE = "—"
 
+class GroupsModel:
+    """The user groups of an organization as one account sees and manages them.
 
-@dataclass
-class GroupInfo:
-    """One user group as the panel shows it."""
+    ``status`` receives each outcome in words. ``changed`` runs after the server changed
+    something (the panel fetches and shows everything again there; alone, the model fetches
+    again), ``objections_changed`` when the server's objections to deactivating a group are
+    known or forgotten (:attr:`objections`).
+    """
 
-    id: int
-    name: str
-    description: str
-    is_system_group: bool
-    deactivated: bool
-    active_members: list[str]
-    subgroups: list[str]
-    uses: list[tuple[str, str, str]] = field(default_factory=list)
-    may_manage: bool = False
-    #: what the acting account may do to the members, by the server's rule (each is true when
-    #: it may manage the group): add others, remove others, add itself, remove itself
-    may_add_members: bool = False
-    may_remove_members: bool = False
-    may_join: bool = False
-    may_leave: bool = False
-
-    @property
-    def label(self) -> str:
-        """The name with its state, for the group picker."""
-        if self.is_system_group:
-            return f"{self.name} (system group)"
-        if self.deactivated:
-            return f"{self.name} (deactivated)"
-        return self.name
-
-
-def _role_words(name: str) -> str:
-    """``role:owners`` -> ``owners``: system groups in an admin's words."""
-    return name.removeprefix("role:")
-
-
-class GroupsModel(GroupEditing, ObjectionFixes):
-    """The user groups of an organization as one account sees and manages them; ``status``
-    receives each outcome in words. Creating and changing groups is
-    :class:`~chatops.widgets.groups_edit.GroupEditing`; fixing objections in place is
-    :class:`~chatops.widgets.groups_fix.ObjectionFixes`."""
-
-    def __init__(self, client: Client | Session, *, status: Reporter | None = None) -> None:
+    def __init__(
+        self,
+        client: Client | Session,
+        *,
+        status: Reporter | None = None,
+        changed: Callable[[], None] | None = None,
+        objections_changed: Callable[[], None] | None = None,
+    ) -> None:
         self.session = client if isinstance(client, Session) else Session(client)
         self.client = self.session.client
         self.status: Reporter = status if status is not None else Said()
-        self._setup()
+        self.changed: Callable[[], None] = changed if changed is not None else self.fetch
+        self._objections_changed: Callable[[], None] = objections_changed or _nothing
+        self.directory = GroupDirectory(self.session)
+        self.editor = GroupEditor(self.directory, status=self.status, changed=self.refresh)
+        self.fixer = ObjectionFixer(self.directory, status=self.status, deactivate=self.deactivate)
 
-    def _setup(self) -> None:
-        self._groups: dict[int, GroupInfo] = {}
-        self._channel_names: dict[int, str] = {}
-        self._objections: list[dict[str, Any]] = []
-        self._objections_group: int | None = None
-        self._raw_groups: dict[int, dict[str, Any]] = {}
-        self._raw_channels: dict[int, dict[str, Any]] = {}
-        self._users: list[User] = []
-        self.member_rows: list[MemberRow] = []
-        self._member_target: tuple[int, bool] | None = None
+    @property
+    def groups(self) -> dict[int, GroupInfo]:
+        """Every user group by ID, as last fetched."""
+        return self.directory.groups
+
+    @property
+    def objections(self) -> list[dict[str, Any]]:
+        """What the server said still uses the group it last refused to deactivate."""
+        return self.fixer.objections
+
+    @property
+    def objections_group(self) -> int | None:
+        """The group the server last refused to deactivate (None once that is forgotten)."""
+        return self.fixer.group_id
+
+    @property
+    def member_rows(self) -> list[MemberRow]:
+        """The entries of the last preview of members, one row each."""
+        return self.editor.member_rows
 
     # -- permission -----------------------------------------------------------------------
     def missing_permission(self) -> str | None:
@@ -122,10 +110,10 @@ class GroupsModel(GroupEditing, ObjectionFixes):
         if self.session.role == 600:
             return "Guests cannot deactivate or reactivate user groups; you are a guest."
         groups = [g for g in self.session.groups if not g.is_system_group]
-        if any(self._may_manage(g.can_manage_group) for g in groups):
+        if any(self.directory.may_manage(g.can_manage_group) for g in groups):
             return None
         # adding or removing members needs no permission to manage the group (the server's
-        # rule, see _member_rights); leaving a group oneself is not what this panel is for
+        # rule, see GroupDirectory.member_rights); leaving a group oneself is not what this panel is for
         me = self.session.me.user_id
         for g in groups:
             if g.deactivated:
@@ -142,146 +130,44 @@ class GroupsModel(GroupEditing, ObjectionFixes):
         return (
             "Deactivating or reactivating a user group needs permission to manage it: being in "
             f"the organization's “Who can administer all user groups” "
-            f"({self._manage_all_words()}) or in the group's own “Who can administer this "
+            f"({self.directory.manage_all_words()}) or in the group's own “Who can administer this "
             f"group”. You are a {self.session.role_name} and may "
             f"manage none of the {len(groups)} user groups, nor add or remove their members."
         )
 
-    def _manage_all_words(self) -> str:
-        value = self.session.realm.get("realm_can_manage_all_groups")
-        names = {g.id: g.name for g in self.session.groups}
-        if isinstance(value, int) and not isinstance(value, bool):
-            return _role_words(names.get(value, f"group {value}"))
-        if isinstance(value, Mapping):
-            parts = [
-                _role_words(names.get(int(g), f"group {g}"))
-                for g in value.get("direct_subgroups", [])
-            ]
-            count = len(value.get("direct_members", []))
-            if count:
-                parts.append(_plural(count, "user"))
-            return ", ".join(parts) or "nobody"
-        return "administrators"
-
-    def _may_manage(self, can_manage_group: Any) -> bool:
-        """The server's rule: no guest; in can_manage_all_groups or in the group's setting."""
-        if self.session.role == 600:
-            return False
-        if self.session.permits("can_manage_all_groups"):
-            return True
-        return self.session.me.user_id in self.session.group_members(can_manage_group)
-
-    def _member_rights(self, group: Mapping[str, Any], *, manage: bool) -> dict[str, bool]:
-        """The server's rule for changing members (``POST /user_groups/{id}/members``): whoever
-        may manage the group may do anything; otherwise adding others needs the group's “Who can
-        add members” (never a guest), removing others its “Who can remove members”, adding
-        oneself alone its “Who can join” and removing oneself alone its “Who can leave”. A
-        system group's members change only with roles."""
-        if group.get("is_system_group"):
-            return dict.fromkeys(
-                ("may_add_members", "may_remove_members", "may_join", "may_leave"), False
-            )
-        me = self.session.me.user_id
-
-        def named(setting: str) -> bool:
-            return manage or me in self.session.group_members(group.get(setting))
-
-        return {
-            "may_add_members": named("can_add_members_group")
-            and (manage or self.session.role != 600),
-            "may_remove_members": named("can_remove_members_group"),
-            "may_join": named("can_join_group"),
-            "may_leave": named("can_leave_group"),
-        }
-
-    # -- data -----------------------------------------------------------------------------
+    # -- reading ----------------------------------------------------------------------------
     def fetch(self) -> None:
         """Fetch groups, users, channels and organization settings again."""
-        self.session.refresh()
-        raw_groups: list[dict[str, Any]] = self.client.get(
-            "/user_groups", params={"include_deactivated_groups": True}
-        )["user_groups"]
-        channels: list[dict[str, Any]] = self.client.get("/streams", params={"include_all": True})[
-            "streams"
-        ]
-        users = self.client.users.list()
-        self._channel_names = {int(c["stream_id"]): str(c["name"]) for c in channels}
-        self._raw_channels = {int(c["stream_id"]): c for c in channels}
-        self._raw_groups = {int(g["id"]): g for g in raw_groups}
-        self._users = users
-        self._groups = self._group_infos(raw_groups, channels, users)
+        self.directory.fetch()
 
-    def _group_infos(
-        self,
-        raw_groups: Sequence[Mapping[str, Any]],
-        channels: Sequence[Mapping[str, Any]],
-        users: Sequence[User],
-    ) -> dict[int, GroupInfo]:
-        by_id = {int(g["id"]): g for g in raw_groups}
-        active = {u.user_id: u.full_name for u in users if u.is_active}
-        uses: dict[int, list[tuple[str, str, str]]] = {}
-        for use in self._usages(raw_groups, channels):
-            uses.setdefault(int(use["group_id"]), []).append(self._use_row(use))
-        infos: dict[int, GroupInfo] = {}
-        for gid, g in by_id.items():
-            reached = self._reached_users(gid, by_id)
-            members = sorted((active[u] for u in reached if u in active), key=str.casefold)
-            subgroups = sorted(
-                (str(by_id[s]["name"]) for s in g.get("direct_subgroup_ids", []) if s in by_id),
-                key=str.casefold,
-            )
-            system = bool(g.get("is_system_group"))
-            manage = not system and self._may_manage(g.get("can_manage_group"))
-            infos[gid] = GroupInfo(
-                id=gid,
-                name=str(g["name"]),
-                description=str(g.get("description", "")),
-                is_system_group=bool(g.get("is_system_group")),
-                deactivated=bool(g.get("deactivated")),
-                active_members=members,
-                subgroups=subgroups,
-                uses=sorted(uses.get(gid, []), key=self._use_order),
-                may_manage=manage,
-                **self._member_rights(g, manage=manage),
-            )
-        return infos
+    def refresh(self) -> None:
+        """Fetch everything again (a panel shows it too)."""
+        self.changed()
 
-    def _usages(
-        self, raw_groups: Sequence[Mapping[str, Any]], channels: Sequence[Mapping[str, Any]]
-    ) -> list[dict[str, Any]]:
-        return group_usages(raw_groups, self.session.realm, channels)
+    def manage_all_words(self) -> str:
+        """Who the organization's “Who can administer all user groups” names, in words."""
+        return self.directory.manage_all_words()
 
-    @staticmethod
-    def _use_row(use: Mapping[str, Any]) -> tuple[str, str, str]:
-        kind = str(use["kind"])
-        if kind == "realm":
-            return ("organization", NOT_APPLICABLE, setting_label("realm", str(use["setting"])))
-        if kind == "subgroup":
-            return ("subgroup of", str(use["where"]), NOT_APPLICABLE)
-        scope = "group" if kind == "group" else "stream"
-        return (kind, str(use["where"]), setting_label(scope, str(use["setting"])))
+    def group_id(self, name: str) -> int:
+        """The id of the group called ``name`` (as last fetched)."""
+        return self.directory.group_id(name)
 
-    @staticmethod
-    def _use_order(row: tuple[str, str, str]) -> tuple[int, str, str]:
-        return (KIND_ORDER.get(row[0], 9), row[1].casefold(), row[2])
+    def forget_objections(self) -> None:
+        """Forget the server's last objections (the next try may have others)."""
+        self.fixer.forget()
+        self._objections_changed()
 
-    @staticmethod
-    def _reached_users(gid: int, by_id: Mapping[int, Mapping[str, Any]]) -> set[int]:
-        """Users of the group and of its active subgroups, also for a deactivated group."""
-        reached: set[int] = set()
-        seen: set[int] = set()
-        stack = [gid]
-        while stack:
-            current = stack.pop()
-            group = by_id.get(current)
-            if current in seen or group is None:
-                continue
-            seen.add(current)
-            if current != gid and group.get("deactivated"):
-                continue
-            reached.update(int(u) for u in group.get("members", []))
-            stack.extend(int(s) for s in group.get("direct_subgroup_ids", []))
-        return reached
+    def _objected(
+        self, group: GroupInfo, objections: list[dict[str, Any]], exc: CannotDeactivateGroupInUse
+    ) -> None:
+        self.fixer.objected(group.id, objections)
+        table = self.objections_frame(objections)
+        self.status.error(
+            f'Cannot deactivate "{group.name}": it is still used in '
+            f"{_plural(len(table), 'place')} ({exc.code}, HTTP {exc.status}). "
+            f"{self.what_to_change(table)}"
+        )
+        self._objections_changed()
 
     # -- what the tables show ---------------------------------------------------------------
     def groups_frame(
@@ -310,7 +196,7 @@ class GroupsModel(GroupEditing, ObjectionFixes):
 
     def _sorted_groups(self) -> list[GroupInfo]:
         return sorted(
-            self._groups.values(),
+            self.directory.groups.values(),
             key=lambda g: (g.deactivated, g.is_system_group, g.name.casefold()),
         )
 
@@ -383,7 +269,7 @@ class GroupsModel(GroupEditing, ObjectionFixes):
 
     def uses_frame(self, group_id: int | None) -> pd.DataFrame:
         """Where the group is used, as the panel last saw it: what would block deactivation."""
-        group = self._groups.get(group_id) if group_id is not None else None
+        group = self.directory.groups.get(group_id) if group_id is not None else None
         rows = [dict(zip(USE_COLUMNS, use, strict=True)) for use in (group.uses if group else [])]
         return frame(rows, USE_COLUMNS)
 
@@ -395,65 +281,31 @@ class GroupsModel(GroupEditing, ObjectionFixes):
             settings = [str(s) for s in objection.get("settings", []) or []]
             if kind == "subgroup":
                 for gid in objection.get("supergroup_ids", []) or []:
-                    rows.append(("subgroup of", self._group_name(int(gid)), NOT_APPLICABLE))
+                    rows.append(
+                        ("subgroup of", self.directory.group_name(int(gid)), NOT_APPLICABLE)
+                    )
             elif kind == "realm":
                 rows.extend(
                     ("organization", NOT_APPLICABLE, setting_label("realm", s)) for s in settings
                 )
             elif kind == "channel":
-                where = self._channel_name(objection.get("channel_id"))
+                where = self.directory.channel_name(objection.get("channel_id"))
                 rows.extend(("channel", where, setting_label("stream", s)) for s in settings)
             elif kind == "user_group":
-                where = self._group_name(objection.get("group_id"))
+                where = self.directory.group_name(objection.get("group_id"))
                 rows.extend(("group", where, setting_label("group", s)) for s in settings)
             else:
                 # A kind newer than this panel: still say what it is rather than hide it.
                 rows.extend((kind or "unknown", NOT_APPLICABLE, s) for s in settings or [""])
         return frame([dict(zip(USE_COLUMNS, r, strict=True)) for r in rows], USE_COLUMNS)
 
-    def _group_name(self, gid: Any) -> str:
-        group = self._groups.get(int(gid)) if gid is not None else None
-        return group.name if group else f"group {gid}"
-
-    def _channel_name(self, cid: Any) -> str:
-        name = self._channel_names.get(int(cid)) if cid is not None else None
-        return f"#{name}" if name else f"channel {cid}"
-
-    def group_id(self, name: str) -> int:
-        """The id of the group called ``name`` (as last fetched)."""
-        for g in self._groups.values():
-            if g.name == name:
-                return g.id
-        raise FieldError("group", f'There is no user group called "{name}".')
-
-    # -- where a panel shows what changed --------------------------------------------------------
-    def refresh(self) -> None:
-        """Fetch everything again (a panel shows it too)."""
-        self.fetch()
-
-    def _hide_objections(self) -> None:
-        self._objections = []
-        self._objections_group = None
-
-    def _show_objections(
-        self, group: GroupInfo, objections: list[dict[str, Any]], exc: CannotDeactivateGroupInUse
-    ) -> None:
-        self._objections = objections
-        self._objections_group = group.id
-        table = self.objections_frame(objections)
-        self.status.error(
-            f'Cannot deactivate "{group.name}": it is still used in '
-            f"{_plural(len(table), 'place')} ({exc.code}, HTTP {exc.status}). "
-            f"{self.what_to_change(table)}"
-        )
-
     # -- actions ----------------------------------------------------------------------------
     def _checked(self, group_id: int | None, *, action: str) -> GroupInfo:
         """The group, after the checks the server would make, so that a refusal shows next to
         the group picker before anything is sent."""
-        if group_id is None or group_id not in self._groups:
+        if group_id is None or group_id not in self.directory.groups:
             raise FieldError("group", "Pick a user group first.")
-        group = self._groups[group_id]
+        group = self.directory.groups[group_id]
         if group.is_system_group:
             raise FieldError(
                 "group",
@@ -465,7 +317,7 @@ class GroupsModel(GroupEditing, ObjectionFixes):
                 "group",
                 f'You may not {action} "{group.name}": that needs its “Who can administer this '
                 f"group” or the organization's “Who can administer all user groups” "
-                f"({self._manage_all_words()}).",
+                f"({self.directory.manage_all_words()}).",
             )
         needed = DEACTIVATE_FEATURE_LEVEL if action == "deactivate" else REACTIVATE_FEATURE_LEVEL
         level = self.session.capabilities.feature_level
@@ -477,20 +329,36 @@ class GroupsModel(GroupEditing, ObjectionFixes):
             )
         return group
 
+    def deactivate_question(self, group_id: int | None) -> str:
+        """Check that the group can be deactivated; returns the question to confirm (which
+        says so when the group is still in use, and the server will likely refuse)."""
+        group = self._checked(group_id, action="deactivate")
+        if group.deactivated:
+            raise FieldError("group", f'"{group.name}" is already deactivated.')
+        question = f'Deactivate the user group "{group.name}"?'
+        if group.uses:
+            question += (
+                f" It is still used in {_plural(len(group.uses), 'place')} (listed above), so "
+                "the server will likely refuse."
+            )
+        else:
+            question += " It can no longer be mentioned or used in permissions."
+        return question
+
     def deactivate(self, group_id: int | None) -> bool:
         """Deactivate a group; False when the server refuses because it is in use (its
         ``objections`` then show as a table)."""
         group = self._checked(group_id, action="deactivate")
         if group.deactivated:
             raise FieldError("group", f'"{group.name}" is already deactivated.')
-        self._hide_objections()
+        self.forget_objections()
         try:
             self.client.user_groups.deactivate(group.id)
         except CannotDeactivateGroupInUse as exc:
             # Names of channels and groups made since the last fetch are needed, and the local
             # view of uses should catch up with what the server knows.
             self.refresh()
-            self._show_objections(group, list(exc.objections or []), exc)
+            self._objected(group, list(exc.objections or []), exc)
             return False
         self.refresh()
         self.status.ok(
@@ -532,3 +400,91 @@ class GroupsModel(GroupEditing, ObjectionFixes):
         self.client.user_groups.reactivate(group.id)
         self.refresh()
         self.status.ok(f'Reactivated the user group "{group.name}".')
+
+    # -- creating and changing groups: the editor's ------------------------------------------
+    def may_create(self) -> bool:
+        """Whether the acting account is in the organization's “Who can create user groups”."""
+        return self.editor.may_create()
+
+    def create_group(self, name: str, *, description: str = "", members: str = "") -> int:
+        """Create a group (``members`` as pasted text); returns the new group's id."""
+        return self.editor.create_group(name, description=description, members=members)
+
+    def update_group(
+        self, group_id: int | None, *, name: str | None = None, description: str | None = None
+    ) -> None:
+        """Rename a group and/or change its description (only what differs is sent)."""
+        self.editor.update_group(group_id, name=name, description=description)
+
+    def members_refusal(
+        self, group: GroupInfo, users: Sequence[int] | None = None, *, remove: bool = False
+    ) -> str:
+        """Why the server would refuse to add (remove) ``users``, or "" when it would not."""
+        return self.editor.members_refusal(group, users, remove=remove)
+
+    def preview_members(
+        self, group_id: int | None, text: str, *, remove: bool = False
+    ) -> list[MemberRow]:
+        """Classify each entry of ``text`` as what adding (removing) it would do; sends nothing."""
+        return self.editor.preview_members(group_id, text, remove=remove)
+
+    def preview_file(
+        self, group_id: int | None, content: bytes, name: str, *, remove: bool = False
+    ) -> list[MemberRow]:
+        """:meth:`preview_members` for an uploaded CSV or text file."""
+        return self.editor.preview_file(group_id, content, name, remove=remove)
+
+    def members_frame(self) -> pd.DataFrame:
+        """The last preview, one row per entry."""
+        return self.editor.members_frame()
+
+    def apply_members(self) -> int:
+        """Send what the last preview allows; returns how many entries were sent."""
+        return self.editor.apply_members()
+
+    def value_words(self, value: Any) -> str:
+        """A group-setting value in words."""
+        return self.editor.value_words(value)
+
+    def permissions_frame(self, group_id: int | None) -> pd.DataFrame:
+        """The group's own settings: Zulip's label and who it names."""
+        return self.editor.permissions_frame(group_id)
+
+    def setting_choices(self) -> list[tuple[str, int]]:
+        """Groups a setting may name: system groups (by role) first, then active groups."""
+        return self.editor.setting_choices()
+
+    def set_permission(self, group_id: int | None, setting: str, value: int) -> None:
+        """Set one of the group's own settings to a group."""
+        self.editor.set_permission(group_id, setting, value)
+
+    @staticmethod
+    def setting_options() -> list[tuple[Labelled, str]]:
+        """(label, API name) of each setting of a group, for a picker."""
+        return GroupEditor.setting_options()
+
+    # -- objections fixed in place: the fixer's ----------------------------------------------
+    def fixes(self) -> list[Fix]:
+        """One fix per row of the last objections, in the same order."""
+        return self.fixer.fixes()
+
+    def fixes_frame(self) -> pd.DataFrame:
+        """The objections with a number to pick each by and the fix it offers."""
+        return self.fixer.fixes_frame()
+
+    def replacement_choices(self) -> list[tuple[str, int]]:
+        """Groups that may take the place of the group being deactivated."""
+        return self.fixer.replacement_choices()
+
+    def describe_fix(self, index: int, replacement: int | None) -> str:
+        """What :meth:`fix` will do, as a question for the admin."""
+        return self.fixer.describe_fix(index, replacement)
+
+    def fix(self, index: int, replacement: int | None = None) -> bool:
+        """Apply fix number ``index``, then try to deactivate the group again; True when it is
+        now deactivated."""
+        return self.fixer.fix(index, replacement)
+
+
+def _nothing() -> None:
+    """What the model tells when no panel listens."""

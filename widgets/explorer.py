@@ -3,6 +3,9 @@
     >>> from chatops.widgets import Explorer
     >>> Explorer(Dataset("~/.cache/chatops/datasets/chat.example.com/me@example.com"))  # doctest: +SKIP
 
+Like the admin panels, it reads nothing when it is made: it says it is loading when first shown
+and reads the dataset's frames then (a script calls :meth:`Explorer.load`).
+
 Filters: period, channels, people, roles, bots in or out, time zone (``sender``: each sender's
 own). A change re-renders the view on screen at once and every other view when it is opened
 (each view remembers the filters it was drawn for, and keeps its last few drawings: setting the
@@ -20,13 +23,15 @@ from __future__ import annotations
 import base64
 import inspect
 import os
+import threading
 import time
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import ipywidgets as w
 import pandas as pd
@@ -36,7 +41,9 @@ from ..analytics import Dataset, ViewResult
 from ..analytics._figure import figure_png
 from ..analytics.text import NO_CONTENT, keywords, search_messages, topic_thread
 from ..analytics.views import REGISTRY
+from ._base import kernel_loop
 from ._controls import TableView
+from ._style import STYLE as PANEL_STYLE
 
 __all__ = ["VIEWS", "Explorer"]
 
@@ -79,6 +86,12 @@ def _link(value: Any) -> str:
 class Explorer:
     """The explorer over a dataset (or the path of its folder).
 
+    Nothing is read when it is made: the dataset's frames are read and the filters and views
+    drawn when it is first shown (it says it is loading meanwhile), or on :meth:`load`::
+
+        explorer = Explorer(ds).load()          # in a script: read the frames now
+        explorer.render_all()
+
     Args:
         dataset: a :class:`~chatops.analytics.Dataset` or its folder.
         export_dir: where Export CSV and Export Excel write (default ``./exports``).
@@ -87,16 +100,13 @@ class Explorer:
     def __init__(
         self, dataset: Dataset | str | os.PathLike[str], *, export_dir: str | Path | None = None
     ) -> None:
-        self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
-        self.content = bool(self.dataset.manifest.get("content"))
-        self.frames = self.dataset.frames(content=self.content)
-        # what the views read: the messages with the coverage note but not its detail object,
-        # which pandas deep-copies at every step that carries ``attrs`` (a third of a redraw)
-        self._messages = self.frames.messages.copy(deep=False)
-        self._messages.attrs = {
-            k: v for k, v in self.frames.messages.attrs.items() if k != "coverage_detail"
-        }
-        self.site = str(self.dataset.manifest.get("site") or "")
+        #: the dataset, opened when the explorer loads if it was given as its folder
+        self.dataset: Dataset | None = None
+        self._folder: str | os.PathLike[str] = ""
+        if isinstance(dataset, Dataset):
+            self.dataset = dataset
+        else:
+            self._folder = dataset
         self.export_dir = Path(export_dir or Path.cwd() / "exports")
         self.error = w.HTML(value="")
         self.timing = w.HTML(value="")
@@ -106,37 +116,99 @@ class Explorer:
         self.results: dict[str, ViewResult] = {}
         #: the last few drawings of each view by filters (result and PNG), newest last
         self._recent: dict[str, OrderedDict[tuple[Any, ...], tuple[ViewResult, bytes]]] = {}
-        self._build_filters()
-        self._build_views()
-        self._build_text_tabs()
-        titles = [t for t, _ in VIEWS.values()] + ["Thread", "Search", "Keywords"]
-        self.tabs = w.Tab(
-            children=[*self._pages.values(), self.thread_page, self.search_page, self.keywords_page]
+        self.loaded = False
+        self._loading = threading.Lock()
+        self.loading = w.HTML(
+            value=PANEL_STYLE
+            + '<div class="chatops-loading chatops-outcome-info">Loading the dataset…</div>'
         )
-        for i, t in enumerate(titles):
-            self.tabs.set_title(i, t)
-        self.tabs.add_class("chatops-explorer-tabs")
-        self.tabs.observe(lambda _c: self._guard(self.render_current), names="selected_index")
-        self.widget = w.VBox(
-            [w.HTML(value=STYLE), self.filters, self.error, self.timing, self.tabs]
-        )
+        self.loading.add_class("chatops-explorer-loading")
+        self.widget = w.VBox([w.HTML(value=STYLE), self.loading])
         self.widget.add_class("chatops-explorer")
+
+    def load(self) -> Self:
+        """Read the dataset's frames and draw the filters and the view on screen (once);
+        returns the explorer. Showing the explorer loads it too."""
+        with self._loading:
+            if self.loaded:
+                return self
+            if self.dataset is None:
+                self.dataset = Dataset(self._folder)
+            self.content = bool(self.dataset.manifest.get("content"))
+            self.frames = self.dataset.frames(content=self.content)
+            # what the views read: the messages with the coverage note but not its detail
+            # object, which pandas deep-copies at every step that carries ``attrs`` (a third
+            # of a redraw)
+            self._messages = self.frames.messages.copy(deep=False)
+            self._messages.attrs = {
+                k: v for k, v in self.frames.messages.attrs.items() if k != "coverage_detail"
+            }
+            self.site = str(self.dataset.manifest.get("site") or "")
+            self._build_filters()
+            self._build_views()
+            self._build_text_tabs()
+            titles = [t for t, _ in VIEWS.values()] + ["Thread", "Search", "Keywords"]
+            self.tabs = w.Tab(
+                children=[
+                    *self._pages.values(),
+                    self.thread_page,
+                    self.search_page,
+                    self.keywords_page,
+                ]
+            )
+            for i, t in enumerate(titles):
+                self.tabs.set_title(i, t)
+            self.tabs.add_class("chatops-explorer-tabs")
+            self.tabs.observe(lambda _c: self._guard(self.render_current), names="selected_index")
+            style = self.widget.children[0]
+            self.widget.children = (style, self.filters, self.error, self.timing, self.tabs)
+            self.loaded = True
         self._guard(self.render_current)
+        return self
+
+    def load_soon(self) -> None:
+        """Load the explorer: inside a kernel, just after the current message (its display),
+        so that the loading line shows meanwhile; inline otherwise. A failure shows in place
+        of the explorer."""
+        if self.loaded:
+            return
+
+        def work() -> None:
+            try:
+                self.load()
+            except Exception as exc:  # shown to the person, with the details under it
+                self.loading.value = (
+                    PANEL_STYLE + '<div class="chatops-outcome-error">The dataset could not '
+                    f"load: {escape(type(exc).__name__)}: {escape(str(exc))}</div>"
+                )
+                details = w.Output()
+                details.append_stdout(traceback.format_exc())
+                self.widget.children = (*self.widget.children, details)
+
+        loop = kernel_loop()
+        if loop is not None:
+            loop.add_callback(work)
+        else:
+            work()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """A notebook shows the explorer's widgets; where widgets are not drawn (a saved or
         rendered notebook), a line saying what it is instead of the widgets' Python repr."""
         bundle = dict(self.widget._repr_mimebundle_(**kwargs))
         bundle["text/plain"] = repr(self)
+        self.load_soon()
         return bundle
 
     def __repr__(self) -> str:
-        n = len(self.frames.messages)
-        return (
-            f"Explorer over {n:,} message{'s' if n != 1 else ''} of {self.dataset.cache} "
+        tail = (
             "(its filters, ten views, thread, search and keywords are widgets: run the notebook "
             "in JupyterLab to use them)"
         )
+        if self.dataset is None:
+            return f"Explorer over the dataset in {self._folder} {tail}"
+        # before loading, the count the manifest keeps: the frames are not read for a repr
+        n = len(self.frames.messages) if self.loaded else self.dataset.message_count
+        return f"Explorer over {n:,} message{'s' if n != 1 else ''} of {self.dataset.cache} {tail}"
 
     # -- filters
 
@@ -182,6 +254,7 @@ class Explorer:
 
     def state(self) -> tuple[Any, ...]:
         """The filters as they are set (a view drawn for other filters is drawn again)."""
+        self.load()
         return (
             self.period.value,
             tuple(self.channels.value),
@@ -193,6 +266,7 @@ class Explorer:
 
     def messages(self) -> pd.DataFrame:
         """The messages the channel, people and role filters keep."""
+        self.load()
         m = self._messages
         keep = pd.Series(True, index=m.index)
         if self.channels.value:
@@ -210,6 +284,8 @@ class Explorer:
         return out
 
     def since(self) -> pd.Timestamp | None:
+        """The first moment the period filter keeps (None: all of it)."""
+        self.load()
         days = PERIODS[str(self.period.value)]
         if days is None or self.frames.messages.empty:
             return None
@@ -282,6 +358,7 @@ class Explorer:
 
     def render(self, name: str) -> ViewResult:
         """Compute view ``name`` for the filters and show its figure and table."""
+        self.load()
         t0 = time.perf_counter()
         state = self.state()
         recent = self._recent.setdefault(name, OrderedDict())
@@ -324,6 +401,7 @@ class Explorer:
 
     def render_all(self) -> dict[str, ViewResult]:
         """Draw every view for the filters (what opening each tab does); the results by name."""
+        self.load()
         for name in VIEWS:
             if self._drawn.get(name) != self.state():
                 self.render(name)
@@ -331,6 +409,7 @@ class Explorer:
 
     def export_excel(self, name: str, path: str | Path | None = None) -> Path:
         """Write view ``name``'s tables (or ``search``'s results) to an .xlsx file."""
+        self.load()
         result = self.search_result if name == "search" else self.results.get(name)
         if result is None:
             raise ValueError(f"{name} has not been drawn yet")
@@ -376,6 +455,7 @@ class Explorer:
 
     def show_thread(self, stream_id: int | None = None, topic: str | None = None) -> pd.DataFrame:
         """Show a topic's thread (default: the one picked) in the Thread tab."""
+        self.load()
         if stream_id is None or topic is None:
             if self.topic.value is None:
                 raise ValueError("pick a topic first")
@@ -463,6 +543,7 @@ class Explorer:
 
     def search(self, query: str | None = None, *, regex: bool | None = None) -> pd.DataFrame:
         """Search the kept text under the filters; the results table."""
+        self.load()
         if not self.content:
             raise ValueError(NO_CONTENT)
         q = self.query.value if query is None else query
@@ -482,6 +563,7 @@ class Explorer:
 
     def show_keywords(self) -> pd.DataFrame:
         """The keywords of the channels picked (one channel), else of the period picked."""
+        self.load()
         if not self.content:
             raise ValueError(NO_CONTENT)
         chans = list(self.channels.value)

@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, Protocol, Self, TypeVar, overload
 
 import ipywidgets as w
 import pandas as pd
@@ -57,12 +57,53 @@ __all__ = [
     "TableView",
     "describe_error",
     "escape",
+    "forwarded",
     "frame",
     "in_kernel",
     "plural",
 ]
 
 T = TypeVar("T")
+M = TypeVar("M")
+M_co = TypeVar("M_co", covariant=True)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class HoldsModel(Protocol[M_co]):
+    """A panel that holds its logic as ``model``."""
+
+    @property
+    def model(self) -> M_co: ...
+
+
+class forwarded(Generic[M, P, R]):
+    """A panel's method that is its model's as it is. In the panel's class,
+    ``retry_failed = forwarded(InvitationsModel.retry_failed)`` makes
+    ``panel.retry_failed(...)`` call ``panel.model.retry_failed(...)``: the same arguments,
+    result and docstring. A method that also shows something is written out instead."""
+
+    def __init__(self, method: Callable[Concatenate[M, P], R]) -> None:
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    @overload
+    def __get__(self, panel: None, owner: type[Any]) -> Self: ...
+
+    @overload
+    def __get__(self, panel: HoldsModel[M], owner: type[Any]) -> Callable[P, R]: ...
+
+    def __get__(self, panel: HoldsModel[M] | None, owner: type[Any]) -> Self | Callable[P, R]:
+        if panel is None:
+            return self
+        method, model = self.method, panel.model
+
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            return method(model, *args, **kwargs)
+
+        call.__name__ = method.__name__
+        call.__doc__ = method.__doc__
+        return call
 
 
 def in_kernel() -> bool:
@@ -75,7 +116,7 @@ def in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def _kernel_loop() -> Any:
+def kernel_loop() -> Any:
     """The kernel's event loop (to run work after the current message), or None."""
     try:
         from IPython import get_ipython
@@ -180,7 +221,7 @@ class Panel:
                 self.log.append_stdout(traceback.format_exc())
                 self.root.children = (self.loading, self.log)
 
-        loop = _kernel_loop() if self.background else None
+        loop = kernel_loop() if self.background else None
         if loop is not None:
             # on the kernel's own thread: widget updates made from another thread can be lost
             # (a Dropdown's options never reached the page when loaded from a thread)

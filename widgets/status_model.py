@@ -10,10 +10,8 @@ checks of a new status, the preview, and one request per user with a result each
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +33,7 @@ from ._model import (
     frame,
 )
 from ._model import plural as _plural
+from ._people import STATUS_USERS, ListFileError, read_list_file
 
 __all__ = ["MAX_STATUS_TEXT", "NewStatus", "StatusModel", "unicode_emoji"]
 
@@ -43,8 +42,6 @@ MAX_STATUS_TEXT = 60
 #: Feature level that added ``POST /users/{user_id}/status``, and the one that lets bots use it.
 STATUS_FEATURE_LEVEL = 407
 BOT_STATUS_FEATURE_LEVEL = 473
-#: An uploaded list of users larger than this is surely not a list of users.
-MAX_CSV_BYTES = 5 * 1024 * 1024
 
 UNICODE, REALM, EXTRA = "unicode_emoji", "realm_emoji", "service_extra_emoji"
 #: The service's own emoji outside Unicode and the organization's custom emoji.
@@ -56,8 +53,6 @@ RESULT_COLUMNS = ["name", "email", "result", "detail"]
 CSV_PROBLEM_COLUMNS = ["row", "value", "problem"]
 
 CSV_HINT = "Emails or user IDs: a column named email or user_id, else the first column."
-_EMAIL_HEADERS = {"email", "e_mail", "email_address", "delivery_email"}
-_ID_HEADERS = {"user_id", "userid", "id"}
 
 
 def _unicode_code(chars: str) -> str:
@@ -154,14 +149,16 @@ def _normalise_emoji(name: str) -> str:
     return name.strip().strip(":").strip().lower().replace(" ", "_")
 
 
-def _header_key(cell: str) -> str:
-    return cell.strip().lower().replace(" ", "_").replace("-", "_")
-
-
 class StatusModel:
-    """The statuses of an organization's users as one account may set them. Scripts set
-    :attr:`chosen_group`, :attr:`chosen_roles` and :attr:`chosen_users` (and
-    :meth:`read_csv`); the ``_shown_*`` methods are where a panel shows what changed."""
+    """The statuses of an organization's users as one account may set them.
+
+    Scripts (and the panel, as its widgets change) set :attr:`chosen_group`,
+    :attr:`chosen_roles`, :attr:`chosen_users`, :attr:`typed_text` and :attr:`typed_emoji`
+    (and call :meth:`read_csv`). ``status`` and ``progress`` receive outcomes and counts; a
+    panel hears what changed through ``targets_changed`` (the chosen users, with how many get a
+    status), ``csv_changed`` (the users of the CSV file), ``previewed`` (a preview's rows) and
+    ``applied`` (statuses were set or cleared, after the outcome is said).
+    """
 
     def __init__(
         self,
@@ -169,29 +166,36 @@ class StatusModel:
         *,
         status: Reporter | None = None,
         progress: Tracker | None = None,
+        targets_changed: Callable[[int], None] | None = None,
+        csv_changed: Callable[[], None] | None = None,
+        previewed: Callable[[pd.DataFrame], None] | None = None,
+        applied: Callable[[], None] | None = None,
     ) -> None:
         self.session = client if isinstance(client, Session) else Session(client)
         self.client = self.session.client
         self.status: Reporter = status if status is not None else Said()
         self.progress: Tracker = progress if progress is not None else Counter()
-        self._setup()
-
-    def _setup(self) -> None:
+        self._targets_changed: Callable[[int], None] = targets_changed or _nothing
+        self._csv_changed: Callable[[], None] = csv_changed or _nothing
+        self._previewed: Callable[[pd.DataFrame], None] = previewed or _nothing
+        self._applied: Callable[[], None] = applied or _nothing
         self._users: dict[int, User] = {}
         self._statuses: dict[int, UserStatus] = {}
         self._custom: dict[str, RealmEmoji] = {}
         self._custom_deactivated: set[str] = set()
-        self._quiet = False
         #: users read from the uploaded CSV file, in file order
         self.csv_user_ids: list[int] = []
         self.csv_name = ""
         #: what the line under the file chooser says about the file read
         self.csv_summary = ""
-        self._csv_problems = frame([], CSV_PROBLEM_COLUMNS)
+        #: the rows of the CSV file that chose nobody, and why
+        self.csv_problems = frame([], CSV_PROBLEM_COLUMNS)
         #: (user, reason) of the users the choices reached but that get no status
         self.left_out: list[tuple[User, str]] = []
-        self._results = frame([], RESULT_COLUMNS)
-        self._preview_clear = False
+        #: one row per user of the last Apply or Clear
+        self.results = frame([], RESULT_COLUMNS)
+        #: whether the last preview was of Clear status
+        self.previewed_clear = False
         self._why_not: list[str | None] = []
         self.chosen_group: int | None = None
         self.chosen_roles: tuple[int, ...] = ()
@@ -199,26 +203,10 @@ class StatusModel:
         self.typed_text = ""
         self.typed_emoji = ""
 
-    # -- where the choices come from, and where a panel shows what changed -----------------------
-    def _choices(self) -> tuple[int | None, tuple[int, ...], tuple[int, ...]]:
-        """The user group, roles and users chosen."""
-        return self.chosen_group, tuple(self.chosen_roles), tuple(self.chosen_users)
-
-    def _typed(self) -> tuple[str, str]:
-        """The status text and emoji name typed."""
-        return self.typed_text, self.typed_emoji
-
-    def _shown_left_out(self, count: int) -> None:
-        """The chosen users changed (``count`` of them get a status)."""
-
-    def _shown_csv(self) -> None:
-        """The users of the CSV file changed."""
-
-    def _shown_preview(self, shown: pd.DataFrame) -> None:
-        """A preview was made."""
-
-    def _shown_results(self) -> None:
-        """Statuses were set or cleared."""
+    @property
+    def users(self) -> dict[int, User]:
+        """Every user by ID, as last fetched."""
+        return self._users
 
     def missing_permission(self) -> str | None:
         level = self.session.capabilities.feature_level
@@ -258,12 +246,27 @@ class StatusModel:
         self._custom = {e.name: e for e in emoji if not e.deactivated}
         self._custom_deactivated = {e.name for e in emoji if e.deactivated} - set(self._custom)
 
-    def _people(self) -> set[int]:
+    def forget_statuses(self, user_ids: Iterable[int] | None = None) -> None:
+        """Fetch the statuses of ``user_ids`` (default: everyone's) again when next needed:
+        someone may have changed theirs meanwhile."""
+        if user_ids is None:
+            self._statuses.clear()
+        for uid in user_ids or ():
+            self._statuses.pop(uid, None)
+
+    def people(self) -> set[int]:
+        """The IDs of the users who can get a status: active, and not bots."""
         return {u.user_id for u in self._users.values() if u.is_active and not u.is_bot}
 
     @staticmethod
-    def _email(user: User) -> str:
+    def email_of(user: User) -> str:
+        """The address to show for ``user``: the real one when the account may see it."""
         return user.delivery_email or user.email
+
+    def emoji_names(self) -> list[str]:
+        """Emoji names to suggest: custom, the service's extra emoji, then Unicode emoji."""
+        names = sorted(self._custom) + [n for n in EXTRA_EMOJI if n not in self._custom]
+        return names + sorted(n for n in unicode_emoji() if n not in self._custom)
 
     # -- choosing users ---------------------------------------------------------------------------
     def users_in_group(self, group_id: int) -> set[int]:
@@ -278,7 +281,7 @@ class StatusModel:
     def chosen_user_ids(self) -> list[int]:
         """The users the four choices reach together, before bots and deactivated users are
         left out."""
-        group, roles, users = self._choices()
+        group, roles, users = self.chosen_group, self.chosen_roles, self.chosen_users
         reached: set[int] = set()
         if group is not None:
             reached |= self.users_in_group(int(group))
@@ -302,10 +305,10 @@ class StatusModel:
                 left_out.append((user, "deactivated"))
             else:
                 chosen.append(user)
-        chosen.sort(key=lambda u: (u.full_name.casefold(), self._email(u)))
+        chosen.sort(key=lambda u: (u.full_name.casefold(), self.email_of(u)))
         left_out.sort(key=lambda item: (item[1], item[0].full_name.casefold()))
         self.left_out = left_out
-        self._shown_left_out(len(chosen))
+        self._targets_changed(len(chosen))
         return chosen
 
     def target_ids(self) -> list[int]:
@@ -325,7 +328,7 @@ class StatusModel:
         rows = [
             {
                 "name": u.full_name,
-                "email": self._email(u),
+                "email": self.email_of(u),
                 "role": ROLE_NAMES.get(u.role, f"role {u.role}"),
                 "current status": _describe_current(self.current_status(u.user_id)),
             }
@@ -340,24 +343,15 @@ class StatusModel:
         Rows naming nobody, a bot or a deactivated user are listed in the "CSV rows not used"
         table. A file that is not CSV text raises :class:`FieldError` and chooses nobody.
         """
-        self._forget_csv()
-        rows = self._csv_rows(data, name)
-        header = [_header_key(cell) for cell in rows[0]]
-        column, start, column_name = 0, 1, ""
-        id_cols = [i for i, h in enumerate(header) if h in _ID_HEADERS]
-        email_cols = [i for i, h in enumerate(header) if h in _EMAIL_HEADERS]
-        if id_cols or email_cols:
-            column = (id_cols or email_cols)[0]
-            column_name = rows[0][column].strip()
-        else:
-            first = rows[0][0].strip() if rows[0] else ""
-            # A first row that is neither an email nor an ID is a header such as "Name".
-            start = 0 if ("@" in first or first.isdigit()) else 1
+        self.forget_csv()
+        try:
+            people = read_list_file(data, name, STATUS_USERS)
+        except ListFileError as exc:
+            raise FieldError("csv", str(exc)) from None
         by_email = self._users_by_email()
         found: list[int] = []
         problems: list[dict[str, Any]] = []
-        for number, row in enumerate(rows[start:], start=start + 1):
-            value = row[column].strip() if column < len(row) else ""
+        for number, value in ((e.row, e.text) for e in people.entries):
             user, problem = self._match_csv_value(value, by_email)
             if user is None:
                 problems.append({"row": number, "value": value, "problem": problem})
@@ -371,41 +365,13 @@ class StatusModel:
                 found.append(user.user_id)
         self.csv_user_ids = found
         self.csv_name = name
-        self._csv_problems = frame(problems, CSV_PROBLEM_COLUMNS)
-        source = f"column {column_name!r}" if column_name else "the first column"
-        usable = len(set(found) & self._people())
+        self.csv_problems = frame(problems, CSV_PROBLEM_COLUMNS)
+        source = f"column {people.column!r}" if people.column else people.where
+        usable = len(set(found) & self.people())
         unused = f"; {_plural(len(problems), 'row')} not used (listed below)" if problems else ""
         self.csv_summary = f"{name}: {_plural(usable, 'user')} from {source}{unused}."
-        self._shown_csv()
+        self._csv_changed()
         return found
-
-    def _csv_rows(self, data: bytes, name: str) -> list[list[str]]:
-        if not data.strip():
-            raise FieldError("csv", f"{name} is empty; no users taken from it.")
-        if len(data) > MAX_CSV_BYTES:
-            size = len(data) / 1024 / 1024
-            raise FieldError("csv", f"{name} is {size:.1f} MiB; a list of users is at most 5 MiB.")
-        if b"\x00" in data:
-            raise FieldError("csv", f"{name} is not a CSV file (it holds binary data).")
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise FieldError(
-                "csv", f"{name} is not UTF-8 text; save it as CSV (UTF-8) and upload it again."
-            ) from None
-        try:
-            dialect: Any = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
-        except csv.Error:
-            dialect = csv.excel  # one column, or commas everywhere: the default reads both
-        try:
-            rows = [
-                row for row in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in row)
-            ]
-        except csv.Error as exc:
-            raise FieldError("csv", f"{name} is not a readable CSV file: {exc}.") from None
-        if not rows:
-            raise FieldError("csv", f"{name} has no rows; no users taken from it.")
-        return rows
 
     def _users_by_email(self) -> dict[str, User]:
         found: dict[str, User] = {}
@@ -426,11 +392,13 @@ class StatusModel:
             return user, "" if user else "no user with this email"
         return None, "neither an email nor a user ID"
 
-    def _forget_csv(self) -> None:
+    def forget_csv(self) -> None:
+        """Stop choosing the users of the uploaded CSV file."""
         self.csv_user_ids = []
         self.csv_name = ""
-        self._csv_problems = frame([], CSV_PROBLEM_COLUMNS)
+        self.csv_problems = frame([], CSV_PROBLEM_COLUMNS)
         self.csv_summary = ""
+        self._csv_changed()
 
     # -- the new status ---------------------------------------------------------------------------
     @staticmethod
@@ -464,7 +432,7 @@ class StatusModel:
 
     def new_status(self, status_text: str | None = None, emoji: str | None = None) -> NewStatus:
         """Check a status before sending it (the widgets' values when not given)."""
-        typed_text, typed_emoji = self._typed()
+        typed_text, typed_emoji = self.typed_text, self.typed_emoji
         text = typed_text if status_text is None else status_text
         text = text.strip()
         if len(text) > MAX_STATUS_TEXT:
@@ -512,15 +480,15 @@ class StatusModel:
             rows.append(
                 {
                     "name": user.full_name,
-                    "email": self._email(user),
+                    "email": self.email_of(user),
                     "current status": _describe_current(current),
                     "new status": new.describe(),
                     "change": change,
                 }
             )
-        self._preview_clear = clear
+        self.previewed_clear = clear
         shown = frame(rows, PREVIEW_COLUMNS)
-        self._shown_preview(shown)
+        self._previewed(shown)
         changes = shown["change"].value_counts()
         counted = ", ".join(f"{n:,} {change}" for change, n in changes.items())
         self.status.info(
@@ -550,13 +518,15 @@ class StatusModel:
     ) -> pd.DataFrame:
         """Set the status of each chosen user, one request each; returns a result per user."""
         new = self.new_status(status_text, emoji)
-        return self._update(self._checked_targets(user_ids), new)
+        return self.update(self._checked_targets(user_ids), new)
 
     def clear(self, *, user_ids: Sequence[int] | None = None) -> pd.DataFrame:
         """Remove the status (text and emoji) of each chosen user; returns a result per user."""
-        return self._update(self._checked_targets(user_ids), NewStatus())
+        return self.update(self._checked_targets(user_ids), NewStatus())
 
-    def _update(self, ids: list[int], new: NewStatus) -> pd.DataFrame:
+    def update(self, ids: Sequence[int], new: NewStatus) -> pd.DataFrame:
+        """Give each of the users ``ids`` the status ``new`` (``NewStatus()`` removes it), one
+        request each, without the checks of :meth:`apply`; returns a result per user."""
         reason = self.why_not()
         if reason:
             raise ChatopsError(reason)
@@ -567,7 +537,7 @@ class StatusModel:
         failed = 0
         for uid in ids:
             user = self._users[uid]
-            row = {"name": user.full_name, "email": self._email(user)}
+            row = {"name": user.full_name, "email": self.email_of(user)}
             if stop or self.progress.cancelled:
                 rows.append({**row, "result": "not done", "detail": stop or "cancelled"})
                 continue
@@ -589,10 +559,10 @@ class StatusModel:
             finally:
                 self._statuses.pop(uid, None)
         self.progress.finish()
-        self._results = frame(rows, RESULT_COLUMNS)
-        self._shown_results()
+        self.results = frame(rows, RESULT_COLUMNS)
         self._summarise(rows, done_word, failed)
-        return self._results
+        self._applied()
+        return self.results
 
     def _summarise(self, rows: list[dict[str, str]], done_word: str, failed: int) -> None:
         done = sum(1 for r in rows if r["result"] == done_word)
@@ -610,3 +580,7 @@ class StatusModel:
             self.status.info(text)
         else:
             self.status.ok(text)
+
+
+def _nothing(*_args: object) -> None:
+    """What the model tells when no panel listens."""

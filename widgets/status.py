@@ -24,15 +24,13 @@ from typing import Any
 import ipywidgets as w
 import pandas as pd
 
-from chatops import Client
+from chatops import Client, User
 
-from ._base import ROLE_NAMES, Confirm, FieldError, Panel, Session, escape, frame
+from ._base import ROLE_NAMES, Confirm, FieldError, Panel, Session, escape, forwarded, frame
 from ._model import plural as _plural
 from .status_model import (
     CSV_HINT,
-    CSV_PROBLEM_COLUMNS,
     EXTRA,
-    EXTRA_EMOJI,
     MAX_STATUS_TEXT,
     PREVIEW_COLUMNS,
     REALM,
@@ -46,7 +44,7 @@ from .status_model import (
 __all__ = ["MAX_STATUS_TEXT", "NewStatus", "StatusModel", "StatusPanel", "unicode_emoji"]
 
 
-class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress: widgets
+class StatusPanel(Panel):
     """Set or clear the status of many users: choose users, type the status, preview, apply.
 
     Example::
@@ -58,6 +56,8 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         panel.emoji.value = "wave"
         panel.preview()                         # each guest's current and new status
         panel.apply()                           # one request per guest, with progress
+
+    The logic is :attr:`model`; the choices and the status typed reach it as they change.
     """
 
     title = "Status"
@@ -70,46 +70,88 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         background: bool | None = None,
         export_dir: str | Path = "exports",
     ) -> None:
-        Panel.__init__(self, client, background=background, export_dir=export_dir)
-        self._setup()
+        super().__init__(client, background=background, export_dir=export_dir)
+        self._quiet = False
+        #: what the line under the emoji says: the emoji picked, or why the name is unknown
+        self.emoji_hint = ""
+        self.model = StatusModel(
+            self.session,
+            status=self.status,
+            progress=self.progress,
+            targets_changed=self._show_left_out,
+            csv_changed=self._shown_csv,
+            previewed=lambda shown: self.preview_table.show(shown),
+            applied=self._applied,
+        )
 
-    def _choices(self) -> tuple[int | None, tuple[int, ...], tuple[int, ...]]:
-        return self.group.value, tuple(self.roles.value), tuple(self.users.value)
+    # the model's state, as the panel shows it
+    @property
+    def csv_user_ids(self) -> list[int]:
+        """Users read from the uploaded CSV file, in file order."""
+        return self.model.csv_user_ids
 
-    def _typed(self) -> tuple[str, str]:
-        return str(self.status_text.value), str(self.emoji.value)
+    @property
+    def csv_name(self) -> str:
+        return self.model.csv_name
 
-    def _shown_left_out(self, count: int) -> None:
-        self._show_left_out(count)
+    @property
+    def csv_summary(self) -> str:
+        """What the line under the file chooser says about the file read."""
+        return self.model.csv_summary
+
+    @property
+    def left_out(self) -> list[tuple[User, str]]:
+        """(user, reason) of the users the choices reached but that get no status."""
+        return self.model.left_out
+
+    @property
+    def chosen_group(self) -> int | None:
+        """The user group chosen (the model follows the widgets)."""
+        return self.model.chosen_group
+
+    @property
+    def chosen_roles(self) -> tuple[int, ...]:
+        return self.model.chosen_roles
+
+    @property
+    def chosen_users(self) -> tuple[int, ...]:
+        return self.model.chosen_users
+
+    @property
+    def typed_text(self) -> str:
+        """The status text typed."""
+        return self.model.typed_text
+
+    @property
+    def typed_emoji(self) -> str:
+        return self.model.typed_emoji
 
     def _shown_csv(self) -> None:
-        self.csv_table.show(self._csv_problems)
+        self.csv_table.show(self.model.csv_problems)
         self.csv_field.hint(self.csv_summary or CSV_HINT)
         if not self.csv_name:
             self.csv_field.clear()
 
-    def _shown_preview(self, shown: pd.DataFrame) -> None:
-        self.preview_table.show(shown)
-
-    def _shown_results(self) -> None:
-        self.results_table.show(self._results)
-
-    def read_csv(self, data: bytes, name: str = "the file") -> list[int]:
-        """Choose the users an uploaded CSV file names (emails or user IDs); returns their IDs."""
-        found = StatusModel.read_csv(self, data, name)
-        self._inputs_changed()
-        self.show_targets()
-        return found
-
-    def _update(self, ids: list[int], new: NewStatus) -> pd.DataFrame:
-        results = StatusModel._update(self, ids, new)
+    def _applied(self) -> None:
+        self.results_table.show(self.model.results)
         self.guard(self.show_targets)
-        return results
+
+    def missing_permission(self) -> str | None:
+        return self.model.missing_permission()
 
     # -- building ---------------------------------------------------------------------------------
     def build(self) -> w.Widget:
+        choose = self._build_choosers()
+        typed = self._build_status()
+        self._wire()
+        body = self.columns(
+            [w.HTML(value='<div class="chatops-section">1. Choose users</div>'), *choose],
+            [w.HTML(value='<div class="chatops-section">2. New status</div>'), *typed],
+        )
+        body.add_class("chatops-status")
+        return body
 
-        # choosing users
+    def _build_choosers(self) -> list[w.Widget]:
         self.group = w.Dropdown(options=[("(no group)", None)], value=None)
         self.group.add_class("chatops-status-group")
         self.roles = w.SelectMultiple(
@@ -145,13 +187,22 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         self.targets_table.widget.add_class("chatops-status-targets")
         self.csv_table = self.table(
             "CSV rows not used",
-            lambda: self._csv_problems,
+            lambda: self.model.csv_problems,
             slug="csv-problems",
             empty="No CSV file rows left unused.",
         )
         self.csv_table.widget.add_class("chatops-status-csv-problems")
+        return [
+            group_field.box,
+            roles_field.box,
+            w.HBox([self.csv_field.box, self.forget_csv_button]),
+            users_field.box,
+            w.HBox([self.reset_choices_button, self.left_out_note]),
+            self.targets_table.widget,
+            self.csv_table.widget,
+        ]
 
-        # the new status
+    def _build_status(self) -> list[w.Widget]:
         self.status_text = w.Text(placeholder="e.g. On vacation", layout=w.Layout(width="420px"))
         self.status_text.add_class("chatops-status-text")
         self.text_count = w.HTML(value="")
@@ -190,7 +241,7 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         self.preview_table.widget.add_class("chatops-status-preview-table")
         self.results_table = self.table(
             "Results",
-            lambda: self._results,
+            lambda: self.model.results,
             slug="results",
             empty="Nothing applied yet.",
             problem=lambda row: row["result"] not in ("set", "cleared", "unchanged"),
@@ -198,11 +249,24 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         self.results_table.widget.add_class("chatops-status-results")
         for table in (self.targets_table, self.preview_table, self.results_table):
             table.whole_words("email")
-        self._preview_clear = False
-        #: what the line under the emoji says: the emoji picked, or why the name is unknown
-        self.emoji_hint = ""
+        return [
+            w.HBox([text_field.box, self.text_count]),
+            self.emoji_field.box,
+            w.HBox([self.preview_button, self.apply_button, self.clear_button]),
+        ]
 
-        # wiring: callbacks only read widgets and call public methods under guard
+    def _wire(self) -> None:
+        """Callbacks only read widgets and call public methods under guard."""
+        # the model follows the choices and the status typed (quiet changes too), before the
+        # panel reacts to them
+        for chooser, name in (
+            (self.group, "chosen_group"),
+            (self.roles, "chosen_roles"),
+            (self.users, "chosen_users"),
+            (self.status_text, "typed_text"),
+            (self.emoji, "typed_emoji"),
+        ):
+            chooser.observe(lambda change, name=name: self._follow(name, change["new"]), "value")
         for chooser in (self.group, self.roles, self.users):
             chooser.observe(self._on_choice, "value")
         self.upload.observe(self._on_upload, "value")
@@ -222,29 +286,12 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
             self.clear_button, self.confirm.widget, self.preview_table, self.results_table
         )
 
-        body = self.columns(
-            [
-                w.HTML(value='<div class="chatops-section">1. Choose users</div>'),
-                group_field.box,
-                roles_field.box,
-                w.HBox([self.csv_field.box, self.forget_csv_button]),
-                users_field.box,
-                w.HBox([self.reset_choices_button, self.left_out_note]),
-                self.targets_table.widget,
-                self.csv_table.widget,
-            ],
-            [
-                w.HTML(value='<div class="chatops-section">2. New status</div>'),
-                w.HBox([text_field.box, self.text_count]),
-                self.emoji_field.box,
-                w.HBox([self.preview_button, self.apply_button, self.clear_button]),
-            ],
-        )
-        body.add_class("chatops-status")
-        return body
-
-    def missing_permission(self) -> str | None:
-        return StatusModel.missing_permission(self)
+    def _follow(self, name: str, value: Any) -> None:
+        if name in ("chosen_roles", "chosen_users"):
+            value = tuple(value)
+        elif name in ("typed_text", "typed_emoji"):
+            value = str(value)
+        setattr(self.model, name, value)
 
     # -- refreshing -------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -260,7 +307,7 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
 
     def _fill_choices(self) -> None:
         group, roles, picked = self.group.value, self.roles.value, self.users.value
-        people = self._people()
+        people = self.model.people()
         groups = [g for g in self.session.groups if not g.deactivated]
         groups.sort(key=lambda g: (g.is_system_group, g.name.casefold()))
         options: list[tuple[str, int | None]] = [("(no group)", None)]
@@ -270,15 +317,15 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
             options.append((f"{g.name} ({_plural(reached, 'user')}{system})", g.id))
         self.group.options = options
         self.group.value = group if group in {gid for _, gid in options} else None
+        email = self.model.email_of
         humans = sorted(
-            (self._users[uid] for uid in people),
-            key=lambda u: (u.full_name.casefold(), self._email(u)),
+            (self.model.users[uid] for uid in people),
+            key=lambda u: (u.full_name.casefold(), email(u)),
         )
-        self.users.options = [(f"{u.full_name} <{self._email(u)}>", u.user_id) for u in humans]
+        self.users.options = [(f"{u.full_name} <{email(u)}>", u.user_id) for u in humans]
         self.users.value = tuple(uid for uid in picked if uid in people)
         self.roles.value = roles
-        names = sorted(self._custom) + [n for n in EXTRA_EMOJI if n not in self._custom]
-        self.emoji.options = names + sorted(n for n in unicode_emoji() if n not in self._custom)
+        self.emoji.options = self.model.emoji_names()
 
     def _show_left_out(self, count: int) -> None:
         bots = [u.full_name for u, why in self.left_out if why == "bot"]
@@ -296,7 +343,7 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
 
     def _load_targets(self) -> pd.DataFrame:
         # Refresh fetches the statuses again: someone may have changed theirs meanwhile.
-        self._statuses.clear()
+        self.model.forget_statuses()
         return self.targets_frame()
 
     def show_targets(self) -> None:
@@ -310,8 +357,7 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
             self.group.value = None
             self.roles.value = ()
             self.users.value = ()
-            self._forget_csv()
-            self._shown_csv()
+            self.model.forget_csv()
         finally:
             self._quiet = False
         self._inputs_changed()
@@ -319,19 +365,16 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
 
     def forget_csv(self) -> None:
         """Stop choosing the users of the uploaded CSV file."""
-        self._forget_csv()
-        self._shown_csv()
+        self.model.forget_csv()
         self._inputs_changed()
         self.show_targets()
 
-    def _forget_csv(self) -> None:
-        self.csv_user_ids = []
-        self.csv_name = ""
-        self._csv_problems = frame([], CSV_PROBLEM_COLUMNS)
-        self.csv_table.show(self._csv_problems)
-        self.csv_summary = ""
-        self.csv_field.hint(CSV_HINT)
-        self.csv_field.clear()
+    def read_csv(self, data: bytes, name: str = "the file") -> list[int]:
+        """Choose the users an uploaded CSV file names (emails or user IDs); returns their IDs."""
+        found = self.model.read_csv(data, name)
+        self._inputs_changed()
+        self.show_targets()
+        return found
 
     @property
     def text_count_text(self) -> str:
@@ -363,9 +406,8 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         self.emoji_field.hint(self.emoji_hint)
 
     def _load_preview(self) -> pd.DataFrame:
-        for uid in self.target_ids():
-            self._statuses.pop(uid, None)
-        return self.preview(clear=self._preview_clear)
+        self.model.forget_statuses(self.target_ids())
+        return self.preview(clear=self.model.previewed_clear)
 
     # -- callbacks --------------------------------------------------------------------------------
     def _on_choice(self, _change: dict[str, Any]) -> None:
@@ -406,7 +448,7 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         note = f" ({replaced} of them have another status now)" if replaced else ""
         self.confirm.ask(
             f"Set the status “{new.describe()}” for {_plural(len(ids), 'user')}{note}?",
-            lambda: self.run_long(lambda: self._update(ids, new)),
+            lambda: self.run_long(lambda: self.model.update(ids, new)),
             yes="Apply status",
         )
 
@@ -415,6 +457,23 @@ class StatusPanel(StatusModel, Panel):  # type: ignore[misc]  # status, progress
         ids = self.target_ids()
         self.confirm.ask(
             f"Remove the status of {_plural(len(ids), 'user')}?",
-            lambda: self.run_long(lambda: self._update(ids, NewStatus())),
+            lambda: self.run_long(lambda: self.model.update(ids, NewStatus())),
             yes="Clear status",
         )
+
+    # -- the model's choosing, checks and actions, as they are -----------------------------------
+    fetch = forwarded(StatusModel.fetch)
+    why_not = forwarded(StatusModel.why_not)
+    users_in_group = forwarded(StatusModel.users_in_group)
+    users_with_roles = forwarded(StatusModel.users_with_roles)
+    chosen_user_ids = forwarded(StatusModel.chosen_user_ids)
+    targets = forwarded(StatusModel.targets)
+    target_ids = forwarded(StatusModel.target_ids)
+    current_status = forwarded(StatusModel.current_status)
+    targets_frame = forwarded(StatusModel.targets_frame)
+    text_length = staticmethod(StatusModel.text_length)
+    resolve_emoji = forwarded(StatusModel.resolve_emoji)
+    new_status = forwarded(StatusModel.new_status)
+    preview = forwarded(StatusModel.preview)
+    apply = forwarded(StatusModel.apply)
+    clear = forwarded(StatusModel.clear)

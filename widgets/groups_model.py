@@ -1,0 +1,9 @@
+"""The old name of :mod:`chatops.widgets.user_groups_model`, kept for old imports."""
+
+from __future__ import annotations
+
+from ._moved import moved
+from .user_groups_model import *  # noqa: F403
+from .user_groups_model import __all__ as __all__
+
+moved(__name__, "chatops.widgets.user_groups_model")
