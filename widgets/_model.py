@@ -13,9 +13,11 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+import msgspec
 import pandas as pd
 
 from chatops import ApiError, ChatopsError, Client, LimitError, TransportError, User
+from chatops.changes.log import ChangeLog
 from chatops.types import AnonymousGroup, Capabilities, UserGroup
 
 __all__ = [
@@ -81,6 +83,11 @@ def describe_error(exc: BaseException) -> str:
 
 
 # -- the shared session ---------------------------------------------------------------------------
+def wire(value: Any) -> Any:
+    """A setting's value as the API takes it: an anonymous group as its JSON object."""
+    return msgspec.to_builtins(value) if isinstance(value, msgspec.Struct) else value
+
+
 class Session:
     """One connection shared by the panels of a console: the client, who it acts as, the
     server's limits, and the organization's settings and groups (fetched once, refreshable).
@@ -93,6 +100,9 @@ class Session:
 
     def __init__(self, client: Client) -> None:
         self.client = client
+        #: every change the panels make goes through here: sent, and journalled with its
+        #: inverse (``chatops undo`` reverts the session)
+        self.changes = ChangeLog(client)
         self._me: User | None = None
         self._realm: dict[str, Any] | None = None
         self._groups: list[UserGroup] | None = None

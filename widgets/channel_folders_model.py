@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from chatops import ApiError, Channel, ChatopsError, Client
+from chatops.changes.kinds import CreateFolder, ReorderFolders, UpdateChannel, UpdateFolder
 from chatops.types import ChannelFolder
 
 from ._model import (
@@ -307,7 +308,10 @@ class FoldersModel:
         name = self.check_name("name", name)
         description = self.check_description("description", description)
         try:
-            folder_id = self.client.channels.create_folder(name, description=description)
+            made = self.session.changes.make(
+                CreateFolder(name=name, description=description), {"subject": name}
+            )
+            folder_id = int(made["channel_folder_id"])
         except ApiError:
             self._failed()
             raise
@@ -377,7 +381,9 @@ class FoldersModel:
 
     def _update(self, folder: ChannelFolder, done: str, **changes: Any) -> None:
         try:
-            self.client.channels.update_folder(folder.id, **changes)
+            self.session.changes.make(
+                UpdateFolder(folder_id=folder.id, settings=changes), {"subject": folder.name}
+            )
         except ApiError:
             self._failed()
             raise
@@ -406,7 +412,7 @@ class FoldersModel:
             raise FieldError("folder", f"'{folder.name}' is already the last folder.")
         order.insert(there, order.pop(here))
         try:
-            self.client.channels.reorder_folders(order)
+            self.session.changes.make(ReorderFolders(order=order), {"subject": folder.name})
         except ApiError:
             self._failed()
             raise
@@ -481,7 +487,12 @@ class FoldersModel:
         if not assign and channel.folder_id != folder.id:
             return Move(channel.name, before, f"skipped: not in '{folder.name}'"), False
         try:
-            self.client.channels.update(stream_id, folder_id=folder.id if assign else None)
+            self.session.changes.make(
+                UpdateChannel(
+                    stream_id=stream_id, settings={"folder_id": folder.id if assign else None}
+                ),
+                {"subject": f"#{channel.name}"},
+            )
         except ChatopsError as exc:
             return Move(channel.name, before, f"failed: {describe_error(exc)}"), True
         if not assign:

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from chatops import ApiError, ChatopsError, Client
+from chatops.changes import Change
+from chatops.changes.kinds import ResendInvitation, RevokeInvitation
+from chatops.changes.log import ChangeLog
 from chatops.types import Invite
 
 from ._model import ROLE_NAMES, Reporter, Tracker, frame
@@ -157,8 +160,11 @@ class InvitationList:
         changed: Callable[[], None] | None = None,
         handled: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.time,
+        changes: ChangeLog | None = None,
     ) -> None:
         self.client = client
+        #: where revocations and resends are made and journalled
+        self.changes = changes if changes is not None else ChangeLog(client)
         self.status = status
         self.progress = progress
         self.changed: Callable[[], None] = changed if changed is not None else _nothing
@@ -320,12 +326,12 @@ class InvitationList:
                 "A reusable link is not sent to anyone, so it cannot be resent.",
             )
         try:
-            if action == RESEND:
-                self.client.invitations.resend(invitation_id)
-            elif invite.is_multiuse:
-                self.client.invitations.revoke_link(invitation_id)
-            else:
-                self.client.invitations.revoke(invitation_id)
+            change: Change = (
+                ResendInvitation(invite_id=invitation_id)
+                if action == RESEND
+                else RevokeInvitation(invite_id=invitation_id, multiuse=invite.is_multiuse)
+            )
+            self.changes.make(change, {"subject": what})
         except ApiError as exc:
             return Handled(invitation_id, what, action, FAILED, exc.msg, error_code(exc))
         except ChatopsError as exc:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 import pandas as pd
 
 from chatops import ApiError, ChatopsError, Client, InvitationFailed, RateLimited, ServerError
+from chatops.changes.kinds import CreateInviteLink, SendInvitations
 from chatops.types import Invite, User
 
 from ._model import (
@@ -111,6 +112,7 @@ class InvitationsModel:
             progress=self.progress,
             changed=invitations_changed,
             handled=handled,
+            changes=self.session.changes,
         )
         self.batch_size = batch_size
         self.sleep = sleep
@@ -446,7 +448,10 @@ class InvitationsModel:
         while pending:
             self.requests_sent += 1
             try:
-                self.client.invitations.send([c.email for c in pending], **opts.request())
+                self.session.changes.make(
+                    SendInvitations(emails=[c.email for c in pending], options=opts.request()),
+                    {"subject": f"{len(pending)} addresses"},
+                )
             except InvitationFailed as exc:
                 refused = {
                     str(e[0]).lower(): str(e[1]) for e in (getattr(exc, "errors", None) or [])
@@ -517,7 +522,10 @@ class InvitationsModel:
         if not self.may_create_links:
             raise NotAllowed(self.choices.missing("create_multiuse_invite_group", "link"))
         opts = self.check_options(options)
-        url = self.client.invitations.create_link(**opts.request())
+        made = self.session.changes.make(
+            CreateInviteLink(options=opts.request()), {"subject": "invitation link"}
+        )
+        url = str(made["invite_link"])
         self.link_url = url
         role = ROLE_NAMES.get(opts.invite_as, str(opts.invite_as))
         expiry = (

@@ -19,6 +19,12 @@ import re2
 from uritemplate import URITemplate
 
 from chatops import ApiError, Client
+from chatops.changes.kinds import (
+    AddLinkifier,
+    DeleteLinkifier,
+    ReorderLinkifiers,
+    UpdateLinkifier,
+)
 from chatops.linkify import LinkifierMatch, Matcher, re2_message
 from chatops.types import Linkifier, Message
 
@@ -352,7 +358,9 @@ class LinkifiersModel:
         self._require_admin()
         draft = self._require_valid(pattern, url_template, 0)
         pattern, url_template = draft.pattern, draft.url_template
-        new_id = int(self._send(lambda: self.client.realm.add_linkifier(pattern, url_template)))
+        change = AddLinkifier(pattern=pattern, url_template=url_template)
+        made = self._send(lambda: self.session.changes.make(change, {"subject": pattern}))
+        new_id = int(made["id"])
         self.changed()
         self._selected(new_id)
         self.status.ok(
@@ -366,11 +374,8 @@ class LinkifiersModel:
         position = self._position(filter_id, "save")
         draft = self._require_valid(pattern, url_template, filter_id)
         pattern, url_template = draft.pattern, draft.url_template
-        self._send(
-            lambda: self.client.realm.update_linkifier(
-                filter_id, pattern=pattern, url_template=url_template
-            )
-        )
+        change = UpdateLinkifier(filter_id=filter_id, pattern=pattern, url_template=url_template)
+        self._send(lambda: self.session.changes.make(change, {"subject": pattern}))
         self.changed()
         self.status.ok(f"Saved linkifier #{position}: `{pattern}` → {url_template}.")
 
@@ -397,7 +402,9 @@ class LinkifiersModel:
             where = "first" if steps < 0 else "last"
             raise FieldError("linkifier", f"Linkifier #{old + 1} is already {where}.")
         ids.insert(new, ids.pop(old))
-        self.client.realm.reorder_linkifiers(ids)
+        self.session.changes.make(
+            ReorderLinkifiers(ordered_linkifier_ids=ids), {"subject": "linkifiers"}
+        )
         self.changed()
         self._selected(filter_id)
         self.status.ok(f"Moved linkifier #{old + 1} to #{new + 1}.")
@@ -415,7 +422,7 @@ class LinkifiersModel:
         self._require_admin()
         position = self._position(filter_id, "delete")
         pattern = self.linkifiers[position - 1].pattern
-        self.client.realm.remove_linkifier(filter_id)
+        self.session.changes.make(DeleteLinkifier(filter_id=filter_id), {"subject": pattern})
         self._selected(0)
         self.changed()
         self.status.ok(f"Deleted linkifier #{position} `{pattern}`.")

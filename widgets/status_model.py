@@ -19,6 +19,7 @@ import emoji as emoji_pkg
 import pandas as pd
 
 from chatops import ApiError, ChatopsError, Client, TransportError, User
+from chatops.changes.kinds import SetUserStatus
 from chatops.types import RealmEmoji, UserStatus
 
 from ._model import (
@@ -542,7 +543,10 @@ class StatusModel:
                 rows.append({**row, "result": "not done", "detail": stop or "cancelled"})
                 continue
             try:
-                self.client.users.set_user_status(uid, **new.params)
+                self.session.changes.make(
+                    SetUserStatus(user_id=uid, status=dict(new.params)),
+                    {"subject": user.full_name},
+                )
             except ApiError as exc:
                 rows.append({**row, "result": "failed", "detail": describe_error(exc)})
                 failed += 1

@@ -18,9 +18,15 @@ from typing import Any
 
 import pandas as pd
 
-from chatops import NOT_GIVEN, User
+from chatops import User
+from chatops.changes.kinds import (
+    CreateGroup,
+    UpdateGroup,
+    UpdateGroupMembers,
+    UpdateGroupSubgroups,
+)
 
-from ._model import FieldError, Reporter, frame
+from ._model import FieldError, Reporter, frame, wire
 from ._model import plural as _plural
 from ._people import MEMBERS, read_list_file, split_pasted
 from ._words import SETTING_LABELS, Labelled, setting_label
@@ -236,9 +242,13 @@ class GroupEditor:
             )
         users = [r.id for r in rows if r.kind == "user" and r.id is not None]
         groups = [r.id for r in rows if r.kind == "group" and r.id is not None]
-        gid = self.client.user_groups.create(
-            name, members=users, description=description.strip(), subgroups=groups or []
+        made = self.session.changes.make(
+            CreateGroup(
+                name=name, members=users, description=description.strip(), subgroups=groups or []
+            ),
+            {"subject": f"@{name}"},
         )
+        gid = int(made["group_id"])
         self.changed()
         self.status.ok(
             f'Created the user group "{name}" with {_plural(len(users), "member")}'
@@ -258,10 +268,8 @@ class GroupEditor:
             changes["description"] = description.strip()
         if not changes:
             raise FieldError("name", "Nothing to save: the name and description are unchanged.")
-        self.client.user_groups.update(
-            group.id,
-            name=changes.get("name", NOT_GIVEN),
-            description=changes.get("description", NOT_GIVEN),
+        self.session.changes.make(
+            UpdateGroup(group_id=group.id, settings=dict(changes)), {"subject": f"@{group.name}"}
         )
         self.changed()
         said = []
@@ -472,16 +480,13 @@ class GroupEditor:
             )
         users = [r.id for r in sent if r.kind == "user" and r.id is not None]
         groups = [r.id for r in sent if r.kind == "group" and r.id is not None]
+        about = {"subject": f"@{group.name}"}
         if users:
-            if remove:
-                self.client.user_groups.update_members(group.id, delete=users)
-            else:
-                self.client.user_groups.update_members(group.id, add=users)
+            which = {"delete": users} if remove else {"add": users}
+            self.session.changes.make(UpdateGroupMembers(group_id=group.id, **which), about)
         if groups:
-            if remove:
-                self.client.user_groups.update_subgroups(group.id, delete=groups)
-            else:
-                self.client.user_groups.update_subgroups(group.id, add=groups)
+            which = {"delete": groups} if remove else {"add": groups}
+            self.session.changes.make(UpdateGroupSubgroups(group_id=group.id, **which), about)
         self.member_rows = []
         self._member_target = None
         self.changed()
@@ -547,7 +552,10 @@ class GroupEditor:
         label = setting_label("group", setting)
         if old == value:
             raise FieldError("setting_value", f"“{label}” already names {self.value_words(value)}.")
-        self.client.user_groups.update(group.id, settings={setting: (value, old)})
+        self.session.changes.make(
+            UpdateGroup(group_id=group.id, settings={setting: {"new": value, "old": wire(old)}}),
+            {"subject": f"@{group.name}"},
+        )
         self.changed()
         self.status.ok(
             f'“{label}” of "{group.name}" is now {self.value_words(value)} '

@@ -18,7 +18,10 @@ from typing import Any
 
 import pandas as pd
 
-from ._model import FieldError, Reporter, frame
+from chatops.changes import Change
+from chatops.changes.kinds import UpdateChannel, UpdateGroup, UpdateGroupSubgroups, UpdateRealm
+
+from ._model import FieldError, Reporter, frame, wire
 from ._words import setting_label
 from .user_groups_data import NOT_APPLICABLE, GroupDirectory, GroupInfo
 
@@ -191,26 +194,33 @@ class ObjectionFixer:
         target = group.id
         if fix.kind == "subgroup":
             assert fix.where_id is not None
-            self.client.user_groups.update_subgroups(fix.where_id, delete=[target])
+            self.session.changes.make(
+                UpdateGroupSubgroups(group_id=fix.where_id, delete=[target]),
+                {"subject": fix.where},
+            )
             done = f'Removed "{group.name}" from the subgroups of {fix.where}'
         else:
             new = self._replacement(fix, replacement).id
             if fix.kind == "realm":
                 old = self.session.realm.get(f"realm_{fix.setting}")
-                self.client.realm.update(**{fix.setting: (replaced(old, target, new), old)})
+                change: Change = UpdateRealm(
+                    settings={fix.setting: {"new": replaced(old, target, new), "old": wire(old)}}
+                )
             elif fix.kind == "channel":
                 assert fix.where_id is not None
                 old = self.directory.raw_channels[fix.where_id].get(fix.setting)
-                self.client.channels.update(
-                    fix.where_id,
-                    group_settings={fix.setting: {"new": replaced(old, target, new), "old": old}},
+                change = UpdateChannel(
+                    stream_id=fix.where_id,
+                    settings={fix.setting: {"new": replaced(old, target, new), "old": wire(old)}},
                 )
             else:
                 assert fix.where_id is not None
                 old = self.directory.raw_groups[fix.where_id][fix.setting]
-                self.client.user_groups.update(
-                    fix.where_id, settings={fix.setting: (replaced(old, target, new), old)}
+                change = UpdateGroup(
+                    group_id=fix.where_id,
+                    settings={fix.setting: {"new": replaced(old, target, new), "old": wire(old)}},
                 )
+            self.session.changes.make(change, {"subject": fix.where})
             name = self.directory.groups[new].name.removeprefix("role:")
             done = f'Put "{name}" in place of "{group.name}" in {fix.label}'
         deactivated = self._deactivate(target)

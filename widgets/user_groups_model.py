@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from chatops import CannotDeactivateGroupInUse, Client
+from chatops.changes.kinds import DeactivateGroup, ReactivateGroup
 
 from ._model import FieldError, Reporter, Said, Session, frame
 from ._model import plural as _plural
@@ -353,7 +354,9 @@ class GroupsModel:
             raise FieldError("group", f'"{group.name}" is already deactivated.')
         self.forget_objections()
         try:
-            self.client.user_groups.deactivate(group.id)
+            self.session.changes.make(
+                DeactivateGroup(group_id=group.id), {"subject": f"@{group.name}"}
+            )
         except CannotDeactivateGroupInUse as exc:
             # Names of channels and groups made since the last fetch are needed, and the local
             # view of uses should catch up with what the server knows.
@@ -397,7 +400,7 @@ class GroupsModel:
             raise FieldError(
                 "group", f'"{group.name}" is active; only a deactivated group can be reactivated.'
             )
-        self.client.user_groups.reactivate(group.id)
+        self.session.changes.make(ReactivateGroup(group_id=group.id), {"subject": f"@{group.name}"})
         self.refresh()
         self.status.ok(f'Reactivated the user group "{group.name}".')
 

@@ -96,6 +96,11 @@ class Change(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag=Tr
         """What the change will replace, read from the server (None: nothing to keep)."""
         return None
 
+    def salvage(self, client: Client, error: ApiError) -> dict[str, Any] | None:
+        """The answer of a change the server made only in part before refusing the rest (None:
+        it made nothing)."""
+        return None
+
     def state(self, client: Client) -> Reading:
         """Whether the server shows the change made."""
         return Reading(None, "no read tells whether this call is done")

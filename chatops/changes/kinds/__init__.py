@@ -14,13 +14,16 @@ import msgspec
 
 from .._base import Change
 from .channels import ArchiveChannel, Subscribe, UnarchiveChannel, Unsubscribe, UpdateChannel
+from .folders import CreateFolder, ReorderFolders, UpdateFolder
 from .groups import (
+    CreateGroup,
     DeactivateGroup,
     ReactivateGroup,
     UpdateGroup,
     UpdateGroupMembers,
     UpdateGroupSubgroups,
 )
+from .invitations import CreateInviteLink, ResendInvitation, SendInvitations
 from .messages import MoveTopic, UpdateScheduled, fitted_topic
 from .people import DeactivateBot, DeactivateUser, ReactivateUser, UpdateBot, UpdateUser
 from .raw import RawCall
@@ -34,9 +37,18 @@ from .realm import (
 )
 from .removals import DeleteAttachment, DeleteReminder, DeleteScheduledMessage, RevokeInvitation
 from .several import Several
+from .status import SetUserStatus
 
 __all__ = [
     "KINDS",
+    "UpdateFolder",
+    "SetUserStatus",
+    "SendInvitations",
+    "ResendInvitation",
+    "ReorderFolders",
+    "CreateInviteLink",
+    "CreateGroup",
+    "CreateFolder",
     "AddLinkifier",
     "ArchiveChannel",
     "DeactivateBot",
@@ -74,6 +86,14 @@ __all__ = [
 KINDS: dict[str, type[Change]] = {
     kind.__name__: kind
     for kind in (
+        UpdateFolder,
+        SetUserStatus,
+        SendInvitations,
+        ResendInvitation,
+        ReorderFolders,
+        CreateInviteLink,
+        CreateGroup,
+        CreateFolder,
         AddLinkifier,
         ArchiveChannel,
         DeactivateBot,

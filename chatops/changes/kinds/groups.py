@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..._client import Client
 
 __all__ = [
+    "CreateGroup",
     "DeactivateGroup",
     "ReactivateGroup",
     "UpdateGroup",
@@ -37,6 +38,43 @@ def _deactivated(client: Client, group_id: int, wanted: bool) -> Reading:
     deactivated = bool(group.get("deactivated"))
     shown = "true" if deactivated else "false"
     return Reading(deactivated is wanted, f"GET /user_groups: group {group_id} deactivated {shown}")
+
+
+class CreateGroup(Change, frozen=True, kw_only=True):
+    """Create a user group (``POST /user_groups/create``); undone by deactivating it (a group
+    is never deleted). ``settings`` are group-setting values by name, as the client takes them."""
+
+    name: str
+    members: list[int]
+    description: str = ""
+    subgroups: list[int] = []
+    settings: dict[str, Any] = {}
+
+    def call(self) -> ApiCall:
+        params: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "members": list(self.members),
+            **self.settings,
+        }
+        if self.subgroups:
+            params["subgroups"] = list(self.subgroups)
+        return ApiCall(method="POST", path="/user_groups/create", params=params)
+
+    def send(self, client: Client) -> dict[str, Any]:
+        group = client.user_groups.create(
+            self.name,
+            members=list(self.members),
+            description=self.description,
+            subgroups=list(self.subgroups),
+            settings=self.settings or None,
+        )
+        return {"group_id": group}
+
+    def inverse(self, before: Mapping[str, Any] | None, answer: Mapping[str, Any]) -> Change | None:
+        return (
+            None if "group_id" not in answer else DeactivateGroup(group_id=int(answer["group_id"]))
+        )
 
 
 class DeactivateGroup(Change, frozen=True, kw_only=True):
