@@ -7,8 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ..._base_client import NOT_GIVEN, NotGiven, check_length
-from ...resources._base import AsyncResource, GroupSettingValue, drop_not_given, given
-from ...resources._base import group_setting_param as _group_value
+from ...resources._base import (
+    AsyncResource,
+    GroupSettingValue,
+    drop_not_given,
+    given,
+    group_setting_param,
+)
 from ...types import (
     Capabilities,
     Channel,
@@ -92,11 +97,11 @@ def _subscriptions_param(
 def _group_update(value: GroupSettingUpdate) -> dict[str, Any]:
     if isinstance(value, Mapping) and "new" in value:
         change: Mapping[str, Any] = value
-        update = {"new": _group_value(change["new"])}
+        update = {"new": group_setting_param(change["new"])}
         if "old" in change:
-            update["old"] = _group_value(change["old"])
+            update["old"] = group_setting_param(change["old"])
         return update
-    return {"new": _group_value(value)}
+    return {"new": group_setting_param(value)}
 
 
 def _topic_visibility_request(
@@ -208,7 +213,7 @@ class AsyncChannels(AsyncResource):
             )
             params["principals"] = list(people)
         for name, value in (group_settings or {}).items():
-            params[name] = _group_value(value)
+            params[name] = group_setting_param(value)
         return await self._client._request(
             "POST", "/users/me/subscriptions", params=params, cast_to=SubscribeResult
         )

@@ -10,8 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..._base_client import NOT_GIVEN, NotGiven
-from ...resources._base import GroupSettingValue, SyncResource, given
-from ...resources._base import group_setting_param as _setting_value
+from ...resources._base import GroupSettingValue, SyncResource, given, group_setting_param
 from ...types import (
     Capabilities,
     CustomProfileField,
@@ -73,9 +72,12 @@ def _realm_params(settings: Mapping[str, Any]) -> dict[str, Any]:
     for name, value in settings.items():
         if name in GROUP_SETTINGS:
             if isinstance(value, tuple):
-                params[name] = {"new": _setting_value(value[0]), "old": _setting_value(value[1])}
+                params[name] = {
+                    "new": group_setting_param(value[0]),
+                    "old": group_setting_param(value[1]),
+                }
             else:
-                params[name] = {"new": _setting_value(value)}
+                params[name] = {"new": group_setting_param(value)}
         else:
             params[name] = value
     return params

@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._base_client import NOT_GIVEN, NotGiven
-from ...resources._base import GroupSettingValue, SyncResource, given
-from ...resources._base import group_setting_param as _setting_value
+from ...resources._base import GroupSettingValue, SyncResource, given, group_setting_param
 from ...types import (
     GroupIdResult,
     UserGroup,
@@ -32,9 +31,9 @@ def _setting_updates(settings: GroupSettingChanges | None) -> dict[str, Any]:
     for name, value in (settings or {}).items():
         if isinstance(value, tuple):
             new, old = value
-            out[name] = {"new": _setting_value(new), "old": _setting_value(old)}
+            out[name] = {"new": group_setting_param(new), "old": group_setting_param(old)}
         else:
-            out[name] = {"new": _setting_value(value)}
+            out[name] = {"new": group_setting_param(value)}
     return out
 
 
@@ -77,7 +76,9 @@ class UserGroups(SyncResource):
             settings: permission settings such as ``can_manage_group``, as group-setting values.
         """
         params = given(locals(), "settings")
-        params |= {setting: _setting_value(value) for setting, value in (settings or {}).items()}
+        params |= {
+            setting: group_setting_param(value) for setting, value in (settings or {}).items()
+        }
         result = self._client._request(
             "POST", "/user_groups/create", params=params, cast_to=GroupIdResult
         )
