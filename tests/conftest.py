@@ -21,21 +21,49 @@ from chatops.sandbox import realm as realm_mod
 os.environ.setdefault("CHATOPS_STATE_DIR", tempfile.mkdtemp(prefix="chatops-state-"))
 
 
+#: the scopes that take a minute or more (see ``--durations``), longest first; pytest-xdist
+#: would otherwise start them by their number of tests, and one of two tests that take four
+#: minutes together can be the last to start
+LONGEST_FIRST = (
+    "tests/browser/",
+    "tests/changes/test_undo.py",
+    "tests/test_report_plan.py",
+    "tests/security/test_hostile_audits.py",
+    "tests/test_report_gone.py",
+    "tests/changes/test_single_path.py",
+    "tests/sandbox/test_fuzz.py",
+    "tests/analytics/test_dataset_changes.py",
+    "tests/analytics/test_data_cli.py",
+    "tests/test_cli.py",
+)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """How ``pytest -n N`` shares the tests out: a module's tests run in one process (its
     fixtures are built once); the browser tests all run in one process, one at a time (each
     drives a JupyterLab and a Chromium, and two at once on two cores starve each other); the
-    client tests run in one process (their twin tally covers the whole directory)."""
+    client tests run in one process (their twin tally covers the whole directory); the longest
+    scopes start first."""
     from xdist.scheduler import LoadScopeScheduling
 
     class Groups(LoadScopeScheduling):  # type: ignore[misc]
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             for folder in ("tests/browser/", "tests/client/"):
                 if path.startswith(folder):
                     return folder
             return path
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the longest scopes first, so that the run never ends on one
+                self.ordered = True
+                for scope in reversed(LONGEST_FIRST):
+                    if scope in self.workqueue:
+                        self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return Groups(config, log)
 

@@ -384,3 +384,46 @@ def outside_requests(urls: Iterable[str]) -> list[str]:
             continue
         out.append(url)
     return out
+
+
+@dataclass
+class Visit:
+    dialogs: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    injected: list[str] = field(default_factory=list)
+    text: str = ""
+
+
+def visit(browser: Any, url: str, *, ready: str | None = None, shot: str = "") -> Visit:
+    """Open ``url`` at 1400x900, wait for ``ready`` (a selector) or the load, and report."""
+    from tests.browser.conftest import screenshot
+
+    seen = Visit()
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.on("request", lambda request: seen.requests.append(request.url))
+    page = context.new_page()
+
+    def dialog(d: Any) -> None:
+        seen.dialogs.append(f"{d.type}: {d.message}")
+        d.dismiss()
+
+    page.on("dialog", dialog)
+    try:
+        page.goto(url)
+        if ready:
+            page.locator(ready).first.wait_for(timeout=90_000)
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(500)  # an onerror or onload would have fired by now
+        seen.injected = page.evaluate(INJECTED_JS)
+        seen.text = page.inner_text("body")
+        if shot:
+            screenshot(page, shot)
+    finally:
+        context.close()
+    return seen
+
+
+def clean(seen: Visit, where: str) -> None:
+    assert seen.dialogs == [], (where, seen.dialogs)
+    assert seen.injected == [], (where, seen.injected)
+    assert outside_requests(seen.requests) == [], (where, outside_requests(seen.requests))

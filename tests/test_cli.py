@@ -82,28 +82,6 @@ def test_audit_run_end_to_end_on_a_sandbox_of_its_own(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_audit_run_with_zuliprc_never_leaks_the_key(sandbox: Sandbox, tmp_path: Path) -> None:
-    proc = chatops(
-        "audit",
-        "run",
-        "--all",
-        "--zuliprc",
-        str(sandbox.zuliprc("admin")),
-        "-p",
-        "days",
-        "30",
-        "--report-dir",
-        str(tmp_path),
-    )
-    assert proc.returncode == 0, proc.stderr
-    secrets = [a.api_key for a in sandbox.accounts.values() if a.api_key]
-    files = _scan(tmp_path, secrets)
-    assert {p.name for p in files} >= {"org_overview.ipynb", "org_overview.html", "summary.json"}
-    for secret in secrets:
-        assert secret not in proc.stdout + proc.stderr
-
-
-@pytest.mark.slow
 def test_audit_run_exits_1_when_a_threshold_is_crossed(sandbox: Sandbox, tmp_path: Path) -> None:
     proc = chatops(
         "audit",

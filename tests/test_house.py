@@ -155,3 +155,11 @@ def test_only_the_change_engine_changes_an_organization() -> None:
             if (rel, call) not in NOT_CHANGES:
                 offending.append(f"{rel}: {call}")
     assert offending == []
+
+
+def test_the_scopes_started_first_exist() -> None:
+    """tests/conftest.py starts the longest scopes first: each it names is still there."""
+    from tests.conftest import LONGEST_FIRST
+
+    root = Path(__file__).parents[1]
+    assert [s for s in LONGEST_FIRST if not (root / s).exists()] == []

@@ -19,9 +19,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from .._exceptions import ConfigError
 from .._files import new_dir, write_private_text
@@ -191,6 +193,8 @@ def serve_page(
         page_arguments(page, port=port, idle_timeout=idle_timeout, extra=extra),
         env=page_environment(token_file),
     )
+    # stopped by SIGTERM (kill, systemd) as by Ctrl-C: Voila and its kernels stop with the page
+    previous = _on_sigterm(_interrupt)
     try:
         url = f"http://127.0.0.1:{port}/?token={token}"
         if wait_until_listening(port, process, timeout=120):
@@ -207,7 +211,20 @@ def serve_page(
             process.kill()
             return process.wait()
     finally:
+        _on_sigterm(previous)
         with contextlib.suppress(FileNotFoundError):
             token_file.unlink()
         with contextlib.suppress(FileNotFoundError):
             (folder / "open.html").unlink()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Handle SIGTERM with ``handler``; returns the handler it had (None off the main thread,
+    where Python cannot set one)."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)

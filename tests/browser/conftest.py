@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -160,16 +161,25 @@ def wait_until_run(url: str, token: str, deadline: float) -> None:
         time.sleep(0.5)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         instance = p.chromium.launch(
             executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS
         )
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with chromium() as instance:
         yield instance
-        instance.close()
 
 
 def screenshot(page: object, name: str) -> Path:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 
 import chatops
@@ -30,6 +31,7 @@ class Page:
     token: str
     sandbox: Sandbox
     log: Path
+    process: subprocess.Popen[bytes]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +73,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
             if time.monotonic() > deadline:
                 raise RuntimeError("Voila did not start within 180 s")
             time.sleep(0.3)
-        yield Page(f"http://127.0.0.1:{port}", token, sandbox, log_path)
+        yield Page(f"http://127.0.0.1:{port}", token, sandbox, log_path, process)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -122,3 +124,14 @@ def test_the_page_shows_the_console_and_acts(served: Page, browser: Any) -> None
         context.close()
     with chatops.Client.from_zuliprc(served.sandbox.zuliprc("owner")) as owner:
         assert "made-on-the-page" in {g.name for g in owner.user_groups.list()}
+
+
+def test_sigterm_stops_the_page_voila_and_its_kernels(served: Page) -> None:
+    """``kill`` (or systemd stopping a service) stops ``chatops console`` as Ctrl-C does:
+    Voila and every kernel it started exit with it, none is left behind."""
+    started = psutil.Process(served.process.pid).children(recursive=True)
+    assert any("voila" in " ".join(c.cmdline()) for c in started)
+    served.process.send_signal(signal.SIGTERM)
+    assert served.process.wait(30) is not None
+    _gone, alive = psutil.wait_procs(started, timeout=30)
+    assert alive == []

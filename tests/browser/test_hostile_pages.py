@@ -1,6 +1,5 @@
 """Every page a person opens, over the hostile organization (tests/hostile.py), in Debian's
-Chromium: the audit report (its index and each audit's page), the explore notebook as a
-self-contained HTML file, the admin console in JupyterLab and the console's Voila page.
+Chromium: the explore notebook as a self-contained HTML file, the admin console in JupyterLab and the console's Voila page.
 
 On each: no dialog opened, no element a payload would make, no ``javascript:`` link, and no
 request leaving 127.0.0.1 (the browser's own network log). The Voila page also keeps its
@@ -16,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,10 @@ import papermill
 import psutil
 import pytest
 
-from chatops import audit as pipeline
 from chatops.jupyter.notebook_html import write_notebook_html
 from chatops.sandbox import Sandbox
 from tests.browser.conftest import IDLE, chromium_path, free_port, running_lab, screenshot
-from tests.hostile import INJECTED_JS, Planted, outside_requests, plant
+from tests.hostile import INJECTED_JS, Planted, Visit, clean, plant, visit
 
 pytestmark = pytest.mark.slow
 
@@ -50,63 +48,6 @@ def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Org]:
         yield Org(sb, plant(sb), base)
 
 
-@dataclass
-class Visit:
-    dialogs: list[str] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-    injected: list[str] = field(default_factory=list)
-    text: str = ""
-
-
-def visit(browser: Any, url: str, *, ready: str | None = None, shot: str = "") -> Visit:
-    """Open ``url`` at 1400x900, wait for ``ready`` (a selector) or the load, and report."""
-    seen = Visit()
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.on("request", lambda request: seen.requests.append(request.url))
-    page = context.new_page()
-
-    def dialog(d: Any) -> None:
-        seen.dialogs.append(f"{d.type}: {d.message}")
-        d.dismiss()
-
-    page.on("dialog", dialog)
-    try:
-        page.goto(url)
-        if ready:
-            page.locator(ready).first.wait_for(timeout=90_000)
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(500)  # an onerror or onload would have fired by now
-        seen.injected = page.evaluate(INJECTED_JS)
-        seen.text = page.inner_text("body")
-        if shot:
-            screenshot(page, shot)
-    finally:
-        context.close()
-    return seen
-
-
-def _clean(seen: Visit, where: str) -> None:
-    assert seen.dialogs == [], (where, seen.dialogs)
-    assert seen.injected == [], (where, seen.injected)
-    assert outside_requests(seen.requests) == [], (where, outside_requests(seen.requests))
-
-
-def test_the_audit_report_runs_nothing_a_member_typed(org: Org, browser: Any) -> None:
-    result = pipeline.run_audits(
-        [], report_dir=org.base / "reports", zuliprc=str(org.sandbox.zuliprc("admin"))
-    )
-    pages = [result.run_dir / "index.html", *sorted(result.run_dir.glob("*.html"))]
-    assert len(pages) >= 15
-    shown = ""
-    for page in pages:
-        seen = visit(browser, page.as_uri(), shot=f"hostile-report-{page.stem}")
-        _clean(seen, page.name)
-        shown += seen.text
-    # the payloads are on the pages, as text
-    assert "<img src=x id=chatops-pwn" in shown
-    assert "=cmd|' /C calc'!A0" in shown
-
-
 def test_the_explore_notebook_as_html_runs_nothing_and_loads_nothing(
     org: Org, browser: Any
 ) -> None:
@@ -124,7 +65,7 @@ def test_the_explore_notebook_as_html_runs_nothing_and_loads_nothing(
     )
     html = write_notebook_html(executed, org.base / "explore.html")
     seen = visit(browser, html.as_uri(), shot="hostile-explore")
-    _clean(seen, "explore.html")
+    clean(seen, "explore.html")
     assert "sync: 100%" in seen.text
 
 
@@ -154,7 +95,7 @@ def test_the_console_in_jupyterlab_runs_nothing_a_member_typed(org: Org, browser
             screenshot(page, "hostile-console-groups")
         finally:
             context.close()
-    _clean(seen, "console")
+    clean(seen, "console")
 
 
 @dataclass
@@ -261,7 +202,7 @@ def test_the_console_page_runs_nothing_loads_nothing_and_shows_its_icons(
         screenshot(page, "hostile-console-page")
     finally:
         context.close()
-    _clean(seen, "console page")
+    clean(seen, "console page")
     assert any("/voila/templates/chatops/static/fontawesome" in url for url in seen.requests)
 
 

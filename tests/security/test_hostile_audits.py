@@ -23,21 +23,25 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import chatops
 from chatops import audit as pipeline
 from chatops.sandbox import Sandbox
+from tests.browser.conftest import chromium
 from tests.hostile import (
     ESCAPE,
     FORMULA,
     LONG_TOPIC,
     PLACEHOLDER,
     Planted,
+    clean,
     formula_cells_in_csv,
     plant,
     raw_terminal_characters,
+    visit,
 )
 from tests.test_cli import chatops as chatops_cli
 
@@ -101,6 +105,26 @@ def test_the_report_csv_files_hold_no_formula_and_do_hold_the_planted_text(
     # the payloads did reach the files, neutralised
     everything = "\n".join(texts.values())
     assert "'" + FORMULA[1] in everything and "'" + FORMULA[2] in everything
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as instance:
+        yield instance
+
+
+def test_the_report_pages_run_nothing_a_member_typed(hostile: Hostile, browser: Any) -> None:
+    """The index and every audit's page, in Chromium: no dialog, no element a payload would
+    make, no request leaving 127.0.0.1; the payloads are on the pages, as text."""
+    pages = [hostile.run_dir / "index.html", *sorted(hostile.run_dir.glob("*.html"))]
+    assert len(pages) >= 15
+    shown = ""
+    for page in pages:
+        seen = visit(browser, page.as_uri(), shot=f"hostile-report-{page.stem}")
+        clean(seen, page.name)
+        shown += seen.text
+    assert "<img src=x id=chatops-pwn" in shown
+    assert "=cmd|' /C calc'!A0" in shown
 
 
 def test_the_report_is_readable_by_its_owner_only(hostile: Hostile) -> None:

@@ -11,7 +11,6 @@ import random
 import threading
 from typing import Any, Unpack
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 
@@ -130,6 +129,8 @@ def _result(
 ) -> InteractionGraph:
     """The view from the reply pairs (``source``, ``target``, ``weight``), the messages and
     name per user id, and the channel names the messages carry."""
+    import networkx as nx  # imported when a graph is made: importing it costs 0.1 s
+
     edges = edges[edges["weight"] >= min_weight].sort_values(
         ["weight", "source", "target"], ascending=[False, True, True], kind="stable"
     )
@@ -220,6 +221,8 @@ def _channel_graph(
 ) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
     """Channels linked by shared subscribers: the graph, its edges and its nodes (empty without
     ``subscriptions``)."""
+    import networkx as nx  # imported when a graph is made: importing it costs 0.1 s
+
     cg = nx.Graph()
     cedges = pd.DataFrame(
         {

@@ -12,7 +12,6 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -53,6 +52,8 @@ def community_layout(
 ) -> dict[Any, tuple[float, float]]:
     """Positions of ``g``'s nodes: one disc per community (radius ~ sqrt of its size), discs
     around a circle without overlapping, a spring layout of each community inside its disc."""
+    import networkx as nx  # imported when a graph is made: importing it costs 0.1 s
+
     groups: dict[int, list[Any]] = {}
     for n in sorted(g.nodes, key=str):
         groups.setdefault(community.get(n, 0), []).append(n)
