@@ -204,7 +204,9 @@ def serve_page(
                 open_in_browser(url, folder)
         return process.wait()
     except KeyboardInterrupt:
-        process.send_signal(signal.SIGINT)
+        # SIGTERM: the server shuts its kernels down and exits (on SIGINT without a terminal
+        # it would wait for an answer to "Shutdown this Jupyter server?")
+        process.send_signal(signal.SIGTERM)
         try:
             return process.wait(20)
         except subprocess.TimeoutExpired:

@@ -155,7 +155,15 @@ def _tree(pid: int) -> list[psutil.Process]:
 
 
 def _kernels(voila: Voila) -> list[psutil.Process]:
-    return [p for p in _tree(voila.process.pid) if any("ipykernel" in part for part in p.cmdline())]
+    """The kernels Voila runs now (one shut down while they are listed is not one of them)."""
+    return [p for p in _tree(voila.process.pid) if "ipykernel" in " ".join(_cmdline(p))]
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return []
 
 
 def test_no_command_line_holds_the_console_token(voila: Voila) -> None:
