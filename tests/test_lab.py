@@ -41,6 +41,50 @@ def test_prepare_keeps_the_admins_own_copies(tmp_path: Path) -> None:
     assert mine.read_text() == '{"edited": true}'
 
 
+def _as_copied_by_an_older_version(folder: Path, name: str) -> Path:
+    """Make ``name`` in ``folder`` look as an older package's version copied it, unchanged."""
+    import chatops.jupyter.lab as lab
+
+    target = folder / name
+    notebook = nbformat.read(target, as_version=4)
+    notebook.cells[0].source += "\n\n(an older version's words)"
+    nbformat.write(notebook, target)
+    copied = json.loads((folder / ".chatops-lab" / "copied.json").read_text())
+    copied[name] = lab.sources_digest(target)
+    (folder / ".chatops-lab" / "copied.json").write_text(json.dumps(copied))
+    return target
+
+
+def test_a_newer_package_replaces_a_copy_nobody_changed_and_tells_of_one_changed(
+    tmp_path: Path,
+) -> None:
+    """Console issue: JupyterLab's autosave put the console notebook in the admin's folder,
+    after which a newer version of the package never replaced it."""
+    folder = tmp_path / "nb"
+    prepare(folder)
+    shipped = (notebooks_root() / CONSOLE_NOTEBOOK).read_text()
+    # saved by JupyterLab with outputs and counts: not a change of the admin's
+    console = folder / CONSOLE_NOTEBOOK
+    saved = nbformat.read(console, as_version=4)
+    saved.cells[-1].outputs = [nbformat.v4.new_output("stream", text="hello")]
+    saved.cells[-1].execution_count = 3
+    nbformat.write(saved, console)
+    old = _as_copied_by_an_older_version(folder, CONSOLE_NOTEBOOK)
+    said: list[str] = []
+    prepare(folder, say=said.append)
+    assert old.read_text() == shipped and said == []  # replaced by this version's
+    # changed by the admin: kept, and this version's put beside it
+    edited = _as_copied_by_an_older_version(folder, "audits/bots.ipynb")
+    mine = nbformat.read(edited, as_version=4)
+    mine.cells.append(nbformat.v4.new_code_cell("my_own_check()"))
+    nbformat.write(mine, edited)
+    prepare(folder, say=said.append)
+    assert "my_own_check()" in edited.read_text()
+    newer = folder / ".chatops-lab" / "newer" / "audits" / "bots.ipynb"
+    assert said == [f"Kept your changed audits/bots.ipynb; this version's is at {newer}"]
+    assert newer.read_text() == (notebooks_root() / "audits" / "bots.ipynb").read_text()
+
+
 def test_zuliprc_is_injected_as_a_parameter_never_the_key(tmp_path: Path, sandbox: Sandbox) -> None:
     zuliprc = sandbox.zuliprc("admin")
     console = prepare(tmp_path / "nb", zuliprc=str(zuliprc))
@@ -230,3 +274,15 @@ def test_no_command_line_holds_the_lab_token(tmp_path: Path) -> None:
                 process.wait(20)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+def test_the_console_notebook_shows_the_console_not_its_code(
+    tmp_path: Path, sandbox: Sandbox
+) -> None:
+    """Console issue: the console sat under its code cells. Every code cell of the console
+    notebook, the injected parameters too, opens with its source hidden."""
+    console = prepare(tmp_path / "nb", zuliprc=str(sandbox.zuliprc("admin")))
+    notebook = nbformat.read(console, as_version=4)
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert len(code) == 3  # the injected parameters, the parameters, the console
+    assert [c.metadata.get("jupyter", {}).get("source_hidden") for c in code] == [True] * 3

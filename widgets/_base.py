@@ -58,6 +58,7 @@ __all__ = [
     "describe_error",
     "escape",
     "forwarded",
+    "from_model",
     "frame",
     "in_kernel",
     "plural",
@@ -106,6 +107,32 @@ class forwarded(Generic[M, P, R]):
         return call
 
 
+V = TypeVar("V")
+
+
+class from_model(Generic[V]):
+    """A panel's read-only attribute that is its model's attribute of the same name. In the
+    panel's class, ``results = from_model[list[Outcome]]()`` makes ``panel.results`` read
+    ``panel.model.results``."""
+
+    name = ""
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, panel: None, owner: type[Any]) -> Self: ...
+
+    @overload
+    def __get__(self, panel: HoldsModel[Any], owner: type[Any]) -> V: ...
+
+    def __get__(self, panel: HoldsModel[Any] | None, owner: type[Any]) -> Self | V:
+        if panel is None:
+            return self
+        value: V = getattr(panel.model, self.name)
+        return value
+
+
 def in_kernel() -> bool:
     """Whether this runs in a Jupyter kernel (then long work runs in a background thread)."""
     try:
@@ -130,6 +157,10 @@ def kernel_loop() -> Any:
 @dataclass
 class _Task:
     thread: threading.Thread
+
+
+#: the outcome of an action refused for a value typed: it lasts while a field is marked
+CHECK_FIELDS = "Check the fields marked."
 
 
 class Panel:
@@ -261,8 +292,14 @@ class Panel:
     def field(self, name: str, widget: w.ValueWidget, *, label: str, hint: str = "") -> Field:
         """Make and remember a field, so that a :class:`FieldError` naming it shows beside it."""
         made = Field(name, widget, label=label, hint=hint)
+        made.on_error.append(self._marks_changed)
         self.fields[name] = made
         return made
+
+    def _marks_changed(self) -> None:
+        """ "Check the fields marked." lasts as long as a field is marked."""
+        if self.status.text == CHECK_FIELDS and not any(f.error_text for f in self.fields.values()):
+            self.status.clear()
 
     def clear_errors(self) -> None:
         for f in self.fields.values():
@@ -281,7 +318,7 @@ class Panel:
             target = self.fields.get(exc.field)
             if target is not None:
                 target.error(exc.message)
-            self.status.error(exc.message if target is None else "Check the fields marked.")
+            self.status.error(exc.message if target is None else CHECK_FIELDS)
         except LimitError as exc:
             target = self.fields.get(exc.param)
             if target is not None:
@@ -300,13 +337,36 @@ class Panel:
         The action's progress, outcome and result tables show right under the button."""
 
         def handler(_button: w.Button) -> None:
+            # what this click changes (now, or once confirmed) is undone as one action
+            self.session.changes.begin(f"{self.title}: {button.description}")
             self.clear_errors()
+            if not self.busy:
+                self.progress.hide()  # its counts were of the action before
             self.focus_on(button)
             self.guard(action)
             self.update_controls()
 
         button.on_click(handler)
         self._bound[id(button)] = button
+
+    def expire_on(
+        self, control: w.Widget, *inputs: w.ValueWidget, forget: Callable[[], None] | None = None
+    ) -> None:
+        """An outcome of ``control`` is true of what it was given: when one of ``inputs``
+        changes, its outcome line and progress go (and ``forget`` runs: a preview made from
+        the old inputs is dropped)."""
+
+        def changed(_change: Any) -> None:
+            if self.busy:
+                return
+            if self._slots.get(id(control)) is self.feedback:
+                self.status.clear()
+                self.progress.hide()
+            if forget is not None:
+                forget()
+
+        for widget in inputs:
+            widget.observe(changed, "value")
 
     def control_reasons(self) -> list[tuple[w.DOMWidget, str]]:
         """Each action control with why it cannot act now ("" when it can). Panels override."""

@@ -1,12 +1,11 @@
 """The small widgets panels are made of: the status line, a field with its hint and error, a
-table with Refresh and Export CSV (folded under a summary when it reports an outcome), a
-progress bar with Cancel, and a confirmation."""
+table with Refresh and Export CSV (folded under a summary when it reports an outcome); the
+progress bar with Cancel and the confirmation are in :mod:`._asking` (and importable here)."""
 
 from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ import traitlets
 
 from .._files import new_dir, write_private_text
 from .._tabular import csv_text
+from ._asking import Confirm, Progress
 from ._model import escape, plural
 from ._words import api_name, render_markdown
 
@@ -116,6 +116,9 @@ class Field:
     def __init__(self, name: str, widget: w.ValueWidget, *, label: str, hint: str = "") -> None:
         self.name = name
         self.input = widget
+        #: run when the field's error is shown or cleared (the panel's "Check the fields
+        #: marked." lasts only while a field is marked)
+        self.on_error: list[Callable[[], None]] = []
         self._hint = w.HTML(value=self._hint_html(hint))
         self._error = w.HTML(value="")
         self.error_text = ""
@@ -145,10 +148,16 @@ class Field:
     def error(self, message: str) -> None:
         self.error_text = message
         self._error.value = f'<span class="chatops-field-error">{escape(message)}</span>'
+        for callback in self.on_error:
+            callback()
 
     def clear(self) -> None:
+        if not self.error_text:
+            return
         self.error_text = ""
         self._error.value = ""
+        for callback in self.on_error:
+            callback()
 
 
 #: Each column of a panel scrolls on its own past this height, so a list and a form both fit
@@ -467,100 +476,6 @@ class TableView:
             "download</a>"
         )
         return target
-
-
-class Progress:
-    """A progress bar with counts and a Cancel button, for work done item by item.
-
-    The work checks :attr:`cancelled` between items; an item in flight always finishes, so
-    nothing is left half-done.
-    """
-
-    def __init__(self) -> None:
-        self.bar = w.IntProgress(value=0, min=0, max=1, layout=w.Layout(width="320px"))
-        self.label = w.HTML(value="")
-        self.cancel_button = w.Button(description="Cancel", icon="stop", button_style="warning")
-        self.cancel_button.on_click(lambda _b: self.cancel())
-        self.widget = w.HBox([self.bar, self.label, self.cancel_button])
-        self.widget.layout.display = "none"
-        self._cancel = threading.Event()
-        self.verb = ""
-        self.total = 0
-        self.done = 0
-        self.failed = 0
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def cancel(self) -> None:
-        """Ask the running work to stop after the item in flight."""
-        self._cancel.set()
-        self.cancel_button.disabled = True
-
-    def start(self, total: int, verb: str) -> None:
-        self._cancel.clear()
-        self.verb = verb
-        self.total = total
-        self.done = 0
-        self.failed = 0
-        self.bar.max = max(total, 1)
-        self.bar.value = 0
-        self.bar.bar_style = "info"
-        self.cancel_button.disabled = False
-        self.cancel_button.layout.display = None
-        self.widget.layout.display = "flex"
-        self._label()
-
-    def advance(self, count: int = 1, *, failed: int = 0) -> None:
-        """``count`` more items finished, ``failed`` of them unsuccessfully."""
-        self.done += count
-        self.failed += failed
-        self._label()
-        self.bar.value = min(self.done, self.bar.max)
-
-    def finish(self) -> None:
-        self.cancel_button.disabled = True
-        self.cancel_button.layout.display = "none"  # nothing left to cancel
-        self.bar.bar_style = "danger" if self.failed else "success"
-        if self.cancelled:
-            self.bar.bar_style = "warning"
-        self._label()
-
-    def _label(self) -> None:
-        failed = f" · {self.failed} failed" if self.failed else ""
-        state = " · cancelled" if self.cancelled else ""
-        self.label.value = f"&nbsp;{self.done} of {self.total} {escape(self.verb)}{failed}{state}"
-
-
-class Confirm:
-    """A question under an action: the action runs only when the admin clicks Yes."""
-
-    def __init__(self) -> None:
-        self.message = w.HTML(value="")
-        self.yes = w.Button(description="Yes", button_style="danger")
-        self.no = w.Button(description="Cancel")
-        self.widget = w.HBox([self.message, self.yes, self.no])
-        self.widget.layout.display = "none"
-        self._action: Callable[[], Any] | None = None
-        self.yes.on_click(lambda _b: self._answer(True))
-        self.no.on_click(lambda _b: self._answer(False))
-
-    @property
-    def pending(self) -> bool:
-        return self._action is not None
-
-    def ask(self, question: str, action: Callable[[], Any], *, yes: str = "Yes") -> None:
-        self.message.value = f"<b>{escape(question)}</b>&nbsp;"
-        self.yes.description = yes
-        self._action = action
-        self.widget.layout.display = "flex"
-
-    def _answer(self, yes: bool) -> None:
-        action, self._action = self._action, None
-        self.widget.layout.display = "none"
-        if yes and action is not None:
-            action()
 
 
 #: Result tables with more rows than this stay folded under their summary line.

@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 import pandas as pd
@@ -24,6 +25,8 @@ __all__ = [
     "ROLE_NAMES",
     "Counter",
     "FieldError",
+    "Preview",
+    "PreviewSlot",
     "Reporter",
     "Said",
     "Session",
@@ -80,6 +83,73 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, ChatopsError):
         return str(exc)
     return f"Unexpected error ({type(exc).__name__}): {exc}. Details are in the panel's log."
+
+
+# -- previews bound to what they were made for ---------------------------------------------------
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Preview(Generic[R]):
+    """What a preview found (``rows``) and what it was made for: its ``target`` (the group, the
+    users chosen) and its ``inputs`` (the list pasted, add or remove, the new status)."""
+
+    target: Any
+    inputs: Any
+    rows: R
+
+
+class PreviewSlot(Generic[R]):
+    """The current preview of one action of a model. An action sends only what a preview
+    made for the same target and inputs showed: :meth:`require` refuses any other, so a
+    preview left on screen can never act on what the screen no longer shows.
+
+    Example::
+
+        slot.made(group_id, ("text", pasted, False), rows)
+        slot.require(group_id, ("text", pasted, False))  # the preview, or a FieldError
+    """
+
+    def __init__(self, field: str, target: str, inputs: str) -> None:
+        self.field = field  # the field a refusal shows beside
+        self.target_words = target  # in words: "the group", "the users chosen"
+        self.inputs_words = inputs  # in words: "the list", "the new status"
+        self._current: Preview[R] | None = None
+
+    @property
+    def current(self) -> Preview[R] | None:
+        return self._current
+
+    def made(self, target: Any, inputs: Any, rows: R) -> R:
+        self._current = Preview(target, inputs, rows)
+        return rows
+
+    def clear(self) -> None:
+        self._current = None
+
+    def matches(self, target: Any, inputs: Any) -> bool:
+        c = self._current
+        return c is not None and c.target == target and c.inputs == inputs
+
+    def require(self, target: Any, inputs: Any) -> Preview[R]:
+        """The preview made for ``target`` and ``inputs``; a :class:`FieldError` (and the
+        preview forgotten) when there is none or it was made for something else."""
+        c = self._current
+        if c is None:
+            raise FieldError(self.field, "Preview first: nothing is sent without a preview.")
+        if c.target != target:
+            self._current = None
+            raise FieldError(
+                self.field,
+                f"{self.target_words.capitalize()} changed since the preview: preview again.",
+            )
+        if c.inputs != inputs:
+            self._current = None
+            raise FieldError(
+                self.field,
+                f"{self.inputs_words.capitalize()} changed since the preview: preview again.",
+            )
+        return c
 
 
 # -- the shared session ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ __all__ = [
     "ListKind",
     "PeopleList",
     "header_key",
+    "pasted_entries",
     "read_list_file",
     "split_pasted",
 ]
@@ -110,7 +111,8 @@ STATUS_USERS = ListKind(
 @dataclass(frozen=True)
 class Entry:
     """One entry as written (spaces at either end removed; empty when its cell is). ``row``
-    counts the rows of the file that hold any text, from 1, or the entries of pasted text."""
+    counts the rows of a CSV file that hold any text, from 1; in pasted text and text files it
+    is the line the entry is on."""
 
     row: int
     text: str
@@ -137,6 +139,17 @@ def split_pasted(text: str, kind: ListKind) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
+def pasted_entries(text: str, kind: ListKind) -> list[Entry]:
+    """The entries of pasted text with the line each was typed on (from 1): two entries on one
+    line, separated by a comma, share its number, so an error names the line the admin sees."""
+    found: list[Entry] = []
+    inline = kind.separators.replace("\n", "")
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        parts = re.split(f"[{re.escape(inline)}]", line) if inline else [line]
+        found += [Entry(line_no, part.strip()) for part in parts if part.strip()]
+    return found
+
+
 def read_list_file(content: bytes, name: str, kind: ListKind) -> PeopleList:
     """The list in an uploaded file called ``name``.
 
@@ -147,8 +160,7 @@ def read_list_file(content: bytes, name: str, kind: ListKind) -> PeopleList:
     """
     text = _decoded(content, name)
     if name.lower().endswith(".txt"):
-        found = [Entry(n, t) for n, t in enumerate(split_pasted(text, kind), start=1)]
-        people = PeopleList(found, "the lines of the file")
+        people = PeopleList(pasted_entries(text, kind), "the lines of the file")
     else:
         people = _column(_rows(text, name), name, kind)
     if not people.texts():

@@ -340,7 +340,6 @@ class ChannelFoldersPanel(Panel):
         self.confirm.ask(
             question, lambda: self._answered(lambda: self.archive_folder(folder.id)), yes="Archive"
         )
-        self.status.info("Confirm or cancel below.")
         return question
 
     def _answered(self, action: Callable[[], Any]) -> None:

@@ -10,7 +10,8 @@ import ipywidgets as w
 
 from chatops import Client, ConfigError
 
-from ._base import STYLE, Panel, Session, escape
+from ._base import STYLE, Confirm, Panel, Session, describe_error, escape
+from ._controls import StatusLine
 from .channel_folders import ChannelFoldersPanel
 from .invitations import InvitationsPanel
 from .linkifiers import LinkifiersPanel
@@ -71,12 +72,20 @@ class AdminConsole:
         self.tabs.observe(self._on_tab, "selected_index")
         self.refresh_button = w.Button(description="Refresh all", icon="refresh")
         self.refresh_button.on_click(lambda _b: self.refresh())
+        self.undo_button = w.Button(description="Undo last action…", icon="undo")
+        self.undo_button.add_class("chatops-console-undo")
+        self.undo_button.on_click(lambda _b: self.ask_undo())
+        self.undo_confirm = Confirm()
+        self.undo_confirm.widget.add_class("chatops-console-undo-confirm")
+        self.undo_confirm.yes.add_class("chatops-console-undo-yes")
+        self.undo_status = StatusLine()
         where = self.client.site
         self.title = w.HTML(
             value=STYLE
             + f"<h3 class='chatops-console-title'>Organization admin · {escape(where)}</h3>"
         )
-        self.root = w.VBox([w.HBox([self.title, self.refresh_button]), self.tabs])
+        bar = w.HBox([self.title, self.refresh_button, self.undo_button])
+        self.root = w.VBox([bar, self.undo_confirm.widget, self.undo_status.widget, self.tabs])
         self.root.add_class("chatops-console")
 
     @classmethod
@@ -159,6 +168,43 @@ class AdminConsole:
         for panel in self.panels.values():
             if panel.loaded:  # the others fetch everything when they are first opened
                 panel.guard(panel.refresh)
+
+    def ask_undo(self) -> str:
+        """Ask to undo the last action made from the console, listing what will be put back;
+        Yes puts it back (what someone changed since is left as it is). Returns the question."""
+        changes = self.session.changes
+        action = changes.last_action()
+        self.undo_status.clear()
+        if action is None:
+            self.undo_status.info("Nothing to undo: no change was made from this console yet.")
+            return ""
+        items, cannot = changes.undo_preview(action)
+        question = (
+            f"Undo “{changes.label(action)}”: put back {len(items)} "
+            f"change{'' if len(items) == 1 else 's'}"
+            + (f"; {len(cannot)} cannot be undone" if cannot else "")
+            + "?"
+        )
+        listed = [i.change.describe() for i in items]
+        listed += [f"cannot be undone: {line.get('method')} {line.get('path')}" for line in cannot]
+        self.undo_confirm.ask(question, lambda: self._undo(action), yes="Undo", items=listed)
+        return question
+
+    def _undo(self, action: int) -> None:
+        label = self.session.changes.label(action)
+        try:
+            tally = self.session.changes.undo_action(action)
+        except Exception as exc:  # shown, never raised into the page
+            self.undo_status.error(describe_error(exc))
+            return
+        left = tally["changed_since"] + tally["refused"] + tally["failed"]
+        words = f"Undid “{label}”: {tally['done'] + tally['already_done']} put back"
+        if left:
+            words += f", {left} left as they are (changed since, or refused)"
+            self.undo_status.error(words + ".")
+        else:
+            self.undo_status.ok(words + ".")
+        self.refresh()
 
     def close(self) -> None:
         """Stop the panels' work, close the connection and any sandbox started for it."""

@@ -23,7 +23,7 @@ import pandas as pd
 from chatops import Client
 from chatops.types import Invite
 
-from ._base import FieldError, Panel, Session, escape, forwarded, frame
+from ._base import Confirm, FieldError, Panel, Session, escape, forwarded, frame, from_model
 from ._model import plural as _plural
 from .invitations_data import (
     DEFAULT_BATCH_SIZE,
@@ -277,10 +277,15 @@ class InvitationsPanel(Panel):
     def _bind(self) -> None:
         self.upload.input.observe(self._on_upload, "value")
         self.outcome_of(self.preview_button, self.preview_table)
-        self.outcome_of(self.send_button, self.results_table)
+        self.send_confirm = Confirm()
+        self.send_confirm.widget.add_class("chatops-invitations-send-confirm")
+        self.send_confirm.yes.add_class("chatops-invitations-send-yes")
+        self.outcome_of(self.send_button, self.send_confirm.widget, self.results_table)
+        # a question or an outcome is about the addresses and choices it was given
+        self.expire_on(self.send_button, *self._option_inputs, forget=self.send_confirm.cancel)
         self.outcome_of(self.retry_button, self.results_table)
         self.on_click(self.preview_button, self.classify)
-        self.on_click(self.send_button, lambda: self.run_long(self.send))
+        self.on_click(self.send_button, self.ask_send)
         self.on_click(self.retry_button, lambda: self.run_long(self.retry_failed))
         self.on_click(self.link_button, self.create_link)
 
@@ -473,6 +478,16 @@ class InvitationsPanel(Panel):
         """Classify every row of ``text`` (default: the address box) and show the preview."""
         return self.model.classify(str(self.addresses.value) if text is None else text)
 
+    def ask_send(self) -> str:
+        """Preview the addresses and ask, listing them, before any is sent; returns the
+        question. Yes sends exactly what was asked about."""
+        text, options = str(self.addresses.value), self._form_options()
+        question, addresses = self.model.describe_send(text, options)
+        self.preview_table.show(self.model.preview_frame())
+        send = lambda: self.run_long(lambda: self.send(text, options))  # noqa: E731
+        self.send_confirm.ask(question, send, yes=f"Send {len(addresses):,}", items=addresses)
+        return question
+
     def send(self, text: str | None = None, options: InviteOptions | None = None) -> list[Outcome]:
         """Invite the valid rows of ``text`` (default: the address box) with ``options``
         (default: the form's), batched; one outcome per row."""
@@ -494,55 +509,22 @@ class InvitationsPanel(Panel):
         self.list_view.changed()
 
     # -- the model's state, and its other methods ----------------------------------------------
-    @property
-    def candidates(self) -> list[Candidate]:
-        """The last classification, one per row of the addresses."""
-        return self.model.candidates
-
-    @property
-    def outcomes(self) -> dict[int, Outcome]:
-        """What happened to each row of the last Send, by row."""
-        return self.model.outcomes
-
-    @property
-    def results(self) -> list[Outcome]:
-        """One outcome per row of the last Send, in row order."""
-        return self.model.results
-
-    @property
-    def requests_sent(self) -> int:
-        """``POST /invites`` requests of the last Send (or Retry)."""
-        return self.model.requests_sent
-
-    @property
-    def link_url(self) -> str:
-        """The reusable invitation link made last."""
-        return self.model.link_url
-
-    @property
-    def may_send(self) -> bool:
-        """Whether the account may send email invitations (``can_invite_users_group``)."""
-        return self.model.may_send
-
-    @property
-    def may_create_links(self) -> bool:
-        """Whether it may create reusable links (``create_multiuse_invite_group``)."""
-        return self.model.may_create_links
-
-    @property
-    def channel_names(self) -> dict[int, str]:
-        """The channels new users may join, by ID, as last fetched."""
-        return self.model.channel_names
-
-    @property
-    def group_names(self) -> dict[int, str]:
-        """The user groups new users may join, by ID, as last fetched."""
-        return self.model.group_names
-
-    @property
-    def invites(self) -> list[Invite]:
-        """The active invitations, as last fetched."""
-        return self.model.invites
+    candidates = from_model[list[Candidate]]()
+    outcomes = from_model[dict[int, Outcome]]()
+    results = from_model[list[Outcome]]()
+    requests_sent = from_model[int]()
+    link_url = from_model[str]()
+    may_send = from_model[bool]()
+    may_create_links = from_model[bool]()
+    channel_names = from_model[dict[int, str]]()
+    group_names = from_model[dict[int, str]]()
+    invites = from_model[list[Invite]]()
+    batch_size = from_model[int]()
+    sleep = from_model[Callable[[float], None]]()
+    sent_options = from_model[InviteOptions | None]()
+    ledger = from_model[dict[int, tuple[str, Invite]]]()
+    clock = from_model[Callable[[], float]]()
+    handled = from_model[list[Handled]]()
 
     @property
     def invitations_filter(self) -> InvitationFilter:
@@ -552,35 +534,6 @@ class InvitationsPanel(Panel):
     @invitations_filter.setter
     def invitations_filter(self, chosen: InvitationFilter) -> None:
         self.model.invitations_filter = chosen
-
-    @property
-    def batch_size(self) -> int:
-        """Addresses per ``POST /invites`` request."""
-        return self.model.batch_size
-
-    @property
-    def sleep(self) -> Callable[[float], None]:
-        """How sending waits when it paces itself by the rate limit."""
-        return self.model.sleep
-
-    @property
-    def sent_options(self) -> InviteOptions | None:
-        """The options of the last Send, which Retry uses again."""
-        return self.model.sent_options
-
-    @property
-    def ledger(self) -> dict[int, tuple[str, Invite]]:
-        """What this panel did to an invitation: its state and the invitation as it was."""
-        return self.model.ledger
-
-    @property
-    def clock(self) -> Callable[[], float]:
-        return self.model.clock
-
-    @property
-    def handled(self) -> list[Handled]:
-        """One result per invitation of the last bulk revoke or resend."""
-        return self.model.handled
 
     forget_permissions = forwarded(InvitationsModel.forget_permissions)
     allowed_roles = forwarded(InvitationsModel.allowed_roles)

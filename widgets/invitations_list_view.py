@@ -166,8 +166,15 @@ class InvitationListView:
             )
         else:
             question = f"Send {_plural(len(ids), 'email invitation')} again?"
+        known = {i.id: i for i in model.invites}
+        listed = [
+            (known[i].email or f"reusable link {known[i].link_url or i}") if i in known else str(i)
+            for i in ids
+        ]
         self.confirm.ask(
-            question, lambda: self.panel.run_long(lambda: work(ids)), yes=action.capitalize()
+            question,
+            lambda: self.panel.run_long(lambda: work(ids)),
+            yes=action.capitalize(),
+            items=listed,
         )
-        self.panel.status.info("Confirm or cancel below.")
         return question

@@ -343,6 +343,34 @@ class InvitationsModel:
         return found
 
     # -- sending -------------------------------------------------------------------------------
+    def describe_send(self, text: str, options: InviteOptions) -> tuple[str, list[str]]:
+        """What Send will do with ``text`` and ``options``, previewing them (nothing is sent):
+        the question to confirm (how many, as what, with which channels and groups, and
+        whether those were kept from the last batch) and the addresses, one per item."""
+        opts = self.check_options(options)
+        valid = [c.email for c in self.classify(text) if c.valid]
+        if not valid:
+            raise FieldError("addresses", "No row is a valid new address: see the preview.")
+        channels = ", ".join(f"#{self.channel_names.get(i, i)}" for i in opts.stream_ids)
+        groups = ", ".join(f"@{self.group_names.get(i, i)}" for i in opts.group_ids)
+        kept = self.results and self.sent_options is not None
+        parts = [
+            f"Send {_plural(len(valid), 'invitation')} as "
+            f"{ROLE_NAMES.get(opts.invite_as, opts.invite_as)}",
+            f"joining {channels}" if channels else "joining no channel of your choice",
+        ]
+        if kept and self.sent_options and self.sent_options.stream_ids == opts.stream_ids:
+            parts[-1] += " (still chosen from the last batch)"
+        if groups:
+            parts.append(f"in {groups}")
+        if opts.include_realm_default_subscriptions:
+            parts.append("and the default channels")
+        expiry = opts.expires_in_days
+        parts.append(
+            "never expiring" if expiry is None else f"expiring in {_plural(expiry, 'day')}"
+        )
+        return ", ".join(parts) + "?", valid
+
     def send(self, text: str, options: InviteOptions) -> list[Outcome]:
         """Invite the valid rows of ``text``, batched; one outcome per row. Rows that are not
         valid are ``skipped`` with their classification."""

@@ -289,12 +289,15 @@ class LinkifiersPanel(Panel):
         pick = "" if picked in ids else "Pick a linkifier in the list first."
         first = "It is already the first linkifier." if ids and picked == ids[0] else ""
         last = "It is already the last linkifier." if ids and picked == ids[-1] else ""
+        # a pattern or template the live check refuses is not sent: the first problem says why
+        wrong = next((c.text for c in self.checks if c.kind == "problem"), "")
+        new = "" if picked == 0 else "Pick “New linkifier” to add one."
         return [
-            (self.save_button, pick),
+            (self.save_button, pick or wrong),
             (self.delete_button, pick),
             (self.up_button, pick or first),
             (self.down_button, pick or last),
-            (self.add_button, "" if picked == 0 else "Pick “New linkifier” to add one."),
+            (self.add_button, new or wrong),
         ]
 
     # -- lists -------------------------------------------------------------------------------
@@ -332,7 +335,15 @@ class LinkifiersPanel(Panel):
     def update_checks(self) -> list[Check]:
         """Run the live check on the form and show it with the preview."""
         editing = self._picked()
-        self.model.checks = self.check(self.pattern.value, self.url_template.value, editing=editing)
+        pattern, template = str(self.pattern.value), str(self.url_template.value)
+        self.model.checks = self.check(pattern, template, editing=editing)
+        # each problem beside its field too, not only in the check list under the form
+        problems = self.model.analyse(pattern, template, editing=editing).problems
+        for name, fld in (("pattern", self.pattern), ("url_template", self.url_template)):
+            if name in problems and str(fld.value).strip():  # not before it is typed in
+                fld.error(problems[name])
+            else:
+                fld.clear()
         self.check_html.value = "".join(
             f'<div class="chatops-check chatops-check-{c.kind} chatops-linkifiers-check-{c.kind}">'
             f"{escape(c.line)}</div>"
@@ -414,11 +425,13 @@ class LinkifiersPanel(Panel):
         filter_id = int(change["new"] or 0)
         self._fill(next((x for x in self.linkifiers if x.id == filter_id), None))
         self.guard(self.update_checks)
+        self.update_controls()
 
     def _on_draft(self, _change: dict[str, Any]) -> None:
         self.pattern.clear()
         self.url_template.clear()
         self.guard(self.update_checks)
+        self.update_controls()
 
     def _on_sample(self, change: dict[str, Any]) -> None:
         self.model.sample_text = str(change["new"])

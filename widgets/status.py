@@ -444,21 +444,25 @@ class StatusPanel(Panel):
         new = self.new_status()
         shown = self.preview()
         ids = self.target_ids()
-        replaced = int((shown["change"] == "replaced").sum())
-        note = f" ({replaced} of them have another status now)" if replaced else ""
+        replaced = shown[shown["change"] == "replaced"]
+        note = f" It replaces the status {len(replaced)} of them have now:" if len(replaced) else ""
         self.confirm.ask(
-            f"Set the status “{new.describe()}” for {_plural(len(ids), 'user')}{note}?",
+            f"Set the status “{new.describe()}” for {_plural(len(ids), 'user')}?{note}",
             lambda: self.run_long(lambda: self.model.update(ids, new)),
             yes="Apply status",
+            items=[f"{r['name']}: {r['current status']}" for _, r in replaced.iterrows()],
         )
 
     def _ask_clear(self) -> None:
-        self.preview(clear=True)
+        shown = self.preview(clear=True)
         ids = self.target_ids()
+        removed = shown[shown["change"] == "removed"]
         self.confirm.ask(
-            f"Remove the status of {_plural(len(ids), 'user')}?",
+            f"Remove the status of {_plural(len(ids), 'user')}?"
+            + (f" {len(removed)} of them have one now:" if len(removed) else ""),
             lambda: self.run_long(lambda: self.model.update(ids, NewStatus())),
             yes="Clear status",
+            items=[f"{r['name']}: {r['current status']}" for _, r in removed.iterrows()],
         )
 
     # -- the model's choosing, checks and actions, as they are -----------------------------------

@@ -27,8 +27,8 @@ from ._controls import setting_cell
 from ._model import escape
 from ._model import plural as _plural
 from .user_groups_data import GroupInfo
-from .user_groups_edit import MemberRow
 from .user_groups_forms import GroupForms
+from .user_groups_lists import MemberRow
 from .user_groups_model import USE_COLUMNS, GroupsModel
 
 __all__ = ["GroupsModel", "UserGroupsPanel"]
@@ -224,6 +224,7 @@ class UserGroupsPanel(Panel):
         self.entries_file, self.add_or_remove = forms.entries_file, forms.add_or_remove
         self.members_preview_button = forms.members_preview_button
         self.members_apply_button = forms.members_apply_button
+        self.members_confirm, self.set_confirm = forms.members_confirm, forms.set_confirm
         self.members_table, self.permissions_table = forms.members_table, forms.permissions_table
         self.setting_field, self.setting_value = forms.setting_field, forms.setting_value
         self.set_button, self.fix_field = forms.set_button, forms.fix_field
@@ -270,10 +271,14 @@ class UserGroupsPanel(Panel):
             (self.members_preview_button, members),
             (
                 self.members_apply_button,
-                members or ("" if self.model.member_rows else "Preview first."),
+                members or ("" if self._previewed() else "Preview first."),
             ),
             (self.set_button, editable),
         ]
+
+    def _previewed(self) -> bool:
+        """Whether the last preview is of the group and the list on screen."""
+        return self.model.members_previewed(self._selected(), **self.forms.members_input())
 
     # -- rendering --------------------------------------------------------------------------
     def _render(self) -> None:
@@ -325,6 +330,7 @@ class UserGroupsPanel(Panel):
         self.group_field.clear()
         self.group_field.hint(self._describe(group) if group else "")
         self.forms.render_edit()
+        self.forms.members_changed()
 
     def _describe(self, g: GroupInfo) -> str:
         members = _plural(len(g.active_members), "active member")
@@ -347,6 +353,14 @@ class UserGroupsPanel(Panel):
             may = f"you may not manage it but may {' and '.join(can)} members"
         else:
             may = "you may not manage it"
+        if not g.may_manage and self.session.role != 600:
+            # why, in view: the two settings that would let one manage it
+            own = self.model.directory.raw_groups.get(g.id, {}).get("can_manage_group")
+            may += (
+                f": neither its “Who can administer this group” ({self.model.value_words(own)}) "
+                "nor the organization's “Who can administer all user groups” "
+                f"({self.model.manage_all_words()}) includes you"
+            )
         return f"{state}, {members}, {uses}; {may}."
 
     def _objections_with_fixes(self) -> pd.DataFrame:

@@ -5,20 +5,18 @@ holds a :class:`GroupEditor` (``model.editor``) and offers its methods too.
 
     model.create_group("on-call", description="Who answers pages", members="ann@x.org, Bo Li")
     model.preview_members(gid, "ann@x.org\\n@*support-team*")   # one MemberRow per entry
-    model.apply_members()                                       # adds what the preview allows
+    model.apply_members(gid, "ann@x.org\n@*support-team*")      # adds what the preview allows
     model.set_permission(gid, "can_mention_group", model.group_id("role:members"))
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-from chatops import User
 from chatops.changes.kinds import (
     CreateGroup,
     UpdateGroup,
@@ -26,11 +24,21 @@ from chatops.changes.kinds import (
     UpdateGroupSubgroups,
 )
 
-from ._model import FieldError, Reporter, frame, wire
+from ._model import FieldError, PreviewSlot, Reporter, frame, wire
 from ._model import plural as _plural
-from ._people import MEMBERS, read_list_file, split_pasted
 from ._words import SETTING_LABELS, Labelled, setting_label
+from .user_groups_classify import classify
 from .user_groups_data import GroupDirectory, GroupInfo
+from .user_groups_lists import (
+    MEMBER_COLUMNS,
+    REFUSED,
+    MemberRow,
+    entries_from_file,
+    lines_of,
+    lines_of_file,
+    members_inputs,
+    split_entries,
+)
 
 __all__ = [
     "GROUP_SETTINGS",
@@ -52,57 +60,7 @@ GROUP_SETTINGS = (
     "can_remove_members_group",
 )
 MAX_NAME = 100
-MEMBER_COLUMNS = ("row", "as typed", "kind", "who", "outcome", "detail")
 PERMISSION_COLUMNS = ("Setting", "Who now")
-
-#: Outcomes of a previewed entry; only the first two are sent.
-WILL_ADD, WILL_REMOVE = "will be added", "will be removed"
-ALREADY, NOT_MEMBER = "already in the group", "not in the group"
-UNKNOWN, AMBIGUOUS, DUPLICATE, REFUSED = "unknown", "ambiguous", "duplicate", "cannot"
-
-
-@dataclass(frozen=True)
-class MemberRow:
-    """One entry of a pasted list or file, as the preview classifies it."""
-
-    row: int
-    typed: str
-    kind: str  # "user", "group" or "" when unknown
-    id: int | None
-    who: str
-    outcome: str
-    detail: str = ""
-
-    @property
-    def sent(self) -> bool:
-        return self.outcome in (WILL_ADD, WILL_REMOVE)
-
-
-def split_entries(text: str) -> list[str]:
-    """Entries of pasted text: one per line, or separated by commas or semicolons."""
-    return split_pasted(text, MEMBERS)
-
-
-def entries_from_file(content: bytes, name: str = "the file") -> list[str]:
-    """The entries of an uploaded CSV or text file: the column named email, member, user, name
-    or group when the first row is a header, else every cell. Raises ``ValueError`` with a
-    sentence for the admin when the file is unusable."""
-    return read_list_file(content, name, MEMBERS).texts()
-
-
-def _mention(typed: str) -> tuple[str, str]:
-    """``@**Ann Lee**`` -> ("user", "Ann Lee"); ``@*team*`` -> ("group", "team");
-    ``Ann <ann@x.org>`` -> ("", "ann@x.org"); anything else as typed."""
-    text = typed.strip()
-    if m := re.fullmatch(r"@?\*\*(.+?)\*\*", text):
-        return "user", m.group(1).split("|")[0].strip()  # @**Ann Lee|12** as Zulip writes it
-    if m := re.fullmatch(r"@\*(.+?)\*", text):
-        return "group", m.group(1).strip()
-    if m := re.fullmatch(r".*<([^<>\s]+@[^<>\s]+)>", text):
-        return "", m.group(1)
-    if text.startswith("@") and "@" not in text[1:]:
-        return "", text[1:]  # @name, not an address
-    return "", text
 
 
 class GroupEditor:
@@ -118,9 +76,16 @@ class GroupEditor:
         self.client = directory.client
         self.status = status
         self.changed = changed
-        #: the entries of the last preview, and the group and direction they are for
-        self.member_rows: list[MemberRow] = []
-        self._member_target: tuple[int, bool] | None = None
+        #: the last preview of members or subgroups: its rows, for which group and list
+        self.members_preview: PreviewSlot[list[MemberRow]] = PreviewSlot(
+            "members", target="the group picked", inputs="the list"
+        )
+
+    @property
+    def member_rows(self) -> list[MemberRow]:
+        """The rows of the last preview (none when there is none)."""
+        current = self.members_preview.current
+        return current.rows if current else []
 
     # -- checks -----------------------------------------------------------------------------
     def _editable(self, group_id: int | None, action: str) -> GroupInfo:
@@ -221,9 +186,14 @@ class GroupEditor:
         return self.session.role != 600 and self.session.permits("can_create_groups")
 
     # -- create, rename, describe -----------------------------------------------------------
-    def create_group(self, name: str, *, description: str = "", members: str = "") -> int:
+    def create_group(
+        self, name: str, *, description: str = "", members: str = "", skip_unknown: bool = False
+    ) -> int:
         """Create a group; ``members`` is pasted text as for :meth:`preview_members` (only
-        users and groups it names unambiguously are sent). Returns the new group's id."""
+        users and groups it names unambiguously are sent). An entry that names nobody (or
+        several) refuses the whole list, naming its line, unless ``skip_unknown``: then the
+        group is made with the others and the outcome lists what was left out. Returns the new
+        group's id."""
         if not self.may_create():
             raise FieldError(
                 "new_name",
@@ -231,14 +201,16 @@ class GroupEditor:
                 "create a group.",
             )
         name = self._check_name(name, field="new_name")
-        rows = self._classify(split_entries(members), None, remove=False) if members else []
+        entries, lines = lines_of(members)
+        rows = self._classify(entries, None, remove=False, lines=lines)
         bad = [r for r in rows if not r.sent]
-        if bad:
+        listed = "; ".join(f"line {r.row} “{r.typed}”: {r.outcome}" for r in bad[:5]) + (
+            "" if len(bad) <= 5 else f"; and {len(bad) - 5} more"
+        )
+        if bad and not skip_unknown:
             raise FieldError(
                 "new_members",
-                "Fix these entries first: "
-                + "; ".join(f"row {r.row} “{r.typed}”: {r.outcome}" for r in bad[:5])
-                + ("" if len(bad) <= 5 else f"; and {len(bad) - 5} more"),
+                f"Fix these entries, or tick “Skip those not found”: {listed}.",
             )
         users = [r.id for r in rows if r.kind == "user" and r.id is not None]
         groups = [r.id for r in rows if r.kind == "group" and r.id is not None]
@@ -252,7 +224,8 @@ class GroupEditor:
         self.changed()
         self.status.ok(
             f'Created the user group "{name}" with {_plural(len(users), "member")}'
-            + (f" and {_plural(len(groups), 'subgroup')}." if groups else ".")
+            + (f" and {_plural(len(groups), 'subgroup')}" if groups else "")
+            + (f"; left out {listed}." if bad else ".")
         )
         return gid
 
@@ -290,12 +263,13 @@ class GroupEditor:
         ``@*group*`` mentions) as what adding it to (or removing it from) the group would do.
         Nothing is sent; :meth:`apply_members` sends what the preview allows."""
         group = self._members_group(group_id, remove=remove)
-        entries = split_entries(text)
+        entries, lines = lines_of(text)
         if not entries:
             raise FieldError(
                 "members", "Paste at least one email, name or group, or upload a file."
             )
-        return self._preview(group, entries, remove)
+        inputs = members_inputs(text=text, remove=remove)
+        return self._preview(group, entries, lines, remove, inputs)
 
     def preview_file(
         self, group_id: int | None, content: bytes, name: str, *, remove: bool = False
@@ -303,15 +277,23 @@ class GroupEditor:
         """:meth:`preview_members` for an uploaded CSV or text file."""
         group = self._members_group(group_id, remove=remove)
         try:
-            entries = entries_from_file(content, name)
+            entries, lines = lines_of_file(content, name)
         except ValueError as exc:
             raise FieldError("members", str(exc)) from None
-        return self._preview(group, entries, remove)
+        inputs = members_inputs(file=(name, content), remove=remove)
+        return self._preview(group, entries, lines, remove, inputs)
 
-    def _preview(self, group: GroupInfo, entries: Sequence[str], remove: bool) -> list[MemberRow]:
-        rows = self._allowed(group, self._classify(entries, group, remove=remove), remove)
-        self.member_rows = rows
-        self._member_target = (group.id, remove)
+    def _preview(
+        self,
+        group: GroupInfo,
+        entries: Sequence[str],
+        lines: Sequence[int],
+        remove: bool,
+        inputs: tuple[Any, ...],
+    ) -> list[MemberRow]:
+        classified = self._classify(entries, group, remove=remove, lines=lines)
+        rows = self._allowed(group, classified, remove)
+        self.members_preview.made(group.id, inputs, rows)
         counts: dict[str, int] = {}
         for r in rows:
             counts[r.outcome] = counts.get(r.outcome, 0) + 1
@@ -362,121 +344,48 @@ class GroupEditor:
         )
 
     def _classify(
-        self, entries: Sequence[str], group: GroupInfo | None, *, remove: bool
-    ) -> list[MemberRow]:
-        raw = self.directory.raw_groups.get(group.id, {}) if group else {}
-        direct_users = {int(u) for u in raw.get("members", [])}
-        direct_groups = {int(g) for g in raw.get("direct_subgroup_ids", [])}
-        by_email: dict[str, User] = {}
-        by_name: dict[str, list[User]] = {}
-        for u in self.directory.users:
-            for email in (u.email, u.delivery_email):
-                if email:
-                    by_email[email.casefold()] = u
-            by_name.setdefault(u.full_name.casefold(), []).append(u)
-        groups_by_name = {g.name.casefold(): g for g in self.directory.groups.values()}
-        seen: dict[tuple[str, int], int] = {}
-        out: list[MemberRow] = []
-        for row, typed in enumerate(entries, start=1):
-            hint, key = _mention(typed)
-            found: tuple[str, int, str] | None = None
-            problem = ""
-            if hint != "user" and "@" not in key and key.casefold() in groups_by_name:
-                g = groups_by_name[key.casefold()]
-                found = ("group", g.id, g.name)
-            elif hint != "group":
-                if "@" in key and key.casefold() in by_email:
-                    u = by_email[key.casefold()]
-                    found = ("user", u.user_id, u.full_name)
-                elif len(named := by_name.get(key.casefold(), [])) == 1:
-                    found = ("user", named[0].user_id, named[0].full_name)
-                elif named:
-                    problem = AMBIGUOUS
-            if found is None:
-                detail = (
-                    f"{len(by_name.get(key.casefold(), []))} users are called this; use their "
-                    "email instead."
-                    if problem == AMBIGUOUS
-                    else "No user or group has this email or name."
-                )
-                out.append(MemberRow(row, typed, "", None, "", problem or UNKNOWN, detail))
-                continue
-            kind, oid, who = found
-            if (kind, oid) in seen:
-                out.append(
-                    MemberRow(
-                        row,
-                        typed,
-                        kind,
-                        oid,
-                        who,
-                        DUPLICATE,
-                        f"Same {kind} as row {seen[(kind, oid)]}.",
-                    )
-                )
-                continue
-            seen[(kind, oid)] = row
-            outcome, detail = self._outcome(kind, oid, group, direct_users, direct_groups, remove)
-            out.append(MemberRow(row, typed, kind, oid, who, outcome, detail))
-        return out
-
-    def _outcome(
         self,
-        kind: str,
-        oid: int,
+        entries: Sequence[str],
         group: GroupInfo | None,
-        direct_users: set[int],
-        direct_groups: set[int],
+        *,
         remove: bool,
-    ) -> tuple[str, str]:
-        if remove:
-            inside = oid in (direct_users if kind == "user" else direct_groups)
-            if inside:
-                return WILL_REMOVE, ""
-            return NOT_MEMBER, "Not a direct member; members of its subgroups stay." if (
-                kind == "user"
-            ) else "Not a direct subgroup."
-        if kind == "user":
-            user = next(u for u in self.directory.users if u.user_id == oid)
-            if not user.is_active:
-                return REFUSED, "The account is deactivated."
-            if oid in direct_users:
-                return ALREADY, ""
-            return WILL_ADD, ""
-        sub = self.directory.groups[oid]
-        if group is not None and oid == group.id:
-            return REFUSED, "A group cannot be its own subgroup."
-        if sub.deactivated:
-            return REFUSED, "The group is deactivated."
-        if oid in direct_groups:
-            return ALREADY, ""
-        if group is not None and group.id in self._descendants(oid):
-            return REFUSED, f'"{group.name}" is already a subgroup of it: that would be a loop.'
-        return WILL_ADD, "as a subgroup"
+        lines: Sequence[int] = (),
+    ) -> list[MemberRow]:
+        return classify(self.directory, entries, group, remove=remove, lines=lines)
 
-    def _descendants(self, gid: int) -> set[int]:
-        found: set[int] = set()
-        stack = [gid]
-        while stack:
-            for sub in self.directory.raw_groups.get(stack.pop(), {}).get(
-                "direct_subgroup_ids", []
-            ):
-                if int(sub) not in found:
-                    found.add(int(sub))
-                    stack.append(int(sub))
-        return found
-
-    def apply_members(self) -> int:
-        """Send what the last preview allows (at most one request for users and one for
-        subgroups); returns how many entries were sent."""
-        if self._member_target is None or not self.member_rows:
-            raise FieldError("members", "Preview the list first.")
-        gid, remove = self._member_target
-        group = self._members_group(gid, remove=remove)
-        sent = [r for r in self._allowed(group, self.member_rows, remove) if r.sent and r.id]
-        if not sent:
+    def apply_members(
+        self,
+        group_id: int | None,
+        text: str | None = None,
+        *,
+        file: tuple[str, bytes] | None = None,
+        remove: bool = False,
+    ) -> int:
+        """Send what the preview of ``text`` (or of ``file``, its name and content) for the
+        group ``group_id`` allows: at most one request for users and one for subgroups; returns
+        how many entries were sent. Refused, sending nothing, when the last preview was made for
+        another group or list, or when the group changed since: then the new preview is shown
+        to be applied again."""
+        inputs = members_inputs(text=text, file=file, remove=remove)
+        preview = self.members_preview.require(group_id, inputs)
+        planned = [(r.kind, r.id) for r in preview.rows if r.sent and r.id]
+        if not planned:
             raise FieldError(
                 "members", "Nothing in the preview can be sent; see each row's outcome."
+            )
+        # checked again against the server: the group may have changed since the preview
+        self.directory.fetch()
+        group = self._members_group(group_id, remove=remove)
+        entries, lines = [r.typed for r in preview.rows], [r.row for r in preview.rows]
+        classified = self._classify(entries, group, remove=remove, lines=lines)
+        again = self._allowed(group, classified, remove)
+        sent = [r for r in again if r.sent and r.id]
+        if [(r.kind, r.id) for r in sent] != planned:
+            self.members_preview.made(group.id, inputs, again)
+            raise FieldError(
+                "members",
+                f'"{group.name}" changed since the preview, which now shows it as it is: '
+                "apply again to send that.",
             )
         users = [r.id for r in sent if r.kind == "user" and r.id is not None]
         groups = [r.id for r in sent if r.kind == "group" and r.id is not None]
@@ -487,8 +396,7 @@ class GroupEditor:
         if groups:
             which = {"delete": groups} if remove else {"add": groups}
             self.session.changes.make(UpdateGroupSubgroups(group_id=group.id, **which), about)
-        self.member_rows = []
-        self._member_target = None
+        self.members_preview.clear()
         self.changed()
         verb = "Removed" if remove else "Added"
         where = "from" if remove else "to"
@@ -540,9 +448,34 @@ class GroupEditor:
             (g.name.removeprefix("role:") if g.is_system_group else g.name, g.id) for g in active
         ]
 
-    def set_permission(self, group_id: int | None, setting: str, value: int) -> None:
+    def lockout(self, group_id: int | None, setting: str, value: Any) -> str:
+        """Why setting the group's ``setting`` to ``value`` would take away the acting
+        account's own right to administer the group, or "" when it would not."""
+        group = self.directory.groups.get(group_id) if group_id is not None else None
+        if setting != "can_manage_group" or group is None or not group.may_manage:
+            return ""
+        if self.directory.may_manage(value):
+            return ""
+        return (
+            f'You would no longer be able to administer "{group.name}": its “Who can '
+            f"administer this group” would name {self.value_words(value)}, which you are not "
+            "in, and the organization's “Who can administer all user groups” "
+            f"({self.directory.manage_all_words()}) does not include you."
+        )
+
+    def describe_permission(self, group_id: int | None, setting: str, value: int) -> str:
+        """The change :meth:`set_permission` makes, in words: “Setting”: old → new."""
+        group = self._editable(group_id, "change the settings of")
+        old = self.directory.raw_groups[group.id].get(setting)
+        label = setting_label("group", setting)
+        return f'“{label}” of "{group.name}": {self.value_words(old)} → {self.value_words(value)}'
+
+    def set_permission(
+        self, group_id: int | None, setting: str, value: int, *, lose_access: bool = False
+    ) -> None:
         """Set one of the group's own settings to a group; the server refuses if someone
-        changed it since the panel's last fetch."""
+        changed it since the panel's last fetch. A change that would take away the acting
+        account's right to administer the group is refused unless ``lose_access``."""
         group = self._editable(group_id, "change the settings of")
         if setting not in SETTING_LABELS["group"]:
             raise FieldError("setting", f"{setting!r} is not a setting of a user group.")
@@ -552,6 +485,8 @@ class GroupEditor:
         label = setting_label("group", setting)
         if old == value:
             raise FieldError("setting_value", f"“{label}” already names {self.value_words(value)}.")
+        if (why := self.lockout(group.id, setting, value)) and not lose_access:
+            raise FieldError("setting_value", why)
         self.session.changes.make(
             UpdateGroup(group_id=group.id, settings={setting: {"new": value, "old": wire(old)}}),
             {"subject": f"@{group.name}"},

@@ -14,7 +14,8 @@ import ipywidgets as w
 
 from ._base import Confirm, FieldError, Panel, frame
 from ._controls import setting_cell
-from .user_groups_edit import MEMBER_COLUMNS, WILL_ADD, WILL_REMOVE
+from ._model import plural as _plural
+from .user_groups_lists import MEMBER_COLUMNS, WILL_ADD, WILL_REMOVE
 from .user_groups_model import GroupsModel
 
 __all__ = ["GroupForms"]
@@ -70,6 +71,10 @@ class GroupForms:
             (self.new_members, "new-members"),
         ):
             made.input.add_class(f"chatops-groups-{css}")
+        self.skip_unknown = w.Checkbox(
+            value=False, description="Skip those not found", indent=False
+        )
+        self.skip_unknown.add_class("chatops-groups-skip-unknown")
         self.create_button = self.panel.action_button("Create group", icon="plus", style="primary")
         self.create_button.add_class("chatops-groups-create")
         self.panel.on_click(self.create_button, self.create_from_form)
@@ -78,6 +83,7 @@ class GroupForms:
             self.new_name.box,
             self.new_description.box,
             self.new_members.box,
+            self.skip_unknown,
             self.create_button,
         ]
 
@@ -87,6 +93,7 @@ class GroupForms:
             str(self.new_name.value),
             description=str(self.new_description.value),
             members=str(self.new_members.value),
+            skip_unknown=bool(self.skip_unknown.value),
         )
         for made in (self.new_name, self.new_description, self.new_members):
             made.value = ""
@@ -116,6 +123,9 @@ class GroupForms:
             "or comma-separated.",
         )
         self.entries.input.add_class("chatops-groups-entries")
+        #: the file the last preview read (its name and content), until the list is typed in
+        self.uploaded: tuple[str, bytes] | None = None
+        self.entries.input.observe(lambda _change: self._typed(), "value")
         self.entries_file = self.panel.field(
             "members_file",
             w.FileUpload(accept=".csv,.txt", multiple=False, description="Upload CSV"),
@@ -126,12 +136,17 @@ class GroupForms:
         self.add_or_remove = w.ToggleButtons(options=["Add", "Remove"], value="Add")
         self.add_or_remove.add_class("chatops-groups-add-or-remove")
         self.panel.watch(self.add_or_remove)  # who may add and who may remove can differ
+        self.add_or_remove.observe(lambda _change: self.members_changed(), "value")
         self.members_preview_button = w.Button(description="Preview", icon="search")
         self.members_preview_button.add_class("chatops-groups-members-preview")
         self.panel.on_click(self.members_preview_button, self.preview_from_form)
         self.members_apply_button = self.panel.action_button("Apply", icon="check", style="primary")
         self.members_apply_button.add_class("chatops-groups-members-apply")
-        self.panel.on_click(self.members_apply_button, self.apply_from_form)
+        self.panel.on_click(self.members_apply_button, self.ask_apply)
+        self.members_confirm = Confirm()
+        self.members_confirm.widget.add_class("chatops-groups-members-confirm")
+        self.members_confirm.yes.add_class("chatops-groups-members-yes")
+        self.panel.outcome_of(self.members_apply_button, self.members_confirm.widget)
         self.members_table = self.panel.table(
             "Preview of the list",
             lambda: frame([], MEMBER_COLUMNS),
@@ -158,7 +173,14 @@ class GroupForms:
         value.add_class("chatops-groups-setting-value")
         self.set_button = self.panel.action_button("Set", icon="check")
         self.set_button.add_class("chatops-groups-set-permission")
-        self.panel.on_click(self.set_button, self.set_from_form)
+        self.panel.on_click(self.set_button, self.ask_set)
+        self.set_confirm = Confirm()
+        self.set_confirm.widget.add_class("chatops-groups-set-confirm")
+        self.set_confirm.yes.add_class("chatops-groups-set-yes")
+        self.panel.outcome_of(self.set_button, self.set_confirm.widget)
+        for picker in (setting, value):  # the question was about the setting and value shown
+            picker.observe(lambda _change: self.set_confirm.cancel(), "value")
+        setting.observe(lambda _change: self.panel.guard(self.show_current_value), "value")
         return [
             _section("Name and description"),
             self.edit_name.box,
@@ -183,12 +205,25 @@ class GroupForms:
         self.edit_name.value = group.name if group else ""
         self.edit_description.value = group.description if group else ""
         self.permissions_table.show(self.model.permissions_frame(gid))
-        choices = self.model.setting_choices()
-        current = self.setting_value.input.value
-        self.setting_value.input.options = choices
-        if current in dict((v, k) for k, v in choices):
-            self.setting_value.input.value = current
+        self.show_current_value()
         self.render_fixes()
+
+    def show_current_value(self) -> None:
+        """Put the setting's current value in the “Who” picker (never the last choice made):
+        a group as itself; people (or people and groups) as a choice of their own that says
+        so and cannot be set again as it is."""
+        gid = self._selected()
+        raw = self.model.directory.raw_groups.get(gid, {}) if gid is not None else {}
+        value = raw.get(str(self.setting_field.value))
+        choices: list[tuple[str, Any]] = list(self.model.setting_choices())
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value not in [v for _label, v in choices]:
+                choices.insert(0, (f"now: {self.model.value_words(value)}", value))
+        elif value is not None:
+            choices.insert(0, (f"now: {self.model.value_words(value)}", None))
+            value = None
+        self.setting_value.input.options = choices
+        self.setting_value.input.value = value
 
     def save_from_form(self) -> None:
         """Save the name and description in the form for the group picked."""
@@ -198,18 +233,62 @@ class GroupForms:
             description=str(self.edit_description.value),
         )
 
+    def members_input(self) -> dict[str, Any]:
+        """The list on screen, as the model's preview and apply take it."""
+        remove = self.add_or_remove.value == "Remove"
+        if self.uploaded is not None:
+            return {"file": self.uploaded, "remove": remove}
+        return {"text": str(self.entries.value), "remove": remove}
+
+    def members_changed(self) -> None:
+        """The group picked or the list changed: a preview made for another is forgotten and
+        its table emptied, so that Apply (disabled until the next preview) cannot send it."""
+        if self.model.members_previewed(self._selected(), **self.members_input()):
+            return
+        self.members_confirm.cancel()
+        if self.model.member_rows:
+            self.model.forget_members_preview()
+            self.members_table.show(self.model.members_frame())
+        self.panel.update_controls()
+
+    def _typed(self) -> None:
+        self.uploaded = None
+        self.members_changed()
+
     def preview_from_form(self) -> None:
         """Preview the members or subgroups in the form, for the group picked."""
+        self.uploaded = None
         self.model.preview_members(
             self._selected(), str(self.entries.value), remove=self.add_or_remove.value == "Remove"
         )
         self.members_table.show(self.model.members_frame())
 
+    def ask_apply(self) -> str:
+        """Ask, listing who will be added or removed, before the preview is applied."""
+        gid, given = self._selected(), self.members_input()
+        if not self.model.members_previewed(gid, **given):
+            raise FieldError("members", "Preview first: nothing is sent without a preview.")
+        rows = [r for r in self.model.member_rows if r.sent]
+        group = self.model.groups[gid] if gid is not None else None
+        verb, where = ("Remove", "from") if given["remove"] else ("Add", "to")
+        question = (
+            f'{verb} {_plural(len(rows), "entry", "entries")} {where} "{group and group.name}"?'
+        )
+        items = [f"{r.who} (subgroup)" if r.kind == "group" else r.who for r in rows]
+        self.members_confirm.ask(
+            question, lambda: self._confirmed(self.apply_from_form), yes=verb, items=items
+        )
+        return question
+
     def apply_from_form(self) -> None:
-        """Send what the preview allows and empty the list."""
-        self.model.apply_members()
+        """Send what the preview of the list on screen allows, for the group on screen, and
+        empty the list; when the group changed since the preview, show the preview again."""
+        try:
+            self.model.apply_members(self._selected(), **self.members_input())
+        finally:
+            self.members_table.show(self.model.members_frame())
+        self.uploaded = None
         self.entries.value = ""
-        self.members_table.show(self.model.members_frame())
 
     def _on_entries_file(self, change: Mapping[str, Any]) -> None:
         if change["new"]:
@@ -222,20 +301,46 @@ class GroupForms:
         if not files:
             raise FieldError("members_file", "Choose a CSV or TXT file first.")
         upload = files[0]
+        name, content = str(upload.get("name") or "the file"), bytes(upload["content"])
         self.model.preview_file(
-            self._selected(),
-            bytes(upload["content"]),
-            str(upload.get("name") or "the file"),
-            remove=self.add_or_remove.value == "Remove",
+            self._selected(), content, name, remove=self.add_or_remove.value == "Remove"
         )
+        self.uploaded = (name, content)
         self.members_table.show(self.model.members_frame())
 
-    def set_from_form(self) -> None:
+    def ask_set(self) -> str:
+        """Ask before setting the permission chosen; a change that would take away your own
+        right to administer the group says so and asks you to confirm that."""
+        value = self.setting_value.value
+        if value is None:
+            raise FieldError("setting_value", "Pick who the setting should name.")
+        gid, setting = self._selected(), str(self.setting_field.value)
+        change = self.model.describe_permission(gid, setting, int(value))
+        if why := self.model.lockout(gid, setting, int(value)):
+            question, yes = f"{why} Set it anyway?", "Set it, and lose access"
+        else:
+            question, yes = "Change this permission?", "Set"
+        self.set_confirm.ask(
+            question,
+            lambda: self._confirmed(lambda: self.set_from_form(lose_access=bool(why))),
+            yes=yes,
+            items=[change],
+        )
+        return question
+
+    def _confirmed(self, action: Callable[[], Any]) -> None:
+        self.panel.clear_errors()
+        self.panel.guard(action)
+        self.panel.update_controls()
+
+    def set_from_form(self, *, lose_access: bool = False) -> None:
         """Set the permission chosen in the form for the group picked."""
         value = self.setting_value.value
         if value is None:
             raise FieldError("setting_value", "Pick who the setting should name.")
-        self.model.set_permission(self._selected(), str(self.setting_field.value), int(value))
+        self.model.set_permission(
+            self._selected(), str(self.setting_field.value), int(value), lose_access=lose_access
+        )
 
     # -- objections fixed in place ----------------------------------------------------------
     def _build_fixes(self) -> list[w.Widget]:

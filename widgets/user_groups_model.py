@@ -26,8 +26,9 @@ from ._model import FieldError, Reporter, Said, Session, frame
 from ._model import plural as _plural
 from ._words import Labelled, setting_label
 from .user_groups_data import NOT_APPLICABLE, GroupDirectory, GroupInfo
-from .user_groups_edit import GroupEditor, MemberRow
+from .user_groups_edit import GroupEditor
 from .user_groups_fix import Fix, ObjectionFixer
+from .user_groups_lists import MemberRow, members_inputs
 
 __all__ = ["GroupInfo", "GroupsModel"]
 
@@ -409,9 +410,14 @@ class GroupsModel:
         """Whether the acting account is in the organization's “Who can create user groups”."""
         return self.editor.may_create()
 
-    def create_group(self, name: str, *, description: str = "", members: str = "") -> int:
-        """Create a group (``members`` as pasted text); returns the new group's id."""
-        return self.editor.create_group(name, description=description, members=members)
+    def create_group(
+        self, name: str, *, description: str = "", members: str = "", skip_unknown: bool = False
+    ) -> int:
+        """Create a group (``members`` as pasted text; entries that name nobody refuse it,
+        naming their lines, unless ``skip_unknown``); returns the new group's id."""
+        return self.editor.create_group(
+            name, description=description, members=members, skip_unknown=skip_unknown
+        )
 
     def update_group(
         self, group_id: int | None, *, name: str | None = None, description: str | None = None
@@ -441,9 +447,34 @@ class GroupsModel:
         """The last preview, one row per entry."""
         return self.editor.members_frame()
 
-    def apply_members(self) -> int:
-        """Send what the last preview allows; returns how many entries were sent."""
-        return self.editor.apply_members()
+    def members_previewed(
+        self,
+        group_id: int | None,
+        text: str | None = None,
+        *,
+        file: tuple[str, bytes] | None = None,
+        remove: bool = False,
+    ) -> bool:
+        """Whether the last preview was made for this group and this list (Apply may send)."""
+        inputs = members_inputs(text=text, file=file, remove=remove)
+        return self.editor.members_preview.matches(group_id, inputs)
+
+    def forget_members_preview(self) -> None:
+        """Forget the last preview (the group or the list on screen changed)."""
+        self.editor.members_preview.clear()
+
+    def apply_members(
+        self,
+        group_id: int | None,
+        text: str | None = None,
+        *,
+        file: tuple[str, bytes] | None = None,
+        remove: bool = False,
+    ) -> int:
+        """Send what the preview of this list for this group allows, checked again against the
+        server; refused when the preview was made for another group or list. Returns how many
+        entries were sent."""
+        return self.editor.apply_members(group_id, text, file=file, remove=remove)
 
     def value_words(self, value: Any) -> str:
         """A group-setting value in words."""
@@ -457,9 +488,20 @@ class GroupsModel:
         """Groups a setting may name: system groups (by role) first, then active groups."""
         return self.editor.setting_choices()
 
-    def set_permission(self, group_id: int | None, setting: str, value: int) -> None:
-        """Set one of the group's own settings to a group."""
-        self.editor.set_permission(group_id, setting, value)
+    def set_permission(
+        self, group_id: int | None, setting: str, value: int, *, lose_access: bool = False
+    ) -> None:
+        """Set one of the group's own settings to a group; refused, when it would take away
+        your own right to administer the group, unless ``lose_access``."""
+        self.editor.set_permission(group_id, setting, value, lose_access=lose_access)
+
+    def lockout(self, group_id: int | None, setting: str, value: Any) -> str:
+        """Why the change would take away your right to administer the group ("" if not)."""
+        return self.editor.lockout(group_id, setting, value)
+
+    def describe_permission(self, group_id: int | None, setting: str, value: int) -> str:
+        """The permission change in words: “Setting” of "group": old → new."""
+        return self.editor.describe_permission(group_id, setting, value)
 
     @staticmethod
     def setting_options() -> list[tuple[Labelled, str]]:

@@ -71,7 +71,12 @@ def run_lab(args: argparse.Namespace) -> int:
     extra = list(args.jupyter_args)
     if extra and extra[0] == "--":
         extra = extra[1:]
-    notebook = prepare(args.dir, zuliprc=args.zuliprc or "", site=args.site or "")
+    notebook = prepare(
+        args.dir,
+        zuliprc=args.zuliprc or "",
+        site=args.site or "",
+        say=lambda text: say(text, err=True),
+    )
     say(f"Notebooks in {args.dir.resolve()}; opening {notebook.name}", err=True)
     command = lab_arguments(args.dir, port=args.port, open_browser=not args.no_browser, extra=extra)
     sys.stderr.flush()

@@ -1,16 +1,17 @@
 """``chatops lab``: JupyterLab on a folder of chatops notebooks, opening the admin console.
 
-prepare(folder, zuliprc=...)      copy the notebooks in, never over the admin's own copies
+prepare(folder, zuliprc=...)      copy the notebooks in; newer versions replace unchanged copies
 lab_arguments(folder, ...)        the JupyterLab command line
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._exceptions import ConfigError
@@ -42,12 +43,18 @@ def lab_settings_dir(folder: Path) -> Path:
     return folder.resolve() / ".chatops-lab" / "settings"
 
 
-def prepare(folder: Path, *, zuliprc: str = "", site: str = "") -> Path:
+def prepare(
+    folder: Path, *, zuliprc: str = "", site: str = "", say: Callable[[str], None] | None = None
+) -> Path:
     """Copy the notebooks into ``folder`` and return the console notebook's path.
 
-    Notebooks already there are kept (they may hold the admin's work), except the console
-    notebook when ``zuliprc`` or ``site`` is given: it is written again with those values as
-    papermill-style injected parameters. Only the zuliprc's path goes into the notebook.
+    A notebook already there is replaced by the package's version when it differs and the
+    admin has not changed it since it was copied (JupyterLab's saves of outputs are not
+    changes: only the cells' sources count); a notebook the admin changed is kept, and
+    ``say`` is told where the package's newer version was put beside it. The console notebook
+    is written with ``zuliprc`` or ``site`` as papermill-style injected parameters when they
+    are given (into the admin's own copy when it was changed). Only the zuliprc's path goes
+    into the notebook.
     """
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"{folder} is not a folder")
@@ -64,19 +71,67 @@ def prepare(folder: Path, *, zuliprc: str = "", site: str = "") -> Path:
     settings = lab_settings_dir(folder)
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "overrides.json").write_text(json.dumps(LAB_OVERRIDES, indent=1) + "\n")
+    copied = _copied(folder)
     for notebook in sorted(source.rglob("*.ipynb")):
         relative = notebook.relative_to(source)
         if any(part.startswith(".") for part in relative.parts):
             continue
+        name = relative.as_posix()
         target = folder / relative
-        if target.exists() and not (parameters and relative.as_posix() == CONSOLE_NOTEBOOK):
+        given = parameters if name == CONSOLE_NOTEBOOK else {}
+        shipped = sources_digest(notebook)
+        if target.exists() and sources_digest(target) not in (copied.get(name), shipped):
+            # the admin's own work: kept; the package's version beside it, and said so
+            if given:
+                write_parameterized(target, target, given)
+            if shipped != copied.get(name):
+                newer = folder / ".chatops-lab" / "newer" / relative
+                newer.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(notebook, newer)
+                if say is not None:
+                    say(f"Kept your changed {name}; this version's is at {newer}")
+            continue
+        if target.exists() and sources_digest(target) == shipped and not given:
+            copied[name] = shipped
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if relative.as_posix() == CONSOLE_NOTEBOOK and parameters:
-            write_parameterized(notebook, target, parameters)
+        if given:
+            write_parameterized(notebook, target, given)
         else:
             shutil.copyfile(notebook, target)
+        copied[name] = shipped
+    (folder / ".chatops-lab" / "copied.json").write_text(json.dumps(copied, indent=1) + "\n")
     return folder / CONSOLE_NOTEBOOK
+
+
+def sources_digest(path: Path) -> str:
+    """A digest of a notebook's cell sources, injected parameters left out: what the admin
+    writes, not what a run or a save adds (outputs, counts, metadata). "" when it is not a
+    notebook."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        text = json.dumps(
+            [
+                (
+                    c["cell_type"],
+                    "".join(c["source"]) if isinstance(c["source"], list) else c["source"],
+                )
+                for c in cells
+                if "injected-parameters" not in c.get("metadata", {}).get("tags", [])
+            ]
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _copied(folder: Path) -> dict[str, str]:
+    """The digest of each notebook as it was copied into ``folder`` last."""
+    try:
+        found = json.loads((folder / ".chatops-lab" / "copied.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
 def write_parameterized(source: Path, target: Path, parameters: dict[str, str]) -> None:
@@ -91,6 +146,9 @@ def write_parameterized(source: Path, target: Path, parameters: dict[str, str]) 
         cell.metadata.setdefault("tags", [])
     notebook.metadata.setdefault("papermill", {})
     notebook = parameterize_notebook(notebook, parameters)
+    for cell in notebook.cells:  # the injected values stay out of sight with the other code
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
     # papermill records the values in the metadata too; the notebook stays a clean template
     notebook.metadata.pop("papermill", None)
     tmp = target.with_name(target.name + ".part")

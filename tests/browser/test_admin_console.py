@@ -21,6 +21,8 @@ pytestmark = pytest.mark.slow
 BUSY_GROUP = "browser-busy"
 BUSY_CHANNEL = "browser-busy-channel"
 STATUS_GROUP = "browser-on-call"
+#: the statuses of the status group's members before the status tab replaced them
+STATUSES_BEFORE: dict[int, tuple[str, str]] = {}
 
 
 @pytest.fixture(scope="module")
@@ -221,12 +223,44 @@ def test_groups_tab_creates_a_group_and_adds_members(page: Any, admin: chatops.C
     expect(preview).to_contain_text("will be added")
     expect(preview).to_contain_text("unknown")
     panel.locator("button.chatops-groups-members-apply").click()
+    confirm = panel.locator(".chatops-groups-members-confirm")
+    expect(confirm).to_be_in_viewport()
+    expect(confirm).to_contain_text("Mona Moderator")
+    confirm.locator("button.chatops-groups-members-yes").click()
     expect(panel.locator(".chatops-outcome-ok")).to_contain_text("Added 2 members to")
     screenshot(page, "console-groups-members")
     made = {g.name: g for g in admin.user_groups.list()}["browser-made"]
     assert made.description == "Made in Chromium"
     assert len(made.members) == 2
     expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_a_preview_left_on_screen_never_applies_to_another_group(
+    page: Any, admin: chatops.Client
+) -> None:
+    """Console issue: a preview of adding people to one group stayed on screen, with Apply
+    enabled, after a new group was created (the picker switched to it); Apply added them to
+    the first group while the form showed the new one."""
+    from playwright.sync_api import expect
+
+    panel = page.locator(".chatops-panel-groups")
+    panel.locator(".chatops-groups-pick select").select_option(label="browser-made")
+    panel.locator(".chatops-groups-entries textarea").fill("Mei Member")
+    panel.locator("button.chatops-groups-members-preview").click()
+    preview = panel.locator(".chatops-groups-members-table table")
+    apply = panel.locator("button.chatops-groups-members-apply")
+    expect(preview).to_contain_text("will be added")
+    expect(apply).to_be_enabled()
+    panel.locator(".chatops-groups-new-name input").fill("browser-triage")
+    panel.locator("button.chatops-groups-create").click()
+    expect(panel.locator(".chatops-outcome-ok")).to_contain_text("browser-triage")
+    # the picker shows the new group: the preview made for the other one is gone, Apply off
+    expect(preview).not_to_contain_text("will be added")
+    expect(apply).to_be_disabled()
+    expect(apply).to_have_attribute("title", "Preview first.")
+    groups = {g.name: g for g in admin.user_groups.list()}
+    assert len(groups["browser-made"].members) == 2 and groups["browser-triage"].members == []
+    no_errors(page)
 
 
 def test_invitations_tab_sends_a_pasted_list(page: Any, admin: chatops.Client) -> None:
@@ -242,6 +276,13 @@ def test_invitations_tab_sends_a_pasted_list(page: Any, admin: chatops.Client) -
     for word in ("valid", "invalid", "duplicate", "already a user"):
         expect(preview).to_contain_text(word)
     panel.locator("button.chatops-invitations-send").click()
+    # nothing is sent before the question, listing the addresses, is answered
+    confirm = panel.locator(".chatops-invitations-send-confirm")
+    expect(confirm).to_contain_text("Send 2 invitations as member")
+    expect(confirm.locator(".chatops-confirm-listing")).to_contain_text("ada@browser.test")
+    expect(confirm.locator(".chatops-confirm-listing")).to_contain_text("bob@browser.test")
+    assert not {i.email for i in admin.invitations.list()} & {"ada@browser.test"}
+    confirm.locator("button.chatops-invitations-send-yes").click()
     results = panel.locator(".chatops-invitations-results-table table")
     expect(results).to_contain_text("ada@browser.test")
     expect(results).to_contain_text("bob@browser.test")
@@ -265,6 +306,9 @@ def test_status_tab_sets_a_status_for_a_group(page: Any, admin: chatops.Client) 
     targets = panel.locator(".chatops-status-targets table")
     members = {g.name: g for g in admin.user_groups.list()}[STATUS_GROUP].members
     expect(targets.locator("tbody tr")).to_have_count(len(members))
+    for user_id in members:
+        before = admin.users.get_status(user_id)
+        STATUSES_BEFORE[user_id] = (before.status_text or "", before.emoji_name or "")
     panel.locator(".chatops-status-text input").fill("On call this week")
     expect(panel.locator(".chatops-status-count")).to_contain_text("17 / 60")
     panel.locator(".chatops-status-emoji input").fill("palm_tree")
@@ -277,4 +321,28 @@ def test_status_tab_sets_a_status_for_a_group(page: Any, admin: chatops.Client) 
     for user_id in members:
         status = admin.users.get_status(user_id)
         assert (status.status_text, status.emoji_name) == ("On call this week", "palm_tree")
+    no_errors(page)
+
+
+def test_undo_puts_back_the_statuses_the_last_action_replaced(
+    page: Any, admin: chatops.Client
+) -> None:
+    """Console issue: a bulk status replaced people's own statuses with no way back. The
+    console's Undo lists what it puts back, asks, and restores each status."""
+    from playwright.sync_api import expect
+
+    members = {g.name: g for g in admin.user_groups.list()}[STATUS_GROUP].members
+    page.locator("button.chatops-console-undo").click()
+    confirm = page.locator(".chatops-console-undo-confirm")
+    expect(confirm).to_be_in_viewport()
+    expect(confirm).to_contain_text(
+        f"Undo “Status: Apply status”: put back {len(members)} changes?"
+    )
+    screenshot(page, "console-undo")
+    confirm.locator("button.chatops-console-undo-yes").click()
+    expect(page.locator(".chatops-console .chatops-outcome-ok").first).to_contain_text("put back")
+    assert STATUSES_BEFORE, "the status tab's test runs first"
+    for user_id in members:
+        status = admin.users.get_status(user_id)
+        assert (status.status_text or "", status.emoji_name or "") == STATUSES_BEFORE[user_id]
     no_errors(page)

@@ -146,7 +146,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         "groups",
         [],
         "button.chatops-groups-members-apply",
-        "",
+        "button.chatops-groups-members-yes",
     ),
     (
         "groups",
@@ -155,7 +155,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
             ("pick", ".chatops-groups-setting-value select", "moderators"),
         ],
         "button.chatops-groups-set-permission",
-        "",
+        "button.chatops-groups-set-yes",
     ),
     (
         "groups",
@@ -191,7 +191,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
             )
         ],
         "button.chatops-invitations-send",
-        "",
+        "button.chatops-invitations-send-yes",
     ),
     (
         "status",
@@ -231,6 +231,8 @@ def test_each_outcome_lies_in_the_viewport_after_the_click(
     expect(control).to_be_enabled(timeout=10_000)
     control.click()
     if confirm:
+        # the question, listing what will change, is in view before anything is sent
+        expect(panel.locator(confirm)).to_be_in_viewport(timeout=30_000)
         panel.locator(confirm).click()
     outcome = panel.locator(".chatops-feedback .chatops-outcome span[class^=chatops-outcome-]")
     expect(outcome.first).to_be_visible(timeout=60_000)

@@ -60,9 +60,35 @@ def test_create_refuses_bad_names_and_entries_before_sending(
             with pytest.raises(FieldError, match=words) as caught:
                 model.create_group(bad)
             assert caught.value.field == "new_name"
-        with pytest.raises(FieldError, match="row 2 “nobody@nowhere.test”: unknown") as caught:
+        with pytest.raises(FieldError, match="line 1 “nobody@nowhere.test”: unknown") as caught:
             model.create_group(unique("g"), members="Mei Member, nobody@nowhere.test")
         assert caught.value.field == "new_members"
+
+
+def test_an_entry_is_named_by_the_line_it_was_typed_on_and_can_be_skipped(
+    model: GroupsModel, connect: Connect, org: Sandbox
+) -> None:
+    """Console issue: one unknown member blocked a new group, and the error named row 5 for an
+    address on line 4 (line 3 held two entries)."""
+    pasted = "Mei Member\n\nMona Moderator, Olivia Owner\nnobody@nowhere.test"
+    with unchanged(org.store), pytest.raises(FieldError) as caught:
+        model.create_group(unique("g"), members=pasted)
+    assert "line 4 “nobody@nowhere.test”: unknown" in caught.value.message
+    assert "Skip those not found" in caught.value.message
+    name = unique("skip")
+    gid = model.create_group(name, members=pasted, skip_unknown=True)
+    assert sorted(connect("owner").user_groups.get(gid).members) == [OWNER, MODERATOR, MEMBER]
+    assert model.status.text == (
+        f'Created the user group "{name}" with 3 members; left out line 4 '
+        "“nobody@nowhere.test”: unknown."
+    )
+    rows = model.preview_members(gid, pasted, remove=True)
+    assert [(r.row, r.typed) for r in rows] == [
+        (1, "Mei Member"),
+        (3, "Mona Moderator"),
+        (3, "Olivia Owner"),
+        (4, "nobody@nowhere.test"),
+    ]
 
 
 def test_member_may_not_create_when_the_setting_excludes_them(
@@ -129,13 +155,13 @@ def test_bulk_add_preview_then_apply(model: GroupsModel, connect: Connect, org: 
     assert "would be a loop" in rows[6].detail
     assert list(model.members_frame()["outcome"])[:2] == ["already in the group", "will be added"]
     assert model.status.text.startswith("8 entries for")
-    assert model.apply_members() == 3
+    assert model.apply_members(gid, pasted) == 3
     group = connect("owner").user_groups.get(gid)
     assert sorted(group.members) == [OWNER, MODERATOR, MEMBER]
     assert sorted(group.direct_subgroup_ids) == sorted([sub, model.group_id("support-team")])
     assert model.status.text.endswith(f'Added 2 members and 1 subgroup to "{group.name}".')
-    with pytest.raises(FieldError, match="Preview the list first"):
-        model.apply_members()
+    with pytest.raises(FieldError, match="Preview first"):
+        model.apply_members(gid, pasted)
 
 
 def test_bulk_remove_from_a_csv(model: GroupsModel, connect: Connect) -> None:
@@ -152,10 +178,10 @@ def test_bulk_remove_from_a_csv(model: GroupsModel, connect: Connect) -> None:
         ("member@demo.chatops.test", "will be removed"),
         ("owner@demo.chatops.test", "not in the group"),
     ]
-    assert model.apply_members() == 1
+    assert model.apply_members(gid, file=("people.csv", csv_text), remove=True) == 1
     assert connect("owner").user_groups.get(gid).members == [MODERATOR]
     model.preview_members(gid, model.groups[sub].name, remove=True)
-    model.apply_members()
+    model.apply_members(gid, model.groups[sub].name, remove=True)
     assert connect("owner").user_groups.get(gid).direct_subgroup_ids == []
 
 
@@ -218,3 +244,46 @@ def test_deactivate_then_reactivate_from_the_model(model: GroupsModel, connect: 
         model.update_group(gid, name="x")
     model.reactivate(gid)
     assert not connect("owner").user_groups.get(gid).deactivated
+
+
+def test_a_preview_applies_only_to_its_group_and_its_list(
+    model: GroupsModel, connect: Connect, org: Sandbox
+) -> None:
+    """Console issue: a preview for `oncall` left on screen, a new group picked, and Apply
+    added to `oncall`. Apply is given what the screen shows and sends only a matching preview."""
+    admin = connect("admin")
+    oncall = admin.user_groups.create(unique("oncall"), members=[])
+    triage = admin.user_groups.create(unique("triage"), members=[])
+    model.refresh()
+    model.preview_members(oncall, "Mona Moderator")
+    assert model.members_previewed(oncall, "Mona Moderator")
+    assert not model.members_previewed(triage, "Mona Moderator")
+    with unchanged(org.store):
+        with pytest.raises(FieldError, match="group picked changed since the preview"):
+            model.apply_members(triage, "Mona Moderator")
+        assert model.member_rows == []  # forgotten: Apply is disabled until the next preview
+        model.preview_members(oncall, "Mona Moderator")
+        with pytest.raises(FieldError, match="list changed since the preview"):
+            model.apply_members(oncall, "Mona Moderator\nMei Member")
+        model.preview_members(oncall, "Mona Moderator")
+        with pytest.raises(FieldError, match="list changed since the preview"):
+            model.apply_members(oncall, "Mona Moderator", remove=True)
+    assert connect("owner").user_groups.get(oncall).members == []
+    assert connect("owner").user_groups.get(triage).members == []
+
+
+def test_apply_checks_the_group_again_before_sending(
+    model: GroupsModel, connect: Connect, org: Sandbox
+) -> None:
+    admin = connect("admin")
+    gid = admin.user_groups.create(unique("moved"), members=[])
+    model.refresh()
+    rows = model.preview_members(gid, "Mona Moderator\nMei Member")
+    assert [r.outcome for r in rows] == ["will be added", "will be added"]
+    admin.user_groups.update_members(gid, add=[MODERATOR])  # someone else, meanwhile
+    with unchanged(org.store), pytest.raises(FieldError, match="changed since the preview"):
+        model.apply_members(gid, "Mona Moderator\nMei Member")
+    # the preview shows the group as it is now; applying it sends what is left
+    assert [r.outcome for r in model.member_rows] == ["already in the group", "will be added"]
+    assert model.apply_members(gid, "Mona Moderator\nMei Member") == 1
+    assert sorted(connect("owner").user_groups.get(gid).members) == [MODERATOR, MEMBER]

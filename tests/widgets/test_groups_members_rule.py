@@ -65,7 +65,7 @@ def test_add_members_permission_without_manage_adds_others(connect: Connect, org
     assert "administer" in rows[1].detail
     with unchanged(org.store), pytest.raises(chatops.ChatopsError):  # the server agrees
         connect("member").user_groups.update_subgroups(gid, add=[model.group_id("support-team")])
-    assert model.apply_members() == 1
+    assert model.apply_members(gid, "Mona Moderator\n@*support-team*") == 1
     assert members(connect, gid) == [MODERATOR]
     assert model.status.text.endswith("Added 1 member to " + f'"{group.name}".')
 
@@ -84,7 +84,7 @@ def test_without_remove_permission_removing_is_refused_like_the_server(
         rows = model.preview_members(gid, "Mona Moderator", remove=True)
         assert [(r.who, r.outcome, r.detail) for r in rows] == [("Mona Moderator", "cannot", why)]
         with pytest.raises(FieldError, match="Nothing in the preview can be sent"):
-            model.apply_members()
+            model.apply_members(gid, "Mona Moderator", remove=True)
         with pytest.raises(chatops.ChatopsError, match="Insufficient permission"):
             connect("member").user_groups.update_members(gid, delete=[MODERATOR])
 
@@ -95,7 +95,7 @@ def test_remove_permission_alone_removes(connect: Connect) -> None:
     assert model.members_refusal(model.groups[gid], remove=True) == ""
     assert "You may not add members to" in model.members_refusal(model.groups[gid])
     model.preview_members(gid, "Mona Moderator", remove=True)
-    assert model.apply_members() == 1
+    assert model.apply_members(gid, "Mona Moderator", remove=True) == 1
     assert members(connect, gid) == []
 
 
@@ -112,7 +112,9 @@ def test_join_permission_lets_one_add_only_oneself(connect: Connect, org: Sandbo
     assert "Who can add members" in rows[1].detail or "can_add_members" in rows[1].detail
     with unchanged(org.store), pytest.raises(chatops.ChatopsError, match="Insufficient"):
         connect("member").user_groups.update_members(gid, add=[MEMBER, MODERATOR])
-    assert model.apply_members() == 1  # only oneself is sent: the server lets one join
+    assert (
+        model.apply_members(gid, "Mei Member\nMona Moderator") == 1
+    )  # only oneself is sent: the server lets one join
     assert members(connect, gid) == [MEMBER]
 
 
@@ -171,6 +173,7 @@ def test_the_panel_of_a_member_who_may_add_members_only(
         panel.members_preview_button.click()
         assert not panel.members_apply_button.disabled
         panel.members_apply_button.click()
+        panel.members_confirm.yes.click()
         assert members(connect, gid) == [MODERATOR]
         assert panel.status.kind == "ok", panel.status.text
     finally:

@@ -125,7 +125,8 @@ def test_revoke_the_selection_with_one_result_per_invitation(
     panel.revoke_button.click()
     assert panel.confirm.pending
     assert "Revoke 4 invitations?" in panel.confirm.message.value
-    assert panel.status.text == "Confirm or cancel below."
+    # the question names each invitation, not only their number
+    assert sorted(panel.confirm.items) == sorted([*emails, f"reusable link {link}"])
     panel.confirm.yes.click()
 
     results = {h.invitation_id: h for h in panel.handled}

@@ -114,6 +114,51 @@ def result_of(panel: InvitationsPanel) -> dict[str, tuple[str, str]]:
 
 
 # -- parsing -------------------------------------------------------------------------------------
+def click_send(panel: InvitationsPanel) -> None:
+    """Send as an admin does: click Send, then Yes under the question it asks."""
+    panel.send_button.click()
+    if panel.send_confirm.pending:
+        panel.send_confirm.yes.click()
+    panel.wait()
+
+
+def test_send_asks_first_listing_the_addresses_and_what_they_get(
+    org: Sandbox, other: chatops.Client, panels: list[InvitationsPanel]
+) -> None:
+    """Console issue: "Send invitations" sent 46 invitations on one click, reusing the channels
+    of the batch before without a word. Now it previews, asks, and sends only on Yes."""
+    panel = make_panel(org, "admin")
+    panels.append(panel)
+    channel, name = next(iter(panel.channel_names.items()))
+    panel.channels.value = (channel,)
+    first, second = fresh(2), fresh(3)
+    panel.addresses.value = "\n".join([*first, "broken@"])
+    with unchanged(org.store):
+        panel.send_button.click()
+        assert panel.send_confirm.pending
+        assert panel.send_confirm.question == (
+            f"Send 2 invitations as member, joining #{name}, and the default channels, "
+            "expiring in 10 days?"
+        )
+        assert panel.send_confirm.items == first
+        assert panel.send_confirm.yes.description == "Send 2"
+        panel.send_confirm.no.click()  # Cancel
+        panel.send_button.click()
+        panel.addresses.value += "\nlate@example.org"  # the list changed: the question goes
+        assert not panel.send_confirm.pending
+    panel.addresses.value = "\n".join(first)
+    click_send(panel)
+    assert set(first) <= set(email_invites(other))
+    # the next batch: the channels still chosen are named as such
+    panel.addresses.value = "\n".join(second)
+    with unchanged(org.store):
+        panel.send_button.click()
+    assert f"joining #{name} (still chosen from the last batch)" in panel.send_confirm.question
+    assert panel.send_confirm.items == second
+    panel.send_confirm.no.click()
+    assert not set(second) & set(email_invites(other))
+
+
 def test_split_addresses_keeps_names_out_and_duplicates_in() -> None:
     assert split_addresses("Ann Lee <ann@x.org>, bob@x.org\n\n BOB@x.org ,") == [
         ("Ann Lee <ann@x.org>", "ann@x.org"),
@@ -225,7 +270,7 @@ def test_send_mixed_list_gives_exact_result_per_address(
     before = email_invites(other)
     panel.addresses.value = ", ".join([new[0], "broken@", new[1], hidden, new[0], visible, already])
     panel.addresses.value += "\n" + new[2]
-    panel.send_button.click()
+    click_send(panel)
 
     rows = panel.results
     assert [o.row for o in rows] == list(range(1, 9))
@@ -269,7 +314,7 @@ def test_send_batches_several_addresses_per_request(
     panels.append(panel)
     emails = fresh(7)
     panel.addresses.value = "\n".join(emails)
-    panel.send_button.click()
+    click_send(panel)
     assert spy.posts == [emails[0:3], emails[3:6], emails[6:7]]
     assert panel.progress.done == 7 and panel.progress.bar.value == 7
     invites = email_invites(other)
@@ -293,7 +338,7 @@ def test_options_reach_the_server(
     panel.welcome.value = "Welcome aboard, see #**engineering**."
     panel.include_defaults.value = False
     before = int(time.time())
-    panel.send_button.click()
+    click_send(panel)
     invite = email_invites(other)[email]
     assert invite.invited_as == 600
     assert invite.expiry_date is not None
@@ -312,7 +357,7 @@ def test_never_expires(org: Sandbox, other: chatops.Client, panels: list[Invitat
     panel.addresses.value = email
     panel.never_expires.value = True
     assert panel.expires_in_days.input.disabled
-    panel.send_button.click()
+    click_send(panel)
     assert email_invites(other)[email].expiry_date is None
 
 
@@ -330,7 +375,7 @@ def test_cancel_after_first_batch_leaves_the_rest_untouched(
             panel.progress.cancel()
 
     panel.progress.bar.observe(on_progress, "value")
-    panel.send_button.click()
+    click_send(panel)
     assert len(spy.posts) == 1
     invites = email_invites(other)
     assert [e in invites for e in emails] == [True] * 3 + [False] * 6
@@ -348,7 +393,7 @@ def test_failed_batch_then_retry_failed_only(
     panels.append(panel)
     emails = fresh(6)
     panel.addresses.value = ", ".join(emails)
-    panel.send_button.click()
+    click_send(panel)
     assert len(spy.posts) == 3  # the batch after the failed one was still sent
     results = [o.result for o in panel.results]
     assert results == [INVITED, INVITED, FAILED, FAILED, INVITED, INVITED]
@@ -378,7 +423,7 @@ def test_retry_finds_addresses_the_failed_request_did_invite(
     panels.append(panel)
     a, b = fresh(2)
     panel.addresses.value = f"{a}, {b}"
-    panel.send_button.click()
+    click_send(panel)
     assert [o.result for o in panel.results] == [FAILED, FAILED]
     other.invitations.send([a], stream_ids=[])  # as if the lost request had reached the server
     panel.retry_button.click()
@@ -395,16 +440,17 @@ def test_second_send_of_the_same_list_skips_invited(
     panels.append(panel)
     emails = fresh(4)
     panel.addresses.value = "\n".join(emails[:3])
-    panel.send_button.click()
+    click_send(panel)
     assert len(spy.posts) == 1
     with unchanged(org.store):
-        panel.send_button.click()
+        click_send(panel)
     assert len(spy.posts) == 1
-    assert all(o.result == SKIPPED and "already invited" in o.detail for o in panel.results)
-    assert panel.status.text.startswith("Nothing to send")
+    assert not panel.send_confirm.pending  # nothing to ask about: nothing is valid
+    assert panel.addresses.error_text == "No row is a valid new address: see the preview."
+    assert all(c.classification == "already invited" for c in panel.candidates)
 
     panel.addresses.value = "\n".join(emails)  # one more: only that one goes out
-    panel.send_button.click()
+    click_send(panel)
     assert spy.posts[1:] == [[emails[3]]]
     assert [o.result for o in panel.results] == [SKIPPED, SKIPPED, SKIPPED, INVITED]
 
@@ -422,7 +468,7 @@ def test_a_batch_refused_as_a_whole_stops_the_rest(
     # The organization stops members subscribing others after the panel was opened.
     with realm_settings(org.store, can_add_subscribers_group=group_id(org.store, "role:nobody")):
         with unchanged(org.store):
-            panel.send_button.click()
+            click_send(panel)
     assert len(spy.posts) == 1
     assert {o.result for o in panel.results} == {FAILED}
     first = panel.results[0]
@@ -447,7 +493,7 @@ def test_paces_itself_by_the_rate_limit(
     panel.addresses.value = "\n".join(emails)
     org.state.rate_limit = RateLimit(max_calls=4, window_seconds=0.5)
     try:
-        panel.send_button.click()
+        click_send(panel)
     finally:
         org.state.rate_limit = None
     assert slept, "the panel never slowed down although the limit ran low"
@@ -463,7 +509,7 @@ def test_sends_500_addresses_and_accounts_for_every_one(
     panels.append(panel)
     emails = fresh(500, "bulk")
     panel.addresses.value = "\n".join(emails)
-    panel.send_button.click()
+    click_send(panel)
     assert [len(p) for p in spy.posts] == [100] * 5
     assert len(panel.results) == 500
     assert {o.result for o in panel.results} == {INVITED}
@@ -488,7 +534,7 @@ def test_moderator_cannot_pick_administrator(
     )
     panel.addresses.value = email
     panel.role.value = 300
-    panel.send_button.click()
+    click_send(panel)
     assert email_invites(other)[email].invited_as == 300
 
 
@@ -500,7 +546,7 @@ def test_expiry_and_choices_are_checked_before_sending(
     panel.addresses.value = fresh(1)[0]
     panel.expires_in_days.value = 0
     with unchanged(org.store):
-        panel.send_button.click()
+        click_send(panel)
     assert panel.expires_in_days.error_text == "Enter 1 to 3,650 days, or tick “never”."
     private = next(c.stream_id for c in other.channels.list(include_all=True) if c.name == "data")
     with unchanged(org.store):
@@ -522,7 +568,7 @@ def test_welcome_text_over_8000_is_refused_before_sending(
     panel.welcome.value = "x" * 8001
     assert panel.welcome.error_text == "1 character too many; the server allows 8,000."
     with unchanged(org.store):
-        panel.send_button.click()
+        click_send(panel)
         panel.link_button.click()
     assert spy.posts == []
     assert panel.welcome.error_text == (
@@ -647,7 +693,7 @@ def test_link_needs_its_own_permission(org: Sandbox, panels: list[InvitationsPan
         with pytest.raises(NotAllowed):
             panel.create_link()
     panel.addresses.value = fresh(1)[0]
-    panel.send_button.click()  # the long work re-enables actions: not this one
+    click_send(panel)  # the long work re-enables actions: not this one
     assert panel.link_button.disabled
 
 
@@ -662,7 +708,7 @@ def test_guest_is_read_only(org: Sandbox, panels: list[InvitationsPanel]) -> Non
     assert panel.addresses.input.disabled and panel.role.input.disabled
     panel.addresses.value = fresh(1)[0]
     with unchanged(org.store):
-        panel.send_button.click()
+        click_send(panel)
         panel.link_button.click()
         with pytest.raises(NotAllowed):
             panel.send()
@@ -721,7 +767,7 @@ def test_refresh_and_csv_export(
 
     sent = fresh(2)
     panel.addresses.value = f"{sent[0]}\nbad@\n{sent[1]}"
-    panel.send_button.click()
+    click_send(panel)
     path = panel.results_table.export(export_dir / "results.csv")
     with path.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
@@ -775,3 +821,28 @@ def test_long_lists_show_every_row_in_the_grid_and_export_all(
     path = panel.preview_table.export()
     with path.open(newline="", encoding="utf-8") as fh:
         assert len(list(csv.reader(fh))) == 1201
+
+
+def test_an_outcome_goes_when_its_inputs_change_or_another_action_starts(
+    org: Sandbox, panels: list[InvitationsPanel]
+) -> None:
+    """Console issue: "46 of 46 addresses sent" came back under Revoke and Preview. The bar and
+    the outcome line belong to the action that made them."""
+    panel = make_panel(org, "admin")
+    panels.append(panel)
+    panel.addresses.value = "\n".join(fresh(2))
+    click_send(panel)
+    assert panel.progress.widget.layout.display == "flex"
+    assert "2 of 2" in panel.progress.label.value
+    sent = panel.status.text
+    assert sent
+    panel.preview_button.click()  # another action: the bar of the send goes
+    assert panel.progress.widget.layout.display == "none"
+    assert panel.status.text != sent
+
+    panel.addresses.value = "\n".join(fresh(1))
+    click_send(panel)
+    assert panel.status.text and panel.progress.widget.layout.display == "flex"
+    panel.addresses.value += "\nnext@example.org"  # the outcome was of the list before
+    assert panel.status.text == ""
+    assert panel.progress.widget.layout.display == "none"

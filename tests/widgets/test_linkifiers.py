@@ -163,6 +163,27 @@ def test_invalid_regex_is_refused_beside_the_pattern_and_nothing_sent(
     assert panel.pattern.error_text == ""
 
 
+def test_add_is_disabled_with_the_reason_and_errors_go_when_fixed(
+    org: Sandbox, connect: Connect
+) -> None:
+    """Console issue: "Add linkifier" stayed enabled with a pattern that does not compile, the
+    error showed far below the Pattern box, and "✗ Check the fields marked." stayed after every
+    check had turned green."""
+    panel = make_panel(connect)
+    panel.url_template.value = "https://bad.example.org/{id}"
+    panel.pattern.value = r"BAD-(?P<id>[0-9]+"
+    wrong = "The pattern does not compile with RE2: missing ): BAD-(?P<id>[0-9]+."
+    assert panel.add_button.disabled and panel.add_button.tooltip == wrong
+    assert panel.pattern.error_text == wrong  # beside the field, as it is typed
+    with unchanged(org.store):
+        panel.add_button.click()
+    assert panel.status.text == "Check the fields marked."
+    panel.pattern.value = r"BAD-(?P<id>[0-9]+)"
+    assert panel.pattern.error_text == "" and panel.url_template.error_text == ""
+    assert panel.status.text == ""  # no field is marked: the outcome that said so is gone
+    assert not panel.add_button.disabled
+
+
 def test_group_and_variable_mismatch_is_listed_and_refused(org: Sandbox, connect: Connect) -> None:
     panel = make_panel(connect)
     panel.pattern.value = r"(?P<repo>[a-z]+)#(?P<id>[0-9]+)"

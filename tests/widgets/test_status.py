@@ -570,3 +570,45 @@ def test_export_chosen_users_csv(connect: Connect, admin: chatops.Client, export
     panel.users.value = ()
     upload(panel, files[0].read_bytes())
     assert panel.target_ids() == [a, b]
+
+
+def test_a_status_for_many_names_whose_status_it_replaces_and_undo_restores_them(
+    connect: Connect, admin: chatops.Client, org: Sandbox
+) -> None:
+    """Console issue: a bulk status overwrote "On vacation" and "Out sick" without showing
+    them, and there was no way back. The question lists them; the console's Undo restores
+    every status as it was, the people who had none included."""
+    from chatops.widgets import AdminConsole
+
+    a, b, c = people(admin, 3)
+    admin.users.set_user_status(a, status_text="On vacation", emoji_name="palm_tree")
+    admin.users.set_user_status(b, status_text="Out sick", emoji_name="house")
+    before = {u: status_of(admin, u) for u in (a, b, c)}
+    console = AdminConsole(connect("admin"), background=False)
+    panel = console.panel("status")
+    assert isinstance(panel, StatusPanel)
+    panel.users.value = (a, b, c)
+    panel.status_text.value = "In the offsite"
+    with unchanged(org.store):
+        panel.apply_button.click()
+    assert panel.confirm.question == (
+        "Set the status “In the offsite” for 3 users? It replaces the status 2 of them have now:"
+    )
+    names = {u: admin.users.get(u).full_name for u in (a, b, c)}
+    assert panel.confirm.items == [
+        f"{names[a]}: 🌴 On vacation",
+        f"{names[b]}: 🏠 Out sick",
+    ]
+    panel.confirm.yes.click()
+    assert {status_of(admin, u)[0] for u in (a, b, c)} == {"In the offsite"}
+
+    with unchanged(org.store):
+        question = console.ask_undo()
+    assert question == "Undo “Status: Apply status”: put back 3 changes?"
+    assert len(console.undo_confirm.items) == 3
+    console.undo_confirm.yes.click()
+    assert {u: status_of(admin, u) for u in (a, b, c)} == before
+    assert console.undo_status.text == "Undid “Status: Apply status”: 3 put back."
+    with unchanged(org.store):
+        assert console.ask_undo() == ""
+    assert console.undo_status.text.startswith("Nothing to undo")
