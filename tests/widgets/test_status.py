@@ -605,7 +605,13 @@ def test_a_status_for_many_names_whose_status_it_replaces_and_undo_restores_them
     with unchanged(org.store):
         question = console.ask_undo()
     assert question == "Undo “Status: Apply status”: put back 3 changes?"
-    assert len(console.undo_confirm.items) == 3
+    assert sorted(console.undo_confirm.items) == sorted(
+        [
+            f"{names[a]}: back to “:palm_tree: On vacation”",
+            f"{names[b]}: back to “:house: Out sick”",
+            f"{names[c]}: back to no status",
+        ]
+    )
     console.undo_confirm.yes.click()
     assert {u: status_of(admin, u) for u in (a, b, c)} == before
     assert console.undo_status.text == "Undid “Status: Apply status”: 3 put back."
