@@ -126,6 +126,43 @@ def test_the_page_shows_the_console_and_acts(served: Page, browser: Any) -> None
         assert "made-on-the-page" in {g.name for g in owner.user_groups.list()}
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_page_follows_the_browsers_light_or_dark_preference(
+    served: Page, browser: Any, scheme: str
+) -> None:
+    """Console issue: the Voila page had no dark theme. It follows the browser's preference."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        page.goto(f"{served.url}/?token={served.token}")
+        expect(page.locator(".chatops-console")).to_be_visible(timeout=90_000)
+        expect(page.locator(".chatops-panel-folders .chatops-who")).to_be_visible(timeout=60_000)
+        theme = page.evaluate("document.body.dataset.jpThemeName")
+        assert theme == ("JupyterLab Dark" if scheme == "dark" else "JupyterLab Light")
+        background = page.evaluate(
+            "getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()"
+        )
+        assert background, "the theme's variables are loaded"
+        luminance = page.evaluate(
+            """() => {
+                const probe = document.createElement('div');
+                probe.style.background = 'var(--jp-layout-color0)';
+                document.body.appendChild(probe);
+                const [r, g, b] = getComputedStyle(probe).backgroundColor.match(/\\d+/g).map(Number);
+                probe.remove();
+                return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+            }"""
+        )
+        assert (luminance < 0.3) if scheme == "dark" else (luminance > 0.7), luminance
+        screenshot(page, f"console-page-{scheme}")
+        if shots := os.environ.get("CHATOPS_SCREENSHOTS", ""):
+            page.screenshot(path=str(Path(shots) / f"voila-{scheme}.png"))
+    finally:
+        context.close()
+
+
 def test_sigterm_stops_the_page_voila_and_its_kernels(served: Page) -> None:
     """``kill`` (or systemd stopping a service) stops ``chatops console`` as Ctrl-C does:
     Voila and every kernel it started exit with it, none is left behind."""
