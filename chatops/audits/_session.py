@@ -78,6 +78,14 @@ def parse_as_of(as_of: str) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+def _names_as_text() -> None:
+    """An audit notebook's figures show channel, topic and people's names as they are: text a
+    member typed (``price $\\frac{$ up``) is never parsed as TeX, which would fail the cell."""
+    import matplotlib
+
+    matplotlib.rcParams["text.parse_math"] = False
+
+
 def open_session(*, zuliprc: str = "", site: str = "", as_of: str = "") -> AuditSession:
     """A client from the notebook parameters ``zuliprc``, ``site`` and ``as_of``.
 
@@ -88,13 +96,16 @@ def open_session(*, zuliprc: str = "", site: str = "", as_of: str = "") -> Audit
         as_of: the audit's reference time (see :func:`parse_as_of`); it dates the demo sandbox
             only, a server is read as it is.
 
-    When ``zuliprc`` and ``site`` are empty, a demo sandbox starts (in a temporary folder) and
+    The notebook's figures then draw names as text, never as TeX. When ``zuliprc`` and
+    ``site`` are empty, a demo sandbox starts (in a temporary folder) and
     the client is its admin account, so a notebook runs standalone. With ``as_of`` the demo is
     generated for that moment and the sandbox's clock starts there, so that the notebook's
     results are the same whatever the day it runs.
     """
     moment = parse_as_of(as_of)
     from .._client import Client
+
+    _names_as_text()
 
     if zuliprc:
         path = Path(zuliprc).expanduser()

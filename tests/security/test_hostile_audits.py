@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pty
 import re
@@ -31,6 +32,7 @@ import chatops
 from chatops import audit as pipeline
 from chatops.sandbox import Sandbox
 from tests.browser.conftest import chromium
+from tests.changes.test_undo import NOT_CHANGES, WRITES, _Requests
 from tests.hostile import (
     ESCAPE,
     FORMULA,
@@ -43,6 +45,7 @@ from tests.hostile import (
     raw_terminal_characters,
     visit,
 )
+from tests.test_cli import _scan
 from tests.test_cli import chatops as chatops_cli
 
 pytestmark = pytest.mark.slow
@@ -78,20 +81,51 @@ class Hostile:
     run_dir: Path
     plan: Path
     base: Path
+    #: what ``chatops audit run --all`` printed, and every request it made (``METHOD /path``)
+    run: subprocess.CompletedProcess[str]
+    requests: list[str]
 
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
+    """The hostile organization after ``chatops audit run --all --zuliprc`` as cron runs it,
+    with the sandbox's access log heard during the run, and the run's plan."""
     base = tmp_path_factory.mktemp("hostile")
-    with Sandbox.start(base / "org", size="small", seed=5) as sb:
+    requests = _Requests()
+    access = logging.getLogger("uvicorn.access")
+    with Sandbox.start(base / "org", size="small", seed=5, log_level="info") as sb:
         planted = plant(sb)
-        result = pipeline.run_audits(
-            [], report_dir=base / "reports", zuliprc=str(sb.zuliprc("admin"))
-        )
+        access.addHandler(requests)  # after the start: uvicorn sets up its loggers then
+        try:
+            run = chatops_cli(
+                "audit", "run", "--all", "--zuliprc", str(sb.zuliprc("admin")),
+                "--report-dir", str(base / "reports"),
+            )  # fmt: skip
+        finally:
+            access.removeHandler(requests)
+        assert run.returncode in (0, 1), run.stderr
+        run_dir = Path(run.stdout.strip().splitlines()[-1]).parent
         plan = base / "plan.jsonl"
-        made = chatops_cli("audit", "plan", str(result.run_dir), "-o", str(plan))
+        made = chatops_cli("audit", "plan", str(run_dir), "-o", str(plan))
         assert made.returncode == 0, made.stderr
-        yield Hostile(sb, planted, result.run_dir, plan, base)
+        yield Hostile(sb, planted, run_dir, plan, base, run, requests.seen)
+
+
+def test_every_audit_notebook_only_reads_and_no_file_holds_a_key(hostile: Hostile) -> None:
+    """One write path, at run time: every audit notebook, run by the command cron runs, makes
+    only reads (more than a hundred), and no API key of the organization is in a file of the
+    report or in what the command printed."""
+    summary = json.loads((hostile.run_dir / "summary.json").read_text())
+    assert set(summary["audits"]) == set(pipeline.available_audits())
+    assert [a for a, s in summary["audits"].items() if s.get("error")] == []
+    assert len(hostile.requests) > 100  # the audits read a lot
+    writes = [r for r in hostile.requests if r.startswith(WRITES)]
+    assert [r for r in writes if not r.startswith(NOT_CHANGES)] == []
+    secrets = [a.api_key for a in hostile.sandbox.accounts.values() if a.api_key]
+    files = _scan(hostile.run_dir, secrets)
+    assert {p.name for p in files} >= {"org_overview.ipynb", "org_overview.html", "summary.json"}
+    for secret in secrets:
+        assert secret not in hostile.run.stdout + hostile.run.stderr
 
 
 def test_the_report_csv_files_hold_no_formula_and_do_hold_the_planted_text(
