@@ -16,7 +16,7 @@ import pandas as pd
 from chatops import Channel
 from chatops.types import ChannelFolder
 
-from ._base import Confirm, Field, Panel, TableView, forwarded
+from ._base import Confirm, Field, Panel, TableView, forwarded, from_model
 from ._controls import markdown_cell
 from ._model import plural as _plural
 from .channel_folders_model import (
@@ -55,13 +55,8 @@ class ChannelFoldersPanel(Panel):
         self.root.add_class(f"chatops-{self.slug}")
 
     # the model's state, as the panel shows it
-    @property
-    def folders(self) -> list[ChannelFolder]:
-        return self.model.folders
-
-    @property
-    def channels(self) -> list[Channel]:
-        return self.model.channels
+    folders = from_model[list[ChannelFolder]]()
+    channels = from_model[list[Channel]]()
 
     # -- building ---------------------------------------------------------------------------------
     def build(self) -> w.Widget:

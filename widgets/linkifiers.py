@@ -23,7 +23,7 @@ from chatops import Client
 from chatops.linkify import LinkifierMatch, Matcher
 from chatops.types import Linkifier, Message
 
-from ._base import Confirm, Panel, Session, escape, forwarded
+from ._base import Confirm, Panel, Session, escape, forwarded, from_model
 from .linkifier_checks import (
     DEFAULT_SCAN,
     MAX_PATTERN_LENGTH,
@@ -78,29 +78,11 @@ class LinkifiersPanel(Panel):
         self.root.add_class("chatops-linkifiers")
 
     # the model's state, as the panel shows it
-    @property
-    def linkifiers(self) -> list[Linkifier]:
-        """The linkifiers in the order they apply, as last fetched."""
-        return self.model.linkifiers
-
-    @property
-    def recent(self) -> list[Message]:
-        """The recent messages the preview tries."""
-        return self.model.recent
-
-    @property
-    def checks(self) -> list[Check]:
-        """The last live check of the form, one line each."""
-        return self.model.checks
-
-    @property
-    def scan_summary(self) -> str:
-        return self.model.scan_summary
-
-    @property
-    def sample_text(self) -> str:
-        """The text the preview tries (the sample field's)."""
-        return self.model.sample_text
+    linkifiers = from_model[list[Linkifier]]()
+    recent = from_model[list[Message]]()
+    checks = from_model[list[Check]]()
+    scan_summary = from_model[str]()
+    sample_text = from_model[str]()
 
     def _shown_scan(self) -> None:
         self.scan_info.value = f'<span class="chatops-muted">{escape(self.scan_summary)}</span>'

@@ -26,7 +26,17 @@ import pandas as pd
 
 from chatops import Client, User
 
-from ._base import ROLE_NAMES, Confirm, FieldError, Panel, Session, escape, forwarded, frame
+from ._base import (
+    ROLE_NAMES,
+    Confirm,
+    FieldError,
+    Panel,
+    Session,
+    escape,
+    forwarded,
+    frame,
+    from_model,
+)
 from ._model import plural as _plural
 from .status_model import (
     CSV_HINT,
@@ -85,46 +95,15 @@ class StatusPanel(Panel):
         )
 
     # the model's state, as the panel shows it
-    @property
-    def csv_user_ids(self) -> list[int]:
-        """Users read from the uploaded CSV file, in file order."""
-        return self.model.csv_user_ids
-
-    @property
-    def csv_name(self) -> str:
-        return self.model.csv_name
-
-    @property
-    def csv_summary(self) -> str:
-        """What the line under the file chooser says about the file read."""
-        return self.model.csv_summary
-
-    @property
-    def left_out(self) -> list[tuple[User, str]]:
-        """(user, reason) of the users the choices reached but that get no status."""
-        return self.model.left_out
-
-    @property
-    def chosen_group(self) -> int | None:
-        """The user group chosen (the model follows the widgets)."""
-        return self.model.chosen_group
-
-    @property
-    def chosen_roles(self) -> tuple[int, ...]:
-        return self.model.chosen_roles
-
-    @property
-    def chosen_users(self) -> tuple[int, ...]:
-        return self.model.chosen_users
-
-    @property
-    def typed_text(self) -> str:
-        """The status text typed."""
-        return self.model.typed_text
-
-    @property
-    def typed_emoji(self) -> str:
-        return self.model.typed_emoji
+    csv_user_ids = from_model[list[int]]()
+    csv_name = from_model[str]()
+    csv_summary = from_model[str]()
+    left_out = from_model[list[tuple[User, str]]]()
+    chosen_group = from_model[int | None]()
+    chosen_roles = from_model[tuple[int, ...]]()
+    chosen_users = from_model[tuple[int, ...]]()
+    typed_text = from_model[str]()
+    typed_emoji = from_model[str]()
 
     def _shown_csv(self) -> None:
         self.csv_table.show(self.model.csv_problems)

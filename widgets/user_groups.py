@@ -22,7 +22,7 @@ import pandas as pd
 
 from chatops import Client
 
-from ._base import Confirm, Panel, Session, TableView, forwarded, frame
+from ._base import Confirm, Panel, Session, TableView, forwarded, frame, from_model
 from ._controls import setting_cell
 from ._model import escape
 from ._model import plural as _plural
@@ -83,10 +83,7 @@ class UserGroupsPanel(Panel):
             objections_changed=self._show_objections,
         )
 
-    @property
-    def member_rows(self) -> list[MemberRow]:
-        """The entries of the last preview of members, one row each."""
-        return self.model.member_rows
+    member_rows = from_model[list[MemberRow]]()
 
     def missing_permission(self) -> str | None:
         return self.model.missing_permission()
