@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .explorer import Explorer
     from .invitations import InvitationsPanel
     from .linkifiers import LinkifiersPanel
+    from .organization import OrganizationPanel
     from .status import StatusPanel
     from .user_groups import UserGroupsPanel
 
@@ -31,6 +32,7 @@ __all__ = [
     "Explorer",
     "InvitationsPanel",
     "LinkifiersPanel",
+    "OrganizationPanel",
     "Panel",
     "Session",
     "StatusPanel",
@@ -44,6 +46,7 @@ _WHERE = {
     "Explorer": "explorer",
     "InvitationsPanel": "invitations",
     "LinkifiersPanel": "linkifiers",
+    "OrganizationPanel": "organization",
     "Panel": "_base",
     "Session": "_model",
     "StatusPanel": "status",

@@ -20,6 +20,7 @@ from .._files import new_dir, write_private_text
 from .._tabular import csv_text
 from ._asking import Confirm, Progress
 from ._model import escape, plural
+from ._who import Pick
 from ._words import api_name, render_markdown
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Progress",
     "StatusLine",
     "TableView",
+    "WhoPicker",
     "fold",
     "grid",
     "is_fold",
@@ -498,3 +500,27 @@ def fold(view: TableView) -> w.Accordion:
 
 def is_fold(widget: w.Widget) -> bool:
     return isinstance(widget, w.Accordion) and "chatops-fold" in widget._dom_classes
+
+
+class WhoPicker:
+    """A list to choose groups and people from (several with Ctrl or Shift), and the setting's
+    current value in words under it."""
+
+    def __init__(self) -> None:
+        self.input = w.SelectMultiple(options=[], rows=8, layout=w.Layout(width="360px"))
+        self.input.add_class("chatops-who-picker")
+
+    @property
+    def value(self) -> tuple[Pick, ...]:
+        return tuple(self.input.value)
+
+    @value.setter
+    def value(self, picks: Sequence[Pick]) -> None:
+        self.input.value = tuple(picks)
+
+    def show(self, options: list[tuple[str, Pick]], current: Sequence[Pick]) -> None:
+        """Offer ``options`` (:meth:`WhoChoices.options`, kept the current value), with
+        ``current`` (the setting's value now) selected."""
+        self.input.value = ()
+        self.input.options = list(options)
+        self.input.value = tuple(current)

@@ -1,4 +1,4 @@
-"""The AdminConsole: the five admin panels as tabs over one shared connection."""
+"""The AdminConsole: the admin panels as tabs over one shared connection."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ._controls import StatusLine
 from .channel_folders import ChannelFoldersPanel
 from .invitations import InvitationsPanel
 from .linkifiers import LinkifiersPanel
+from .organization import OrganizationPanel
 from .status import StatusPanel
 from .user_groups import UserGroupsPanel
 
@@ -29,14 +30,16 @@ PANELS: tuple[type[Panel], ...] = (
     UserGroupsPanel,
     InvitationsPanel,
     StatusPanel,
+    OrganizationPanel,
 )
 
 DEMO_ACCOUNTS = ("owner", "admin", "moderator", "member", "guest")
 
 
 class AdminConsole:
-    """Channel folders, linkifiers, user groups, invitations and status as tabs, sharing one
-    client, one view of who acts and one set of organization settings.
+    """Channel folders, linkifiers, user groups, invitations, status and the organization's
+    permissions as tabs, sharing one client, one view of who acts and one set of organization
+    settings.
 
     Example::
 
@@ -148,7 +151,7 @@ class AdminConsole:
 
     def panel(self, slug: str) -> Panel:
         """The panel of a tab (loaded): ``folders``, ``linkifiers``, ``groups``,
-        ``invitations``, ``status``."""
+        ``invitations``, ``status``, ``organization``."""
         try:
             panel = self.panels[slug]
         except KeyError:

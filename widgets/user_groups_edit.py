@@ -26,6 +26,7 @@ from chatops.changes.kinds import (
 
 from ._model import FieldError, PreviewSlot, Reporter, frame, wire
 from ._model import plural as _plural
+from ._who import Pick, WhoChoices, same_value
 from ._words import SETTING_LABELS, Labelled, setting_label
 from .user_groups_classify import classify
 from .user_groups_data import GroupDirectory, GroupInfo
@@ -408,20 +409,9 @@ class GroupEditor:
 
     # -- the group's own permission settings ------------------------------------------------
     def value_words(self, value: Any) -> str:
-        """A group-setting value in words: a group's name, or the users and groups of an
-        anonymous group."""
-        names = {g.id: g.name for g in self.directory.groups.values()}
-        if isinstance(value, int) and not isinstance(value, bool):
-            return names.get(value, f"group {value}").removeprefix("role:")
-        if isinstance(value, Mapping):
-            users = {u.user_id: u.full_name for u in self.directory.users}
-            parts = [
-                names.get(int(g), f"group {g}").removeprefix("role:")
-                for g in value.get("direct_subgroups", [])
-            ]
-            parts += [users.get(int(u), f"user {u}") for u in value.get("direct_members", [])]
-            return ", ".join(parts) or "nobody"
-        return "—"
+        """A group-setting value in words: a group's name (a role as Zulip's settings pages
+        name it), or the groups and people it names."""
+        return self.who.words(value)
 
     def permissions_frame(self, group_id: int | None) -> pd.DataFrame:
         """The group's own settings: Zulip's label (API name as tooltip) and who it names."""
@@ -448,12 +438,47 @@ class GroupEditor:
             (g.name.removeprefix("role:") if g.is_system_group else g.name, g.id) for g in active
         ]
 
+    @property
+    def who(self) -> WhoChoices:
+        """The groups and people a group's setting may name."""
+        return WhoChoices(self.session, self.directory.users)
+
+    def setting_picks(
+        self, group_id: int | None, setting: str
+    ) -> tuple[list[tuple[str, Pick]], tuple[Pick, ...]]:
+        """What the group's ``setting`` may name (groups and people, as the server allows),
+        and what it names now, for a picker."""
+        raw = self.directory.raw_groups.get(group_id, {}) if group_id is not None else {}
+        current = self.who.picks(raw.get(setting))
+        return self.who.options("group", setting, keep=current), current
+
+    def _value(self, setting: str, value: Any) -> Any:
+        """A value as the API takes it: a picker's choices become a group, or people and
+        groups; every group named must be active and every person known."""
+        if isinstance(value, (list, tuple)):
+            value = self.who.value(value, kind="group", setting=setting)
+        if isinstance(value, Mapping):
+            subgroups = [int(g) for g in value.get("direct_subgroups") or ()]
+            users = [int(u) for u in value.get("direct_members") or ()]
+            known = {u.user_id for u in self.directory.users}
+            if any(u not in known for u in users):
+                raise FieldError("setting_value", "Someone chosen is not in the organization.")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            subgroups = [value]
+        else:
+            raise FieldError("setting_value", "Pick who the setting should name.")
+        for g in subgroups:
+            if g not in self.directory.groups or self.directory.groups[g].deactivated:
+                raise FieldError("setting_value", "Pick active groups for the setting.")
+        return value
+
     def lockout(self, group_id: int | None, setting: str, value: Any) -> str:
         """Why setting the group's ``setting`` to ``value`` would take away the acting
         account's own right to administer the group, or "" when it would not."""
         group = self.directory.groups.get(group_id) if group_id is not None else None
         if setting != "can_manage_group" or group is None or not group.may_manage:
             return ""
+        value = self._value(setting, value)
         if self.directory.may_manage(value):
             return ""
         return (
@@ -463,32 +488,35 @@ class GroupEditor:
             f"({self.directory.manage_all_words()}) does not include you."
         )
 
-    def describe_permission(self, group_id: int | None, setting: str, value: int) -> str:
+    def describe_permission(self, group_id: int | None, setting: str, value: Any) -> str:
         """The change :meth:`set_permission` makes, in words: “Setting”: old → new."""
         group = self._editable(group_id, "change the settings of")
+        value = self._value(setting, value)
         old = self.directory.raw_groups[group.id].get(setting)
         label = setting_label("group", setting)
         return f'“{label}” of "{group.name}": {self.value_words(old)} → {self.value_words(value)}'
 
     def set_permission(
-        self, group_id: int | None, setting: str, value: int, *, lose_access: bool = False
+        self, group_id: int | None, setting: str, value: Any, *, lose_access: bool = False
     ) -> None:
-        """Set one of the group's own settings to a group; the server refuses if someone
-        changed it since the panel's last fetch. A change that would take away the acting
-        account's right to administer the group is refused unless ``lose_access``."""
+        """Set one of the group's own settings to a group, or to people and groups (as the
+        API takes it, or a picker's choices); the server refuses if someone changed it since
+        the panel's last fetch. A change that would take away the acting account's right to
+        administer the group is refused unless ``lose_access``."""
         group = self._editable(group_id, "change the settings of")
         if setting not in SETTING_LABELS["group"]:
             raise FieldError("setting", f"{setting!r} is not a setting of a user group.")
-        if value not in self.directory.groups or self.directory.groups[value].deactivated:
-            raise FieldError("setting_value", "Pick an active group for the setting.")
+        value = self._value(setting, value)
         old = self.directory.raw_groups[group.id][setting]
         label = setting_label("group", setting)
-        if old == value:
+        if same_value(old, value):
             raise FieldError("setting_value", f"“{label}” already names {self.value_words(value)}.")
         if (why := self.lockout(group.id, setting, value)) and not lose_access:
             raise FieldError("setting_value", why)
         self.session.changes.make(
-            UpdateGroup(group_id=group.id, settings={setting: {"new": value, "old": wire(old)}}),
+            UpdateGroup(
+                group_id=group.id, settings={setting: {"new": wire(value), "old": wire(old)}}
+            ),
             {"subject": f"@{group.name}"},
         )
         self.changed()

@@ -7,14 +7,15 @@ module lays it out and binds it, for the panel.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as w
 
 from ._base import Confirm, FieldError, Panel, frame
-from ._controls import setting_cell
+from ._controls import WhoPicker, setting_cell
 from ._model import plural as _plural
+from ._who import Pick
 from .user_groups_lists import MEMBER_COLUMNS, WILL_ADD, WILL_REMOVE
 from .user_groups_model import GroupsModel
 
@@ -168,8 +169,15 @@ class GroupForms:
         setting = w.Dropdown(options=GroupsModel.setting_options(), layout=TEXT)
         self.setting_field = self.panel.field("setting", setting, label="Setting")
         setting.add_class("chatops-groups-setting")
-        value = w.Dropdown(options=[], layout=TEXT)
-        self.setting_value = self.panel.field("setting_value", value, label="Who")
+        self.who_picker = WhoPicker()
+        value = self.who_picker.input
+        self.setting_value = self.panel.field(
+            "setting_value",
+            value,
+            label="Who",
+            hint="Groups and people; Ctrl or Shift to choose several. What it names now is "
+            "selected.",
+        )
         value.add_class("chatops-groups-setting-value")
         self.set_button = self.panel.action_button("Set", icon="check")
         self.set_button.add_class("chatops-groups-set-permission")
@@ -209,21 +217,15 @@ class GroupForms:
         self.render_fixes()
 
     def show_current_value(self) -> None:
-        """Put the setting's current value in the “Who” picker (never the last choice made):
-        a group as itself; people (or people and groups) as a choice of their own that says
-        so and cannot be set again as it is."""
+        """Offer what the setting may name (groups and people, as the server allows) with
+        what it names now selected: never the last choice made."""
         gid = self._selected()
+        setting = str(self.setting_field.value)
+        options, current = self.model.setting_picks(gid, setting)
+        self.who_picker.show(options, current)
         raw = self.model.directory.raw_groups.get(gid, {}) if gid is not None else {}
-        value = raw.get(str(self.setting_field.value))
-        choices: list[tuple[str, Any]] = list(self.model.setting_choices())
-        if isinstance(value, int) and not isinstance(value, bool):
-            if value not in [v for _label, v in choices]:
-                choices.insert(0, (f"now: {self.model.value_words(value)}", value))
-        elif value is not None:
-            choices.insert(0, (f"now: {self.model.value_words(value)}", None))
-            value = None
-        self.setting_value.input.options = choices
-        self.setting_value.input.value = value
+        now = f"Now: {self.model.value_words(raw[setting])}. " if setting in raw else ""
+        self.setting_value.hint(now + "Groups and people; Ctrl or Shift to choose several.")
 
     def save_from_form(self) -> None:
         """Save the name and description in the form for the group picked."""
@@ -309,24 +311,37 @@ class GroupForms:
         self.members_table.show(self.model.members_frame())
 
     def ask_set(self) -> str:
-        """Ask before setting the permission chosen; a change that would take away your own
-        right to administer the group says so and asks you to confirm that."""
-        value = self.setting_value.value
-        if value is None:
+        """Ask before setting the permission chosen, naming the change; a change that would
+        take away your own right to administer the group is named, and needs a second Yes."""
+        picks = self.who_picker.value
+        if not picks:
             raise FieldError("setting_value", "Pick who the setting should name.")
         gid, setting = self._selected(), str(self.setting_field.value)
-        change = self.model.describe_permission(gid, setting, int(value))
-        if why := self.model.lockout(gid, setting, int(value)):
-            question, yes = f"{why} Set it anyway?", "Set it, and lose access"
+        change = self.model.describe_permission(gid, setting, picks)
+        why = self.model.lockout(gid, setting, picks)
+        if why:
+            self.set_confirm.ask(
+                "Change this permission? It takes away your right to administer the group.",
+                lambda: self._second(gid, setting, picks, why),
+                yes="Continue…",
+                items=[change, f"⚠ {why}"],
+            )
         else:
-            question, yes = "Change this permission?", "Set"
+            self.set_confirm.ask(
+                "Change this permission?",
+                lambda: self._confirmed(self.set_from_form),
+                yes="Set",
+                items=[change],
+            )
+        return self.set_confirm.question
+
+    def _second(self, gid: int | None, setting: str, picks: Sequence[Pick], why: str) -> None:
         self.set_confirm.ask(
-            question,
-            lambda: self._confirmed(lambda: self.set_from_form(lose_access=bool(why))),
-            yes=yes,
-            items=[change],
+            f"{why} Set it anyway?",
+            lambda: self._confirmed(lambda: self.set_from_form(lose_access=True)),
+            yes="Set it, and lose access",
+            items=[self.model.describe_permission(gid, setting, picks)],
         )
-        return question
 
     def _confirmed(self, action: Callable[[], Any]) -> None:
         self.panel.clear_errors()
@@ -335,11 +350,11 @@ class GroupForms:
 
     def set_from_form(self, *, lose_access: bool = False) -> None:
         """Set the permission chosen in the form for the group picked."""
-        value = self.setting_value.value
-        if value is None:
+        picks = self.who_picker.value
+        if not picks:
             raise FieldError("setting_value", "Pick who the setting should name.")
         self.model.set_permission(
-            self._selected(), str(self.setting_field.value), int(value), lose_access=lose_access
+            self._selected(), str(self.setting_field.value), picks, lose_access=lose_access
         )
 
     # -- objections fixed in place ----------------------------------------------------------

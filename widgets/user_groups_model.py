@@ -24,6 +24,7 @@ from chatops.changes.kinds import DeactivateGroup, ReactivateGroup
 
 from ._model import FieldError, Reporter, Said, Session, frame
 from ._model import plural as _plural
+from ._who import Pick
 from ._words import Labelled, setting_label
 from .user_groups_data import NOT_APPLICABLE, GroupDirectory, GroupInfo
 from .user_groups_edit import GroupEditor
@@ -489,17 +490,24 @@ class GroupsModel:
         return self.editor.setting_choices()
 
     def set_permission(
-        self, group_id: int | None, setting: str, value: int, *, lose_access: bool = False
+        self, group_id: int | None, setting: str, value: Any, *, lose_access: bool = False
     ) -> None:
-        """Set one of the group's own settings to a group; refused, when it would take away
-        your own right to administer the group, unless ``lose_access``."""
+        """Set one of the group's own settings to a group, or to people and groups; refused,
+        when it would take away your own right to administer the group, unless
+        ``lose_access``."""
         self.editor.set_permission(group_id, setting, value, lose_access=lose_access)
 
     def lockout(self, group_id: int | None, setting: str, value: Any) -> str:
         """Why the change would take away your right to administer the group ("" if not)."""
         return self.editor.lockout(group_id, setting, value)
 
-    def describe_permission(self, group_id: int | None, setting: str, value: int) -> str:
+    def setting_picks(
+        self, group_id: int | None, setting: str
+    ) -> tuple[list[tuple[str, Pick]], tuple[Pick, ...]]:
+        """What the group's setting may name (groups and people) and what it names now."""
+        return self.editor.setting_picks(group_id, setting)
+
+    def describe_permission(self, group_id: int | None, setting: str, value: Any) -> str:
         """The permission change in words: “Setting” of "group": old → new."""
         return self.editor.describe_permission(group_id, setting, value)
 

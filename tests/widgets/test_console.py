@@ -15,15 +15,20 @@ from chatops import ConfigError
 from chatops.sandbox import Sandbox
 from chatops.widgets import AdminConsole
 
-TITLES = ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status"]
+TITLES = ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status", "Organization"]
 
 
-def test_five_tabs_share_one_session(
-    org: Sandbox, connect: Callable[[str], chatops.Client]
-) -> None:
+def test_the_tabs_share_one_session(org: Sandbox, connect: Callable[[str], chatops.Client]) -> None:
     console = AdminConsole(connect("admin"), background=False)
     assert list(console.tabs.titles) == TITLES
-    assert list(console.panels) == ["folders", "linkifiers", "groups", "invitations", "status"]
+    assert list(console.panels) == [
+        "folders",
+        "linkifiers",
+        "groups",
+        "invitations",
+        "status",
+        "organization",
+    ]
     assert all(p.session is console.session for p in console.panels.values())
     assert all(not console.panel(slug).read_only for slug in console.panels)
     assert console.tabs.children == tuple(p.root for p in console.panels.values())
@@ -156,7 +161,7 @@ def test_no_request_before_a_panel_is_shown(
     assert "Loading Channel folders…" in console.panels["folders"].root.children[0].value
     console._repr_mimebundle_()  # shown: the first tab loads, the others wait for their tab
     assert sent
-    assert [p.loaded for p in console.panels.values()] == [True, False, False, False, False]
+    assert [p.loaded for p in console.panels.values()] == [True, False, False, False, False, False]
     console.tabs.selected_index = 3
     assert console.panels["invitations"].loaded and not console.panels["status"].loaded
     assert isinstance(client._http, httpx.Client)

@@ -220,7 +220,7 @@ def test_permission_settings_in_zulips_words(model: GroupsModel, connect: Connec
         "role:moderators"
     )
     assert model.status.text.startswith("“Who can mention this group” of")
-    assert "is now moderators" in model.status.text
+    assert "is now Moderators" in model.status.text
     shown = dict(
         zip(
             model.permissions_frame(gid)["Setting"],
@@ -228,8 +228,8 @@ def test_permission_settings_in_zulips_words(model: GroupsModel, connect: Connec
             strict=True,
         )
     )
-    assert shown["Who can mention this group"] == "moderators"
-    with pytest.raises(FieldError, match="already names moderators"):
+    assert shown["Who can mention this group"] == "Moderators"
+    with pytest.raises(FieldError, match="already names Moderators"):
         model.set_permission(gid, "can_mention_group", model.group_id("role:moderators"))
     with pytest.raises(FieldError, match="not a setting of a user group"):
         model.set_permission(gid, "can_send_message_group", 3)

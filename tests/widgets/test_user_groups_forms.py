@@ -13,6 +13,7 @@ import pytest
 import chatops
 from chatops.sandbox import Sandbox
 from chatops.widgets._model import FieldError
+from chatops.widgets._who import Pick
 from chatops.widgets.user_groups import UserGroupsPanel
 from tests.conftest import unchanged
 
@@ -100,16 +101,16 @@ def test_set_a_permission_from_the_form(panel: UserGroupsPanel, connect: Connect
     assert "Who can mention this group" in html
     assert 'title="API: can_mention_group"' in html  # the API name as a tooltip
     panel.setting_field.value = "can_mention_group"
-    panel.setting_value.value = panel.group_id("role:moderators")
+    panel.setting_value.value = (Pick("group", panel.group_id("role:moderators")),)
     panel.set_button.click()
     assert panel.set_confirm.question == "Change this permission?"
     assert panel.set_confirm.items[0].startswith("“Who can mention this group” of ")
-    assert panel.set_confirm.items[0].endswith("→ moderators")
+    assert panel.set_confirm.items[0].endswith("→ Moderators")
     panel.set_confirm.yes.click()
     assert connect("owner").user_groups.get(gid).can_mention_group == panel.group_id(
         "role:moderators"
     )
-    assert "moderators" in panel.permissions_table.html.value
+    assert "Moderators" in panel.permissions_table.html.value
 
 
 def test_an_objection_fixed_in_place_then_deactivated(
@@ -215,23 +216,27 @@ def test_a_change_that_locks_you_out_is_named_and_needs_its_own_yes(
     try:
         panel.group_field.value = gid
         panel.setting_field.value = "can_manage_group"
-        panel.setting_value.value = panel.group_id("role:members")  # moderators are in: fine
+        panel.setting_value.value = (Pick("group", panel.group_id("role:members")),)  # in: fine
         assert panel.model.lockout(gid, "can_manage_group", panel.setting_value.value) == ""
         leads = connect("admin").user_groups.create(unique("leads"), members=[MEMBER])
         panel.refresh()
         panel.group_field.value = gid
         panel.setting_field.value = "can_manage_group"
-        panel.setting_value.value = leads
+        panel.setting_value.value = (Pick("group", leads),)
         with unchanged(org.store):
             question = panel.forms.ask_set()
-            assert question.startswith("You would no longer be able to administer")
+            assert "takes away your right to administer" in question
+            assert panel.set_confirm.items[1].startswith("⚠ You would no longer be able to")
+            panel.set_confirm.yes.click()  # the first Yes only asks again
+            assert panel.set_confirm.question.startswith("You would no longer be able to")
             assert panel.set_confirm.yes.description == "Set it, and lose access"
             with pytest.raises(FieldError, match="no longer be able to administer"):
                 panel.model.set_permission(gid, "can_manage_group", leads)
-            panel.setting_value.value = panel.group_id("role:moderators")  # changed: no question
-            assert not panel.set_confirm.pending
-        panel.setting_value.value = leads
+            panel.setting_value.value = (Pick("group", panel.group_id("role:moderators")),)
+            assert not panel.set_confirm.pending  # changed: no question left
+        panel.setting_value.value = (Pick("group", leads),)
         panel.set_button.click()
+        panel.set_confirm.yes.click()
         panel.set_confirm.yes.click()
         assert connect("owner").user_groups.get(gid).can_manage_group == leads
         panel.group_field.value = gid
@@ -263,11 +268,34 @@ def test_the_who_picker_shows_each_settings_current_value(
     panel.refresh()
     panel.group_field.value = gid
     panel.setting_field.value = "can_mention_group"
-    assert panel.setting_value.value == mods
+    assert panel.setting_value.value == (Pick("group", mods),)
     panel.setting_field.value = "can_join_group"
     joined = connect("owner").user_groups.get(gid).can_join_group
-    assert panel.setting_value.value == joined and joined != mods
+    assert panel.setting_value.value == (Pick("group", joined),) and joined != mods
     panel.setting_field.value = "can_leave_group"
-    assert panel.setting_value.value is None
-    label = dict((v, k) for k, v in panel.setting_value.input.options)[None]
-    assert label == "now: Mei Member"
+    assert panel.setting_value.value == (Pick("user", MEMBER),)
+    assert "Now: Mei Member." in panel.setting_value._hint.value
+
+
+def test_a_person_and_a_group_together_can_be_chosen_and_set(
+    panel: UserGroupsPanel, connect: Connect, org: Sandbox
+) -> None:
+    """Console issue: only named groups could be chosen; a single person, shown as a current
+    value, could be neither chosen nor combined with a group."""
+    admin = connect("admin")
+    gid = admin.user_groups.create(unique("both"), members=[MEMBER])
+    panel.refresh()
+    panel.group_field.value = gid
+    panel.setting_field.value = "can_mention_group"
+    people = [p for _label, p in panel.setting_value.input.options if p.kind == "user"]
+    assert Pick("user", MODERATOR) in people
+    mods = panel.group_id("role:moderators")
+    panel.setting_value.value = (Pick("user", MEMBER), Pick("group", mods))
+    with unchanged(org.store):
+        panel.set_button.click()
+    assert panel.set_confirm.items[0].endswith("→ Moderators, Mei Member")
+    panel.set_confirm.yes.click()
+    assert panel.status.kind == "ok", panel.status.text
+    value = connect("owner").user_groups.get(gid).can_mention_group
+    assert (value.direct_members, value.direct_subgroups) == ([MEMBER], [mods])
+    assert set(panel.setting_value.value) == {Pick("user", MEMBER), Pick("group", mods)}
