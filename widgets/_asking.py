@@ -1,5 +1,6 @@
 """What an action shows before and while it runs: the confirmation that lists what it will
-change (:class:`Confirm`), and the progress bar with Cancel (:class:`Progress`)."""
+change (:class:`Confirm`), the progress bar with Cancel (:class:`Progress`), and the invisible
+:class:`Scroller` that brings either, or an outcome, into view."""
 
 from __future__ import annotations
 
@@ -7,11 +8,44 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import anywidget
 import ipywidgets as w
+import traitlets
 
 from ._model import escape
 
-__all__ = ["Confirm", "Progress"]
+__all__ = ["Confirm", "Progress", "Scroller"]
+
+
+#: The scroller's view: each time the outcome beside it changes (its count goes up), or the pair
+#: moves under another control, it scrolls their place (just under the control that started the
+#: action; for a question, the question itself) into view once the browser has laid it out. It draws nothing.
+SCROLLER_ESM = """
+function render({ model, el }) {
+  el.style.height = "0";
+  function scroll() {
+    if (!model.get("count")) return;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const place = el.closest(model.get("place")) || el.parentElement;
+      if (place && place.isConnected) {
+        place.scrollIntoView({ block: "nearest", behavior: "instant" });
+      }
+    }));
+  }
+  scroll();
+  model.on("change:count", scroll);
+}
+export default { render };
+"""
+
+
+class Scroller(anywidget.AnyWidget):  # type: ignore[misc]  # untyped base
+    """An invisible widget that scrolls its place into view each time :attr:`count` changes."""
+
+    _esm = SCROLLER_ESM
+    count = traitlets.Int(0).tag(sync=True)
+    #: what to bring into view: the nearest enclosing element matching this CSS selector
+    place = traitlets.Unicode(".chatops-feedback").tag(sync=True)
 
 
 class Progress:
@@ -95,7 +129,13 @@ class Confirm:
         self.listing.add_class("chatops-confirm-listing")
         self.yes = w.Button(description="Yes", button_style="danger")
         self.no = w.Button(description="Cancel")
-        self.widget = w.VBox([self.message, self.listing, w.HBox([self.yes, self.no])])
+        #: brings the question into view each time it is asked (it shows under its button,
+        #: which may sit low on the screen)
+        self.scroller = Scroller(place=".chatops-confirm")
+        self.asked = 0
+        self.widget = w.VBox(
+            [self.message, self.listing, w.HBox([self.yes, self.no]), self.scroller]
+        )
         self.widget.add_class("chatops-confirm")
         self.widget.layout.display = "none"
         self._action: Callable[[], Any] | None = None
@@ -127,6 +167,8 @@ class Confirm:
         self.yes.description = yes
         self._action = action
         self.widget.layout.display = "flex"
+        self.asked += 1
+        self.scroller.count = self.asked
 
     def cancel(self) -> None:
         """Drop the question unanswered (what it asked about changed)."""

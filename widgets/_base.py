@@ -387,8 +387,8 @@ class Panel:
 
     @staticmethod
     def columns(lists: Sequence[w.Widget], forms: Sequence[w.Widget]) -> w.HBox:
-        """The layout every panel uses: its lists on the left, its forms on the right, each
-        column scrolling on its own so both fit a laptop screen together (1400x900)."""
+        """The layout every panel uses: its lists on the left, its forms on the right, side by
+        side on a laptop screen (1400x900); the page around them is the one scroll area."""
         left = w.VBox(list(lists), layout=w.Layout(**COLUMN_LAYOUT, flex="1 1 52%"))
         right = w.VBox(list(forms), layout=w.Layout(**COLUMN_LAYOUT, flex="1 1 48%"))
         left.add_class("chatops-list-column")

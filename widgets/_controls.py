@@ -11,14 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import anywidget
 import ipywidgets as w
 import pandas as pd
-import traitlets
 
 from .._files import new_dir, write_private_text
 from .._tabular import csv_text
-from ._asking import Confirm, Progress
+from ._asking import Confirm, Progress, Scroller
 from ._model import escape, plural
 from ._who import Pick
 from ._words import api_name, render_markdown
@@ -43,34 +41,6 @@ __all__ = [
 
 # -- small widgets --------------------------------------------------------------------------------
 _MARKS = {"ok": "✓ ", "error": "✗ ", "warning": "⚠ ", "info": ""}
-
-#: The scroller's view: each time the outcome beside it changes (its count goes up), or the pair
-#: moves under another control, it scrolls their place (just under the control that started the
-#: action) into view once the browser has laid it out. It draws nothing.
-SCROLLER_ESM = """
-function render({ model, el }) {
-  el.style.height = "0";
-  function scroll() {
-    if (!model.get("count")) return;
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      const place = el.closest(".chatops-feedback") || el.parentElement;
-      if (place && place.isConnected) {
-        place.scrollIntoView({ block: "nearest", behavior: "instant" });
-      }
-    }));
-  }
-  scroll();
-  model.on("change:count", scroll);
-}
-export default { render };
-"""
-
-
-class Scroller(anywidget.AnyWidget):  # type: ignore[misc]  # untyped base
-    """An invisible widget that scrolls its place into view each time :attr:`count` changes."""
-
-    _esm = SCROLLER_ESM
-    count = traitlets.Int(0).tag(sync=True)
 
 
 class StatusLine:
@@ -162,9 +132,11 @@ class Field:
             callback()
 
 
-#: Each column of a panel scrolls on its own past this height, so a list and a form both fit
-#: a 1400x900 screen under the notebook's toolbar and the console's tabs.
-COLUMN_LAYOUT: dict[str, str] = {"max_height": "600px", "overflow": "auto", "min_width": "0"}
+#: A panel's two columns grow with what they hold: the notebook (or the Voila page) is the one
+#: scroll area, so a question or an outcome under a button is never inside a box of its own that
+#: has to be scrolled too. A column may shrink below its content's width (its tables scroll
+#: sideways on their own instead of pushing the form off the screen).
+COLUMN_LAYOUT: dict[str, str] = {"min_width": "0"}
 
 #: Rows per page of a grid at first; the admin may show more per page, and search, sort and
 #: page through all of them (none is left out: the browser holds every row).

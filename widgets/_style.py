@@ -69,9 +69,10 @@ html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled:hover 
 .chatops-grid table.dataTable > tbody > tr:has(.chatops-row-problem) > td:first-child {
   box-shadow: inset 4px 0 0 var(--jp-error-color1) !important; font-weight: 600; }
 .chatops-grid .chatops-row-problem::before { content: "⚠ "; color: var(--jp-ui-font-color0); }
-/* a long address may break inside a word: no column is left beyond the panel's edge */
-.chatops-grid table.dataTable td { white-space: normal; overflow-wrap: anywhere;
-  max-width: 420px; }
+/* lines break between words only (never "Engineeri ng"); a table wider than its column scrolls
+   sideways in its own frame, and only a word longer than a whole cell is broken */
+.chatops-grid table.dataTable td { white-space: normal; overflow-wrap: break-word;
+  word-break: normal; max-width: 420px; }
 /* the groups list has no long addresses: lines break only between words (no "role:me mbers") */
 .chatops-groups-table .chatops-grid table.dataTable :is(td, th) { overflow-wrap: normal;
   word-break: normal; }

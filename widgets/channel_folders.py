@@ -192,8 +192,13 @@ class ChannelFoldersPanel(Panel):
             "Take out of folder", "take-out", self._on_take_out, icon="sign-out"
         )
         self.watch(select)
-        self.outcome_of(self.assign_button, self.results_table)
-        self.outcome_of(self.take_out_button, self.results_table)
+        self.move_confirm = Confirm()
+        self.move_confirm.widget.add_class("chatops-folders-move-confirm")
+        self.move_confirm.yes.add_class("chatops-folders-move-yes")
+        for picker in (select, self.folder_field.input):  # it asked about what was picked
+            picker.observe(lambda _change: self.move_confirm.cancel(), "value")
+        self.outcome_of(self.assign_button, self.move_confirm.widget, self.results_table)
+        self.outcome_of(self.take_out_button, self.move_confirm.widget, self.results_table)
         return w.VBox([self.channels_field.box, w.HBox([self.assign_button, self.take_out_button])])
 
     def _live_hint(self, field: Field, kind: str) -> None:
@@ -381,12 +386,25 @@ class ChannelFoldersPanel(Panel):
         self.move_folder(self.folder_field.value, +1)
 
     def _on_assign(self) -> None:
-        folder_id, picked = self.folder_field.value, tuple(self.channels_field.value)
-        self.run_long(lambda: self.assign_channels(folder_id, picked))
+        self.ask_move(assign=True)
 
     def _on_take_out(self) -> None:
+        self.ask_move(assign=False)
+
+    def ask_move(self, *, assign: bool) -> str:
+        """Ask before putting the channels picked in the folder picked (or taking them out),
+        listing where each is now and where it goes; Yes moves them. Returns the question."""
         folder_id, picked = self.folder_field.value, tuple(self.channels_field.value)
-        self.run_long(lambda: self.take_out_channels(folder_id, picked))
+        question, items = self.model.describe_move(folder_id, picked, assign=assign)
+        move = self.assign_channels if assign else self.take_out_channels
+
+        def confirmed() -> None:
+            self.clear_errors()
+            self.run_long(lambda: move(folder_id, picked))
+
+        yes = "Put them in" if assign else "Take them out"
+        self.move_confirm.ask(question, confirmed, yes=yes, items=items)
+        return question
 
     @property
     def tables(self) -> tuple[TableView, ...]:

@@ -440,6 +440,49 @@ class FoldersModel:
         folder = self.picked(folder_id)
         return self._move_channels(folder, channel_ids, assign=False)
 
+    def describe_move(
+        self, folder_id: int | None, channel_ids: Sequence[int], *, assign: bool
+    ) -> tuple[str, list[str]]:
+        """What assigning (taking out) the channels will do, before anything is sent: the
+        question, and one line per channel (where it is now and where it goes, or why it is
+        left as it is)."""
+        self._require_permission()
+        folder = self.picked(folder_id)
+        if assign and folder.is_archived:
+            raise FieldError(
+                "folder", f"'{folder.name}' is archived; unarchive it before adding channels."
+            )
+        if not channel_ids:
+            raise FieldError("channels", "Pick at least one channel.")
+        by_id = {c.stream_id: c for c in self.channels}
+        items: list[str] = []
+        moving = 0
+        for stream_id in channel_ids:
+            channel = by_id.get(stream_id)
+            if channel is None:
+                items.append(f"channel {stream_id}: no such channel (skipped)")
+                continue
+            now = (
+                "no folder"
+                if channel.folder_id is None
+                else f"'{self.folder_name(channel.folder_id)}'"
+            )
+            if channel.is_archived:
+                items.append(f"#{channel.name}: archived (skipped)")
+            elif assign and channel.folder_id == folder.id:
+                items.append(f"#{channel.name}: already in '{folder.name}' (left as it is)")
+            elif not assign and channel.folder_id != folder.id:
+                items.append(f"#{channel.name}: not in '{folder.name}' (left as it is)")
+            else:
+                moving += 1
+                goes = f"'{folder.name}'" if assign else "no folder"
+                items.append(f"#{channel.name}: {now} → {goes}")
+        if assign:
+            question = f"Put {_plural(moving, 'channel')} in '{folder.name}'?"
+        else:
+            question = f"Take {_plural(moving, 'channel')} out of '{folder.name}'?"
+        return question + " Everyone sees them there in the channel list.", items
+
     def _move_channels(
         self, folder: ChannelFolder, channel_ids: Sequence[int], *, assign: bool
     ) -> pd.DataFrame:

@@ -68,6 +68,9 @@ class AdminConsole:
             self.panels[panel_class.slug] = panel_class(
                 self.session, background=background, export_dir=export_dir
             )
+        groups = self.panels.get("groups")
+        if isinstance(groups, UserGroupsPanel):
+            groups.invite_hook = self.invite
         self.tabs = w.Tab(
             children=[p.root for p in self.panels.values()],
             titles=[p.title for p in self.panels.values()],
@@ -168,6 +171,15 @@ class AdminConsole:
         panel = self.panel(slug)
         self.tabs.selected_index = list(self.panels).index(slug)
         return panel
+
+    def invite(self, addresses: list[str], group_id: int | None = None) -> None:
+        """Open the Invitations tab with ``addresses`` filled in (and the group ``group_id``
+        chosen, so that they join it when they accept): the admin chooses channels, previews,
+        and Send asks before anything is sent."""
+        panel = self.select("invitations")
+        prefill = getattr(panel, "prefill", None)
+        if prefill is not None:
+            prefill(addresses, group_id)
 
     def refresh(self) -> None:
         """Fetch the organization's settings again and refresh every panel."""

@@ -473,6 +473,25 @@ class InvitationsPanel(Panel):
         )
         return found
 
+    def prefill(self, addresses: list[str], group_id: int | None = None) -> None:
+        """Fill in ``addresses`` (people another panel's list named who are not here yet) with
+        the group ``group_id`` chosen, for the admin to finish: nothing is sent until Send is
+        clicked and confirmed."""
+        self.load()
+        self.load_options()
+        self.addresses.value = "\n".join(addresses)
+        joined = ""
+        if group_id is not None and group_id in self.group_names:
+            self.groups.input.value = (group_id,)
+            joined = f", to join “{self.group_names[group_id]}” when they accept"
+        self.model.candidates = []
+        self.preview_table.show(frame([], PREVIEW_COLUMNS))
+        self._focus(self.general_feedback, ())  # the line shows under the panel's header
+        self.status.info(
+            f"{_plural(len(addresses), 'address', 'addresses')} from the User groups panel"
+            f"{joined}: choose their channels, Preview, then Send (it asks first)."
+        )
+
     # -- the model's actions, with the form's values by default --------------------------------
     def classify(self, text: str | None = None) -> list[Candidate]:
         """Classify every row of ``text`` (default: the address box) and show the preview."""

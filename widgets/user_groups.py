@@ -93,6 +93,16 @@ class UserGroupsPanel(Panel):
         self.model.fetch()
         self._render()
 
+    #: how addresses nobody here has are invited: set by the console (its Invitations tab
+    #: opens with them filled in); a panel alone offers no invitation
+    invite_hook: Callable[[list[str], int], None] | None = None
+
+    def _invite(self, addresses: list[str], group_id: int) -> bool:
+        if self.invite_hook is None:
+            return False
+        self.invite_hook(addresses, group_id)
+        return True
+
     # -- building ---------------------------------------------------------------------------
     def build(self) -> w.Widget:
         """Make the filters, the tables, the group picker, the forms and the action buttons."""
@@ -104,6 +114,7 @@ class UserGroupsPanel(Panel):
             picker=picker,
             selected=self._selected,
             deactivate_button=self.deactivate_button,
+            invite=self._invite,
         )
         self._name_form_widgets(forms)
         self.objections_box = w.VBox(

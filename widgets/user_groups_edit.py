@@ -11,6 +11,7 @@ holds a :class:`GroupEditor` (``model.editor``) and offers its methods too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -33,16 +34,19 @@ from .user_groups_data import GroupDirectory, GroupInfo
 from .user_groups_lists import (
     MEMBER_COLUMNS,
     REFUSED,
+    UNKNOWN,
     MemberRow,
     entries_from_file,
     lines_of,
     lines_of_file,
     members_inputs,
+    mention,
     split_entries,
 )
 
 __all__ = [
     "GROUP_SETTINGS",
+    "unknown_addresses",
     "MEMBER_COLUMNS",
     "PERMISSION_COLUMNS",
     "GroupEditor",
@@ -61,7 +65,21 @@ GROUP_SETTINGS = (
     "can_remove_members_group",
 )
 MAX_NAME = 100
+EMAIL = re.compile(r"[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+")
 PERMISSION_COLUMNS = ("Setting", "Who now")
+
+
+def unknown_addresses(rows: Sequence[MemberRow]) -> list[str]:
+    """The entries that name nobody in the organization and are email addresses (as typed, an
+    address inside ``Name <address>`` taken out): the people who could be invited."""
+    found: list[str] = []
+    for r in rows:
+        if r.outcome != UNKNOWN:
+            continue
+        _kind, text = mention(r.typed)
+        if EMAIL.fullmatch(text) and text.casefold() not in {f.casefold() for f in found}:
+            found.append(text)
+    return found
 
 
 class GroupEditor:
@@ -81,6 +99,9 @@ class GroupEditor:
         self.members_preview: PreviewSlot[list[MemberRow]] = PreviewSlot(
             "members", target="the group picked", inputs="the list"
         )
+        #: addresses of the last new group's list or preview that name nobody here (they can
+        #: be invited), and the group they were meant for (None when it was not made)
+        self.not_found: tuple[list[str], int | None] = ([], None)
 
     @property
     def member_rows(self) -> list[MemberRow]:
@@ -205,6 +226,7 @@ class GroupEditor:
         entries, lines = lines_of(members)
         rows = self._classify(entries, None, remove=False, lines=lines)
         bad = [r for r in rows if not r.sent]
+        self.not_found = (unknown_addresses(bad), None)
         listed = "; ".join(f"line {r.row} “{r.typed}”: {r.outcome}" for r in bad[:5]) + (
             "" if len(bad) <= 5 else f"; and {len(bad) - 5} more"
         )
@@ -222,6 +244,7 @@ class GroupEditor:
             {"subject": f"@{name}"},
         )
         gid = int(made["group_id"])
+        self.not_found = (self.not_found[0], gid)
         self.changed()
         self.status.ok(
             f'Created the user group "{name}" with {_plural(len(users), "member")}'
@@ -295,6 +318,7 @@ class GroupEditor:
         classified = self._classify(entries, group, remove=remove, lines=lines)
         rows = self._allowed(group, classified, remove)
         self.members_preview.made(group.id, inputs, rows)
+        self.not_found = ([] if remove else unknown_addresses(rows), group.id)
         counts: dict[str, int] = {}
         for r in rows:
             counts[r.outcome] = counts.get(r.outcome, 0) + 1

@@ -41,12 +41,15 @@ class GroupForms:
         picker: w.Dropdown,
         selected: Callable[[], int | None],
         deactivate_button: w.Button,
+        invite: Callable[[list[str], int], bool] = lambda _addresses, _group: False,
     ) -> None:
         self.panel = panel
         self.model = model
         self.group_pick = picker
         self._selected = selected
         self.deactivate_button = deactivate_button
+        self._invite = invite
+        self._created: int | None = None  # the group the create form made last
         self.fix_widgets = self._build_fixes()
         self.create_widgets = self._build_create()
         self.edit_widgets = self._build_edit()
@@ -79,6 +82,7 @@ class GroupForms:
         self.create_button = self.panel.action_button("Create group", icon="plus", style="primary")
         self.create_button.add_class("chatops-groups-create")
         self.panel.on_click(self.create_button, self.create_from_form)
+        self.invite_new_button = self._invite_button("new")
         return [
             _section("New group"),
             self.new_name.box,
@@ -86,7 +90,44 @@ class GroupForms:
             self.new_members.box,
             self.skip_unknown,
             self.create_button,
+            self.invite_new_button,
         ]
+
+    def _invite_button(self, where: str) -> w.Button:
+        """“Invite those not found…”: shown when a list named addresses nobody here has."""
+        button = w.Button(
+            description="Invite those not found…", icon="envelope", layout=w.Layout(width="auto")
+        )
+        button.add_class(f"chatops-groups-invite-{where}")
+        button.layout.display = "none"
+        button.on_click(lambda _b: self.panel.guard(self.invite_not_found))
+        return button
+
+    def show_invite(self) -> None:
+        """Offer to invite the addresses the last list named that nobody here has (under the
+        form the list came from), once the group they are for exists."""
+        addresses, gid = self.model.editor.not_found
+        for button in (self.invite_new_button, self.invite_members_button):
+            button.layout.display = "none"
+        if not addresses or gid is None:
+            return
+        button = self.invite_members_button if gid != self._created else self.invite_new_button
+        button.description = f"Invite {_plural(len(addresses), 'address', 'addresses')} not found…"
+        button.tooltip = ", ".join(addresses)
+        button.layout.display = None
+
+    def invite_not_found(self) -> list[str]:
+        """Open the console's Invitations with the addresses nobody here has, to join the
+        group when they accept; returns them."""
+        addresses, gid = self.model.editor.not_found
+        if not addresses or gid is None:
+            raise FieldError("members", "No address in the last list is missing here.")
+        if not self._invite(addresses, gid):
+            raise FieldError(
+                "members",
+                "Invite them from the Invitations panel: " + ", ".join(addresses) + ".",
+            )
+        return addresses
 
     def create_from_form(self) -> int:
         """Create the group the form describes and pick it."""
@@ -96,9 +137,11 @@ class GroupForms:
             members=str(self.new_members.value),
             skip_unknown=bool(self.skip_unknown.value),
         )
+        self._created = gid
         for made in (self.new_name, self.new_description, self.new_members):
             made.value = ""
         self.group_pick.value = gid
+        self.show_invite()
         return gid
 
     # -- name, description, members, permissions of the group picked ------------------------
@@ -143,6 +186,7 @@ class GroupForms:
         self.panel.on_click(self.members_preview_button, self.preview_from_form)
         self.members_apply_button = self.panel.action_button("Apply", icon="check", style="primary")
         self.members_apply_button.add_class("chatops-groups-members-apply")
+        self.invite_members_button = self._invite_button("members")
         self.panel.on_click(self.members_apply_button, self.ask_apply)
         self.members_confirm = Confirm()
         self.members_confirm.widget.add_class("chatops-groups-members-confirm")
@@ -199,6 +243,7 @@ class GroupForms:
             self.entries_file.box,
             w.HBox([self.add_or_remove, self.members_preview_button]),
             self.members_apply_button,
+            self.invite_members_button,
             _section("Permissions of the group"),
             self.permissions_table.widget,
             self.setting_field.box,
@@ -251,6 +296,7 @@ class GroupForms:
         if self.model.member_rows:
             self.model.forget_members_preview()
             self.members_table.show(self.model.members_frame())
+        self.invite_members_button.layout.display = "none"  # it offered the old list's
         self.panel.update_controls()
 
     def _typed(self) -> None:
@@ -264,6 +310,7 @@ class GroupForms:
             self._selected(), str(self.entries.value), remove=self.add_or_remove.value == "Remove"
         )
         self.members_table.show(self.model.members_frame())
+        self.show_invite()
 
     def ask_apply(self) -> str:
         """Ask, listing who will be added or removed, before the preview is applied."""

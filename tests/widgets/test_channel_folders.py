@@ -475,6 +475,7 @@ def test_assign_and_take_out_channels(panel: ChannelFoldersPanel, other: chatops
     panel.folder_field.value = folder_id
     panel.channels_field.value = (one, two, three)
     panel.assign_button.click()
+    panel.move_confirm.yes.click()
     assert panel.status.kind == "ok", panel.status.text
     assert "2 channels assigned to" in panel.status.text and "1 skipped" in panel.status.text
     folders = folder_of(other)
@@ -487,6 +488,7 @@ def test_assign_and_take_out_channels(panel: ChannelFoldersPanel, other: chatops
 
     panel.channels_field.value = (two, three)
     panel.take_out_button.click()
+    panel.move_confirm.yes.click()
     assert panel.status.kind == "ok", panel.status.text
     folders = folder_of(other)
     assert folders[one] == folder_id
@@ -495,10 +497,43 @@ def test_assign_and_take_out_channels(panel: ChannelFoldersPanel, other: chatops
 
     panel.channels_field.value = (two,)
     panel.take_out_button.click()
+    panel.move_confirm.yes.click()
     assert panel.results_table.frame.iloc[0]["Result"].startswith("skipped: not in")
     listed = panel.channels_table.frame.set_index("Channel ID")
     assert listed.loc[one, "Folder"] == folder_named_by_id(other, folder_id).name
     assert listed.loc[two, "Folder"] == "no folder"
+
+
+def test_assign_asks_first_listing_where_each_channel_goes(
+    panel: ChannelFoldersPanel, other: chatops.Client, org: Sandbox
+) -> None:
+    """Console issue: bulk actions sent at once. Assigning lists each channel with where it is
+    now and where it goes; nothing is sent before Yes, and a change of the channels picked
+    drops the question."""
+    source = other.channels.create_folder(unique("From"), description="")
+    target = new_folder(panel, other, "To")
+    one, two = active_channels(other)[5:7]
+    other.channels.update(one, folder_id=source)
+    other.channels.update(two, folder_id=None)
+    panel.refresh()
+    panel.folder_field.value = target
+    panel.channels_field.value = (one, two)
+    names = {c.stream_id: c.name for c in panel.channels}
+    with unchanged(org.store):
+        panel.assign_button.click()
+        assert panel.move_confirm.pending
+        assert panel.move_confirm.question.startswith("Put 2 channels in 'To ")
+        source_name = folder_named_by_id(other, source).name
+        target_name = folder_named_by_id(other, target).name
+        assert panel.move_confirm.items == [
+            f"#{names[one]}: '{source_name}' → '{target_name}'",
+            f"#{names[two]}: no folder → '{target_name}'",
+        ]
+        panel.channels_field.value = (two,)
+        assert not panel.move_confirm.pending
+    panel.assign_button.click()
+    panel.move_confirm.yes.click()
+    assert folder_of(other)[two] == target and folder_of(other)[one] == source
 
 
 def test_assign_moves_channel_from_another_folder(
@@ -511,6 +546,7 @@ def test_assign_moves_channel_from_another_folder(
     panel.refresh()
     panel.channels_field.value = (channel,)
     panel.assign_button.click()
+    panel.move_confirm.yes.click()
     assert folder_of(other)[channel] == target
     assert panel.results_table.frame.iloc[0]["Result"].startswith("assigned (moved from 'Source")
 
@@ -548,6 +584,7 @@ def test_a_refused_channel_is_reported_and_the_others_go_on(
 
     panel.progress.bar.observe(archive_meanwhile, "value")
     panel.assign_button.click()
+    panel.move_confirm.yes.click()
     results = panel.results_table.frame.set_index("Channel")
     assert results.loc[doomed_name, "Result"].startswith("failed: The server refused:")
     assert "(BAD_REQUEST, HTTP 400)" in results.loc[doomed_name, "Result"]
@@ -571,6 +608,7 @@ def test_cancel_mid_assignment(panel: ChannelFoldersPanel, other: chatops.Client
 
     panel.progress.bar.observe(cancel_after_two, "value")
     panel.assign_button.click()
+    panel.move_confirm.yes.click()
     after = folder_of(other)
     assert [after[c] for c in picked[:2]] == [folder_id, folder_id]
     assert [after[c] for c in picked[2:]] == [before[c] for c in picked[2:]]
@@ -660,6 +698,7 @@ def test_csv_export(panel: ChannelFoldersPanel, other: chatops.Client, export_di
     folder_id = new_folder(panel, other, 'Exported, "quoted"')
     panel.channels_field.value = (active_channels(other)[0],)
     panel.assign_button.click()
+    panel.move_confirm.yes.click()
 
     panel.folders_table.export_button.click()
     files = sorted(export_dir.glob("folders-list-*.csv"))

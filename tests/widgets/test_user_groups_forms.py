@@ -299,3 +299,60 @@ def test_a_person_and_a_group_together_can_be_chosen_and_set(
     value = connect("owner").user_groups.get(gid).can_mention_group
     assert (value.direct_members, value.direct_subgroups) == ([MEMBER], [mods])
     assert set(panel.setting_value.value) == {Pick("user", MEMBER), Pick("group", mods)}
+
+
+def test_addresses_nobody_has_are_offered_to_invite_into_the_new_group(
+    connect: Connect, org: Sandbox, export_dir: Path
+) -> None:
+    """Console issue: one unknown member blocked a new group, with no way to skip or invite
+    them. Skipped, the group is made; the addresses nobody here has open the console's
+    Invitations with the group chosen, and nothing is sent until Send is confirmed."""
+    from chatops.widgets import AdminConsole
+
+    console = AdminConsole(connect("admin"), background=False, export_dir=export_dir)
+    try:
+        panel = console.panel("groups")
+        assert isinstance(panel, UserGroupsPanel)
+        name = unique("newcomers")
+        panel.new_name.value = name
+        panel.new_members.value = "Mei Member\nNew Person <new.person@elsewhere.test>, nobody"
+        with unchanged(org.store):
+            panel.create_button.click()
+        assert "line 2 “New Person <new.person@elsewhere.test>”: unknown" in (
+            panel.new_members.error_text
+        )
+        assert "line 2 “nobody”: unknown" in panel.new_members.error_text
+        panel.forms.skip_unknown.value = True
+        panel.create_button.click()
+        assert panel.status.kind == "ok", panel.status.text
+        gid = panel.group_id(name)
+        button = panel.forms.invite_new_button
+        assert button.layout.display is None
+        assert button.description == "Invite 1 address not found…"
+        with unchanged(org.store):
+            button.click()
+            invitations = console.panels["invitations"]
+            assert console.tabs.selected_index == list(console.panels).index("invitations")
+            assert invitations.addresses.value == "new.person@elsewhere.test"  # type: ignore[attr-defined]
+            assert invitations.groups.input.value == (gid,)  # type: ignore[attr-defined]
+            assert "to join “" + name + "” when they accept" in invitations.status.text
+    finally:
+        console.close()
+
+
+def test_a_members_preview_offers_to_invite_the_addresses_it_did_not_find(
+    panel: UserGroupsPanel, connect: Connect
+) -> None:
+    gid = connect("admin").user_groups.create(unique("grow"), members=[MEMBER])
+    panel.refresh()
+    panel.group_field.value = gid
+    panel.forms.entries.value = "moderator@demo.chatops.test\nfresh@elsewhere.test"
+    panel.members_preview_button.click()
+    button = panel.forms.invite_members_button
+    assert button.layout.display is None and button.tooltip == "fresh@elsewhere.test"
+    button.click()  # a panel alone says where to invite them
+    assert "Invite them from the Invitations panel: fresh@elsewhere.test" in (
+        panel.forms.entries.error_text
+    )
+    panel.forms.entries.value = "moderator@demo.chatops.test"
+    assert button.layout.display == "none"
