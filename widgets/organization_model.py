@@ -56,8 +56,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "can_manage_billing_group",
     ),
 }
-ORGANIZATION_COLUMNS = ("Section", "Setting", "Who now", "You")
-YOU_IN, YOU_OUT = "✓ includes you", "not you"
+ORGANIZATION_COLUMNS = ("Section", "Setting", "Who now", "Includes you")
+YOU_IN, YOU_OUT = "✓ yes", "no"
 
 
 class OrganizationModel:
@@ -124,7 +124,7 @@ class OrganizationModel:
                 "Section": self.section(s),
                 "Setting": setting_label("realm", s),
                 "Who now": self.who.words(self.current(s)),
-                "You": YOU_IN if self.includes_you(self.current(s)) else YOU_OUT,
+                "Includes you": YOU_IN if self.includes_you(self.current(s)) else YOU_OUT,
             }
             for s in self.settings()
         ]

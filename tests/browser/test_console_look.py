@@ -28,6 +28,7 @@ TABS = {
     "groups": "User groups",
     "invitations": "Invitations",
     "status": "Status",
+    "organization": "Organization",
 }
 SHOTS = os.environ.get("CHATOPS_SCREENSHOTS", "")
 VIEWPORT_GROUP = "viewport-crew"  # the groups tab deactivates it
@@ -109,7 +110,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         "folders",
         [("pick", ".chatops-folders-channels select", "")],
         "button.chatops-folders-assign",
-        "",
+        "button.chatops-folders-move-yes",
     ),
     (
         "linkifiers",
@@ -152,7 +153,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         "groups",
         [
             ("pick", ".chatops-groups-setting select", "Who can mention this group"),
-            ("pick", ".chatops-groups-setting-value select", "moderators"),
+            ("pick", ".chatops-groups-setting-value select", "Moderators"),
         ],
         "button.chatops-groups-set-permission",
         "button.chatops-groups-set-yes",
@@ -207,6 +208,15 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         [],
         "button.chatops-status-apply",
         ".chatops-status-confirm button >> text=Apply status",
+    ),
+    (
+        "organization",
+        [
+            ("pick", ".chatops-organization-setting select", "Who can add custom emoji"),
+            ("pick", ".chatops-who-picker select", "Moderators"),
+        ],
+        "button.chatops-organization-set",
+        "button.chatops-organization-yes",
     ),
 ]
 
@@ -273,5 +283,10 @@ def test_every_panel_is_readable_in_the_theme(page: Any, theme: str) -> None:
             folder = Path(SHOTS)
             folder.mkdir(parents=True, exist_ok=True)
             short = "dark" if "Dark" in theme else "light"
-            page.locator(".chatops-console").screenshot(path=str(folder / f"{slug}-{short}.png"))
+            # what an admin sees at 1400x900 with the panel's top at the top of the notebook
+            page.locator(f".chatops-panel-{slug}").evaluate(
+                "el => el.closest('.chatops-console').scrollIntoView({block: 'start'})"
+            )
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(folder / f"{slug}-{short}.png"))
     assert failures == {}, json.dumps(failures, indent=1, ensure_ascii=False)

@@ -105,7 +105,14 @@ def test_the_page_shows_the_console_and_acts(served: Page, browser: Any) -> None
         expect(page.locator(".chatops-console")).to_be_visible(timeout=90_000)
         tabs = page.locator(".chatops-console-tabs .lm-TabBar-tab")
         expect(tabs).to_have_text(
-            ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status"]
+            [
+                "Channel folders",
+                "Linkifiers",
+                "User groups",
+                "Invitations",
+                "Status",
+                "Organization",
+            ]
         )
         expect(page.locator(".chatops-panel-folders .chatops-who")).to_contain_text(
             "administrator", timeout=60_000

@@ -39,14 +39,14 @@ def test_every_permission_shows_by_zulips_label_with_who_it_names_and_whether_yo
     panel: OrganizationPanel, connect: Connect
 ) -> None:
     table = panel.settings_table.frame
-    assert list(table.columns) == ["Section", "Setting", "Who now", "You"]
+    assert list(table.columns) == ["Section", "Setting", "Who now", "Includes you"]
     shown = dict(zip(table["Setting"].map(str), table["Who now"], strict=True))
     assert shown["Who can administer all user groups"] == "Owners"
     assert shown["Who can create user groups"] == "Members"
     assert len(table) == len(panel.model.settings()) >= 20
-    you = dict(zip(table["Setting"].map(str), table["You"], strict=True))
-    assert you["Who can administer all user groups"] == "not you"  # the admin is no owner
-    assert you["Who can create user groups"] == "✓ includes you"
+    you = dict(zip(table["Setting"].map(str), table["Includes you"], strict=True))
+    assert you["Who can administer all user groups"] == "no"  # the admin is no owner
+    assert you["Who can create user groups"] == "✓ yes"
     assert set(table["Section"]) <= set(SECTIONS)
     assert {s for names in SECTIONS.values() for s in names} <= set(SETTING_LABELS["realm"])
 
@@ -135,8 +135,10 @@ def test_a_change_that_takes_the_permission_from_you_needs_a_second_yes(
     assert panel.status.kind == "ok", panel.status.text
     assert realm(owner, "can_create_groups") == owners
     assert (
-        panel.settings_table.frame.set_index("Setting").loc["Who can create user groups", "You"]
-        == "not you"
+        panel.settings_table.frame.set_index("Setting").loc[
+            "Who can create user groups", "Includes you"
+        ]
+        == "no"
     )
     panel.model.set_permission("can_create_groups", panel.group_id("role:members"))
 
