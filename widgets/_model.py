@@ -18,6 +18,8 @@ import msgspec
 import pandas as pd
 
 from chatops import ApiError, ChatopsError, Client, LimitError, TransportError, User
+from chatops.changes.journal import Item
+from chatops.changes.kinds import SetUserStatus
 from chatops.changes.log import ChangeLog
 from chatops.types import AnonymousGroup, Capabilities, UserGroup
 
@@ -35,6 +37,7 @@ __all__ = [
     "escape",
     "frame",
     "plural",
+    "undo_words",
 ]
 
 #: Organization roles (spec §2) in the words an admin uses.
@@ -358,3 +361,16 @@ class Counter:
 
     def finish(self) -> None:
         pass
+
+
+def undo_words(item: Item) -> str:
+    """What putting one change back does, for the admin: who or what, and how it will be (a
+    status in words; other changes as their call)."""
+    change, subject = item.change, str(item.about.get("subject") or "")
+    if isinstance(change, SetUserStatus):
+        text, emoji = change.status.get("status_text"), change.status.get("emoji_name")
+        shown = " ".join(p for p in (f":{emoji}:" if emoji else "", text or "") if p)
+        what = f"back to “{shown}”" if shown else "back to no status"
+    else:
+        what = change.describe()
+    return f"{subject}: {what}" if subject else what

@@ -9,11 +9,10 @@ from typing import Any
 import ipywidgets as w
 
 from chatops import Client, ConfigError
-from chatops.changes.journal import Item
-from chatops.changes.kinds import SetUserStatus
 
 from ._base import STYLE, Confirm, Panel, Session, describe_error, escape
 from ._controls import StatusLine
+from ._model import undo_words
 from .channel_folders import ChannelFoldersPanel
 from .invitations import InvitationsPanel
 from .linkifiers import LinkifiersPanel
@@ -204,7 +203,7 @@ class AdminConsole:
             + (f"; {len(cannot)} cannot be undone" if cannot else "")
             + "?"
         )
-        listed = [_undo_words(i) for i in items]
+        listed = [undo_words(i) for i in items]
         listed += [f"cannot be undone: {line.get('method')} {line.get('path')}" for line in cannot]
         self.undo_confirm.ask(question, lambda: self._undo(action), yes="Undo", items=listed)
         return question
@@ -242,16 +241,3 @@ class AdminConsole:
 
     def __repr__(self) -> str:
         return f"AdminConsole(site={self.client.site!r}, panels={list(self.panels)})"
-
-
-def _undo_words(item: Item) -> str:
-    """What putting one change back does, for the admin: who or what, and how it will be (a
-    status in words; other changes as their call)."""
-    change, subject = item.change, str(item.about.get("subject") or "")
-    if isinstance(change, SetUserStatus):
-        text, emoji = change.status.get("status_text"), change.status.get("emoji_name")
-        shown = " ".join(p for p in (f":{emoji}:" if emoji else "", text or "") if p)
-        what = f"back to “{shown}”" if shown else "back to no status"
-    else:
-        what = change.describe()
-    return f"{subject}: {what}" if subject else what

@@ -38,6 +38,7 @@ from ._base import (
     from_model,
 )
 from ._model import plural as _plural
+from ._model import undo_words
 from .status_model import (
     CSV_HINT,
     EXTRA,
@@ -208,6 +209,10 @@ class StatusPanel(Panel):
         self.apply_button.add_class("chatops-status-apply")
         self.clear_button = self.action_button("Clear status", icon="eraser", style="danger")
         self.clear_button.add_class("chatops-status-clear")
+        self.restore_button = self.action_button(
+            "Restore previous statuses…", icon="undo", style=""
+        )
+        self.restore_button.add_class("chatops-status-restore")
         self.confirm = Confirm()
         self.confirm.widget.add_class("chatops-status-confirm")
         self.actions.append(self.confirm.yes)
@@ -232,6 +237,7 @@ class StatusPanel(Panel):
             w.HBox([text_field.box, self.text_count]),
             self.emoji_field.box,
             w.HBox([self.preview_button, self.apply_button, self.clear_button]),
+            self.restore_button,
         ]
 
     def _wire(self) -> None:
@@ -256,6 +262,7 @@ class StatusPanel(Panel):
         self.on_click(self.preview_button, self.preview)
         self.on_click(self.apply_button, self._ask_apply)
         self.on_click(self.clear_button, self._ask_clear)
+        self.on_click(self.restore_button, self.ask_restore)
         self._show_count()
         self.outcome_of(self.preview_button, self.preview_table)
         self.outcome_of(
@@ -264,6 +271,7 @@ class StatusPanel(Panel):
         self.outcome_of(
             self.clear_button, self.confirm.widget, self.preview_table, self.results_table
         )
+        self.outcome_of(self.restore_button, self.confirm.widget)
 
     def _follow(self, name: str, value: Any) -> None:
         if name in ("chosen_roles", "chosen_users"):
@@ -443,6 +451,39 @@ class StatusPanel(Panel):
             yes="Clear status",
             items=[f"{r['name']}: {r['current status']}" for _, r in removed.iterrows()],
         )
+
+    def ask_restore(self) -> str:
+        """Ask to put back the statuses the panel's last Apply or Clear replaced, listing each
+        person with the status they get back; Yes restores them (a status someone changed
+        since is left as it is). Returns the question."""
+        changes = self.session.changes
+        action = changes.last_action(f"{self.title}: ")
+        if action is None:
+            self.status.info("Nothing to restore: no status was set or cleared here yet.")
+            return ""
+        items, _cannot = changes.undo_preview(action)
+        question = (
+            f"Restore the previous status of {_plural(len(items), 'user')} "
+            f"(before “{changes.label(action).removeprefix(self.title + ': ')}”)?"
+        )
+        self.confirm.ask(
+            question,
+            lambda: self.run_long(lambda: self._restore(action)),
+            yes="Restore",
+            items=[undo_words(i) for i in items],
+        )
+        return question
+
+    def _restore(self, action: int) -> None:
+        tally = self.session.changes.undo_action(action)
+        left = tally["changed_since"] + tally["refused"] + tally["failed"]
+        done = tally["done"] + tally["already_done"]
+        text = f"Restored the previous status of {_plural(done, 'user')}"
+        if left:
+            self.status.error(f"{text}; {left} left as they are (changed since, or refused).")
+        else:
+            self.status.ok(text + ".")
+        self.refresh()
 
     # -- the model's choosing, checks and actions, as they are -----------------------------------
     fetch = forwarded(StatusModel.fetch)

@@ -116,10 +116,11 @@ class ChangeLog:
         lines = self.made(action)
         return str((lines[0].get("finding") or {}).get("action_label") or "") if lines else ""
 
-    def last_action(self) -> int | None:
-        """The newest action that made a change and is not undone, or None."""
+    def last_action(self, label: str = "") -> int | None:
+        """The newest action that made a change and is not undone (of those whose label starts
+        with ``label``), or None."""
         for action in range(self.action, 0, -1):
-            if self.made(action):
+            if self.made(action) and self.label(action).startswith(label):
                 return action
         return None
 

@@ -618,3 +618,41 @@ def test_a_status_for_many_names_whose_status_it_replaces_and_undo_restores_them
     with unchanged(org.store):
         assert console.ask_undo() == ""
     assert console.undo_status.text.startswith("Nothing to undo")
+
+
+def test_restore_previous_statuses_puts_back_what_a_bulk_status_replaced(
+    connect: Connect, admin: chatops.Client, org: Sandbox
+) -> None:
+    """Console issue 5: a bulk status overwrote “🌴 On vacation” and “Out sick”, Clear left
+    “(no status)”, and there was no way back."""
+    a, b = people(admin, 2)
+    admin.users.set_user_status(a, status_text="On vacation", emoji_name="palm_tree")
+    admin.users.set_user_status(b, status_text="Out sick", emoji_name="house")
+    before = {uid: status_of(admin, uid) for uid in (a, b)}
+    panel = make_panel(connect)
+    with unchanged(org.store):
+        panel.restore_button.click()
+        assert not panel.confirm.pending
+        assert panel.status.text.startswith("Nothing to restore")
+    panel.users.value = (a, b)
+    panel.status_text.value = "In the office"
+    panel.emoji.value = ""
+    apply_via_buttons(panel)
+    assert status_of(admin, a)[0] == status_of(admin, b)[0] == "In the office"
+    with unchanged(org.store):
+        panel.restore_button.click()
+        assert panel.confirm.pending and panel.confirm.yes.description == "Restore"
+        assert panel.confirm.question.startswith("Restore the previous status of 2 users")
+        names = {uid: admin.users.get(uid).full_name for uid in (a, b)}
+        assert sorted(panel.confirm.items) == sorted(
+            [
+                f"{names[a]}: back to “:palm_tree: On vacation”",
+                f"{names[b]}: back to “:house: Out sick”",
+            ]
+        )
+    panel.confirm.yes.click()
+    assert panel.status.kind == "ok", panel.status.text
+    assert panel.status.text == "Restored the previous status of 2 users."
+    assert {uid: status_of(admin, uid) for uid in (a, b)} == before
+    panel.restore_button.click()  # what was restored is not restored twice
+    assert panel.status.text.startswith("Nothing to restore")
