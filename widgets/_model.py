@@ -8,6 +8,7 @@ Every panel's logic is a class over a :class:`Session` (``FoldersModel``, ``Link
 
 from __future__ import annotations
 
+import contextlib
 import html
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -196,9 +197,11 @@ class Session:
     def realm(self) -> dict[str, Any]:
         """The organization's settings as ``POST /register`` gives them (``realm_*`` keys)."""
         if self._realm is None:
-            self._realm = self.client.server.register(
-                fetch_event_types=["realm"], event_types=["realm"]
-            )
+            state = self.client.server.register(fetch_event_types=["realm"], event_types=["realm"])
+            if queue := state.get("queue_id"):  # only the state is wanted: no queue left behind
+                with contextlib.suppress(ChatopsError):
+                    self.client.events.delete_queue(queue)
+            self._realm = state
         return self._realm
 
     @property

@@ -42,11 +42,12 @@ def page(lab: Lab, browser: Any) -> Iterator[Any]:
     # a group the console's account made (so it may manage it), with a few members
     with chatops.Client.from_zuliprc(lab.sandbox.zuliprc("admin")) as acting:
         members = [u.user_id for u in acting.users.list() if not u.is_bot and u.is_active][:3]
-        crew = acting.user_groups.create(VIEWPORT_GROUP, members=members)
-        # a channel setting uses it: deactivation is refused, and the fix is offered
-        acting.channels.subscribe(
-            ["viewport-channel"], group_settings={"can_send_message_group": crew}
-        )
+        for theme in ("light", "dark"):
+            crew = acting.user_groups.create(f"{VIEWPORT_GROUP}-{theme}", members=members)
+            # a channel setting uses it: deactivation is refused, and the fix is offered
+            acting.channels.subscribe(
+                [f"viewport-channel-{theme}"], group_settings={"can_send_message_group": crew}
+            )
         acting.user_groups.create(STATUS_GROUP, members=members)
 
     context = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -98,11 +99,16 @@ def pick_option(panel: Any, selector: str, starts: str = "") -> None:
     select.select_option(index=index)
 
 
-# (tab, steps before the click, the button, a confirmation button clicked after it)
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+#: per theme, a value the setting pickers do not hold yet (the light run set the first)
+CHOICE = {"light": "Moderators", "dark": "Members"}
+
+# (tab, steps before the click, the button, a confirmation button clicked after it); in the
+# values, {t} is the theme (light or dark) and {choice} a role the setting does not name yet
 ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
     (
         "folders",
-        [("fill", ".chatops-folders-name input", "Viewport folder")],
+        [("fill", ".chatops-folders-name input", "Viewport folder {t}")],
         "button.chatops-folders-create",
         "",
     ),
@@ -113,26 +119,32 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         "button.chatops-folders-move-yes",
     ),
     (
+        "folders",
+        [("pick", ".chatops-folders-folder select", "Viewport folder {t}")],
+        "button.chatops-folders-archive",
+        "button.chatops-folders-confirm-yes",
+    ),
+    (
         "linkifiers",
         [
             ("pick", ".chatops-linkifiers-picker select", "New linkifier"),
-            ("fill", ".chatops-linkifiers-pattern input", r"VP-(?P<id>[0-9]+)"),
-            ("fill", ".chatops-linkifiers-url-template input", "https://vp.example.com/{id}"),
+            ("fill", ".chatops-linkifiers-pattern input", r"VP{t}-(?P<id>[0-9]+)"),
+            ("fill", ".chatops-linkifiers-url-template input", "https://vp.example.com/{{id}}"),
         ],
         "button.chatops-linkifiers-add",
         "",
     ),
     (
         "groups",
-        [("fill", ".chatops-groups-new-name input", "viewport-made")],
+        [("fill", ".chatops-groups-new-name input", "viewport-made-{t}")],
         "button.chatops-groups-create",
         "",
     ),
     (
         "groups",
         [
-            ("pick", ".chatops-groups-pick select", VIEWPORT_GROUP),
-            ("fill", ".chatops-groups-edit-description input", "Checked at 1400x900"),
+            ("pick", ".chatops-groups-pick select", VIEWPORT_GROUP + "-{t}"),
+            ("fill", ".chatops-groups-edit-description input", "Checked at 1400x900, {t}"),
         ],
         "button.chatops-groups-save",
         "",
@@ -153,14 +165,14 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         "groups",
         [
             ("pick", ".chatops-groups-setting select", "Who can mention this group"),
-            ("pick", ".chatops-groups-setting-value select", "Moderators"),
+            ("pick", ".chatops-groups-setting-value select", "{choice}"),
         ],
         "button.chatops-groups-set-permission",
         "button.chatops-groups-set-yes",
     ),
     (
         "groups",
-        [("pick", ".chatops-groups-pick select", VIEWPORT_GROUP)],
+        [("pick", ".chatops-groups-pick select", VIEWPORT_GROUP + "-{t}")],
         "button.chatops-groups-deactivate",
         "button.chatops-groups-confirm-yes",
     ),
@@ -176,7 +188,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
             (
                 "fill",
                 ".chatops-invitations-addresses textarea",
-                "\n".join(f"person{i}@viewport.test" for i in range(500)) + "\nbroken@",
+                "\n".join(f"person{i}-{{t}}@viewport.test" for i in range(500)) + "\nbroken@",
             )
         ],
         "button.chatops-invitations-preview",
@@ -188,7 +200,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
             (
                 "fill",
                 ".chatops-invitations-addresses textarea",
-                "one@viewport.test\ntwo@viewport.test",
+                "one-{t}@viewport.test\ntwo-{t}@viewport.test",
             )
         ],
         "button.chatops-invitations-send",
@@ -198,7 +210,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         "status",
         [
             ("pick", ".chatops-status-group select", STATUS_GROUP),
-            ("fill", ".chatops-status-text input", "In the viewport"),
+            ("fill", ".chatops-status-text input", "In the viewport, {t}"),
         ],
         "button.chatops-status-preview",
         "",
@@ -210,29 +222,41 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         ".chatops-status-confirm button >> text=Apply status",
     ),
     (
+        "status",
+        [],
+        "button.chatops-status-restore",
+        ".chatops-status-confirm button >> text=Restore",
+    ),
+    (
         "organization",
         [
             ("pick", ".chatops-organization-setting select", "Who can add custom emoji"),
-            ("pick", ".chatops-who-picker select", "Moderators"),
+            ("pick", ".chatops-who-picker select", "{choice}"),
         ],
         "button.chatops-organization-set",
         "button.chatops-organization-yes",
     ),
 ]
+RUNS = [(theme, *action) for theme in THEMES for action in ACTIONS]
 
 
 @pytest.mark.parametrize(
-    ("slug", "steps", "button", "confirm"),
-    ACTIONS,
-    ids=[f"{a[0]}-{a[2].rsplit('-', 1)[-1]}" for a in ACTIONS],
+    ("theme", "slug", "steps", "button", "confirm"),
+    RUNS,
+    ids=[f"{r[0]}-{r[1]}-{r[3].rsplit('-', 1)[-1]}" for r in RUNS],
 )
-def test_each_outcome_lies_in_the_viewport_after_the_click(
-    page: Any, slug: str, steps: list[tuple[str, str, str]], button: str, confirm: str
+def test_each_question_and_outcome_lies_in_the_viewport(
+    page: Any, theme: str, slug: str, steps: list[tuple[str, str, str]], button: str, confirm: str
 ) -> None:
+    """Every write action at 1400x900, in both themes: its question (listing what will change)
+    is in view before anything is sent, and its outcome is in view after."""
     from playwright.sync_api import expect
 
+    if page.evaluate("document.body.dataset.jpThemeName") != THEMES[theme]:
+        switch_theme(page, THEMES[theme])
     panel = open_tab(page, slug)
     for kind, selector, value in steps:
+        value = value.format(t=theme, choice=CHOICE[theme])
         if kind == "fill":
             panel.locator(selector).fill(value)
         else:
