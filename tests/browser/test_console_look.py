@@ -120,6 +120,12 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
     ),
     (
         "folders",
+        [],
+        "button.chatops-folders-take-out",
+        "button.chatops-folders-move-yes",
+    ),
+    (
+        "folders",
         [("pick", ".chatops-folders-folder select", "Viewport folder {t}")],
         "button.chatops-folders-archive",
         "button.chatops-folders-confirm-yes",
