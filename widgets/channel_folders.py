@@ -81,6 +81,10 @@ class ChannelFoldersPanel(Panel):
             empty="No channels assigned or taken out yet.",
             problem=lambda row: str(row["Result"]).startswith(("failed", "not done")),
         )
+        # every column of the list stays in view beside the forms: the rows are in the server's
+        # order, the date is the creator's tooltip; Export CSV keeps order, date and ID
+        self.folders_table.hidden = ("Order", "Created (UTC)", "Folder ID")
+        self.folders_table.tips["Created by"] = "Created (UTC)"
         self.folders_table.widget.add_class("chatops-folders-list")
         self.channels_table.widget.add_class("chatops-folders-channel-list")
         self.results_table.widget.add_class("chatops-folders-results")

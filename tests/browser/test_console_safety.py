@@ -21,7 +21,8 @@ pytestmark = pytest.mark.slow
 ONCALL, LEADS, THEIRS = "safety-oncall", "safety-leads", "safety-theirs"
 
 #: Inside a panel: every element that scrolls vertically on its own (lists to choose from and
-#: text areas excepted), and every word of its tables whose letters lie on more than one line.
+#: text areas excepted), every word of its tables whose letters lie on more than one line, and
+#: every table header cut off by the box that shows its table.
 LAYOUT_JS = """
 (selector) => {
   const panel = document.querySelector(selector);
@@ -47,7 +48,16 @@ LAYOUT_JS = """
       }
     }
   }
-  return { scrolling, broken, words };
+  // headers reaching past the box that shows their table (cut off, to be scrolled to)
+  const cut = [];
+  for (const th of panel.querySelectorAll("table thead th")) {
+    let el = th.closest("table").parentElement;
+    while (el && el !== panel && getComputedStyle(el).overflowX === "visible") el = el.parentElement;
+    if (!el || el === panel) continue;
+    const right = el.getBoundingClientRect().left + el.clientWidth;
+    if (th.getBoundingClientRect().right > right + 0.5) cut.push(th.innerText.trim());
+  }
+  return { scrolling, broken, words, cut };
 }
 """
 
@@ -134,6 +144,7 @@ def test_the_console_is_the_notebooks_only_visible_output_and_one_scroll_area(pa
         measured = page.evaluate(LAYOUT_JS, f".chatops-panel-{slug}")
         assert measured["scrolling"] == [], (slug, measured)
         assert measured["words"] > 20 and measured["broken"] == [], (slug, measured)
+        assert measured["cut"] == [], (slug, measured)
     screenshot(page, "safety-layout")
 
 
