@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +36,7 @@ __all__ = [
     "fold",
     "grid",
     "is_fold",
+    "code_cell",
     "markdown_cell",
     "setting_cell",
 ]
@@ -163,6 +165,20 @@ def address_cell(value: object) -> str:
     for mark in ("@", "/", "."):
         text = text.replace(mark, f"{mark}<wbr>")
     return text
+
+
+#: where a line may break inside a pattern or a URL template: after these marks only
+CODE_BREAKS_AFTER = "/.?&|)"
+
+
+def code_cell(value: object) -> str:
+    """A pattern or a URL template as HTML in the code font: a line may break after ``/``,
+    ``.``, ``?``, ``&``, ``|`` or ``)`` only, never inside ``[0-9]{4}``."""
+    if _missing(value):
+        return ""
+    parts = re.split(f"(?<=[{re.escape(CODE_BREAKS_AFTER)}])", str(value))
+    spans = (f'<span class="chatops-nobreak">{escape(p)}</span>' for p in parts if p)
+    return f'<code class="chatops-code">{"<wbr>".join(spans)}</code>'
 
 
 def markdown_cell(value: object) -> str:

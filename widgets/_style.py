@@ -105,6 +105,9 @@ html .chatops-grid div.dt-container .dt-paging .dt-paging-button.disabled:hover 
   box-shadow: inset 4px 0 0 var(--jp-error-color1); }
 :is(.chatops-console, .chatops-panel) .jupyter-button.mod-warning {
   box-shadow: inset 4px 0 0 var(--jp-warn-color1); }
+.chatops-nobreak { white-space: nowrap; }
+.chatops-code { font-family: var(--jp-code-font-family); font-size: 12px; color: inherit;
+  background: inherit; }
 .chatops-muted { color: var(--jp-ui-font-color2); }
 .chatops-section { font-weight: 600; margin-top: 8px; color: var(--jp-ui-font-color0); }
 .chatops-check { padding: 1px 0 1px 8px; margin: 1px 0; color: var(--jp-ui-font-color1); }

@@ -24,6 +24,7 @@ from chatops.linkify import LinkifierMatch, Matcher
 from chatops.types import Linkifier, Message
 
 from ._base import Confirm, Panel, Session, escape, forwarded, from_model
+from ._controls import code_cell
 from .linkifier_checks import (
     DEFAULT_SCAN,
     MAX_PATTERN_LENGTH,
@@ -111,6 +112,7 @@ class LinkifiersPanel(Panel):
             self.load_linkifiers,
             slug="list",
             empty="This organization has no linkifiers yet.",
+            cells={"pattern": code_cell, "URL template": code_cell},
         )
         self.picker = self.field(
             "linkifier",

@@ -18,6 +18,15 @@ from tests.browser.conftest import IDLE, Lab, screenshot
 
 pytestmark = pytest.mark.slow
 
+TABS = (
+    ("Channel folders", "folders"),
+    ("Linkifiers", "linkifiers"),
+    ("User groups", "groups"),
+    ("Invitations", "invitations"),
+    ("Status", "status"),
+    ("Organization", "organization"),
+)
+WITH_TABLES = {"folders", "linkifiers", "groups", "invitations", "organization"}
 ONCALL, LEADS, THEIRS = "safety-oncall", "safety-leads", "safety-theirs"
 
 #: Inside a panel: every element that scrolls vertically on its own (lists to choose from and
@@ -110,6 +119,12 @@ def box(locator: Any) -> dict[str, float]:
     raise AssertionError(f"{locator} has no box")
 
 
+def settle(page: Any) -> None:
+    """Let a picker the kernel refills (its options follow the setting or group chosen) reach
+    the page before choosing in it: a choice is sent as a position in the options."""
+    page.wait_for_timeout(800)
+
+
 def option_labels(select: Any) -> list[str]:
     return [t.replace("\xa0", " ").strip() for t in select.locator("option").all_inner_texts()]
 
@@ -138,13 +153,14 @@ def test_the_console_is_the_notebooks_only_visible_output_and_one_scroll_area(pa
     screenshot(page, "safety-top")
     # first in the notebook: only the hidden cells' one-line stubs above it
     assert box(console)["y"] < 260, box(console)
-    for title, slug in (("Channel folders", "folders"), ("User groups", "groups")):
+    for title, slug in TABS:
         panel = open_tab(page, title, slug)
-        expect(panel.locator("table").first).to_be_visible(timeout=30_000)
+        if slug in WITH_TABLES:  # the others show tables once something is chosen or done
+            expect(panel.locator("table").first).to_be_visible(timeout=30_000)
         measured = page.evaluate(LAYOUT_JS, f".chatops-panel-{slug}")
         assert measured["scrolling"] == [], (slug, measured)
-        assert measured["words"] > 20 and measured["broken"] == [], (slug, measured)
-        assert measured["cut"] == [], (slug, measured)
+        assert measured["broken"] == [] and measured["cut"] == [], (slug, measured)
+        assert measured["words"] > 20 or slug not in WITH_TABLES, (slug, measured)
     screenshot(page, "safety-layout")
 
 
@@ -158,9 +174,11 @@ def test_a_lockout_is_named_and_needs_a_second_yes_and_cancel_changes_nothing(
     panel = open_tab(page, "User groups", "groups")
     before = group_value(owner, ONCALL, "can_manage_group")
     panel.locator(".chatops-groups-pick select").select_option(label=ONCALL)
+    settle(page)
     panel.locator(".chatops-groups-setting select").select_option(
         label="Who can administer this group"
     )
+    settle(page)
     panel.locator(".chatops-groups-setting-value select").select_option(label=LEADS)
     panel.locator("button.chatops-groups-set-permission").click()
     confirm = panel.locator(".chatops-groups-set-confirm")
@@ -198,12 +216,14 @@ def test_the_who_picker_shows_the_current_value_and_takes_a_person_with_a_group(
 
     panel = open_tab(page, "User groups", "groups")
     panel.locator(".chatops-groups-pick select").select_option(label=ONCALL)
+    settle(page)
     setting = panel.locator(".chatops-groups-setting select")
     who = panel.locator(".chatops-groups-setting-value select")
     setting.select_option(label="Who can mention this group")
+    settle(page)
     who.select_option(label="Moderators")
     setting.select_option(label="Who can join this group")  # its value now: Nobody
-    page.wait_for_timeout(500)
+    settle(page)
     assert selected(who) == ["Nobody"]
     person = next(t for t in option_labels(who) if t.startswith("Mei Member <"))
     who.select_option(label=[person, "Moderators"])
@@ -306,6 +326,7 @@ def test_an_organization_permission_is_set_to_people_and_groups_and_undone(
     panel.locator(".chatops-organization-setting select").select_option(
         label="Who can create user groups"
     )
+    settle(page)
     who = panel.locator(".chatops-who-picker select")
     person = next(t for t in option_labels(who) if t.startswith("Mei Member <"))
     who.select_option(label=[person, "Owners"])  # leaves the admin out
