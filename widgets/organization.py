@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as w
-import pandas as pd
 
 from ._base import Confirm, Panel, forwarded
 from ._controls import WhoPicker, setting_cell
@@ -165,6 +164,3 @@ class OrganizationPanel(Panel):
             self.update_controls()
 
         return run
-
-    def as_frame(self) -> pd.DataFrame:
-        return self.model.settings_frame()

@@ -107,10 +107,16 @@ def test_rows_selected_in_the_grid_are_revoked(page: Any, grid_lab: Any) -> None
     rows.nth(1).click(modifiers=["Shift"])
     panel = page.locator(".chatops-panel-invitations")
     panel.locator("button.chatops-invitations-revoke").click()
-    expect(panel.locator(".chatops-invitations-confirm")).to_contain_text("Revoke 2 invitations?")
+    confirm = panel.locator(".chatops-invitations-confirm")
+    expect(confirm).to_contain_text("Revoke 2 invitations?")
+    # the question names the addresses, in view, before anything is sent
+    expect(confirm).to_be_in_viewport()
+    for address in picked:
+        expect(confirm.locator(".chatops-confirm-listing")).to_contain_text(address)
     panel.locator("button.chatops-invitations-confirm-yes").click()
     outcome = panel.locator(".chatops-outcome")
     expect(outcome).to_contain_text("Revoked 2 of 2 invitations", timeout=30_000)
+    expect(outcome.first).to_be_in_viewport()
     with chatops.Client.from_zuliprc(lab.sandbox.zuliprc("owner")) as owner:
         active = {i.email for i in owner.invitations.list()}
     assert not set(picked) & active
