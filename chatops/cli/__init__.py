@@ -22,6 +22,8 @@
     chatops data export --format parquet|csv --out DIR [--cache DIR | --site URL | --zuliprc PATH]
     chatops data info [--cache DIR | --site URL | --zuliprc PATH]
     chatops data import-export FILE [--cache DIR] [--content] [--no-progress]
+    chatops org export [--out FILE] [--site URL | --zuliprc PATH]
+    chatops org schema [--out FILE]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
 ``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
@@ -29,7 +31,7 @@ failed to run. ``audit apply`` and ``undo`` exit 0 when every change is made, 1 
 failed or was refused, or the person declined.
 
 One module per command group (``sandbox``, ``audit``, ``undo``, ``jupyter``: lab and console,
-``data``); each adds its parser and runs its commands. ``_args`` holds the parser class and the
+``data``, ``org``); each adds its parser and runs its commands. ``_args`` holds the parser class and the
 argument types that check what they can before anything starts.
 """
 
@@ -41,7 +43,7 @@ from collections.abc import Sequence
 from .._exceptions import ChatopsError
 from .._terminal import install as install_terminal
 from .._terminal import say
-from . import audit, data, jupyter, sandbox, undo
+from . import audit, data, jupyter, org, sandbox, undo
 from ._args import Parser, fail
 
 __all__ = ["main"]
@@ -58,6 +60,7 @@ def build_parser() -> Parser:
     whoami = commands.add_parser("whoami", help="show who the credentials belong to")
     whoami.add_argument("--zuliprc", help="zuliprc file (default ZULIP_CONFIG or ~/.zuliprc)")
     data.add(commands)
+    org.add(commands)
     return parser
 
 
@@ -81,6 +84,7 @@ _RUN = {
     "lab": jupyter.run_lab,
     "console": jupyter.run_console,
     "data": data.run,
+    "org": org.run,
     "whoami": _whoami,
 }
 
