@@ -45,6 +45,7 @@ SYSTEM_WORDS = {
     "role:internet": "Everyone on the internet",
 }
 _SYSTEM_ORDER = {name: i for i, name in enumerate(SYSTEM_WORDS)}
+_ROLE_WORDS = {words.casefold() for words in SYSTEM_WORDS.values()}
 
 
 class WhoChoices:
@@ -65,7 +66,11 @@ class WhoChoices:
         group = next((g for g in self.session.groups if g.id == gid), None)
         if group is None:
             return f"group {gid}"
-        return SYSTEM_WORDS.get(group.name, group.name) if group.is_system_group else group.name
+        if group.is_system_group:
+            return SYSTEM_WORDS.get(group.name, group.name)
+        if group.name.casefold() in _ROLE_WORDS:  # a group of its own named like a role
+            return f"{group.name} (a group, not the role)"
+        return group.name
 
     def words(self, value: Any) -> str:
         """A setting's value in words: a group's name, or the groups and people it names."""
@@ -118,7 +123,8 @@ class WhoChoices:
         if rules.get("require_system_group"):
             return self._with(made, keep)
         made += [
-            (name, Pick("group", gid)) for name, gid in sorted(own, key=lambda x: x[0].casefold())
+            (self.group_words(gid), Pick("group", gid))
+            for _name, gid in sorted(own, key=lambda x: x[0].casefold())
         ]
         people = sorted(self.users, key=lambda u: u.full_name.casefold())
         made += [(f"{u.full_name} <{u.email}>", Pick("user", u.user_id)) for u in people]

@@ -215,7 +215,7 @@ class AdminConsole:
         except Exception as exc:  # shown, never raised into the page
             self.undo_status.error(describe_error(exc))
             return
-        left = tally["changed_since"] + tally["refused"] + tally["failed"]
+        left = tally["changed_since"] + tally["refused"] + tally["failed"] + tally["skipped"]
         words = f"Undid “{label}”: {tally['done'] + tally['already_done']} put back"
         if left:
             words += f", {left} left as they are (changed since, or refused)"

@@ -480,10 +480,13 @@ class InvitationsPanel(Panel):
         self.load()
         self.load_options()
         self.addresses.value = "\n".join(addresses)
+        self.groups.input.value = ()  # never a group chosen for an earlier batch
         joined = ""
         if group_id is not None and group_id in self.group_names:
             self.groups.input.value = (group_id,)
             joined = f", to join “{self.group_names[group_id]}” when they accept"
+        elif group_id is not None:
+            joined = " (you may not add people to their group: add them once they have joined)"
         self.model.candidates = []
         self.preview_table.show(frame([], PREVIEW_COLUMNS))
         self._focus(self.general_feedback, ())  # the line shows under the panel's header

@@ -136,7 +136,7 @@ class OrganizationPanel(Panel):
         if why:
             self.set_confirm.ask(
                 "Change this organization permission? It takes it away from you.",
-                lambda: self._second(setting, picks, why),
+                lambda: self.guard(lambda: self._second(setting, picks, why)),
                 yes="Continue…",
                 items=items,
             )

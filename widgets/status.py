@@ -476,7 +476,7 @@ class StatusPanel(Panel):
 
     def _restore(self, action: int) -> None:
         tally = self.session.changes.undo_action(action)
-        left = tally["changed_since"] + tally["refused"] + tally["failed"]
+        left = tally["changed_since"] + tally["refused"] + tally["failed"] + tally["skipped"]
         done = tally["done"] + tally["already_done"]
         text = f"Restored the previous status of {_plural(done, 'user')}"
         if left:

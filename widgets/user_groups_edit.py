@@ -518,6 +518,8 @@ class GroupEditor:
         value = self._value(setting, value)
         old = self.directory.raw_groups[group.id].get(setting)
         label = setting_label("group", setting)
+        if same_value(old, value):
+            raise FieldError("setting_value", f"“{label}” already names {self.value_words(value)}.")
         return f'“{label}” of "{group.name}": {self.value_words(old)} → {self.value_words(value)}'
 
     def set_permission(

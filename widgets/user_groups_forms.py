@@ -49,7 +49,7 @@ class GroupForms:
         self._selected = selected
         self.deactivate_button = deactivate_button
         self._invite = invite
-        self._created: int | None = None  # the group the create form made last
+        self._invite_from = ""  # the form whose list named the addresses not found
         self.fix_widgets = self._build_fixes()
         self.create_widgets = self._build_create()
         self.edit_widgets = self._build_edit()
@@ -111,7 +111,9 @@ class GroupForms:
             button.layout.display = "none"
         if not addresses or gid is None:
             return
-        button = self.invite_members_button if gid != self._created else self.invite_new_button
+        button = (
+            self.invite_new_button if self._invite_from == "new" else self.invite_members_button
+        )
         button.description = f"Invite {_plural(len(addresses), 'address', 'addresses')} not found…"
         button.tooltip = ", ".join(addresses)
         button.layout.display = None
@@ -137,7 +139,7 @@ class GroupForms:
             members=str(self.new_members.value),
             skip_unknown=bool(self.skip_unknown.value),
         )
-        self._created = gid
+        self._invite_from = "new"
         for made in (self.new_name, self.new_description, self.new_members):
             made.value = ""
         self.group_pick.value = gid
@@ -310,6 +312,7 @@ class GroupForms:
             self._selected(), str(self.entries.value), remove=self.add_or_remove.value == "Remove"
         )
         self.members_table.show(self.model.members_frame())
+        self._invite_from = "members"
         self.show_invite()
 
     def ask_apply(self) -> str:
@@ -369,7 +372,7 @@ class GroupForms:
         if why:
             self.set_confirm.ask(
                 "Change this permission? It takes away your right to administer the group.",
-                lambda: self._second(gid, setting, picks, why),
+                lambda: self.panel.guard(lambda: self._second(gid, setting, picks, why)),
                 yes="Continue…",
                 items=[change, f"⚠ {why}"],
             )

@@ -108,7 +108,7 @@ def _diff(args: argparse.Namespace) -> int:
         actual = export_document(client, rules_for=groups)
     drift = diff_documents(wanted, actual, prune=args.prune)
     if args.format == "json":
-        _write(json.dumps(drift_json(drift), indent=1, ensure_ascii=False) + "\n")
+        _write(json.dumps(drift_json(drift), indent=1, ensure_ascii=False, default=str) + "\n")
     elif drift:
         for d in drift:
             say(d.words)

@@ -48,9 +48,11 @@ def _shown(value: Any) -> str:
         return "none"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, Mapping):
+    if isinstance(value, Mapping) and set(value) <= {"groups", "people"}:
         parts = [*value.get("groups", []), *value.get("people", [])]
         return ", ".join(str(p) for p in parts) or "nobody"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) or "none"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or "none"
     return str(value)
@@ -75,7 +77,8 @@ def _compare(
         if isinstance(want, Mapping) and field in ("permissions", "policies"):
             for sub, sub_want in want.items():
                 sub_have = (have or {}).get(sub)
-                if _normal(sub_have) != _normal(sub_want):
+                kind_of = "permissions." if field == "permissions" else ""
+                if _normal(kind_of + sub, sub_have) != _normal(kind_of + sub, sub_want):
                     label = _label(kind, f"{field}.{sub}")
                     yield Drift(
                         LISTS.get(kind, (kind,))[0],
@@ -86,7 +89,7 @@ def _compare(
                         f"{name}: {label} is {_shown(sub_have)}; the file says {_shown(sub_want)}",
                     )
             continue
-        if _normal(have) != _normal(want):
+        if _normal(field, have) != _normal(field, want):
             yield Drift(
                 LISTS.get(kind, (kind,))[0],
                 name,
@@ -97,12 +100,29 @@ def _compare(
             )
 
 
-def _normal(value: Any) -> Any:
-    """A value compared without regard to the order of names in a list of people or groups."""
-    if isinstance(value, Mapping):
-        return {k: _normal(v) for k, v in value.items()}
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return sorted(value, key=str.casefold)
+#: lists whose order means nothing (a choice field's options keep theirs)
+UNORDERED = ("members", "subgroups")
+
+
+def who(value: Any) -> tuple[frozenset[str], frozenset[str]] | None:
+    """A permission as (groups, people), names without case: one group's name is that group,
+    ``role:nobody`` and an empty list are nobody; None when ``value`` is no permission."""
+    if isinstance(value, str):
+        named = value.casefold()
+        return (frozenset() if named == "role:nobody" else frozenset({named})), frozenset()
+    if isinstance(value, Mapping) and set(value) <= {"groups", "people"}:
+        groups = {str(g).casefold() for g in value.get("groups") or ()} - {"role:nobody"}
+        return frozenset(groups), frozenset(str(p).casefold() for p in value.get("people") or ())
+    return None
+
+
+def _normal(field: str, value: Any) -> Any:
+    """A value as compared: a permission by who it names, a list of members or subgroups
+    without regard to order or case, anything else as it is."""
+    if field.startswith("permissions."):
+        return who(value)
+    if field in UNORDERED and isinstance(value, list):
+        return sorted(str(v).casefold() for v in value)
     return value
 
 
@@ -231,23 +251,36 @@ def _linkifier_drift(wanted: Mapping[str, Any], actual: Mapping[str, Any]) -> li
 def _rule_drift(wanted: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Drift]:
     """Each membership rule of the file whose group has a member missing from a channel."""
     found: list[Drift] = []
-    if "membership_rules" in wanted:
-        have_r = {
-            r["group"].casefold(): set(r["channels"]) for r in actual.get("membership_rules", [])
-        }
-        for rule in wanted["membership_rules"]:
+    if "membership_rules" not in wanted:
+        return found
+    have_r = {
+        r["group"].casefold(): {c.casefold() for c in r["channels"]}
+        for r in actual.get("membership_rules", [])
+    }
+    groups = {str(g["name"]).casefold(): g for g in actual.get("user_groups", [])}
+    channels = {str(c["name"]).casefold(): c for c in actual.get("channels", [])}
+    for rule in wanted["membership_rules"]:
+        name = f"@{rule['group']}"
+        group = groups.get(str(rule["group"]).casefold())
+        if group is None:
+            words = f"{name}: a membership rule names a group the organization does not have"
+        elif group.get("deactivated"):
+            words = f"{name}: a membership rule names a deactivated group"
+        else:
+            unknown = [c for c in rule["channels"] if c.casefold() not in channels]
             held = have_r.get(str(rule["group"]).casefold(), set())
-            short = [c for c in rule["channels"] if c not in held]
+            short = [
+                c for c in rule["channels"] if c.casefold() in channels and c.casefold() not in held
+            ]
+            parts = []
+            if unknown:
+                parts.append(f"no channel {', '.join('#' + c for c in unknown)}")
             if short:
-                found.append(
-                    Drift(
-                        "membership rule",
-                        f"@{rule['group']}",
-                        "channels",
-                        sorted(held),
-                        rule["channels"],
-                        f"@{rule['group']}: not every member is subscribed to "
-                        f"{', '.join('#' + c for c in short)}",
-                    )
+                parts.append(
+                    f"not every member is subscribed to {', '.join('#' + c for c in short)}"
                 )
+            if not parts:
+                continue
+            words = f"{name}: " + "; ".join(parts)
+        found.append(Drift("membership rule", name, "channels", None, rule["channels"], words))
     return found

@@ -124,36 +124,65 @@ def _realm(client: Client) -> dict[str, Any]:
     return dict(state)
 
 
+def _reach(group: Mapping[str, Any], by_id: Mapping[int, Mapping[str, Any]]) -> set[int]:
+    """Everyone in ``group``: its direct members and its subgroups' members, all the way down."""
+    people: set[int] = set()
+    stack, seen = [group], set()
+    while stack:
+        g = stack.pop()
+        if int(g["id"]) in seen:
+            continue
+        seen.add(int(g["id"]))
+        people |= {int(u) for u in g.get("members") or ()}
+        stack += [by_id[int(s)] for s in g.get("direct_subgroup_ids") or () if int(s) in by_id]
+    return people
+
+
 def _membership_rules(
     groups: list[Mapping[str, Any]],
     channels: list[Mapping[str, Any]],
     client: Client,
     also: Iterable[str] = (),
 ) -> list[dict[str, Any]]:
-    """Every group of two or more people (not a role), and every group named in ``also``,
-    all of whose members are subscribed to a channel that is not a default one: "members of X
-    are in #a, #b"."""
+    """Every group (not a role) of two or more people, subgroups' members included, all of
+    whom are subscribed to a channel that is not a default one: "members of X are in #a,
+    #b". The groups named in ``also`` (a file's rules) are checked whatever their size, and
+    against default channels too."""
     named = {n.casefold() for n in also}
-    candidates = [
-        g
+    by_id = {int(g["id"]): g for g in groups}
+    reach = {
+        str(g["name"]): _reach(g, by_id)
         for g in groups
-        if not g.get("is_system_group")
-        and not g.get("deactivated")
-        and (len(g["members"]) >= 2 or (g["members"] and str(g["name"]).casefold() in named))
-    ]
+        if not g.get("is_system_group") and not g.get("deactivated")
+    }
+    candidates = {
+        n: people
+        for n, people in reach.items()
+        if len(people) >= 2 or (people and n.casefold() in named)
+    }
     if not candidates:
         return []
     subscribers = {
-        str(c["name"]): set(client.channels.members(int(c["stream_id"])))
+        str(c["name"]): (
+            set(client.channels.members(int(c["stream_id"]))),
+            bool(c.get("is_default")),
+        )
         for c in channels
-        if not c.get("is_archived") and not c.get("is_default")
+        if not c.get("is_archived")
     }
     rules = []
-    for g in sorted(candidates, key=lambda g: str(g["name"]).casefold()):
-        members = set(g["members"])
-        held = sorted((n for n, subs in subscribers.items() if members <= subs), key=str.casefold)
+    for n in sorted(candidates, key=str.casefold):
+        people = candidates[n]
+        held = sorted(
+            (
+                c
+                for c, (subs, default) in subscribers.items()
+                if people <= subs and (not default or n.casefold() in named)
+            ),
+            key=str.casefold,
+        )
         if held:
-            rules.append({"group": str(g["name"]), "channels": held})
+            rules.append({"group": n, "channels": held})
     return rules
 
 

@@ -33,6 +33,21 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+def _loader() -> type:
+    """YAML's safe loader, with dates left as text (``2024-01-01`` is a string in the file, as
+    it is in JSON, never a date object)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in rules if tag != "tag:yaml.org,2002:timestamp"]
+        for first, rules in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return Loader
+
+
 def _where(root: Any, path: list[Any]) -> tuple[int, int] | None:
     """The line and column (from 1) of the YAML node at ``path`` (keys and indexes)."""
     import yaml
@@ -69,8 +84,9 @@ def load_document(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise OrgFileError(f"{path}: cannot be read ({exc})") from None
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        document = yaml.safe_load(text)
+        loader = _loader()
+        root = yaml.compose(text, Loader=loader)
+        document = yaml.load(text, Loader=loader)  # noqa: S506 - the safe loader, dates as text
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = f"{mark.line + 1}:{mark.column + 1}" if mark is not None else "?"

@@ -159,3 +159,56 @@ def test_a_bad_file_or_account_exits_2_in_one_line_and_reads_nothing(
     fine.write_text(yaml.safe_dump({"version": 1}))
     member = chatops_cli("org", "diff", str(fine), "--zuliprc", str(org.zuliprc("member")))
     assert member.returncode == 2 and "needs an administrator's account" in member.stderr
+
+
+def test_a_permission_is_compared_by_who_it_names_and_options_by_their_order(
+    tmp_path: Path,
+) -> None:
+    actual = {
+        "organization": {"permissions": {"can_create_groups": "backend"}},
+        "user_groups": [
+            {
+                "name": "ops",
+                "members": ["a@x.org", "b@x.org"],
+                "permissions": {"can_join_group": "role:nobody"},
+            }
+        ],
+        "custom_profile_fields": [{"name": "Team", "type": "choice", "options": ["A", "B"]}],
+        "channels": [{"name": "general"}],
+        "membership_rules": [],
+    }
+    same = {
+        "organization": {"permissions": {"can_create_groups": {"groups": ["Backend"]}}},
+        "user_groups": [
+            {
+                "name": "ops",
+                "members": ["B@x.org", "a@x.org"],
+                "permissions": {"can_join_group": {"people": []}},
+            }
+        ],
+    }
+    assert diff_documents(same, actual) == []
+    reordered = {
+        "custom_profile_fields": [{"name": "Team", "type": "choice", "options": ["B", "A"]}]
+    }
+    assert [d.words for d in diff_documents(reordered, actual)] == [
+        "profile field “Team”: options is A, B; the file says B, A"
+    ]
+    rules = {
+        "membership_rules": [
+            {"group": "ghosts", "channels": ["general"]},
+            {"group": "ops", "channels": ["nowhere", "general"]},
+        ]
+    }
+    assert [d.words for d in diff_documents(rules, actual)] == [
+        "@ghosts: a membership rule names a group the organization does not have",
+        "@ops: no channel #nowhere; not every member is subscribed to #general",
+    ]
+    dated = tmp_path / "dated.yaml"
+    dated.write_text(
+        "version: 1\ncustom_profile_fields:\n  - name: Start\n    type: date\n"
+        "    field_data: {since: 2024-01-01}\n"
+    )
+    from chatops.org import load_document
+
+    assert load_document(dated)["custom_profile_fields"][0]["field_data"] == {"since": "2024-01-01"}

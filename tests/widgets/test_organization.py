@@ -171,3 +171,20 @@ def test_a_refusal_changes_nothing_and_says_why(panel: OrganizationPanel, org: S
     assert "The server refused" in panel.status.text
     panel.refresh()
     assert panel.picker.value == (Pick("group", owner_changed),)
+
+
+def test_a_group_named_like_a_role_is_never_shown_as_the_role(
+    panel: OrganizationPanel, connect: Connect
+) -> None:
+    """A member who may create groups makes one called "Administrators": it must not read as
+    the role in the picker, the list or a question."""
+    gid = connect("member").user_groups.create("Administrators", members=[MEMBER])
+    panel.refresh()
+    panel.setting_field.value = "can_add_custom_emoji_group"
+    labels = dict((pick, label) for label, pick in panel.picker.input.options)
+    assert labels[Pick("group", gid)] == "Administrators (a group, not the role)"
+    assert labels[Pick("group", panel.group_id("role:administrators"))] == "Administrators"
+    panel.picker.value = (Pick("group", gid),)
+    panel.set_button.click()
+    assert panel.set_confirm.items[0].endswith("→ Administrators (a group, not the role)")
+    panel.set_confirm.cancel()

@@ -356,3 +356,16 @@ def test_a_members_preview_offers_to_invite_the_addresses_it_did_not_find(
     )
     panel.forms.entries.value = "moderator@demo.chatops.test"
     assert button.layout.display == "none"
+
+
+def test_set_with_the_current_value_says_so_and_asks_nothing(
+    panel: UserGroupsPanel, connect: Connect, org: Sandbox
+) -> None:
+    gid = connect("admin").user_groups.create(unique("same"), members=[MEMBER])
+    panel.refresh()
+    panel.group_field.value = gid
+    panel.setting_field.value = "can_join_group"  # the picker shows what it names now
+    with unchanged(org.store):
+        panel.set_button.click()
+    assert not panel.set_confirm.pending
+    assert panel.setting_value.error_text == "“Who can join this group” already names Nobody."
