@@ -233,6 +233,11 @@ class StatusPanel(Panel):
         self.results_table.widget.add_class("chatops-status-results")
         for table in (self.targets_table, self.preview_table, self.results_table):
             table.whole_words("email")
+        # beside the form, the preview and results show each person by name, the address as
+        # its tooltip (Export CSV keeps it): every column stays in view
+        for table in (self.preview_table, self.results_table):
+            table.hidden = ("email",)
+            table.tips["name"] = "email"
         return [
             w.HBox([text_field.box, self.text_count]),
             self.emoji_field.box,
