@@ -38,6 +38,7 @@ __all__ = [
     "escape",
     "frame",
     "plural",
+    "undo_counts",
     "undo_words",
 ]
 
@@ -364,6 +365,14 @@ class Counter:
 
     def finish(self) -> None:
         pass
+
+
+def undo_counts(tally: Any) -> tuple[int, int]:
+    """What an undo did, as (put back, left as it is): a change done or found already done is
+    put back; one changed since, refused, failed or skipped is left."""
+    put_back = tally["done"] + tally["already_done"]
+    left = tally["changed_since"] + tally["refused"] + tally["failed"] + tally["skipped"]
+    return int(put_back), int(left)
 
 
 def undo_words(item: Item) -> str:

@@ -12,7 +12,7 @@ from chatops import Client, ConfigError
 
 from ._base import STYLE, Confirm, Panel, Session, describe_error, escape
 from ._controls import StatusLine
-from ._model import undo_words
+from ._model import undo_counts, undo_words
 from .channel_folders import ChannelFoldersPanel
 from .invitations import InvitationsPanel
 from .linkifiers import LinkifiersPanel
@@ -215,8 +215,8 @@ class AdminConsole:
         except Exception as exc:  # shown, never raised into the page
             self.undo_status.error(describe_error(exc))
             return
-        left = tally["changed_since"] + tally["refused"] + tally["failed"] + tally["skipped"]
-        words = f"Undid “{label}”: {tally['done'] + tally['already_done']} put back"
+        put_back, left = undo_counts(tally)
+        words = f"Undid “{label}”: {put_back} put back"
         if left:
             words += f", {left} left as they are (changed since, or refused)"
             self.undo_status.error(words + ".")

@@ -38,7 +38,7 @@ from ._base import (
     from_model,
 )
 from ._model import plural as _plural
-from ._model import undo_words
+from ._model import undo_counts, undo_words
 from .status_model import (
     CSV_HINT,
     EXTRA,
@@ -481,8 +481,7 @@ class StatusPanel(Panel):
 
     def _restore(self, action: int) -> None:
         tally = self.session.changes.undo_action(action)
-        left = tally["changed_since"] + tally["refused"] + tally["failed"] + tally["skipped"]
-        done = tally["done"] + tally["already_done"]
+        done, left = undo_counts(tally)
         text = f"Restored the previous status of {_plural(done, 'user')}"
         if left:
             self.status.error(f"{text}; {left} left as they are (changed since, or refused).")
