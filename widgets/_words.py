@@ -44,6 +44,7 @@ SETTING_LABELS: dict[str, dict[str, str]] = {
     "stream": {
         "can_add_subscribers_group": "Who can subscribe anyone to this channel",
         "can_move_messages_within_channel_group": "Who can move messages inside this channel",
+        "can_move_messages_out_of_channel_group": "Who can move messages out of this channel",
         "can_send_message_group": "Who can post to this channel",
         "can_administer_channel_group": "Who can administer this channel",
         "can_subscribe_group": "Who can subscribe to this channel",

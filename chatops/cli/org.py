@@ -1,4 +1,4 @@
-"""``chatops org export|schema``: the organization's setup as a file."""
+"""``chatops org export|diff|apply|schema``: the organization's setup as a file."""
 
 from __future__ import annotations
 
@@ -39,6 +39,27 @@ def add(commands: Commands[Parser]) -> None:
     target = diff.add_mutually_exclusive_group()
     target.add_argument("--site", help="server URL (credentials from ZULIP_* or ~/.zuliprc)")
     target.add_argument("--zuliprc", help="zuliprc file of an administrator")
+    apply = org_cmds.add_parser(
+        "apply",
+        help="make the organization as the file says: plan, objections, then every change "
+        "journalled (chatops undo reverts it)",
+    )
+    apply.add_argument("file", type=Path, help="the organization file (YAML)")
+    apply.add_argument("--yes", action="store_true", help="apply without asking")
+    apply.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="show the plan and what would be refused; send nothing",
+    )
+    apply.add_argument(
+        "--prune",
+        action="store_true",
+        help="also deactivate or archive what the file does not list (groups, channels, "
+        "folders, profile fields, people)",
+    )
+    target = apply.add_mutually_exclusive_group()
+    target.add_argument("--site", help="server URL (credentials from ZULIP_* or ~/.zuliprc)")
+    target.add_argument("--zuliprc", help="zuliprc file of an administrator")
     schema = org_cmds.add_parser("schema", help="print (or write) the file's JSON Schema")
     schema.add_argument("--out", type=Path, help="file to write (default: standard output)")
 
@@ -56,12 +77,19 @@ def run(args: argparse.Namespace) -> int:
             write_private_text(args.out, schema_text())
             say(str(args.out))
         return 0
-    if args.org_command not in ("export", "diff"):
-        return fail("choose one of: chatops org export, chatops org diff, chatops org schema")
+    if args.org_command not in ("export", "diff", "apply"):
+        return fail(
+            "choose one of: chatops org export, chatops org diff, chatops org apply, "
+            "chatops org schema"
+        )
     if args.zuliprc is not None and not Path(args.zuliprc).expanduser().is_file():
         return fail(f"--zuliprc {args.zuliprc}: no such file")
     if args.org_command == "diff":
         return _diff(args)
+    if args.org_command == "apply":
+        from ._org_apply import run_apply
+
+        return run_apply(args)
     from .._client import Client
     from ..org import export_document, to_yaml
 

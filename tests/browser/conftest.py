@@ -163,8 +163,13 @@ def wait_until_run(url: str, token: str, deadline: float) -> None:
 
 @contextmanager
 def chromium() -> Iterator[Any]:
-    """Debian's Chromium, headless, driven by Playwright."""
-    from playwright.sync_api import sync_playwright
+    """Debian's Chromium, headless, driven by Playwright.
+
+    Assertions wait up to 20 s (Playwright's default is 5 s): on a loaded 2-core machine a
+    console action that answers in a second here can take several."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=20_000)
 
     with sync_playwright() as p:
         instance = p.chromium.launch(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,16 +71,23 @@ def open_tab(page: Any, slug: str) -> Any:
     return panel
 
 
-def in_viewport(page: Any, locator: Any) -> bool:
-    box = locator.bounding_box()
-    assert box is not None
-    view = page.viewport_size
-    return bool(
-        box["y"] >= 0
-        and box["y"] + min(box["height"], 40) <= view["height"]
-        and box["x"] >= 0
-        and box["x"] < view["width"]
-    )
+def in_viewport(page: Any, locator: Any, timeout: float = 15.0) -> bool:
+    """Whether ``locator``'s first line is inside the window, waiting up to ``timeout``
+    seconds for it to get there (a line re-rendered or scrolled into view is briefly absent)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        box = locator.bounding_box()
+        view = page.viewport_size
+        if box is not None and (
+            box["y"] >= 0
+            and box["y"] + min(box["height"], 40) <= view["height"]
+            and box["x"] >= 0
+            and box["x"] < view["width"]
+        ):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(250)
 
 
 def test_no_news_toast_over_the_console(page: Any) -> None:
@@ -279,12 +287,11 @@ def test_each_question_and_outcome_lies_in_the_viewport(
     expect(outcome.first).to_be_visible(timeout=60_000)
     # long work runs in the background and its outcome line changes as it goes ("2 rows: ..."
     # then "Invited ..."): the outcome is the line once it stays the same
-    last = ""
-    for _ in range(100):
-        text = outcome.first.inner_text()
-        if text == last:
-            break
-        last = text
+    seen: list[str] = []
+    for _ in range(150):
+        seen.append(outcome.first.inner_text())
+        if len(seen) >= 4 and len(set(seen[-4:])) == 1:
+            break  # the same for about a second
         page.wait_for_timeout(300)  # also the scroll into view
     text = outcome.first.inner_text()
     assert text.strip()

@@ -36,11 +36,27 @@ from .realm import (
     realm_settings,
 )
 from .removals import DeleteAttachment, DeleteReminder, DeleteScheduledMessage, RevokeInvitation
+from .setup import (
+    CreateChannel,
+    CreateProfileField,
+    CreateUser,
+    DeleteProfileField,
+    ReorderProfileFields,
+    SetDefaultChannel,
+    UpdateProfileField,
+)
 from .several import Several
 from .status import SetUserStatus
 
 __all__ = [
     "KINDS",
+    "CreateChannel",
+    "CreateProfileField",
+    "CreateUser",
+    "DeleteProfileField",
+    "ReorderProfileFields",
+    "SetDefaultChannel",
+    "UpdateProfileField",
     "UpdateFolder",
     "SetUserStatus",
     "SendInvitations",
@@ -86,6 +102,13 @@ __all__ = [
 KINDS: dict[str, type[Change]] = {
     kind.__name__: kind
     for kind in (
+        CreateChannel,
+        CreateProfileField,
+        CreateUser,
+        DeleteProfileField,
+        ReorderProfileFields,
+        SetDefaultChannel,
+        UpdateProfileField,
         UpdateFolder,
         SetUserStatus,
         SendInvitations,

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["ArchiveChannel", "Subscribe", "UnarchiveChannel", "Unsubscribe", "UpdateChannel"]
 
 #: a PATCH /streams/{id} parameter -> the field of the channel's record that holds it
-_FIELDS = {"new_name": "name"}
+_FIELDS = {"new_name": "name", "is_private": "invite_only"}
 
 
 def _channel(client: Client, stream_id: int) -> dict[str, Any] | Reading:

@@ -24,6 +24,7 @@ from .accounts import (
     DOMAIN,
     Account,
     add_accounts,
+    add_owner,
     load_accounts,
     save_accounts,
     write_credentials,
@@ -51,6 +52,8 @@ __all__ = [
 ]
 
 SIZES: dict[str, dict[str, int]] = {
+    # only its owner: an organization to apply an organization file to
+    "empty": {"messages": 0, "people": 0, "channels": 0, "days": 1},
     "small": {"messages": 2_000, "people": 40, "channels": 12, "days": 120},
     "medium": {"messages": 100_000, "people": 300, "channels": 40, "days": 365},
     "large": {"messages": 1_000_000, "people": 1_500, "channels": 120, "days": 730},
@@ -104,6 +107,9 @@ def generate(
     now = now or int(time.time())
     start = now - plan["days"] * 86400
     bootstrap(store, now=start - 86400)
+    if size == "empty":
+        with store.atomic():
+            return {"owner": add_owner(store, start)}
     # the parts draw from one generator: their order is part of what a seed means
     with store.atomic():
         accounts = add_accounts(store, start)

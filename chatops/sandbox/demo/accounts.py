@@ -36,6 +36,28 @@ class Account:
         return f"Account(name={self.name!r}, user_id={self.user_id}, email={self.email!r})"
 
 
+def _account(store: Store, account: str, full_name: str, role: int, start: int) -> Account:
+    password = secrets.token_urlsafe(12)
+    email = f"{account}@{DOMAIN}"
+    key = users.new_api_key()
+    uid = users.create_user(
+        store,
+        email=email,
+        full_name=full_name,
+        role=role,
+        password=password,
+        api_key=key,
+        date_joined=start - 86400,
+        timezone="Europe/Berlin",
+    )
+    return Account(account, uid, email, full_name, role, key, password)
+
+
+def add_owner(store: Store, start: int) -> Account:
+    """The owner alone (the organization of size ``empty``)."""
+    return _account(store, "owner", "Olivia Owner", realm_mod.ROLE_OWNER, start)
+
+
 def add_accounts(store: Store, start: int) -> dict[str, Account]:
     """The accounts of :data:`DEMO_ACCOUNTS`, and the webhook bot (not a demo account)."""
     accounts: dict[str, Account] = {}
@@ -47,20 +69,7 @@ def add_accounts(store: Store, start: int) -> dict[str, Account]:
         ("guest", "Gus Guest", realm_mod.ROLE_GUEST),
     ]
     for account, full_name, role in roles:
-        password = secrets.token_urlsafe(12)
-        email = f"{account}@{DOMAIN}"
-        key = users.new_api_key()
-        uid = users.create_user(
-            store,
-            email=email,
-            full_name=full_name,
-            role=role,
-            password=password,
-            api_key=key,
-            date_joined=start - 86400,
-            timezone="Europe/Berlin",
-        )
-        accounts[account] = Account(account, uid, email, full_name, role, key, password)
+        accounts[account] = _account(store, account, full_name, role, start)
     key = users.new_api_key()
     bot_id = users.create_user(
         store,
