@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .._terminal import printable, say
 from ._args import fail
@@ -38,7 +39,7 @@ def run_apply(args: argparse.Namespace) -> int:
             for step in steps:
                 say(f"  {step.words}")
         if plan.problems:
-            say(f"The server would refuse {len(plan.problems)} of these; nothing was sent:")
+            say(f"{len(plan.problems)} of these cannot be applied; nothing was sent:")
             for problem in plan.problems:
                 say(f"  ✗ {problem}")
             return 2
@@ -57,7 +58,12 @@ def run_apply(args: argparse.Namespace) -> int:
                 return 1
         path = journal_path()
         with Journal.open(
-            path, kind="apply", site=client.site, email=client.email, source=str(args.file)
+            path,
+            kind="apply",
+            site=client.site,
+            email=client.email,
+            zuliprc=str(Path(args.zuliprc).expanduser().resolve()) if args.zuliprc else None,
+            source=str(Path(args.file).resolve()),
         ) as journal:
             tally = apply_document(doc, client, journal, prune=args.prune, say=say)
     say(

@@ -376,7 +376,10 @@ def _field_settings(field: Mapping[str, Any], found: Mapping[str, Any] | None) -
             while key in data:
                 key = str(int(key) + len(field["options"]))
             data[key] = {"text": str(text), "order": str(order)}
-        if not found or old != data:
+        have = [
+            str(o.get("text")) for o in sorted(old.values(), key=lambda o: int(o.get("order", 0)))
+        ]
+        if not found or have != [str(t) for t in field["options"]]:
             out["field_data"] = data
     elif "field_data" in field:
         out["field_data"] = dict(field["field_data"])

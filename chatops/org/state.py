@@ -111,6 +111,16 @@ class Names:
         self.channels = {str(c["name"]).casefold(): int(c["stream_id"]) for c in s.channels}
         self.folders = {str(f["name"]).casefold(): int(f["id"]) for f in s.folders}
         self.fields = {str(f["name"]).casefold(): int(f["id"]) for f in s.fields}
+        #: each name as the organization spells it, for the closest-name hint
+        self.spelled = {
+            str(n).casefold(): str(n)
+            for n in [
+                *(_email(p) for p in s.people),
+                *(g["name"] for g in s.groups),
+                *(c["name"] for c in s.channels),
+                *(f["name"] for f in s.folders),
+            ]
+        }
         self.group_names = {v: str(g["name"]) for g in s.groups for v in [int(g["id"])]}
 
     def provisional(self) -> int:
@@ -121,8 +131,9 @@ class Names:
     def _find(self, table: dict[str, int], name: str, what: str, shown: str) -> int | None:
         found = table.get(str(name).casefold())
         if found is None:
+            known = [self.spelled.get(k, k) for k in table]
             self.note(
-                f"{what} {shown} is not in the organization or the file{closest(name, table)}"
+                f"{what} {shown} is not in the organization or the file{closest(name, known)}"
             )
         return found
 

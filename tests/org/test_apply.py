@@ -1,0 +1,327 @@
+"""``chatops org apply FILE``: the organization made as its file says, through the change engine
+(planned, what the server would refuse said before anything is sent, journalled, undoable);
+a second apply sends nothing."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import chatops
+from chatops.changes.journal import Journal
+from chatops.changes.undo import undo
+from chatops.org import export_document, to_yaml
+from chatops.org.diff import diff_documents
+from chatops.org.plan import apply_document, journal_path, make_plan
+from chatops.sandbox import Sandbox
+from tests.conftest import unchanged
+from tests.test_report_trends import chatops_cli
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    with Sandbox.start(tmp_path_factory.mktemp("org-source"), size="small", seed=35) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="module")
+def source_owner(source: Sandbox) -> Iterator[chatops.Client]:
+    with chatops.Client.from_zuliprc(source.zuliprc("owner")) as client:
+        yield client
+
+
+def exported(client: chatops.Client, doc: dict[str, Any] | None = None) -> str:
+    rules = [str(r["group"]) for r in (doc or {}).get("membership_rules", [])]
+    return to_yaml(export_document(client, rules_for=rules))
+
+
+def apply(doc: dict[str, Any], client: chatops.Client, **kw: Any) -> tuple[Path, Any]:
+    path = journal_path()
+    with Journal.open(path, kind="apply", site=client.site, email=client.email) as journal:
+        tally = apply_document(doc, client, journal, say=lambda _line: None, progress=False, **kw)
+    return path, tally
+
+
+def test_an_export_applied_to_an_empty_organization_makes_it_again(
+    source_owner: chatops.Client, tmp_path: Path
+) -> None:
+    """The round trip: export -> apply to an organization that has only its owner -> no
+    drift, and its export is byte-equal to the first; a second apply sends nothing; undo
+    takes back what the apply made."""
+    text = exported(source_owner)
+    path = tmp_path / "org.yaml"
+    path.write_text(text, encoding="utf-8")
+    with Sandbox.start(tmp_path / "empty", size="empty") as target:
+        zuliprc = str(target.zuliprc("owner"))
+        done = chatops_cli("org", "apply", str(path), "--zuliprc", zuliprc, "--yes")
+        assert done.returncode == 0, done.stdout + done.stderr
+        out = done.stdout
+        for stage in ("people (", "channels (", "group details (", "roles ("):
+            assert stage in out, out
+        assert "#general: a default channel" in out
+        assert " 0 refused, 0 failed, 0 not sent; journal in " in out
+        with chatops.Client.from_zuliprc(zuliprc) as client:
+            doc = yaml.safe_load(text)
+            assert diff_documents(doc, export_document(client)) == []
+            assert exported(client) == text
+            again = chatops_cli("org", "apply", str(path), "--zuliprc", zuliprc, "--yes")
+            assert again.returncode == 0, again.stdout + again.stderr
+            assert "already matches" in again.stdout
+            # the second apply read the organization and sent nothing
+            with unchanged(target.store):
+                assert make_plan(doc, client).steps == []
+            journal = out.rsplit("journal in ", 1)[1].split(" ", 1)[0]
+            undone = chatops_cli("undo", journal, "--zuliprc", zuliprc, "--yes")
+            assert undone.returncode == 0, undone.stdout + undone.stderr
+            people = [u for u in client.users.list() if not u.is_bot and u.is_active]
+            assert [u.email for u in people] == ["owner@demo.chatops.test"]
+            assert all(
+                c["is_archived"]
+                for c in client.get(
+                    "/streams", params={"include_all": True, "exclude_archived": False}
+                )["streams"]
+            )
+
+
+def _drift_setting(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
+    mods = next(g.id for g in client.user_groups.list() if g.name == "role:moderators")
+    choice = rng.choice(["waiting", "groups", "channel"])
+    if choice == "waiting":
+        client.realm.update(waiting_period_threshold=rng.randint(5, 50))
+        return "the organization: waiting period threshold"
+    if choice == "groups":
+        client.realm.update(can_create_groups=mods)
+        return "the organization: “Who can create user groups”"
+    channel = rng.choice([c for c in doc["channels"] if not c["archived"]])
+    client.channels.update(
+        client.channels.get_id(channel["name"]), group_settings={"can_send_message_group": mods}
+    )
+    return f"#{channel['name']}: “Who can post to this channel”"
+
+
+def _drift_member(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
+    groups = [g for g in doc["user_groups"] if not g["deactivated"]]
+    a, b = rng.sample(groups, 2)
+    ids = {g.name: g.id for g in client.user_groups.list()}
+    people = {(u.delivery_email or u.email): u.user_id for u in client.users.list()}
+    candidates = [m for m in a["members"] if m not in b["members"]]
+    if not candidates:
+        return _drift_setting(client, rng, doc)
+    who = people[rng.choice(candidates)]
+    client.user_groups.update_members(ids[a["name"]], delete=[who])
+    client.user_groups.update_members(ids[b["name"]], add=[who])
+    return f"@{a['name']}: "
+
+
+def _drift_role(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
+    person = rng.choice([p for p in doc["people"] if p["role"] == "member" and p["active"]])
+    uid = next(
+        u.user_id for u in client.users.list() if (u.delivery_email or u.email) == person["email"]
+    )
+    client.users.update(uid, role=rng.choice([300, 600]))
+    return f"{person['email']}: role"
+
+
+def _drift_archive(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
+    channel = rng.choice([c for c in doc["channels"] if not c["archived"] and not c["default"]])
+    client.channels.archive(client.channels.get_id(channel["name"]))
+    return f"#{channel['name']}: archived"
+
+
+def _drift_linkifier(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
+    found = client.get("/realm/linkifiers")["linkifiers"]
+    chosen = rng.choice(found)
+    if rng.random() < 0.5:
+        client.realm.update_linkifier(
+            chosen["id"], pattern=chosen["pattern"], url_template="https://elsewhere.test/{id}"
+        )
+    else:
+        client.realm.remove_linkifier(chosen["id"])
+    return "the linkifiers differ"
+
+
+def _drift_file_rename(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
+    """The file renames a channel (``renamed_from``) and moves it into another folder."""
+    channel = rng.choice([c for c in doc["channels"] if not c["archived"]])
+    channel["renamed_from"] = channel["name"]
+    channel["name"] = f"{channel['name']}-renamed"
+    folders = [f["name"] for f in doc["channel_folders"] if not f["archived"]]
+    channel["folder"] = None if channel["folder"] else (folders[0] if folders else None)
+    return f"#{channel['renamed_from']}: to be renamed"
+
+
+DRIFTS: list[Callable[[chatops.Client, random.Random, dict[str, Any]], str]] = [
+    _drift_setting,
+    _drift_member,
+    _drift_role,
+    _drift_archive,
+    _drift_linkifier,
+    _drift_file_rename,
+]
+
+
+def test_twenty_drift_scenarios_are_reported_restored_and_undone(
+    source: Sandbox, source_owner: chatops.Client
+) -> None:
+    """Each scenario drifts the organization (or the file) in one to three ways: ``org diff``
+    reports it, ``apply`` restores the file's state, a second apply sends nothing, and undo
+    of the apply puts back the drifted state exactly."""
+    rng = random.Random(33)
+    base = yaml.safe_load(exported(source_owner))
+    for n in range(20):
+        doc = yaml.safe_load(to_yaml(base))
+        said = [rng.choice(DRIFTS)(source_owner, rng, doc) for _ in range(rng.randint(1, 3))]
+        drifted = exported(source_owner, doc)
+        words = [d.words for d in diff_documents(doc, export_document(source_owner))]
+        assert words, (n, said)
+        for expected in said:
+            assert any(expected in w for w in words), (n, expected, words)
+        path, tally = apply(doc, source_owner)
+        assert tally.ok, (n, said, tally.lines)
+        assert diff_documents(doc, export_document(source_owner)) == [], (n, said)
+        with unchanged(source.store):
+            assert make_plan(doc, source_owner).steps == [], (n, said)
+        code = undo(path, site=None, zuliprc=str(source.zuliprc("owner")), yes=True, ask=None,
+                    say=lambda _l: None, progress=False)  # fmt: skip
+        assert code == 0, (n, said)
+        assert exported(source_owner, doc) == drifted, (n, said)
+        # back to the base organization for the next scenario
+        _path, tally = apply(base, source_owner)
+        assert tally.ok and diff_documents(base, export_document(source_owner)) == [], (n, said)
+
+
+@pytest.fixture(scope="module")
+def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    with Sandbox.start(tmp_path_factory.mktemp("org-apply"), size="small", seed=36) as sb:
+        yield sb
+
+
+def refused(org: Sandbox, tmp_path: Path, doc: dict[str, Any], account: str = "owner") -> str:
+    """Apply ``doc`` with ``account``'s zuliprc: exit 2, nothing sent; the output."""
+    path = tmp_path / "org.yaml"
+    path.write_text(to_yaml(doc), encoding="utf-8")
+    with unchanged(org.store):
+        done = chatops_cli(
+            "org", "apply", str(path), "--zuliprc", str(org.zuliprc(account)), "--yes"
+        )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stdout + done.stderr
+
+
+def current(org: Sandbox) -> dict[str, Any]:
+    with chatops.Client.from_zuliprc(org.zuliprc("owner")) as client:
+        return export_document(client)
+
+
+def test_unknown_names_are_named_with_the_closest_and_nothing_is_sent(
+    org: Sandbox, tmp_path: Path
+) -> None:
+    doc = current(org)
+    group = next(g for g in doc["user_groups"] if not g["deactivated"] and g["members"])
+    person = group["members"][0]
+    group["members"].append(person.replace("@", "x@", 1))  # a typo of an address
+    channel = next(c for c in doc["channels"] if not c["archived"])
+    channel["permissions"]["can_send_message_group"] = group["name"][:-1] + "z"
+    channel["folder"] = "Engineerin"
+    doc["membership_rules"] = [{"group": group["name"], "channels": ["genral"]}]
+    out = refused(org, tmp_path, doc)
+    typo = person.replace("@", "x@", 1)
+    assert (
+        f"person {typo} is not in the organization or the file (the closest is “{person}”)" in out
+    )
+    assert f"(the closest is “{group['name']}”)" in out
+    assert (
+        "channel folder “Engineerin” is not in the organization or the file (the closest is “Engineering”)"
+        in out
+    )
+    assert (
+        "channel #genral is not in the organization or the file (the closest is “general”)" in out
+    )
+    assert "nothing was sent" in out
+
+
+def test_settings_the_server_lacks_and_values_a_setting_refuses(
+    org: Sandbox, tmp_path: Path
+) -> None:
+    doc = current(org)
+    doc["feature_level"] = 9999
+    doc["organization"]["permissions"]["can_teleport_group"] = "role:members"
+    doc["organization"]["permissions"]["can_create_groups"] = "role:internet"
+    doc["organization"]["policies"]["warp_speed"] = 9
+    channel = next(c for c in doc["channels"] if not c["archived"])
+    channel["permissions"]["can_send_message_group"] = "role:nobody"
+    out = refused(org, tmp_path, doc)
+    assert "The file comes from a newer server (feature level 9999); this one is at" in out
+    assert "“can_teleport_group” is not a setting this server has (feature level" in out
+    assert "“can_create_groups” cannot be role:internet; the file says role:internet" in out
+    assert "the policy “warp_speed” is not one this server has" in out
+
+
+def test_owners_the_last_owner_and_your_own_role(org: Sandbox, tmp_path: Path) -> None:
+    doc = current(org)
+    owner = next(p for p in doc["people"] if p["role"] == "owner")
+    member = next(p for p in doc["people"] if p["role"] == "member" and p["active"])
+    member["role"] = "owner"
+    out = refused(org, tmp_path, doc, account="admin")
+    assert (
+        f"{member['email']}: member → owner: only an organization owner makes or unmakes owners"
+        in out
+    )
+    doc = current(org)
+    for p in doc["people"]:
+        if p["role"] == "owner":
+            p["role"] = "administrator"
+    out = refused(org, tmp_path, doc)
+    assert "the file leaves the organization with no active owner" in out
+    assert f"{owner['email']}: owner → administrator: this is your own role" in out
+
+
+def test_a_group_still_in_use_is_not_deactivated(org: Sandbox, tmp_path: Path) -> None:
+    doc = current(org)
+    group = next(g for g in doc["user_groups"] if not g["deactivated"])
+    channel = next(c for c in doc["channels"] if not c["archived"])
+    channel["permissions"]["can_send_message_group"] = group["name"]
+    group["deactivated"] = True
+    out = refused(org, tmp_path, doc)
+    assert (
+        f"@{group['name']}: deactivated: #{channel['name']}'s “can_send_message_group” names it"
+        in out
+    )
+
+
+def test_a_bad_file_a_member_and_no_terminal_are_refused_in_one_line(
+    org: Sandbox, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "version: 1\npeople:\n  - email: a@b.test\n    name: A\n    role: wizard\n",
+        encoding="utf-8",
+    )
+    with unchanged(org.store):
+        done = chatops_cli("org", "apply", str(bad), "--zuliprc", str(org.zuliprc("owner")))
+    assert done.returncode == 2 and f"{bad}:5:11: people.0.role: 'wizard'" in done.stderr, (
+        done.stderr
+    )
+    good = tmp_path / "org.yaml"
+    doc = current(org)
+    doc["organization"]["description"] = "Changed by the file"
+    good.write_text(to_yaml(doc), encoding="utf-8")
+    with unchanged(org.store):
+        done = chatops_cli("org", "apply", str(good), "--zuliprc", str(org.zuliprc("member")))
+    assert done.returncode == 2 and "needs an administrator's account" in done.stderr
+    with unchanged(org.store):
+        done = chatops_cli("org", "apply", str(good), "--zuliprc", str(org.zuliprc("owner")))
+    assert done.returncode == 2, done.stdout
+    assert "the organization: new description" in done.stdout
+    assert "no terminal to ask; give --yes" in done.stderr
+    with unchanged(org.store):
+        done = chatops_cli(
+            "org", "apply", str(good), "--zuliprc", str(org.zuliprc("owner")), "--dry-run"
+        )
+    assert done.returncode == 0 and "Dry run: nothing sent." in done.stdout
