@@ -325,3 +325,76 @@ def test_a_bad_file_a_member_and_no_terminal_are_refused_in_one_line(
             "org", "apply", str(good), "--zuliprc", str(org.zuliprc("owner")), "--dry-run"
         )
     assert done.returncode == 0 and "Dry run: nothing sent." in done.stdout
+
+
+@pytest.mark.slow
+def test_an_apply_killed_midway_then_run_again_sends_nothing_twice(tmp_path: Path) -> None:
+    """kill -9 during an apply of 1,000 changes (1,000 people renamed), then apply again:
+    no change made before the kill is sent again, and the organization is as the file says."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from chatops.sandbox import users
+
+    path = tmp_path / "org.yaml"
+    state = tmp_path / "state"
+    env = {**os.environ, "CHATOPS_STATE_DIR": str(state), "PYTHONPATH": str(Path.cwd())}
+    with Sandbox.start(tmp_path / "target", size="empty") as target:
+        with target.store.atomic():  # set-up: 1,000 accounts, as an import would make them
+            for n in range(1000):
+                users.create_user(
+                    target.store, email=f"p{n:04d}@onboarding.test", full_name=f"P {n:04d}"
+                )
+        doc = {
+            "version": 1,
+            "people": [
+                {"email": f"p{n:04d}@onboarding.test", "name": f"Person {n:04d}"}
+                for n in range(1000)
+            ],
+        }
+        path.write_text(to_yaml(doc), encoding="utf-8")
+        zuliprc = str(target.zuliprc("owner"))
+        command = [sys.executable, "-m", "chatops.cli", "org", "apply", str(path), "--zuliprc",
+                   zuliprc, "--yes"]  # fmt: skip
+        run = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        journals: list[Path] = []
+        while time.monotonic() < deadline:
+            journals = sorted((state / "org").glob("apply-*.jsonl"))
+            if journals and journals[0].read_text().count('"status": "done"') >= 300:
+                break
+            time.sleep(0.02)
+        run.send_signal(signal.SIGKILL)
+        run.wait(30)
+        assert run.returncode == -signal.SIGKILL
+        first = Journal.read(journals[0])
+        made_first = {line["id"] for line in first.results() if line["status"] == "done"}
+        assert 300 <= len(made_first) < 1000
+        # the change in flight at the kill, if any: did the server make it before the kill?
+        cut = [line for line in first._lines if line.get("intent") and line["id"] not in made_first]
+        assert len(cut) <= 1
+        with chatops.Client.from_zuliprc(zuliprc) as client:
+            made_cut = {
+                line["id"]
+                for line in cut
+                if client.users.get(line["change"]["user_id"]).full_name
+                == line["change"]["settings"]["full_name"]
+            }
+        again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        assert again.returncode == 0, again.stdout + again.stderr
+        second = Journal.read(sorted((state / "org").glob("apply-*.jsonl"))[-1])
+        sent_second = {line["id"] for line in second._lines if line.get("intent")}
+        assert not (made_first | made_cut) & sent_second, (
+            "a change made before the kill was sent again"
+        )
+        made_second = {line["id"] for line in second.results() if line["status"] == "done"}
+        assert made_first | made_cut | made_second == {
+            line["id"] for journal in (first, second) for line in journal._lines if "id" in line
+        }
+        assert len(made_first | made_cut | made_second) == 1000
+        with chatops.Client.from_zuliprc(zuliprc) as client:
+            assert diff_documents(doc, export_document(client)) == []
+            assert make_plan(doc, client).steps == []

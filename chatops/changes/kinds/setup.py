@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..._exceptions import ApiError
 from .._base import Change, Phase, Reading, read
 from .._call import ApiCall
 from .channels import ArchiveChannel
@@ -50,15 +51,15 @@ class CreateUser(Change, frozen=True, kw_only=True):
         return dict(client.post("/users", params=params))
 
     def state(self, client: Client) -> Reading:
-        answer = read(client, "/users", {"include_custom_profile_fields": False})
-        if isinstance(answer, Reading):
-            return answer
-        known = {
-            str(u.get("delivery_email") or u.get("email") or "").casefold()
-            for u in answer.get("members") or []
-        }
-        there = self.email.casefold() in known
-        return Reading(there, f"GET /users: {self.email} {'listed' if there else 'not listed'}")
+        try:
+            client.get(f"/users/{self.email}")
+        except ApiError as exc:
+            if exc.status == 400 and exc.code == "BAD_REQUEST":  # "No such user"
+                return Reading(False, f"GET /users/{self.email}: no such user")
+            if 400 <= exc.status < 500 and exc.status != 429:
+                return Reading(None, f"GET /users/{self.email} refused ({exc.code}): cannot tell")
+            raise
+        return Reading(True, f"GET /users/{self.email}: the account exists")
 
     def inverse(self, before: Mapping[str, Any] | None, answer: Mapping[str, Any]) -> Change | None:
         return None if "user_id" not in answer else DeactivateUser(user_id=int(answer["user_id"]))
