@@ -23,7 +23,14 @@
     chatops data info [--cache DIR | --site URL | --zuliprc PATH]
     chatops data import-export FILE [--cache DIR] [--content] [--no-progress]
     chatops org export [--out FILE] [--site URL | --zuliprc PATH]
+    chatops org diff FILE [--format text|json] [--prune] [--site URL | --zuliprc PATH]
+    chatops org apply FILE [--yes] [--dry-run] [--prune] [--site URL | --zuliprc PATH]
     chatops org schema [--out FILE]
+    chatops people subscribe|unsubscribe --people LIST [--people-file FILE] --channels LIST
+                      [--yes] [--dry-run] [--site URL | --zuliprc PATH]
+    chatops people role --people LIST [--people-file FILE] --role ROLE [--yes] [--dry-run] ...
+    chatops people deactivate-idle --days N [--include-owners] [--include-admins]
+                      [--include-bots] [--yes] [--dry-run] [--site URL | --zuliprc PATH]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
 ``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
@@ -43,7 +50,7 @@ from collections.abc import Sequence
 from .._exceptions import ChatopsError
 from .._terminal import install as install_terminal
 from .._terminal import say
-from . import audit, data, jupyter, org, sandbox, undo
+from . import audit, data, jupyter, org, people, sandbox, undo
 from ._args import Parser, fail
 
 __all__ = ["main"]
@@ -61,6 +68,7 @@ def build_parser() -> Parser:
     whoami.add_argument("--zuliprc", help="zuliprc file (default ZULIP_CONFIG or ~/.zuliprc)")
     data.add(commands)
     org.add(commands)
+    people.add(commands)
     return parser
 
 
@@ -85,6 +93,7 @@ _RUN = {
     "console": jupyter.run_console,
     "data": data.run,
     "org": org.run,
+    "people": people.run,
     "whoami": _whoami,
 }
 
