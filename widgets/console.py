@@ -17,6 +17,7 @@ from .channel_folders import ChannelFoldersPanel
 from .invitations import InvitationsPanel
 from .linkifiers import LinkifiersPanel
 from .organization import OrganizationPanel
+from .people import PeopleChannelsPanel
 from .status import StatusPanel
 from .user_groups import UserGroupsPanel
 
@@ -29,6 +30,7 @@ PANELS: tuple[type[Panel], ...] = (
     UserGroupsPanel,
     InvitationsPanel,
     StatusPanel,
+    PeopleChannelsPanel,
     OrganizationPanel,
 )
 

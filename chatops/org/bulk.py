@@ -322,13 +322,17 @@ def apply_bulk(
     say: Callable[[str], None] = lambda _line: None,
     progress: bool = True,
     make: Callable[[Change], Any] | None = None,
+    stop: Callable[[], bool] = lambda: False,
 ) -> tuple[Tally, list[Row]]:
     """Send ``plan``'s changes (through ``make`` when given: a console session's change log;
-    else journalled in ``journal``); the tally and a result row per person."""
+    else journalled in ``journal``); the tally and a result row per person. Once ``stop()``
+    says so, the changes left are not sent."""
     items = [Item(c, {"subject": plan.action}) for c in plan.changes]
     if make is not None:
         tally = Tally()
         for item in items:
+            if stop():
+                break
             try:
                 make(item.change)
                 tally.counts["done"] += 1

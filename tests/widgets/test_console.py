@@ -15,7 +15,15 @@ from chatops import ConfigError
 from chatops.sandbox import Sandbox
 from chatops.widgets import AdminConsole
 
-TITLES = ["Channel folders", "Linkifiers", "User groups", "Invitations", "Status", "Organization"]
+TITLES = [
+    "Channel folders",
+    "Linkifiers",
+    "User groups",
+    "Invitations",
+    "Status",
+    "People and channels",
+    "Organization",
+]
 
 
 def test_the_tabs_share_one_session(org: Sandbox, connect: Callable[[str], chatops.Client]) -> None:
@@ -27,6 +35,7 @@ def test_the_tabs_share_one_session(org: Sandbox, connect: Callable[[str], chato
         "groups",
         "invitations",
         "status",
+        "people",
         "organization",
     ]
     assert all(p.session is console.session for p in console.panels.values())
@@ -161,7 +170,7 @@ def test_no_request_before_a_panel_is_shown(
     assert "Loading Channel folders…" in console.panels["folders"].root.children[0].value
     console._repr_mimebundle_()  # shown: the first tab loads, the others wait for their tab
     assert sent
-    assert [p.loaded for p in console.panels.values()] == [True, False, False, False, False, False]
+    assert [p.loaded for p in console.panels.values()] == [True] + [False] * 6
     console.tabs.selected_index = 3
     assert console.panels["invitations"].loaded and not console.panels["status"].loaded
     assert isinstance(client._http, httpx.Client)
