@@ -13,6 +13,8 @@ STYLE = """
 .chatops-console, .chatops-panel { font-family: var(--jp-ui-font-family);
   color: var(--jp-ui-font-color1); }
 .chatops-panel { max-width: 1360px; }
+.jupyter-widgets.widget-tab.chatops-console-tabs > .lm-TabBar .lm-TabBar-tab {
+  flex: 0 0 auto; max-width: none; }
 .chatops-panel .chatops-who { padding: 6px 10px; background: var(--jp-layout-color2);
   border-left: 4px solid var(--jp-success-color1); border-radius: 3px; margin-bottom: 6px; }
 .chatops-panel .chatops-readonly { padding: 6px 10px; background: var(--jp-layout-color2);

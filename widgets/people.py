@@ -106,7 +106,8 @@ class PeopleChannelsPanel(Panel):
             table.hidden = ("email",)
             table.tips["person"] = "email"
             table.whole_words("change", "detail")
-        form = [
+        who = [
+            w.HTML(value='<div class="chatops-section">1. Who</div>'),
             self.field("action", self.action, label="Do").box,
             self.field(
                 "people",
@@ -115,6 +116,9 @@ class PeopleChannelsPanel(Panel):
                 hint="Addresses, full names or @groups (members of subgroups too).",
             ).box,
             self.upload,
+        ]
+        what = [
+            w.HTML(value='<div class="chatops-section">2. What</div>'),
             self.field(
                 "channels", self.channels, label="Channels", hint="Ctrl/Cmd-click for several."
             ).box,
@@ -126,10 +130,7 @@ class PeopleChannelsPanel(Panel):
             w.HBox([self.preview_button, self.apply_button]),
         ]
         self._wire()
-        body = self.columns(
-            [w.HTML(value='<div class="chatops-section">What changes</div>')],
-            [w.HTML(value='<div class="chatops-section">Bulk change</div>'), *form],
-        )
+        body = self.columns(who, what)
         body.add_class("chatops-people")
         return body
 

@@ -30,6 +30,7 @@ TABS = {
     "groups": "User groups",
     "invitations": "Invitations",
     "status": "Status",
+    "people": "People and channels",
     "organization": "Organization",
 }
 SHOTS = os.environ.get("CHATOPS_SCREENSHOTS", "")
@@ -241,6 +242,15 @@ ACTIONS: list[tuple[str, list[tuple[str, str, str]], str, str]] = [
         [],
         "button.chatops-status-restore",
         ".chatops-status-confirm button >> text=Restore",
+    ),
+    (
+        "people",
+        [
+            ("fill", ".chatops-people-list textarea", "Mei Member, Gus Guest"),
+            ("pick", ".chatops-people-channels select", "viewport-channel-{t}"),
+        ],
+        "button.chatops-people-apply",
+        "button.chatops-people-yes",
     ),
     (
         "organization",
