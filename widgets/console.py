@@ -39,8 +39,8 @@ DEMO_ACCOUNTS = ("owner", "admin", "moderator", "member", "guest")
 
 class AdminConsole:
     """Channel folders, linkifiers, user groups, invitations, status, bulk changes to people and
-    the organization's permissions as tabs, sharing one client, one view of who acts and one set of organization
-    settings.
+    the organization's permissions as tabs, sharing one client, one view of who acts and one
+    set of organization settings.
 
     Example::
 
