@@ -3,7 +3,7 @@ previewed a row per person before anything is sent, asked about, made with progr
 result per row, and undone by the console's Undo (or ``chatops undo``).
 
 - subscribe or unsubscribe people x channels (addresses, full names or @groups, pasted or from
-  a CSV file; one request per 100 people for every channel at once);
+  a CSV file; one request per 250 people for every channel at once);
 - change roles (only an owner makes or unmakes owners; never the last owner, never yourself);
 - deactivate idle accounts (no message and not seen for N days, each with those dates; owners,
   administrators and bots only when asked).

@@ -15,7 +15,7 @@ __all__ = ["add", "run"]
 
 def add(commands: Commands[Parser]) -> None:
     """The ``sandbox`` command and its subcommands."""
-    from ..sandbox import SIZES
+    from .._demo_sizes import SIZES
 
     sandbox = commands.add_parser("sandbox", help="the embedded demo server")
     sandbox_cmds = sandbox.add_subparsers(dest="sandbox_command", required=False)

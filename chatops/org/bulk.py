@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: people per subscription request: every channel at once, and progress every this many
-BULK_SIZE = 100
+BULK_SIZE = 250
 ROLE_NUMBERS = {v: k for k, v in ROLES.items()}
 #: a preview row's status
 WILL, ALREADY, REFUSED = "will change", "already so", "refused"

@@ -118,6 +118,17 @@ def subscriber_ids(store: Store, stream_id: int) -> list[int]:
     return [r["user_id"] for r in rows]
 
 
+def subscriber_count(store: Store, stream_id: int) -> int:
+    """How many active people and bots are subscribed (counted by SQLite, not listed)."""
+    return int(
+        store.scalar(
+            "SELECT count(*) FROM subscriptions s JOIN users u ON u.id = s.user_id "
+            "WHERE s.stream_id = ? AND s.active = 1 AND u.is_active = 1",
+            [stream_id],
+        )
+    )
+
+
 def can_read(store: Store, user: Row, stream: Row) -> bool:
     """Whether the user can read the channel's messages at all (rule of spec 4.10)."""
     if subscription(store, user["id"], stream["id"]) is not None:
@@ -213,7 +224,7 @@ def channel_record(store: Store, stream: Row, *, with_default: bool = False) -> 
         "stream_weekly_traffic": None,
         "stream_post_policy": 1,
         "is_announcement_only": False,
-        "subscriber_count": len(subscriber_ids(store, stream["id"])),
+        "subscriber_count": subscriber_count(store, stream["id"]),
     }
     record.update(channel_settings(store, stream))
     if with_default:

@@ -193,14 +193,20 @@ def subscribe(
                     raise ApiError("Insufficient permission")
         subscribed: dict[str, list[str]] = {}
         already: dict[str, list[str]] = {}
+        added: dict[int, list[Row]] = {}  # stream id -> the people it gained
         for target in targets:
             key = str(target["id"]) if feature_level >= 289 else users.api_email(store, target)
+            made: list[Row] = []
             for stream in chosen:
                 if channels.subscribe(store, target["id"], stream["id"]):
                     subscribed.setdefault(key, []).append(stream["name"])
-                    _announce_subscription(store, target, stream)
+                    made.append(stream)
+                    added.setdefault(stream["id"], []).append(target)
                 else:
                     already.setdefault(key, []).append(stream["name"])
+            _announce_subscriptions(store, target, made)
+        for stream in chosen:
+            _announce_peers(store, stream, added.get(stream["id"], []))
         for stream in created:
             fresh = channels.get_stream(store, stream["id"])
             assert fresh is not None
@@ -291,21 +297,32 @@ def _create(
     return stream
 
 
-def _announce_subscription(store: Store, target: Row, stream: Row) -> None:
-    sub = channels.subscription(store, target["id"], stream["id"])
-    if sub is None:
+def _announce_subscriptions(store: Store, target: Row, streams: list[Row]) -> None:
+    """One ``subscription/add`` event to ``target`` listing every channel it joined."""
+    records = []
+    for stream in streams:
+        sub = channels.subscription(store, target["id"], stream["id"])
+        if sub is not None:
+            records.append(subscription_record(store, sub, stream))
+    if records:
+        event_bus(store).publish(
+            {"type": "subscription", "op": "add", "subscriptions": records}, [target["id"]]
+        )
+
+
+def _announce_peers(store: Store, stream: Row, joined: list[Row]) -> None:
+    """One ``peer_add`` event per channel, naming everyone who joined it, to its other
+    subscribers (as the real server batches them)."""
+    if not joined:
         return
-    record = subscription_record(store, sub, stream)
-    event_bus(store).publish(
-        {"type": "subscription", "op": "add", "subscriptions": [record]}, [target["id"]]
-    )
-    peers = [u for u in channels.subscriber_ids(store, stream["id"]) if u != target["id"]]
+    new = {int(t["id"]) for t in joined}
+    peers = [u for u in channels.subscriber_ids(store, stream["id"]) if u not in new]
     event_bus(store).publish(
         {
             "type": "subscription",
             "op": "peer_add",
             "stream_ids": [stream["id"]],
-            "user_ids": [target["id"]],
+            "user_ids": sorted(new),
         },
         peers,
     )

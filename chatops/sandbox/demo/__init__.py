@@ -16,6 +16,7 @@ import random
 import time
 from pathlib import Path
 
+from ..._demo_sizes import SIZES
 from .. import realm as realm_mod
 from .. import users
 from ..store import Store
@@ -50,14 +51,6 @@ __all__ = [
     "save_accounts",
     "write_credentials",
 ]
-
-SIZES: dict[str, dict[str, int]] = {
-    # only its owner: an organization to apply an organization file to
-    "empty": {"messages": 0, "people": 0, "channels": 0, "days": 1},
-    "small": {"messages": 2_000, "people": 40, "channels": 12, "days": 120},
-    "medium": {"messages": 100_000, "people": 300, "channels": 40, "days": 365},
-    "large": {"messages": 1_000_000, "people": 1_500, "channels": 120, "days": 730},
-}
 
 
 def bootstrap(store: Store, *, name: str = "Chatops Demo", now: int | None = None) -> int:
