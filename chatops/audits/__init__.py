@@ -44,6 +44,7 @@ from .inactive_users import inactive_users
 from .invitations import invitations
 from .linkifiers import linkifiers
 from .moderation_activity import moderation_activity
+from .org_drift import org_drift
 from .overview import org_overview
 from .permission_posture import permission_posture
 from .scheduled_and_reminders import scheduled_and_reminders
@@ -72,6 +73,7 @@ __all__ = [
     "inactive_users",
     "invitations",
     "linkifiers",
+    "org_drift",
     "moderation_activity",
     "open_session",
     "org_overview",
@@ -95,6 +97,7 @@ AUDIT_FUNCTIONS: dict[str, Callable[..., AuditResult]] = {
     "invitations": invitations,
     "linkifiers": linkifiers,
     "moderation_activity": moderation_activity,
+    "org_drift": org_drift,
     "org_overview": org_overview,
     "permission_posture": permission_posture,
     "scheduled_and_reminders": scheduled_and_reminders,
@@ -120,4 +123,5 @@ AUDITS: dict[str, str] = {
     "permission_posture": "Who each group-valued setting reaches; sensitive ones reaching guests",
     "linkifiers": "Linkifiers not compiling in RE2, mismatched templates, backtracking, overlaps",
     "uploads": "Own unlinked or large uploads; files shared in messages, storage (coverage noted)",
+    "org_drift": "Where the organization differs from its organization file; put it back",
 }

@@ -37,6 +37,7 @@ STRICT: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"max_risky_invitations": -1},
     ),
     "linkifiers": ({"max_broken_linkifiers": 0}, {"max_broken_linkifiers": -1}),
+    "org_drift": ({"max_drifted_objects": 0}, {"max_drifted_objects": -1}),
     "moderation_activity": ({"days": 3650, "max_moves_per_user": 0}, {"max_moves_per_user": -1}),
     "org_overview": (
         {
@@ -81,6 +82,7 @@ THRESHOLD_WORDS: dict[str, set[str]] = {
     "invitations": {"invitations"},
     "linkifiers": {"linkifiers"},
     "moderation_activity": set(),
+    "org_drift": set(),
     "org_overview": {"channels", "guests", "messages"},
     "permission_posture": {"settings"},
     "scheduled_and_reminders": {"scheduled messages and reminders"},
