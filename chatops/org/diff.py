@@ -89,6 +89,27 @@ def _compare(
                         f"{name}: {label} is {_shown(sub_have)}; the file says {_shown(sub_want)}",
                     )
             continue
+        if (
+            field in UNORDERED
+            and isinstance(want, list)
+            and _normal(field, have) != _normal(field, want)
+        ):
+            now = {str(v).casefold(): str(v) for v in have or ()}
+            wanted_ = {str(v).casefold(): str(v) for v in want}
+            parts = []
+            if missing := [wanted_[k] for k in sorted(wanted_) if k not in now]:
+                parts.append(f"the file adds {', '.join(missing)}")
+            if extra := [now[k] for k in sorted(now) if k not in wanted_]:
+                parts.append(f"the file leaves out {', '.join(extra)}")
+            yield Drift(
+                LISTS.get(kind, (kind,))[0],
+                name,
+                field,
+                have,
+                want,
+                f"{name}: {field}: {'; '.join(parts)}",
+            )
+            continue
         if _normal(field, have) != _normal(field, want):
             yield Drift(
                 LISTS.get(kind, (kind,))[0],
