@@ -206,8 +206,8 @@ def _findings(drift: list[Drift], plan: Plan | None, file: str) -> list[Finding]
 def _restoring(name: str, plan: Plan | None) -> list[Change]:
     """The plan's changes to the object ``name`` (none when one of them needs an object the
     plan creates first: only ``chatops org apply`` makes those in order)."""
-    if plan is None:
-        return []
+    if plan is None or plan.problems:
+        return []  # a file that cannot be applied: nothing of its plan is offered
     steps = [s for s in plan.steps if s.words.startswith(f"{name}: ")]
     if any(_provisional(s.change) for s in steps):
         return []

@@ -32,7 +32,8 @@ def run_apply(args: argparse.Namespace) -> int:
         if plan.newer is not None:
             say(
                 f"The file comes from a newer server (feature level {plan.newer[0]}); this one is "
-                f"at {plan.newer[1]}: what it does not have is listed below and not applied."
+                f"at {plan.newer[1]}: any setting it does not have is listed below, and then "
+                "nothing is sent."
             )
         for stage, steps in plan.by_stage().items():
             say(f"{stage} ({len(steps)}):")

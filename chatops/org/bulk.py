@@ -260,7 +260,7 @@ def plan_roles(directory: Directory, people: Sequence[str], role: str) -> BulkPl
         if 100 in (now, wanted) and me.get("role") != 100:
             why = "only an organization owner makes or unmakes owners"
         elif uid == me.get("user_id"):
-            why = "your own role: another administrator changes it"
+            why = "your own role: chatops leaves it to another administrator"
         elif now == 100 and owners - {uid} == set():
             why = "the last owner: make someone else an owner first"
         if why:
@@ -294,8 +294,20 @@ def plan_idle(
     now = pd.Timestamp(until) if until is not None else pd.Timestamp.now(tz="UTC")
     judged = judge(fetch(client, options, until=now), options, until=now)
     plan = BulkPlan(f"deactivate accounts idle {days} days")
+    me = client.users.me()
+    owners = {
+        u.user_id for u in judged.read.users if u.role == 100 and u.is_active and not u.is_bot
+    }
     for account in judged.inactive:
         user = account.user
+        why = ""
+        if user.role == 100 and not user.is_bot:
+            if me.role != 100:
+                why = "only an organization owner deactivates an owner"
+            elif not owners - {user.user_id}:
+                why = "the last owner: make someone else an owner first"
+            else:
+                owners.discard(user.user_id)
         last_message = (
             f"last message {account.last_message_at:%Y-%m-%d}"
             if account.last_message_at is not None
@@ -308,8 +320,15 @@ def plan_idle(
         )
         shown = f"{user.full_name} <{user.delivery_email or user.email}>"
         kind = "bot" if user.is_bot else str(ROLES.get(user.role, user.role))
-        plan.rows.append(Row(shown, str(user.delivery_email or user.email),
-                             f"{kind} deactivated", WILL, f"{last_message}; {seen}", user.user_id))  # fmt: skip
+        email = str(user.delivery_email or user.email)
+        dates = f"{last_message}; {seen}"
+        if why:
+            plan.rows.append(Row(shown, email, f"{kind} deactivated", REFUSED, why, user.user_id))
+            continue
+        owned = f"; its {account.owned_bots} bots go with it" if account.owned_bots else ""
+        plan.rows.append(
+            Row(shown, email, f"{kind} deactivated", WILL, dates + owned, user.user_id)
+        )
         plan.changes.append(DeactivateUser(user_id=user.user_id))
     return plan
 

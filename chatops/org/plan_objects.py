@@ -32,6 +32,7 @@ from ..changes.kinds import (
     UpdateProfileField,
     UpdateUser,
 )
+from ..changes.kinds.channels import retention_param
 from .diff import who
 from .export import PROFILE_FIELD_TYPES, _email, _Names
 from .state import Names, refused_value
@@ -69,7 +70,8 @@ def people(doc: Mapping[str, Any], names: Names) -> Iterator[Step]:
         email = str(person["email"])
         found = next((p for p in have if _email(p).casefold() == email.casefold()), None)
         if found is None:
-            if person.get("is_bot"):
+            if not person.get("name"):
+                names.note(f"{email}: a new account needs a name (name: ...)")
                 continue
             names.people[email.casefold()] = names.provisional()
             yield Step("people", f"{email}: a new account, “{person['name']}”",
@@ -79,7 +81,7 @@ def people(doc: Mapping[str, Any], names: Names) -> Iterator[Step]:
         if "name" in person and str(person["name"]) != found.get("full_name"):
             yield Step("people", f"{email}: name “{found.get('full_name')}” → “{person['name']}”",
                        UpdateUser(user_id=uid, settings={"full_name": str(person["name"])}))  # fmt: skip
-        if person.get("active", True) and found.get("is_active") is False:
+        if person.get("active") is True and found.get("is_active") is False:
             yield Step("people", f"{email}: reactivated", ReactivateUser(user_id=uid))
 
 
@@ -148,7 +150,7 @@ def groups(doc: Mapping[str, Any], names: Names) -> Iterator[Step]:
         if settings:
             yield Step("groups", f"@{found['name']}: {_words(settings, group, 'group')}",
                        UpdateGroup(group_id=int(found["id"]), settings=settings))  # fmt: skip
-        if not group.get("deactivated") and found.get("deactivated"):
+        if group.get("deactivated") is False and found.get("deactivated"):
             yield Step(
                 "groups", f"@{name}: reactivated", ReactivateGroup(group_id=int(found["id"]))
             )
@@ -174,7 +176,7 @@ def channels(doc: Mapping[str, Any], names: Names) -> Iterator[Step]:
                                      settings={**_create_settings(wanted), **perms}))  # fmt: skip
             continue
         sid = int(found["stream_id"])
-        if found.get("is_archived") and not channel.get("archived", False):
+        if found.get("is_archived") and channel.get("archived") is False:
             yield Step("channels", f"#{found['name']}: unarchived", UnarchiveChannel(stream_id=sid))
         changes = {k: v for k, v in wanted.items() if not _same_channel_value(found, k, v)}
         if str(found["name"]) != name:
@@ -220,8 +222,8 @@ def _channel_settings(channel: Mapping[str, Any], names: Names) -> dict[str, Any
     for field, (param, _shown) in _CHANNEL_FIELDS.items():
         if field in channel:
             value = channel[field]
-            if field == "message_retention_days" and value is None:
-                value = "realm_default"
+            if field == "message_retention_days":
+                value = retention_param(value)
             out[param] = value
     if "folder" in channel:
         folder = channel["folder"]
@@ -243,8 +245,8 @@ def _create_settings(wanted: Mapping[str, Any]) -> dict[str, Any]:
 def _same_channel_value(found: Mapping[str, Any], param: str, value: Any) -> bool:
     shown = {p: s for p, s in _CHANNEL_FIELDS.values()}.get(param, param)
     have = found.get(shown)
-    if param == "message_retention_days" and value == "realm_default":
-        return have is None
+    if param == "message_retention_days":
+        return bool(retention_param(have) == value)
     if param == "folder_id":
         return bool((have or None) == value)
     return bool(have == value)
@@ -370,11 +372,14 @@ def _field_settings(field: Mapping[str, Any], found: Mapping[str, Any] | None) -
     if "options" in field:
         old = _field_value(found, "field_data") if found else {}
         by_text = {str(o.get("text")): key for key, o in old.items()}
+        # an option keeps its key (people's answers are stored by key); a new one takes a key
+        # never used, so that no answer moves to another option
+        fresh = 1 + max((int(k) for k in old if str(k).isdigit()), default=-1)
         data: dict[str, Any] = {}
         for order, text in enumerate(field["options"]):
-            key = by_text.get(str(text), str(order))
-            while key in data:
-                key = str(int(key) + len(field["options"]))
+            key = by_text.get(str(text))
+            if key is None or key in data:
+                key, fresh = str(fresh), fresh + 1
             data[key] = {"text": str(text), "order": str(order)}
         have = [
             str(o.get("text")) for o in sorted(old.values(), key=lambda o: int(o.get("order", 0)))

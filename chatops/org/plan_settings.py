@@ -171,7 +171,9 @@ def roles(doc: Mapping[str, Any], names: Names) -> Iterator[Step]:
     down: list[Step] = []
     for person in doc.get("people") or ():
         email = str(person["email"])
-        role = ROLE_IDS.get(str(person.get("role", "member")))
+        if "role" not in person:
+            continue  # the file does not say: left as it is
+        role = ROLE_IDS.get(str(person["role"]))
         uid = names.people.get(email.casefold())
         if role is None or uid is None:
             continue
@@ -262,7 +264,10 @@ def objections(doc: Mapping[str, Any], names: Names, steps: list[Step]) -> list[
             if 100 in (change.settings["role"], was.get("role")) and me.get("role") != 100:
                 found.append(f"{step.words}: only an organization owner makes or unmakes owners")
             if change.user_id == me.get("user_id"):
-                found.append(f"{step.words}: this is your own role; change it by hand, last")
+                found.append(
+                    f"{step.words}: this is your own role; chatops leaves it to another "
+                    "administrator (or change it by hand, last)"
+                )
             if change.settings["role"] != 100:
                 owners.discard(change.user_id)
             else:
@@ -270,6 +275,8 @@ def objections(doc: Mapping[str, Any], names: Names, steps: list[Step]) -> list[
         if isinstance(change, DeactivateUser):
             if change.user_id == me.get("user_id"):
                 found.append(f"{step.words}: this is your own account")
+            if change.user_id in owners and me.get("role") != 100:
+                found.append(f"{step.words}: only an organization owner deactivates an owner")
             owners.discard(change.user_id)
         if isinstance(change, DeactivateGroup):
             found += [f"{step.words}: {use}" for use in _uses(doc, names, change.group_id)]

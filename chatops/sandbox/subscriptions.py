@@ -194,6 +194,7 @@ def subscribe(
         subscribed: dict[str, list[str]] = {}
         already: dict[str, list[str]] = {}
         added: dict[int, list[Row]] = {}  # stream id -> the people it gained
+        joined: list[tuple[Row, list[Row]]] = []  # each person and the channels they joined
         for target in targets:
             key = str(target["id"]) if feature_level >= 289 else users.api_email(store, target)
             made: list[Row] = []
@@ -204,9 +205,14 @@ def subscribe(
                     added.setdefault(stream["id"], []).append(target)
                 else:
                     already.setdefault(key, []).append(stream["name"])
-            _announce_subscriptions(store, target, made)
+            joined.append((target, made))
+        # once everyone is in: each newcomer's records list every subscriber (the others who
+        # joined in this request too), and the channels' other subscribers get one peer_add
+        members = {sid: channels.subscriber_ids(store, sid) for sid in added}
+        for target, made in joined:
+            _announce_subscriptions(store, target, made, members)
         for stream in chosen:
-            _announce_peers(store, stream, added.get(stream["id"], []))
+            _announce_peers(store, stream, added.get(stream["id"], []), members)
         for stream in created:
             fresh = channels.get_stream(store, stream["id"])
             assert fresh is not None
@@ -297,26 +303,33 @@ def _create(
     return stream
 
 
-def _announce_subscriptions(store: Store, target: Row, streams: list[Row]) -> None:
-    """One ``subscription/add`` event to ``target`` listing every channel it joined."""
+def _announce_subscriptions(
+    store: Store, target: Row, streams: list[Row], members: dict[int, list[int]]
+) -> None:
+    """One ``subscription/add`` event to ``target`` listing every channel it joined, each with
+    its subscribers (``members``, read once for the request)."""
     records = []
     for stream in streams:
         sub = channels.subscription(store, target["id"], stream["id"])
         if sub is not None:
-            records.append(subscription_record(store, sub, stream))
+            record = subscription_record(store, sub, stream)
+            record["subscribers"] = list(members.get(stream["id"], []))
+            records.append(record)
     if records:
         event_bus(store).publish(
             {"type": "subscription", "op": "add", "subscriptions": records}, [target["id"]]
         )
 
 
-def _announce_peers(store: Store, stream: Row, joined: list[Row]) -> None:
+def _announce_peers(
+    store: Store, stream: Row, joined: list[Row], members: dict[int, list[int]]
+) -> None:
     """One ``peer_add`` event per channel, naming everyone who joined it, to its other
-    subscribers (as the real server batches them)."""
+    subscribers (those who joined learn of each other from their own ``add`` event)."""
     if not joined:
         return
     new = {int(t["id"]) for t in joined}
-    peers = [u for u in channels.subscriber_ids(store, stream["id"]) if u not in new]
+    peers = [u for u in members.get(stream["id"], []) if u not in new]
     event_bus(store).publish(
         {
             "type": "subscription",

@@ -72,6 +72,7 @@ SLUGS = {
     "User groups": "groups",
     "Invitations": "invitations",
     "Status": "status",
+    "People and channels": "people",
     "Organization": "organization",
 }
 

@@ -111,6 +111,7 @@ def test_the_page_shows_the_console_and_acts(served: Page, browser: Any) -> None
                 "User groups",
                 "Invitations",
                 "Status",
+                "People and channels",
                 "Organization",
             ]
         )

@@ -88,6 +88,12 @@ def test_an_export_applied_to_an_empty_organization_makes_it_again(
             )
 
 
+def on_server(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The file's channels the organization has by that name, not archived (a channel the
+    scenario renames in the file is under its old name there)."""
+    return [c for c in doc["channels"] if not c["archived"] and "renamed_from" not in c]
+
+
 def _drift_setting(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
     mods = next(g.id for g in client.user_groups.list() if g.name == "role:moderators")
     choice = rng.choice(["waiting", "groups", "channel"])
@@ -97,7 +103,7 @@ def _drift_setting(client: chatops.Client, rng: random.Random, doc: dict[str, An
     if choice == "groups":
         client.realm.update(can_create_groups=mods)
         return "the organization: “Who can create user groups”"
-    channel = rng.choice([c for c in doc["channels"] if not c["archived"]])
+    channel = rng.choice(on_server(doc))
     client.channels.update(
         client.channels.get_id(channel["name"]), group_settings={"can_send_message_group": mods}
     )
@@ -128,7 +134,7 @@ def _drift_role(client: chatops.Client, rng: random.Random, doc: dict[str, Any])
 
 
 def _drift_archive(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
-    channel = rng.choice([c for c in doc["channels"] if not c["archived"] and not c["default"]])
+    channel = rng.choice([c for c in on_server(doc) if not c["default"]])
     client.channels.archive(client.channels.get_id(channel["name"]))
     return f"#{channel['name']}: archived"
 
@@ -138,16 +144,26 @@ def _drift_linkifier(client: chatops.Client, rng: random.Random, doc: dict[str, 
     chosen = rng.choice(found)
     if rng.random() < 0.5:
         client.realm.update_linkifier(
-            chosen["id"], pattern=chosen["pattern"], url_template="https://elsewhere.test/{id}"
+            chosen["id"],
+            pattern=chosen["pattern"],
+            url_template=chosen["url_template"].replace("://", "://moved.", 1),
         )
     else:
         client.realm.remove_linkifier(chosen["id"])
     return "the linkifiers differ"
 
 
+def _drift_retention(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
+    """A channel's message retention changed (forever, or some days) behind the file's back."""
+    channel = rng.choice(on_server(doc))
+    value: int | str = rng.choice(["unlimited", rng.randint(30, 400)])
+    client.channels.update(client.channels.get_id(channel["name"]), message_retention_days=value)
+    return f"#{channel['name']}: message retention days"
+
+
 def _drift_file_rename(client: chatops.Client, rng: random.Random, doc: dict[str, Any]) -> str:
     """The file renames a channel (``renamed_from``) and moves it into another folder."""
-    channel = rng.choice([c for c in doc["channels"] if not c["archived"]])
+    channel = rng.choice(on_server(doc))
     channel["renamed_from"] = channel["name"]
     channel["name"] = f"{channel['name']}-renamed"
     folders = [f["name"] for f in doc["channel_folders"] if not f["archived"]]
@@ -161,6 +177,7 @@ DRIFTS: list[Callable[[chatops.Client, random.Random, dict[str, Any]], str]] = [
     _drift_role,
     _drift_archive,
     _drift_linkifier,
+    _drift_retention,
     _drift_file_rename,
 ]
 
@@ -280,6 +297,37 @@ def test_owners_the_last_owner_and_your_own_role(org: Sandbox, tmp_path: Path) -
     out = refused(org, tmp_path, doc)
     assert "the file leaves the organization with no active owner" in out
     assert f"{owner['email']}: owner → administrator: this is your own role" in out
+    doc = current(org)
+    for p in doc["people"]:
+        if p["role"] == "owner":
+            p["active"] = False
+    out = refused(org, tmp_path, doc, account="admin")
+    assert "only an organization owner deactivates an owner" in out
+
+
+def test_what_a_file_does_not_say_is_left_alone(org: Sandbox, tmp_path: Path) -> None:
+    """A person listed without a role keeps theirs; a channel or group listed without
+    ``archived`` or ``deactivated`` is not brought back; nothing else is planned."""
+    full = current(org)
+    doc = {
+        "version": 1,
+        "people": [{"email": p["email"]} for p in full["people"]],
+        "channels": [{"name": c["name"]} for c in full["channels"]],
+        "user_groups": [{"name": g["name"]} for g in full["user_groups"]],
+    }
+    with chatops.Client.from_zuliprc(org.zuliprc("owner")) as client, unchanged(org.store):
+        plan = make_plan(doc, client)
+    assert plan.steps == [] and plan.problems == []
+
+
+def test_a_choice_fields_answers_stay_with_their_option() -> None:
+    """Options reordered and one added: each kept option keeps its key (answers are stored by
+    key), the new one takes a key never used."""
+    from chatops.org.plan_objects import _field_settings
+
+    found = {"field_data": '{"0": {"text": "A", "order": "0"}, "1": {"text": "B", "order": "1"}}'}
+    made = _field_settings({"options": ["C", "A"]}, found)["field_data"]
+    assert made == {"2": {"text": "C", "order": "0"}, "0": {"text": "A", "order": "1"}}
 
 
 def test_a_group_still_in_use_is_not_deactivated(org: Sandbox, tmp_path: Path) -> None:

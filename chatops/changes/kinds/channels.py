@@ -18,6 +18,22 @@ __all__ = ["ArchiveChannel", "Subscribe", "UnarchiveChannel", "Unsubscribe", "Up
 _FIELDS = {"new_name": "name", "is_private": "invite_only"}
 
 
+def retention_param(value: Any) -> Any:
+    """A channel's message retention as ``PATCH /streams`` takes it: the organization's
+    (``realm_default``; a channel record shows none), forever (``unlimited``; shown as -1),
+    or a number of days."""
+    if value is None:
+        return "realm_default"
+    if value == -1:
+        return "unlimited"
+    return value
+
+
+def _as_param(name: str, value: Any) -> Any:
+    """A channel record's value of ``name`` as the update call takes it."""
+    return retention_param(value) if name == "message_retention_days" else value
+
+
 def _channel(client: Client, stream_id: int) -> dict[str, Any] | Reading:
     answer = read(client, f"/streams/{stream_id}")
     if isinstance(answer, Reading):
@@ -82,7 +98,9 @@ class UpdateChannel(Change, frozen=True, kw_only=True):
         channel = _channel(client, self.stream_id)
         if isinstance(channel, Reading):
             return None
-        return {name: channel.get(_FIELDS.get(name, name)) for name in self.settings}
+        return {
+            name: _as_param(name, channel.get(_FIELDS.get(name, name))) for name in self.settings
+        }
 
     def state(self, client: Client) -> Reading:
         channel = _channel(client, self.stream_id)
@@ -91,7 +109,7 @@ class UpdateChannel(Change, frozen=True, kw_only=True):
         differ = [
             name
             for name, wanted in self.settings.items()
-            if not same_setting(channel.get(_FIELDS.get(name, name)), wanted)
+            if not same_setting(_as_param(name, channel.get(_FIELDS.get(name, name))), wanted)
         ]
         if differ:
             return Reading(False, f"GET /streams/{self.stream_id}: {', '.join(differ)} differ")
