@@ -26,8 +26,9 @@ os.environ.setdefault("CHATOPS_STATE_DIR", tempfile.mkdtemp(prefix="chatops-stat
 #: minutes together can be the last to start
 LONGEST_FIRST = (
     "tests/browser/",
-    "tests/changes/test_undo.py",
     "tests/test_report_plan.py",
+    "tests/org/test_apply.py",
+    "tests/changes/test_undo.py",
     "tests/security/test_hostile_audits.py",
     "tests/test_report_gone.py",
     "tests/changes/test_single_path.py",

@@ -144,7 +144,11 @@ def conclude(judged: Judged) -> AuditResult:
     summary = summary_of(
         "org_drift",
         failed=judged.failed,
-        counts={"drifted_objects": len(judged.objects), "differences": len(judged.drift)},
+        counts={
+            "files_compared": 1 if options.file else 0,
+            "drifted_objects": len(judged.objects),
+            "differences": len(judged.drift),
+        },
         thresholds={"max_drifted_objects": options.max_drifted_objects},
         site=read.site,
         generated_at=judged.generated_at,
