@@ -18,6 +18,8 @@ import platform
 import socket
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,29 @@ def _serve(port: int, data: str) -> None:
     from chatops.sandbox import serve
 
     serve(Path(data), port=port, echo=lambda *_: None)
+
+
+@contextmanager
+def serving(data: Path) -> Iterator[Site]:
+    """The sandbox of ``data`` (generated when new) served by ``chatops sandbox serve`` in a
+    process of its own on 127.0.0.1, until the block ends."""
+    port = _free_port()
+    server = multiprocessing.Process(target=_serve, args=(port, str(data)), daemon=True)
+    server.start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/api/v1/server_settings").raise_for_status()
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield Site(data)
+    finally:
+        server.terminate()
+        server.join()
 
 
 def _people(sb: Site) -> list[int]:
@@ -116,25 +141,8 @@ def main() -> None:
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{platform.system()} {platform.release()}"
     )
-    port = _free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = multiprocessing.Process(target=_serve, args=(port, tmp), daemon=True)
-        server.start()
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/api/v1/server_settings").raise_for_status()
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        sb = Site(Path(tmp))
-        try:
-            run_all(sb, args.n, args.concurrency)
-        finally:
-            server.terminate()
-            server.join()
+    with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp)) as sb:
+        run_all(sb, args.n, args.concurrency)
 
 
 def run_all(sb: Site, n: int, concurrency: int) -> None:

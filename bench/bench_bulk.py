@@ -9,7 +9,6 @@ process over HTTP on 127.0.0.1). Each of the three gets its own 10 new channels.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import platform
 import subprocess
@@ -18,13 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import zulip
 
 import chatops
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_admin import Site, _free_port, _serve  # noqa: E402
+from bench_admin import Site, serving  # noqa: E402
 
 
 def _setup(data: Path, people: int, channels: int) -> list[str]:
@@ -107,28 +105,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         emails = _setup(tmp / "org", args.people, args.channels)
-        port = _free_port()
-        server = multiprocessing.Process(target=_serve, args=(port, str(tmp / "org")), daemon=True)
-        server.start()
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/api/v1/server_settings").raise_for_status()
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        sb = Site(tmp / "org")
-        try:
+        with serving(tmp / "org") as sb:
             pairs = args.people * args.channels
             t_cli = run_cli(sb, emails, args.channels, tmp)
             t_panel = run_panel(sb, emails, args.channels)
             t_official = run_official(sb, emails, args.channels)
             check(sb, emails, args.channels)
-        finally:
-            server.terminate()
-            server.join()
     print(f"{args.people} people x {args.channels} channels = {pairs:,} subscriptions")
     for label, t in (("chatops people subscribe (CLI, process start included)", t_cli),
                      ("People and channels panel (preview, question, apply)", t_panel)):  # fmt: skip

@@ -59,6 +59,24 @@ def fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def go_ahead(*, yes: bool, dry_run: bool, question: str) -> int | None:
+    """Whether a command that changes an organization goes on: None to go on, else its exit
+    status (0 after a dry run, 1 declined, 2 no terminal to ask and no ``--yes``)."""
+    if dry_run:
+        say("Dry run: nothing sent.")
+        return 0
+    if yes:
+        return None
+    if not sys.stdin.isatty():
+        return fail("not applying without confirmation: no terminal to ask; give --yes")
+    from .._terminal import printable
+
+    if input(printable(question)).strip().lower() not in ("y", "yes"):
+        say("Nothing applied.")
+        return 1
+    return None
+
+
 def _write_problem(folder: Path) -> str | None:
     """Why nothing could be written in ``folder`` (made when missing), or None if it could."""
     probe = folder

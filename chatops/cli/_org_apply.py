@@ -4,11 +4,10 @@ changes, stage by stage, journalled."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from .._terminal import printable, say
-from ._args import fail
+from .._terminal import say
+from ._args import fail, go_ahead
 
 __all__ = ["run_apply"]
 
@@ -48,15 +47,9 @@ def run_apply(args: argparse.Namespace) -> int:
             say(f"The organization already matches {args.file}; nothing to send.")
             return 0
         say(f"{len(plan.steps)} change{'s' if len(plan.steps) != 1 else ''} to make.")
-        if args.dry_run:
-            say("Dry run: nothing sent.")
-            return 0
-        if not args.yes:
-            if not sys.stdin.isatty():
-                return fail("not applying without confirmation: no terminal to ask; give --yes")
-            if input(printable("Apply them? [y/N] ")).strip().lower() not in ("y", "yes"):
-                say("Nothing applied.")
-                return 1
+        stop = go_ahead(yes=args.yes, dry_run=args.dry_run, question="Apply them? [y/N] ")
+        if stop is not None:
+            return stop
         path = journal_path()
         with Journal.open(
             path,

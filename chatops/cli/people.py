@@ -4,12 +4,11 @@ per person, then made with progress and journalled (``chatops undo`` reverts the
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._terminal import printable, say
-from ._args import Commands, Parser, fail
+from .._terminal import say
+from ._args import Commands, Parser, fail, go_ahead
 
 if TYPE_CHECKING:
     from ..org.bulk import Row
@@ -99,8 +98,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``chatops people ...``: preview, ask, apply; exit 0 all made, 1 some refused or
     failed (or nothing applied), 2 a mistake in the arguments or an account that may not."""
     from .._client import Client
-    from ..changes.journal import Journal, state_dir
+    from ..changes.journal import Journal
     from ..org.bulk import Directory, apply_bulk, plan_idle, plan_roles, plan_subscriptions
+    from ..org.plan import journal_path
 
     command = args.people_command
     if command is None:
@@ -148,20 +148,10 @@ def run(args: argparse.Namespace) -> int:
             f"{plan.will} of {len(plan.rows)} people change, in {len(plan.changes)} "
             f"request{'s' if len(plan.changes) != 1 else ''}."
         )
-        if args.dry_run:
-            say("Dry run: nothing sent.")
-            return 0
-        if not args.yes:
-            if not sys.stdin.isatty():
-                return fail("not applying without confirmation: no terminal to ask; give --yes")
-            if input(printable("Apply? [y/N] ")).strip().lower() not in ("y", "yes"):
-                say("Nothing applied.")
-                return 1
-        from datetime import UTC, datetime
-
-        folder = state_dir() / "people"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        path = folder / f"{command}-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}.jsonl"
+        stop = go_ahead(yes=args.yes, dry_run=args.dry_run, question="Apply? [y/N] ")
+        if stop is not None:
+            return stop
+        path = journal_path("people", command)
         zuliprc = str(Path(args.zuliprc).expanduser().resolve()) if args.zuliprc else None
         with Journal.open(
             path, kind="apply", site=client.site, email=client.email, zuliprc=zuliprc

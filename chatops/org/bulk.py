@@ -29,7 +29,7 @@ from ..changes import Change
 from ..changes.engine import Tally, apply_changes
 from ..changes.journal import Item, Journal
 from ..changes.kinds import DeactivateUser, Subscribe, Unsubscribe, UpdateUser
-from .export import ROLES
+from .export import ROLES, _reach
 from .state import closest
 
 if TYPE_CHECKING:
@@ -156,22 +156,14 @@ class Directory:
         return list(dict.fromkeys(found)), problems
 
     def _reach(self, group: dict[str, Any]) -> set[int]:
+        """The group's active people, subgroups' members included."""
         by_id = {int(g["id"]): g for g in self.groups}
-        out: set[int] = set()
-        stack, seen = [group], set()
-        while stack:
-            g = stack.pop()
-            if int(g["id"]) in seen:
-                continue
-            seen.add(int(g["id"]))
-            out |= {int(u) for u in g.get("members") or ()}
-            stack += [by_id[int(s)] for s in g.get("direct_subgroup_ids") or () if int(s) in by_id]
         humans = {
             int(p["user_id"])
             for p in self.people
             if not p.get("is_bot") and p.get("is_active", True)
         }
-        return out & humans
+        return _reach(group, by_id) & humans
 
     def where(self, entries: Iterable[str]) -> tuple[list[dict[str, Any]], list[str]]:
         """The channels ``entries`` name (``#name`` or ``name``) and what matched none."""

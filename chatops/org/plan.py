@@ -116,12 +116,13 @@ def make_plan(doc: Mapping[str, Any], client: Client, *, prune: bool = False) ->
     return Plan(steps=steps, problems=problems, newer=newer)
 
 
-def journal_path() -> Path:
-    """A new journal for an apply, in chatops's state folder (owner-only)."""
+def journal_path(folder: str = "org", kind: str = "apply") -> Path:
+    """A new journal in chatops's state folder (owner-only): ``org/apply-<time>.jsonl`` for
+    an apply, ``people/subscribe-<time>.jsonl`` for a bulk change."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    folder = state_dir() / "org"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder / f"apply-{stamp}.jsonl"
+    where = state_dir() / folder
+    where.mkdir(mode=0o700, exist_ok=True)
+    return where / f"{kind}-{stamp}.jsonl"
 
 
 def apply_document(

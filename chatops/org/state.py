@@ -13,14 +13,12 @@ exist, so that the plan can name every change that follows from them.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import ChatopsError
-from .export import _email
+from .export import _email, _realm
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -50,10 +48,7 @@ class Server:
 
     @classmethod
     def read(cls, client: Client) -> Server:
-        state = client.server.register(fetch_event_types=["realm"], event_types=["realm"])
-        if queue := state.get("queue_id"):
-            with contextlib.suppress(ChatopsError):
-                client.events.delete_queue(queue)
+        state = _realm(client)
         realm = {k.removeprefix("realm_"): v for k, v in state.items() if k.startswith("realm_")}
         realm["server_supported_permission_settings"] = (
             state.get("server_supported_permission_settings") or {}
