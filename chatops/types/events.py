@@ -12,8 +12,8 @@ from ._base import Record
 
 
 class QueueRegistration(Record):
-    """``POST /register``: the event queue, and the channels if fetched (the initial state's
-    other blocks are ignored)."""
+    """``POST /register``: the event queue, and the channels and accounts if fetched (the
+    initial state's other blocks are ignored)."""
 
     queue_id: str | None = None
     last_event_id: int = -1
@@ -25,6 +25,12 @@ class QueueRegistration(Record):
     subscriptions: list[dict[str, Any]] | None = None
     unsubscribed: list[dict[str, Any]] | None = None
     never_subscribed: list[dict[str, Any]] | None = None
+    #: with ``fetch_event_types`` holding ``"realm_user"``: the active accounts, the
+    #: deactivated ones, and the system bots (Notification Bot...) that belong to no
+    #: organization but post in it; None otherwise
+    realm_users: list[dict[str, Any]] | None = None
+    realm_non_active_users: list[dict[str, Any]] | None = None
+    cross_realm_bots: list[dict[str, Any]] | None = None
 
 
 class EventsResult(Record):

@@ -13,7 +13,8 @@ from chatops.sandbox.export import export_organization
 
 @contextlib.contextmanager
 def org_for_export(folder: Path, *, seed: int, topic: str) -> Iterator[Sandbox]:
-    """A small organization with a message edited and moved to ``topic``, and a direct message.
+    """A small organization with a message edited and moved to ``topic``, a direct message and
+    a message of Notification Bot.
 
     For the modules that export it (each starts its own: their tests change its messages).
     """
@@ -22,6 +23,9 @@ def org_for_export(folder: Path, *, seed: int, topic: str) -> Iterator[Sandbox]:
             sent = admin.messages.send_to_channel("general", topic, "Before the export")
             admin.messages.edit(sent.id, content="Edited before the export", topic=f"{topic}ed")
             admin.messages.send_direct(sb.accounts["member"].user_id, "A direct message")
+            # Notification Bot announces it: a system bot's message, whose sender no GET /users
+            # lists
+            admin.channels.subscribe(["announced"], announce=True)
         yield sb
 
 

@@ -334,6 +334,21 @@ def test_subscriptions_are_every_readable_channels_members(
     assert got == want
 
 
+def test_system_bots_are_in_the_users_frame_as_bots(org: Sandbox, tmp_path: Path) -> None:
+    """GET /users leaves out Notification Bot and the other system bots; they post (here: a
+    new channel announced), so the users frame has them, as bots, with their names."""
+    with chatops.Client.from_zuliprc(org.zuliprc("admin")) as c:
+        c.channels.subscribe(["announced-for-the-frames"], announce=True)
+        assert "Notification Bot" not in {u.full_name for u in c.users.list()}
+    f = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", progress=False).frames()
+    assert f.users is not None
+    bot = f.users[f.users["full_name"] == "Notification Bot"]
+    assert len(bot) == 1 and bool(bot["is_bot"].iloc[0]) and bool(bot["is_system_bot"].iloc[0])
+    sent = f.messages[f.messages["sender_id"] == bot["user_id"].iloc[0]]
+    assert len(sent) >= 1
+    assert f.users["user_id"].is_unique
+
+
 def test_content_is_kept_only_when_asked(org: Sandbox, tmp_path: Path) -> None:
     ds = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", content=True, progress=False)
     m = ds.frames(content=True).messages

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 import chatops
-from chatops.analytics import AnalyticsFrames
+from chatops.analytics import AnalyticsFrames, messages_over_time
+from chatops.analytics.dataset._org import accounts
 from chatops.analytics.dataset.realm_export import MalformedExport, read_export
 from chatops.sandbox import Sandbox
 from tests.analytics.helpers import export_tarball, org_for_export
@@ -37,9 +38,10 @@ def api_frames(org: Sandbox) -> AnalyticsFrames:
     with chatops.Client.from_zuliprc(org.zuliprc("admin")) as admin:
         messages = list(admin.messages.iter_history(page_size=5000, apply_markdown=False))
         channels = admin.channels.list(include_default=True)
+        registered = admin.events.register(fetch_event_types=["realm_user"])
         return AnalyticsFrames.from_records(
             messages,
-            users=admin.users.list(),
+            users=accounts(registered),
             channels=channels,
             subscriptions={c.stream_id: admin.channels.members(c.stream_id) for c in channels},
         )
@@ -93,8 +95,15 @@ def test_users_channels_and_subscriptions_equal_the_api_frames(
     api_frames: AnalyticsFrames, export_frames: AnalyticsFrames
 ) -> None:
     assert api_frames.users is not None and export_frames.users is not None
+    api_users = api_frames.users.copy()
+    # an export lists a system bot by its id and email only: when it joined and its time
+    # zone are unknown there
+    system = api_users["is_system_bot"].fillna(False).astype(bool)
+    assert system.any()
+    api_users.loc[system, "date_joined"] = pd.NaT
+    api_users["timezone"] = api_users["timezone"].astype("object").where(~system, float("nan"))
     pd.testing.assert_frame_equal(
-        _plain(export_frames.users, ["user_id"]), _plain(api_frames.users, ["user_id"])
+        _plain(export_frames.users, ["user_id"]), _plain(api_users, ["user_id"])
     )
     assert api_frames.channels is not None and export_frames.channels is not None
     listed = set(api_frames.channels["stream_id"])
@@ -108,6 +117,24 @@ def test_users_channels_and_subscriptions_equal_the_api_frames(
     subs = subs[subs["stream_id"].isin(listed)]
     keys = ["stream_id", "user_id"]
     pd.testing.assert_frame_equal(_plain(subs, keys), _plain(api_frames.subscriptions, keys))
+
+
+def test_system_bots_are_bots_with_their_names_and_their_messages_are_left_out_with_bots(
+    api_frames: AnalyticsFrames, export_frames: AnalyticsFrames
+) -> None:
+    for frames in (api_frames, export_frames):
+        assert frames.users is not None
+        bots = frames.users[frames.users["is_system_bot"].fillna(False).astype(bool)]
+        assert "Notification Bot" in set(bots["full_name"])
+        assert bots["is_bot"].all()
+        bot_id = int(bots.loc[bots["full_name"] == "Notification Bot", "user_id"].iloc[0])
+        m = frames.messages
+        posted = int((m["sender_id"] == bot_id).sum())
+        assert posted >= 1  # it announced the new channel
+        everyone = messages_over_time(m, users=frames.users, split=None).frame["messages"].sum()
+        humans = messages_over_time(m, users=frames.users, split=None, exclude_bots=True)
+        bot_ids = set(frames.users.loc[frames.users["is_bot"].astype(bool), "user_id"])
+        assert humans.frame["messages"].sum() == everyone - m["sender_id"].isin(bot_ids).sum()
 
 
 def test_no_api_key_or_password_in_the_export_or_the_frames(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import networkx as nx
 import pandas as pd
 import pytest
@@ -134,6 +135,40 @@ def test_v7_cohort_by_date_joined(v7_messages: pd.DataFrame) -> None:
     r = views.newcomer_cohorts(v7_messages, users=u, cohort_by="date_joined", horizon=3)
     sizes = r.frame.drop_duplicates("cohort").set_index("cohort")["cohort_size"].to_dict()
     assert sizes == {"2023-12": 1, "2024-01": 2}
+
+
+def test_v7_cohort_by_date_joined_keeps_every_message_and_reads_tenure_from_the_first_post(
+    v7_messages: pd.DataFrame,
+) -> None:
+    """Person 1 posted in January and joined in February (imported history): the matrix
+    follows each person from the month they joined, the tenure table from their first post,
+    and it still holds all seven messages."""
+    u = users([1, 2, 3]).assign(date_joined=[ts("2024-02-10"), ts("2023-11-01"), ts("2024-02-01")])
+    r = views.newcomer_cohorts(v7_messages, users=u, cohort_by="date_joined", horizon=6)
+    cells = {
+        (c, o): (n, size)
+        for c, o, n, size in r.frame[
+            ["cohort", "offset", "active_users", "cohort_size"]
+        ].itertuples(index=False)
+    }
+    assert cells == {
+        ("2023-11", 0): (0, 1),
+        ("2023-11", 1): (0, 1),
+        ("2023-11", 2): (1, 1),
+        ("2023-11", 3): (0, 1),
+        ("2023-11", 4): (1, 1),
+        ("2024-02", 0): (2, 2),
+        ("2024-02", 1): (1, 2),
+    }
+    assert r.posted_before_joining == 1 and r.cohort_by == "date_joined"
+    assert int(r.tenure["messages"].sum()) == len(v7_messages) == 7
+    t = r.tenure.pivot(index="period", columns="tenure", values="messages")
+    assert (t.loc["2024-01", "0"], t.loc["2024-02", "0"], t.loc["2024-02", "1-2"]) == (2, 2, 1)
+    assert t.loc["2024-03", "1-2"] == 2
+    fig = r.plot()
+    assert fig.axes[0].get_title() == "Newcomer retention by month of joining"
+    assert fig.axes[0].get_xlabel() == "months since joining"
+    plt.close(fig)
 
 
 # -- V8 reactions ------------------------------------------------------------------------------

@@ -109,3 +109,19 @@ def test_generation_restores_journal_fsync_and_indexes(tmp_path: Path) -> None:
     )
     assert plan is not None and "messages_stream_id" in str(plan["detail"])
     store.close()
+
+
+def test_people_join_over_time_and_before_they_post() -> None:
+    """Newcomer analysis on the demo says something: people join throughout the first half of
+    its history, and nobody's first message comes before the day they joined."""
+    store = Store()
+    demo.generate(store, seed=3, now=1_800_000_000)
+    rows = store.query(
+        "SELECT u.id, u.date_joined AS joined, f.t AS first FROM users u JOIN "
+        "(SELECT sender_id, min(timestamp) AS t FROM messages GROUP BY sender_id) f "
+        "ON f.sender_id = u.id WHERE u.is_bot = 0"
+    )
+    assert len(rows) > 20
+    assert [r["id"] for r in rows if r["first"] < r["joined"]] == []
+    joined = sorted(r["joined"] for r in rows)
+    assert joined[-1] - joined[0] > 20 * 86400  # not everyone on the first day

@@ -64,11 +64,12 @@ class Changes(Fetcher):
             self.deleted.update(int(i) for i in ids if i is not None)
 
     async def _register(self) -> QueueRegistration:
-        """The queue the next sync drains, and the channels with their subscribers (one
-        request for every channel's members)."""
+        """The queue the next sync drains, the channels with their subscribers (one request
+        for every channel's members) and every account, system bots included (``GET /users``
+        leaves them out, yet they post)."""
         reg = await self.client.events.register(
             event_types=EVENT_TYPES,
-            fetch_event_types=["subscription"],
+            fetch_event_types=["subscription", "realm_user"],
             include_subscribers=True,
             apply_markdown=False,
             client_gravatar=True,

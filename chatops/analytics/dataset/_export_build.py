@@ -162,7 +162,7 @@ def build(source: Path, out: Path, *, content: bool, flush_rows: int, progress: 
                 bar.set_postfix(messages=parts.messages, refresh=False)
         parts.close()
     tables = {
-        "users": users_frame(realm.users.values()),
+        "users": users_frame(realm.accounts()),
         "channels": channels_frame(realm.streams.values()),
         "subscriptions": subscriptions_frame(realm.stream_members),
         "user_groups": groups,

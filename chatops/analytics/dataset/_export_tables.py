@@ -75,6 +75,24 @@ class Realm:
     clients: dict[int, str]
     reactions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
+    def accounts(self) -> list[dict[str, Any]]:
+        """The organization's accounts and the system bots that post in it, as the ``users``
+        frame takes them: a system bot is a bot (a member's role, as Zulip gives it)."""
+        bots = [
+            {
+                "user_id": uid,
+                "full_name": bot["full_name"],
+                "email": bot["email"],
+                "role": 400,
+                "is_active": True,
+                "is_bot": True,
+                "bot_type": 1,
+                "is_system_bot": True,
+            }
+            for uid, bot in self.system_bots.items()
+        ]
+        return sorted([*self.users.values(), *bots], key=lambda u: int(u["user_id"]))
+
 
 def _field(row: Any, name: str, where: str) -> Any:
     try:
@@ -155,8 +173,8 @@ def parse_realm(data: Any) -> Realm:
             "date_joined": _iso(_field(u, "date_joined", where)),
             "timezone": u.get("timezone", ""),
         }
-    # System bots (the notification bot...) belong to no organization: the API does not list
-    # them among the users, but they send messages.
+    # System bots (the notification bot...) belong to no organization (``GET /users`` does not
+    # list them), but they send messages: the users frame has them as bots (Realm.accounts).
     where = f"{file} zerver_userprofile_crossrealm"
     system_bots: dict[int, dict[str, Any]] = {}
     for u in table_rows(data, "zerver_userprofile_crossrealm", file, required=False):

@@ -20,7 +20,21 @@ from . import _files
 from ._slots import Slots
 from .records import channels_frame, users_frame
 
-__all__ = ["read_channels", "write_tables"]
+__all__ = ["accounts", "read_channels", "write_tables"]
+
+
+def accounts(registered: QueueRegistration) -> list[dict[str, Any]]:
+    """Every account a registration that fetched ``realm_user`` lists: active, deactivated,
+    and the system bots (Notification Bot and the others), which belong to no organization
+    and which ``GET /users`` leaves out, though they post in it. A system bot is a bot."""
+    people = [*(registered.realm_users or ()), *(registered.realm_non_active_users or ())]
+    seen = {int(u["user_id"]) for u in people}
+    bots = [
+        {**u, "is_bot": True, "is_system_bot": True}
+        for u in registered.cross_realm_bots or ()
+        if int(u["user_id"]) not in seen
+    ]
+    return sorted([*people, *bots], key=lambda u: int(u["user_id"]))
 
 
 async def read_channels(
@@ -85,13 +99,14 @@ async def read_channels(
 async def write_tables(
     c: AsyncClient,
     cache: Path,
+    users: list[dict[str, Any]],
     readable: Mapping[str, Any],
     channels: list[Any],
     subscribers: Mapping[int, list[int]],
     sem: Slots,
 ) -> None:
-    """The organization's tables (users, channels, subscriptions, groups), written."""
-    users = await c.users.list()
+    """The organization's tables (``users``: :func:`accounts`; channels, subscriptions,
+    groups), written."""
 
     async def members(sid: int) -> list[tuple[int, int]]:
         if sid in subscribers:

@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from ._changes import EVENT_TYPES, Changes
 from ._fetch import MAX_PAGE
 from ._narrow_files import SyncStats
-from ._org import read_channels, write_tables
+from ._org import accounts, read_channels, write_tables
 
 __all__ = ["EVENT_TYPES", "MAX_PAGE", "Refresh", "SyncStats"]
 
@@ -91,7 +91,15 @@ class Refresh(Changes):
             readable, coverage, channels, subscribers = await read_channels(self.client, registered)
             # the organization's tables are read while the messages are: nothing here needs them
             tables = asyncio.ensure_future(
-                write_tables(self.client, self.cache, readable, channels, subscribers, self.sem)
+                write_tables(
+                    self.client,
+                    self.cache,
+                    accounts(registered),
+                    readable,
+                    channels,
+                    subscribers,
+                    self.sem,
+                )
             )
             try:
                 before = await self._messages(readable, had_files)

@@ -21,8 +21,9 @@ the whole export.
 What the export has and the API path does not (an export is taken by the server, not seen
 through one account):
 
-- system bots (``zerver_userprofile_crossrealm``) are not users of the organization, as in the
-  API's user list; their messages name them (Zulip's own names for its system bots);
+- a system bot (``zerver_userprofile_crossrealm``) is listed by its id and email only: the
+  users frame has it as a bot with Zulip's name for it, but not when it joined or its time
+  zone;
 - every message: private channels the account is not subscribed to and other people's direct
   messages are in the frames, with their reactions and edits;
 - ``topic_links`` are missing (the server computes them from its linkifiers when asked);
@@ -136,7 +137,7 @@ def read_export(path: str | Path, *, progress: bool = True) -> AnalyticsFrames:
     messages = _concat(parts["messages"], "messages").sort_values("id", ignore_index=True)
     return AnalyticsFrames(
         messages=messages,
-        users=validate(users_frame(realm.users.values()), "users"),
+        users=validate(users_frame(realm.accounts()), "users"),
         channels=validate(channels_frame(realm.streams.values()), "channels"),
         subscriptions=subscriptions_frame(realm.stream_members),
         reactions=_concat(parts["reactions"], "reactions"),

@@ -37,14 +37,17 @@ from ._shared import _finish, data_end, humans
 
 @dataclasses.dataclass
 class NewcomerCohorts(ViewResult):
-    """V7: retention of newcomers by the period of their first post.
+    """V7: retention of newcomers by the period of their first post (or of joining).
 
-    ``frame`` columns: ``cohort`` (the period label, ``2024-03``), ``cohort_start``, ``offset``
-    (periods since the cohort's, 0 to ``horizon - 1``, only those already observed),
+    ``frame`` columns: ``cohort`` (the period label, ``2024-03``: of the first post, or with
+    ``cohort_by="date_joined"`` of joining), ``cohort_start``, ``offset`` (periods since the
+    cohort's, 0 to ``horizon - 1``, only those already observed; a message sent before its
+    sender's cohort period is in no cell),
     ``cohort_size``, ``active_users`` (cohort members who posted in that period),
     ``retention`` (``active_users / cohort_size``). ``tenure``: ``period``, ``period_start``,
     ``tenure`` (periods since the sender's first post: ``0``, ``1-2``, ``3-5``, ``6-11``,
-    ``12+``), ``messages``. ``first_channels``: ``channel``, ``newcomers`` (users whose first
+    ``12+``, whatever the cohort), ``messages``: every message counted is in it once.
+    ``first_channels``: ``channel``, ``newcomers`` (users whose first
     message was there).
 
     Example::
@@ -59,6 +62,10 @@ class NewcomerCohorts(ViewResult):
     cohort_freq: str = "M"
     horizon: int = 12
     newcomers: int = 0
+    cohort_by: str = "first_post"
+    #: with ``cohort_by="date_joined"``: senders whose first post is in a period before the
+    #: one they joined in (imported history, or a join date reset)
+    posted_before_joining: int = 0
 
 
 _TENURE = ((0, 0, "0"), (1, 2, "1-2"), (3, 5, "3-5"), (6, 11, "6-11"), (12, 10**9, "12+"))
@@ -80,17 +87,25 @@ def _result(
 ) -> NewcomerCohorts:
     """The view from the sender, period ordinal and message count of each message (or of
     each sender and day), and the count of newcomers per first channel."""
-    first = ordinal.groupby(sender).min()
+    first_post = ordinal.groupby(sender).min()
+    first = first_post
+    early = 0
     if cohort_by == "date_joined" and users is not None:
         u = validate(users, "users").dropna(subset=["user_id", "date_joined"])
         joined = local_periods(u["date_joined"], cohort, tz)
         first = (
             pd.Series(pd.PeriodIndex(joined).asi8, index=u["user_id"].astype("int64").to_numpy())
-            .reindex(first.index)
-            .fillna(first)
+            .groupby(level=0)
+            .min()
+            .reindex(first_post.index)
+            .fillna(first_post)
             .astype("int64")
         )
+        early = int((first_post < first).sum())
+    # retention counts from the cohort's period (a message from before joining is in no
+    # cell of the matrix); tenure always from the sender's first post, so every message has one
     offset = ordinal - sender.map(first)
+    tenure_offset = ordinal - sender.map(first_post)
     act = pd.DataFrame(
         {"user": sender, "cohort": sender.map(first), "offset": offset}
     ).drop_duplicates()
@@ -124,7 +139,7 @@ def _result(
     frame["cohort_start"] = pd.to_datetime(frame["cohort_start"]).dt.tz_localize(tz)
     labels = pd.Series(pd.NA, index=ordinal.index, dtype="string")
     for lo, hi, name in _TENURE:
-        labels[(offset >= lo) & (offset <= hi)] = name
+        labels[(tenure_offset >= lo) & (tenure_offset <= hi)] = name
     tenure = (
         pd.DataFrame({"ordinal": ordinal, "tenure": labels, "n": weight})
         .groupby(["ordinal", "tenure"])["n"]
@@ -157,6 +172,8 @@ def _result(
         cohort,
         horizon,
         int(len(first)),
+        cohort_by,
+        early,
     )
 
 
@@ -214,10 +231,11 @@ def plot_newcomer_cohorts(result: NewcomerCohorts, ax: Axes | None = None) -> Fi
         ax, 2 if ax is None else 1, size=(12.0, 4.6), ratios=(1.25, 1.0) if ax is None else None
     )
     word = FREQ_WORD.get(result.cohort_freq, result.cohort_freq)
+    start = "joining" if result.cohort_by == "date_joined" else "first post"
     ret = axes[0]
-    ret.set_title(f"Newcomer retention by {word} of first post")
-    ret.set_xlabel(f"{word}s since first post")
-    ret.set_ylabel(f"cohort ({word} of first post)")
+    ret.set_title(f"Newcomer retention by {word} of {start}")
+    ret.set_xlabel(f"{word}s since {start}")
+    ret.set_ylabel(f"cohort ({word} of {start})")
     df = result.frame
     if df.empty:
         _empty(ret)
@@ -359,7 +377,11 @@ def newcomer_cohorts(
         cohort: the cohort period: ``W`` week or ``M`` month.
         horizon: how many periods the retention matrix follows (positive).
         cohort_by: ``first_post`` (the period of the first message in the data) or
-            ``date_joined`` (the period the account was created; only users who posted count).
+            ``date_joined`` (the period the account was created; only users who posted count,
+            and a message sent before its sender's join period counts in no cell of the
+            matrix; ``posted_before_joining`` says how many senders have one). The tenure
+            table reads periods since the sender's first post either way, and adds up to the
+            messages counted.
         tz: the time zone whose calendar makes the periods.
     """
     o = with_defaults(options)

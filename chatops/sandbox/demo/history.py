@@ -54,6 +54,7 @@ def add_history(
     rows are in, so the work grows linearly with the number of messages.
     """
     names = {r["id"]: r["full_name"] for r in store.query("SELECT id, full_name FROM users")}
+    joined = {r["id"]: r["date_joined"] for r in store.query("SELECT id, date_joined FROM users")}
     targets = MentionTargets(names={n: i for i, n in names.items()}, full_names=names)
     recipients = {
         r["stream_id"]: r["id"]
@@ -79,6 +80,7 @@ def add_history(
     next_id = int(store.scalar("SELECT coalesce(max(id), 0) FROM messages")) + 1
     recent_cut = total - min(total, 400)
     pick_person = {sid: _Picker(rng, subs[sid] or people, 1.2) for sid in channel_ids}
+    by_joining = {sid: _ByJoining(subs[sid] or people, joined) for sid in channel_ids}
     emoji_pick = _Picker(rng, REACTIONS, 1.3)
     rendered = _RenderCache(targets)
     dm_recipients: dict[tuple[int, ...], int] = {}
@@ -90,8 +92,9 @@ def add_history(
         indexes = _drop_indexes(store, ("messages",))
         for n, ts in enumerate(times):
             mid = next_id + n
-            if rng.random() < 0.08:
-                a, b = rng.choice(dm_pairs)
+            pair = _joined_pair(rng, dm_pairs, joined, ts) if rng.random() < 0.08 else None
+            if pair is not None:
+                a, b = pair
                 sender = rng.choice((a, b))
                 rid = dm_recipients.get((a, b))
                 if rid is None:
@@ -104,7 +107,7 @@ def add_history(
                 continue
             sid = pick_channel()
             topic = _pick_topic(rng, topics[sid])
-            sender = pick_person[sid]()
+            sender = _joined(rng, pick_person[sid], by_joining[sid], joined, ts)
             content = rng.choice(SENTENCES)
             if rng.random() < 0.03:
                 target = rng.choice(people)
@@ -140,9 +143,62 @@ def add_history(
             if len(rows) >= 20_000:
                 _flush(store, rows, flags, reactions)
         _flush(store, rows, flags, reactions)
+        _joined_before_posting(store)
         _edits(store, rng, now, groups, last_seen, to_edit, recipients, rendered)
         for sql in indexes:
             store.execute(sql)
+
+
+class _ByJoining:
+    """People in the order they joined, to choose one who had joined by a given time."""
+
+    def __init__(self, people: list[int], joined: dict[int, int]) -> None:
+        self.people = sorted(people, key=lambda u: (joined[u], u))
+        self.times = [joined[u] for u in self.people]
+
+    def choose(self, rng: random.Random, ts: int) -> int | None:
+        k = bisect.bisect_right(self.times, ts)
+        return rng.choice(self.people[:k]) if k else None
+
+
+def _joined(
+    rng: random.Random,
+    pick: _Picker,
+    members: _ByJoining,
+    joined: dict[int, int],
+    ts: int,
+) -> int:
+    """A sender ``pick`` chooses if they had joined by ``ts`` (a few tries), else one of those
+    who had; else the first choice (:func:`_joined_before_posting` moves their join date)."""
+    first = sender = int(pick())
+    for _ in range(3):
+        if joined[sender] <= ts:
+            return sender
+        sender = int(pick())
+    other = members.choose(rng, ts)
+    return first if other is None else other
+
+
+def _joined_pair(
+    rng: random.Random, pairs: list[tuple[int, ...]], joined: dict[int, int], ts: int
+) -> tuple[int, ...] | None:
+    """A pair of people who had both joined by ``ts``, or None (no direct message then)."""
+    for _ in range(8):
+        pair = rng.choice(pairs)
+        if max(joined[u] for u in pair) <= ts:
+            return pair
+    return None
+
+
+def _joined_before_posting(store: Store) -> None:
+    """Everyone joined before their first message: a join date after it moves to an hour
+    before it."""
+    firsts = store.query("SELECT sender_id, min(timestamp) AS t FROM messages GROUP BY sender_id")
+    for r in firsts:
+        store.execute(
+            "UPDATE users SET date_joined = ? WHERE id = ? AND date_joined >= ?",
+            [r["t"] - 3600, r["sender_id"], r["t"]],
+        )
 
 
 def _pick_topic(rng: random.Random, tlist: list[str]) -> str:
