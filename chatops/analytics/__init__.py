@@ -67,6 +67,7 @@ from .views import (
     TopicLifecycle,
     View,
     ViewOptions,
+    ZulipStats,
     active_users,
     activity_heatmap,
     channel_scorecard,
@@ -78,6 +79,7 @@ from .views import (
     participation_distribution,
     reactions_and_engagement,
     topic_lifecycle,
+    zulip_stats,
 )
 from .views._result import ViewResult
 
@@ -118,6 +120,7 @@ __all__ = [
     "View",
     "ViewOptions",
     "ViewResult",
+    "ZulipStats",
     "accounts_by_role",
     "active_users",
     "activity_heatmap",
@@ -147,4 +150,5 @@ __all__ = [
     "topic_lifecycle",
     "users_frame",
     "validate",
+    "zulip_stats",
 ]

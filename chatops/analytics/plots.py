@@ -21,6 +21,7 @@ from .views.newcomer_cohorts import plot_newcomer_cohorts
 from .views.participation_distribution import plot_participation_distribution
 from .views.reactions_and_engagement import plot_reactions_and_engagement
 from .views.topic_lifecycle import plot_topic_lifecycle
+from .views.zulip_stats import plot_zulip_stats
 
 __all__ = [
     "ReportFigure",
@@ -34,6 +35,7 @@ __all__ = [
     "plot_participation_distribution",
     "plot_reactions_and_engagement",
     "plot_topic_lifecycle",
+    "plot_zulip_stats",
 ]
 
 warnings.warn(

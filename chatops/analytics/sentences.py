@@ -34,6 +34,7 @@ from .views.newcomer_cohorts import first_time_posters, newcomers
 from .views.participation_distribution import participation
 from .views.reactions_and_engagement import reactions
 from .views.topic_lifecycle import topics_resolved
+from .views.zulip_stats import stats_summary
 
 __all__ = [
     "active_posters",
@@ -48,6 +49,7 @@ __all__ = [
     "percent",
     "reactions",
     "reply_pairs",
+    "stats_summary",
     "topics_resolved",
     "weekly_counts",
 ]

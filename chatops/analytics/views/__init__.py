@@ -1,4 +1,4 @@
-"""The ten analytics views (V1-V10): pure functions over the frames of :mod:`..schema`.
+"""The analytics views (V1-V11): pure functions over the frames of :mod:`..schema`.
 
 No I/O and no client: each view takes frames and options and returns a small result object
 (a dataclass) with a tidy ``frame``, extra frames or numbers where the view has several, the
@@ -47,6 +47,7 @@ from .newcomer_cohorts import NewcomerCohorts, newcomer_cohorts
 from .participation_distribution import ParticipationDistribution, participation_distribution
 from .reactions_and_engagement import ReactionsAndEngagement, reactions_and_engagement
 from .topic_lifecycle import TopicLifecycle, topic_lifecycle
+from .zulip_stats import ZulipStats, zulip_stats
 
 __all__ = [
     "ActiveUsers",
@@ -63,6 +64,7 @@ __all__ = [
     "TopicLifecycle",
     "View",
     "ViewOptions",
+    "ZulipStats",
     "active_users",
     "activity_heatmap",
     "channel_scorecard",
@@ -75,4 +77,5 @@ __all__ = [
     "participation_distribution",
     "reactions_and_engagement",
     "topic_lifecycle",
+    "zulip_stats",
 ]
