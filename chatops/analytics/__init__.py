@@ -20,6 +20,7 @@ from __future__ import annotations
 from . import sentences
 from ._common import gini, hash_user_id
 from ._figure import ReportFigure
+from .change import Change, Movers, movers
 from .coverage import ChannelCoverage, Coverage
 from .dataset import SCHEMA_VERSION, Dataset, SyncStats, default_cache
 from .dataset._tables import topics_frame
@@ -32,10 +33,12 @@ from .dataset.records import (
     messages_frame,
     messages_table,
     reactions_frame,
+    registered_accounts,
     subscriptions_frame,
     users_frame,
 )
 from .excel import to_excel
+from .groups import group_members, slice_frames
 from .metrics import (
     accounts_by_role,
     messages_per_channel,
@@ -105,6 +108,9 @@ __all__ = [
     "REQUIRED",
     "RESOLVED_PREFIX",
     "ActiveUsers",
+    "Change",
+    "Movers",
+    "movers",
     "ReportFigure",
     "ActivityHeatmap",
     "AnalyticsFrames",
@@ -133,6 +139,7 @@ __all__ = [
     "edits_frame",
     "empty",
     "gini",
+    "group_members",
     "hash_user_id",
     "interaction_graph",
     "messages_frame",
@@ -145,7 +152,9 @@ __all__ = [
     "plot_messages_per_channel",
     "reactions_and_engagement",
     "reactions_frame",
+    "registered_accounts",
     "sentences",
+    "slice_frames",
     "subscriptions_frame",
     "topic_lifecycle",
     "users_frame",

@@ -47,7 +47,8 @@ Kinds and their columns (required ones marked ``*``):
 ``presence``
     ``user_id*``, ``timestamp*``: when a user was seen active (optional input of the views).
 ``user_groups``
-    ``name*``, ``user_id*``: the members of each user group.
+    ``name*``, ``user_id*``, ``direct``: the members of each user group, subgroups' members
+    included (``direct`` False for those; :mod:`chatops.analytics.groups`).
 ``topics``
     one row per channel topic: ``stream_id*``, ``channel*``, ``topic*``, ``messages``,
     ``senders``, ``first_message_id``, ``last_message_id``, ``first_timestamp``,
@@ -158,7 +159,7 @@ COLUMNS: dict[str, dict[str, str]] = {
     "channels": _CHANNEL_DTYPES,
     "subscriptions": {"stream_id": "Int64", "user_id": "Int64"},
     "presence": {"user_id": "Int64", "timestamp": UTC},
-    "user_groups": {"name": "category", "user_id": "Int64"},
+    "user_groups": {"name": "category", "user_id": "Int64", "direct": "boolean"},
     "topics": {
         "stream_id": "Int64",
         "channel": "category",

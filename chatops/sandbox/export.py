@@ -35,6 +35,7 @@ from typing import Any
 
 import msgspec
 
+from . import group_settings
 from . import messages as messages_mod
 from . import users as users_mod
 from .files import private_file
@@ -297,10 +298,8 @@ def _group_tables(store: Store, realm_id: int) -> dict[str, Any]:
             if g["name"] is not None
         ],
         "zerver_usergroupmembership": [
-            {"id": n, "user_group": r["group_id"], "user_profile": r["user_id"]}
-            for n, r in enumerate(
-                store.query("SELECT * FROM group_members ORDER BY group_id, user_id"), start=1
-            )
+            {"id": n, "user_group": gid, "user_profile": uid}
+            for n, (gid, uid) in enumerate(_memberships(store, groups), start=1)
         ],
         "zerver_groupgroupmembership": [
             {"id": n, "supergroup": r["group_id"], "subgroup": r["subgroup_id"]}
@@ -310,6 +309,19 @@ def _group_tables(store: Store, realm_id: int) -> dict[str, Any]:
             )
         ],
     }
+
+
+def _memberships(store: Store, groups: list[Row]) -> list[tuple[int, int]]:
+    """(group, user) rows: a role group's members through their roles (as its API record
+    lists them), the others' as added."""
+    system = {int(g["id"]) for g in groups if g["is_system_group"]}
+    rows = [
+        (int(r["group_id"]), int(r["user_id"]))
+        for r in store.query("SELECT * FROM group_members ORDER BY group_id, user_id")
+        if int(r["group_id"]) not in system
+    ]
+    rows += [(gid, uid) for gid in system for uid in group_settings.members_of(store, gid)]
+    return sorted(rows)
 
 
 def _user_row(store: Store, u: Row, realm_id: int) -> dict[str, Any]:

@@ -56,6 +56,13 @@ def _had(sb: Sandbox, user_id: int) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def _in_open_channels(sb: Sandbox, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The channel messages of ``rows`` whose channel is not archived (a topic moved there
+    would be announced in a channel nobody may post in)."""
+    archived = {r["id"] for r in sb.store.query("SELECT id FROM streams WHERE is_archived = 1")}
+    return [r for r in rows if r["stream_id"] and r["stream_id"] not in archived]
+
+
 def _old(rows: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     """One of the oldest half: far outside the re-check window."""
     return rng.choice(rows[: max(1, len(rows) // 2)])
@@ -101,7 +108,7 @@ def move_one_old_message(c: chatops.Client, sb: Sandbox, rng: random.Random, i: 
 
 def move_later_half(c: chatops.Client, sb: Sandbox, rng: random.Random, i: int) -> str:
     me = sb.accounts["admin"].user_id
-    msg = _old([r for r in _had(sb, me) if r["stream_id"]], rng)
+    msg = _old(_in_open_channels(sb, _had(sb, me)), rng)
     c.messages.edit(msg["id"], topic=f"split {i}", propagate_mode="change_later")
     return f"topic split from message {msg['id']} on"
 

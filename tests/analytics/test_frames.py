@@ -17,6 +17,7 @@ from chatops.analytics import (
     metrics,
     users_frame,
 )
+from chatops.analytics.dataset.records import registered_accounts
 from chatops.sandbox import Sandbox
 from chatops.types import Channel, Message, User
 
@@ -207,7 +208,7 @@ def _from_history(sandbox: Sandbox, **kwargs: Any) -> AnalyticsFrames:
     with chatops.Client.from_zuliprc(sandbox.zuliprc("member")) as client:
         return AnalyticsFrames.from_records(
             client.messages.iter_history(apply_markdown=False, **kwargs),
-            users=client.users.list(),
+            users=registered_accounts(client.events.register(fetch_event_types=["realm_user"])),
             channels=client.channels.list(
                 include_all=True, exclude_archived=False, include_default=True
             ),

@@ -14,8 +14,8 @@ import pytest
 
 import chatops
 from chatops.analytics import AnalyticsFrames, messages_over_time
-from chatops.analytics.dataset._org import accounts
 from chatops.analytics.dataset.realm_export import MalformedExport, read_export
+from chatops.analytics.dataset.records import registered_accounts
 from chatops.sandbox import Sandbox
 from tests.analytics.helpers import export_tarball, org_for_export
 
@@ -41,7 +41,7 @@ def api_frames(org: Sandbox) -> AnalyticsFrames:
         registered = admin.events.register(fetch_event_types=["realm_user"])
         return AnalyticsFrames.from_records(
             messages,
-            users=accounts(registered),
+            users=registered_accounts(registered),
             channels=channels,
             subscriptions={c.stream_id: admin.channels.members(c.stream_id) for c in channels},
         )

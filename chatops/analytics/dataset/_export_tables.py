@@ -23,6 +23,7 @@ import msgspec
 import pandas as pd
 
 from ..schema import RESOLVED_PREFIX
+from .records import user_groups_frame
 
 __all__ = [
     "EMPTY_TOPIC_DISPLAY_NAME",
@@ -415,7 +416,8 @@ def realm_identity(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def user_groups(data: Mapping[str, Any]) -> pd.DataFrame:
-    """``name, user_id``: the direct members of each named, active user group."""
+    """The ``user_groups`` frame of each named, active user group: its members, subgroups'
+    members included (:func:`~.records.user_groups_frame`)."""
     file = "realm.json"
     where = f"{file} zerver_namedusergroup"
     names: dict[int, str] = {}
@@ -423,11 +425,15 @@ def user_groups(data: Mapping[str, Any]) -> pd.DataFrame:
         if not g.get("deactivated", False):
             names[_req_int(g, "usergroup_ptr", where)] = str(_field(g, "name", where))
     where = f"{file} zerver_usergroupmembership"
-    pairs = sorted(
-        (gid, _req_int(r, "user_profile", where))
-        for r in table_rows(data, "zerver_usergroupmembership", file, required=False)
-        if (gid := _req_int(r, "user_group", where)) in names
-    )
-    return pd.DataFrame([(names[g], u) for g, u in pairs], columns=["name", "user_id"]).astype(
-        {"user_id": "Int64"}
-    )
+    members: dict[int, list[int]] = {}
+    for r in table_rows(data, "zerver_usergroupmembership", file, required=False):
+        members.setdefault(_req_int(r, "user_group", where), []).append(
+            _req_int(r, "user_profile", where)
+        )
+    where = f"{file} zerver_groupgroupmembership"
+    subgroups: dict[int, list[int]] = {}
+    for r in table_rows(data, "zerver_groupgroupmembership", file, required=False):
+        subgroups.setdefault(_req_int(r, "supergroup", where), []).append(
+            _req_int(r, "subgroup", where)
+        )
+    return user_groups_frame(names, members, subgroups)

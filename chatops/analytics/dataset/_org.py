@@ -18,23 +18,9 @@ from ..._exceptions import ApiError
 from ...types import QueueRegistration
 from . import _files
 from ._slots import Slots
-from .records import channels_frame, users_frame
+from .records import channels_frame, user_groups_frame, users_frame
 
-__all__ = ["accounts", "read_channels", "write_tables"]
-
-
-def accounts(registered: QueueRegistration) -> list[dict[str, Any]]:
-    """Every account a registration that fetched ``realm_user`` lists: active, deactivated,
-    and the system bots (Notification Bot and the others), which belong to no organization
-    and which ``GET /users`` leaves out, though they post in it. A system bot is a bot."""
-    people = [*(registered.realm_users or ()), *(registered.realm_non_active_users or ())]
-    seen = {int(u["user_id"]) for u in people}
-    bots = [
-        {**u, "is_bot": True, "is_system_bot": True}
-        for u in registered.cross_realm_bots or ()
-        if int(u["user_id"]) not in seen
-    ]
-    return sorted([*people, *bots], key=lambda u: int(u["user_id"]))
+__all__ = ["read_channels", "write_tables"]
 
 
 async def read_channels(
@@ -129,9 +115,11 @@ async def write_tables(
         "users": users_frame(users),
         "channels": channels_frame(channels),
         "subscriptions": pd.DataFrame(pairs, columns=["stream_id", "user_id"], dtype="Int64"),
-        "user_groups": pd.DataFrame(
-            [(g.name, u) for g in groups for u in g.members], columns=["name", "user_id"]
-        ).astype({"user_id": "Int64"}),
+        "user_groups": user_groups_frame(
+            {g.id: g.name for g in groups},
+            {g.id: g.members for g in groups},
+            {g.id: g.direct_subgroup_ids for g in groups},
+        ),
     }
     folder = _files.private_dir(cache / "tables")
     for name, df in tables.items():

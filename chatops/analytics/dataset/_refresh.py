@@ -30,7 +30,8 @@ import pyarrow.parquet as pq
 from ._changes import EVENT_TYPES, Changes
 from ._fetch import MAX_PAGE
 from ._narrow_files import SyncStats
-from ._org import accounts, read_channels, write_tables
+from ._org import read_channels, write_tables
+from .records import registered_accounts
 
 __all__ = ["EVENT_TYPES", "MAX_PAGE", "Refresh", "SyncStats"]
 
@@ -94,7 +95,7 @@ class Refresh(Changes):
                 write_tables(
                     self.client,
                     self.cache,
-                    accounts(registered),
+                    registered_accounts(registered),
                     readable,
                     channels,
                     subscribers,

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from ..._base_client import NotGiven
 from ...resources.messages import PagedHistory
-from ...types import ROLE_NAMES, role_name
+from ...types import ROLE_NAMES, QueueRegistration, role_name
 from ..schema import COLUMNS, RESOLVED_PREFIX, empty, validate
 from ._pages import MESSAGE_SCHEMA, Page, _Message, decode_page, page_table, records_table
 from ._tables import (
@@ -49,8 +49,10 @@ __all__ = [
     "edits_frame",
     "messages_frame",
     "messages_table",
+    "registered_accounts",
     "reactions_frame",
     "subscriptions_frame",
+    "user_groups_frame",
     "users_frame",
 ]
 
@@ -220,6 +222,26 @@ def _utc_seconds(values: list[Any]) -> pd.Series:
     return pd.to_datetime(pd.Series(values, dtype="Int64"), unit="s", utc=True)
 
 
+def registered_accounts(registered: QueueRegistration) -> list[dict[str, Any]]:
+    """Every account a registration that fetched ``realm_user`` lists: active, deactivated,
+    and the system bots (Notification Bot and the others), which belong to no organization
+    and which ``GET /users`` leaves out, though they post in it. A system bot is a bot.
+
+    Example::
+
+        >>> reg = client.events.register(fetch_event_types=["realm_user"])
+        >>> AnalyticsFrames.from_records(history, users=registered_accounts(reg))
+    """
+    people = [*(registered.realm_users or ()), *(registered.realm_non_active_users or ())]
+    seen = {int(u["user_id"]) for u in people}
+    bots = [
+        {**u, "is_bot": True, "is_system_bot": True}
+        for u in registered.cross_realm_bots or ()
+        if int(u["user_id"]) not in seen
+    ]
+    return sorted([*people, *bots], key=lambda u: int(u["user_id"]))
+
+
 def users_frame(users: Iterable[Any]) -> pd.DataFrame:
     """The ``users`` frame: one row per user or bot.
 
@@ -267,6 +289,35 @@ def users_frame(users: Iterable[Any]) -> pd.DataFrame:
         },
         columns=list(names),
     )
+
+
+def user_groups_frame(
+    names: Mapping[int, str],
+    members: Mapping[int, Iterable[int]],
+    subgroups: Mapping[int, Iterable[int]],
+) -> pd.DataFrame:
+    """The ``user_groups`` frame: ``name``, ``user_id``, ``direct`` (a member of the group
+    itself; False: through a subgroup), one row per group and person.
+
+    Args:
+        names: the groups to list, by id (a subgroup not named here still lends its members).
+        members: each group's direct members, by group id.
+        subgroups: each group's direct subgroups, by group id.
+    """
+    rows: list[tuple[str, int, bool]] = []
+    for gid, name in sorted(names.items(), key=lambda kv: (kv[1], kv[0])):
+        direct = {int(u) for u in members.get(gid, ())}
+        seen, stack, everyone = {gid}, list(subgroups.get(gid, ())), set(direct)
+        while stack:  # every subgroup below, each once (a cycle ends here too)
+            sub = int(stack.pop())
+            if sub in seen:
+                continue
+            seen.add(sub)
+            everyone.update(int(u) for u in members.get(sub, ()))
+            stack.extend(subgroups.get(sub, ()))
+        rows.extend((name, u, u in direct) for u in sorted(everyone))
+    frame = pd.DataFrame(rows, columns=["name", "user_id", "direct"])
+    return frame.astype({"user_id": "Int64", "direct": "boolean"})
 
 
 def channels_frame(channels: Iterable[Any]) -> pd.DataFrame:
@@ -328,7 +379,8 @@ class AnalyticsFrames:
             messages: ``client.messages.iter_history(...)`` itself (its raw pages are decoded
                 into columns, no record per message), or ``Message`` records or API dicts (with
                 ``edit_history`` for the edits frame). The frames are in message id order.
-            users: ``User`` records (``client.users.list()``).
+            users: ``User`` records (``client.users.list()``, which leaves out the system
+                bots that post: :func:`registered_accounts` has them too).
             channels: ``Channel`` records (``client.channels.list()``).
             subscriptions: ``{stream_id: [user_id, ...]}``.
         """

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pandas as pd
 
 from .._figure import figure_png, literal_text
+from ..change import Change
 from ._registry import REGISTRY
 
 if TYPE_CHECKING:
@@ -86,6 +87,19 @@ class ViewResult:
         from ..._tabular import write_excel
 
         return write_excel(self.frames(), path, note=self.coverage, summary=self.summary())
+
+    def change(self) -> Change | None:
+        """The view's measure in the last complete period against the period before it
+        (:class:`~chatops.analytics.change.Change`), None when the data holds fewer than two
+        complete periods.
+
+        Raises:
+            TypeError: the view is not a time series.
+        """
+        series = [name for name, v in REGISTRY.items() if v.result.change is not ViewResult.change]
+        raise TypeError(
+            f"{self.view} is not a time series; the views with a change: {', '.join(series)}"
+        )
 
     def plot(self, ax: Axes | None = None) -> Figure:
         """The view's figure (a new one when ``ax`` is None, else the main panel drawn on ``ax``).

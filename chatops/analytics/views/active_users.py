@@ -25,6 +25,7 @@ from .._figure import counts, finish, new_figure, tidy
 from .._figure import empty as _empty
 from .._figure import figure_of as _figure_of
 from .._percent import percent
+from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
 from ..schema import validate
@@ -54,6 +55,25 @@ class ActiveUsers(ViewResult):
     windows: tuple[int, ...] = (1, 7, 15, 28)
     definition: str = "sent"
     mean_stickiness: float = math.nan
+
+    def change(self) -> Change | None:
+        """People active in the window of 7 days (or the shortest window) ending on the last
+        whole day, against the same window just before it; the data's last day is taken as
+        not over."""
+        if self.frame.empty:
+            return None
+        window = 7 if 7 in self.windows else min(self.windows)
+        f = self.frame[self.frame["window"] == window].set_index("date")["active_users"]
+        f = f.sort_index().iloc[:-1]  # the last day is still counting
+        picks = f.iloc[::-1].iloc[::window].iloc[::-1]  # every window-th day back from the end
+        if len(picks) < 2:
+            return None
+        days = "day" if window == 1 else f"{window} days"
+        # each value counts the window ending on its day: it starts window - 1 days before
+        starts = pd.DatetimeIndex(picks.index) - pd.Timedelta(days=window - 1)
+        return change_of(
+            pd.Series(picks.to_numpy(), index=starts), None, f"people active in {days}", days
+        )
 
 
 def _window_label(window: int) -> str:

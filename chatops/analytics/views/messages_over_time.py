@@ -29,6 +29,7 @@ from .._common import (
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
+from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept, in_list, private_channel_ids
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
@@ -61,6 +62,16 @@ class MessagesOverTime(ViewResult):
     total: int = 0
     #: the bots' messages were left out (``exclude_bots``), rather than there being none
     bots_excluded: bool = False
+
+    def change(self) -> Change | None:
+        """Messages in the last complete bucket against the bucket before (every split)."""
+        if self.frame.empty:
+            return None
+        per = self.frame.groupby("bucket_start", observed=True).agg(
+            messages=("messages", "sum"), partial=("partial", "any")
+        )
+        word = FREQ_WORD.get(self.freq, self.freq)
+        return change_of(per["messages"], per["partial"], "messages", word)
 
 
 _SPLITS = (None, "is_bot", "recipient_type", "channel", "client")

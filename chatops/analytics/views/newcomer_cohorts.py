@@ -25,6 +25,7 @@ from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
+from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
 from ..schema import validate
@@ -66,6 +67,30 @@ class NewcomerCohorts(ViewResult):
     #: with ``cohort_by="date_joined"``: senders whose first post is in a period before the
     #: one they joined in (imported history, or a join date reset)
     posted_before_joining: int = 0
+
+    def change(self) -> Change | None:
+        """Newcomers (people in a cohort) in the last complete period against the one before;
+        the period of the newest message is taken as not over."""
+        if self.frame.empty:
+            return None
+        code = check_freq(self.cohort_freq)
+        cohorts = self.frame.drop_duplicates("cohort")
+        sizes = pd.Series(
+            cohorts["cohort_size"].to_numpy(),
+            index=pd.PeriodIndex([pd.Period(c, freq=code) for c in cohorts["cohort"]]),
+        )
+        # the newest period any row reaches is the data's last: still counting
+        last = max(
+            pd.Period(c, freq=code) + int(o)
+            for c, o in zip(self.frame["cohort"], self.frame["offset"], strict=True)
+        )
+        full = pd.period_range(sizes.index.min(), last, freq=code)
+        sizes = sizes.groupby(level=0).sum().reindex(full, fill_value=0)
+        starts = full.start_time
+        values = pd.Series(sizes.to_numpy(), index=starts)
+        partial = pd.Series(full == last, index=starts)
+        word = FREQ_WORD.get(self.cohort_freq, self.cohort_freq)
+        return change_of(values, partial, "newcomers", word)
 
 
 _TENURE = ((0, 0, "0"), (1, 2, "1-2"), (3, 5, "3-5"), (6, 11, "6-11"), (12, 10**9, "12+"))

@@ -51,6 +51,7 @@ from .._figure import axes as _axes
 from .._figure import counts, finish, new_figure, tidy
 from .._figure import empty as _empty
 from .._percent import percent
+from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
@@ -101,6 +102,14 @@ class ZulipStats(ViewResult):
     summary_counts: dict[str, int] = dataclasses.field(default_factory=dict)
     left_out: dict[str, int] = dataclasses.field(default_factory=dict)
     differences: tuple[str, ...] = ()
+
+    def change(self) -> Change | None:
+        """Messages sent (humans and bots) in the last complete period against the one before."""
+        if self.frame.empty:
+            return None
+        f = self.frame.set_index("period_start")
+        word = FREQ_WORD.get(self.freq, self.freq)
+        return change_of(f["humans"] + f["bots"], f["partial"], "messages sent", word)
 
 
 def _accounts(users: pd.DataFrame) -> pd.DataFrame:
