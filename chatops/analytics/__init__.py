@@ -35,6 +35,7 @@ from .dataset.records import (
     reactions_frame,
     registered_accounts,
     subscriptions_frame,
+    user_groups_frame,
     users_frame,
 )
 from .excel import to_excel
@@ -157,6 +158,7 @@ __all__ = [
     "slice_frames",
     "subscriptions_frame",
     "topic_lifecycle",
+    "user_groups_frame",
     "users_frame",
     "validate",
     "zulip_stats",

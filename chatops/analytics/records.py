@@ -16,7 +16,9 @@ from .dataset.records import (
     messages_frame,
     messages_table,
     reactions_frame,
+    registered_accounts,
     subscriptions_frame,
+    user_groups_frame,
     users_frame,
 )
 
@@ -29,7 +31,9 @@ __all__ = [
     "messages_frame",
     "messages_table",
     "reactions_frame",
+    "registered_accounts",
     "subscriptions_frame",
+    "user_groups_frame",
     "users_frame",
 ]
 
