@@ -27,10 +27,23 @@ from ._common import TimeLike, bot_ids, parse_period, user_names, utc
 from ._percent import percent
 from .schema import validate
 
-__all__ = ["BY", "Change", "Movers", "change_of", "movers"]
+__all__ = ["BY", "Change", "Movers", "change_of", "change_of_buckets", "movers"]
 
 #: what movers are counted by
 BY = ("channel", "group", "person")
+
+
+def _one(measure: str) -> str:
+    """A measure's words for a count of one: ``direct message``, ``person active in 7 days``."""
+    words = measure.split(" ")
+    for i, word in enumerate(words):
+        if word == "people":
+            words[i] = "person"
+            break
+        if word.endswith("s"):
+            words[i] = word[:-1]
+            break
+    return " ".join(words)
 
 
 def _pct(p: float) -> str:
@@ -67,7 +80,8 @@ class Change:
 
     def sentence(self) -> str:
         """``"2,120 messages in the week of 2026-11-16, down 18% on the week before (2,585)."``"""
-        now = f"{self.current:,.0f} {self.measure} in the {self.period} of {self.start:%Y-%m-%d}"
+        what = _one(self.measure) if self.current == 1 else self.measure
+        now = f"{self.current:,.0f} {what} in the {self.period} of {self.start:%Y-%m-%d}"
         if self.previous == 0:
             return f"{now}; none in the {self.period} before."
         before = f"the {self.period} before ({self.previous:,.0f})"
@@ -104,6 +118,19 @@ def change_of(
         float(v.iloc[-1]),
         float(v.iloc[-2]),
     )
+
+
+def change_of_buckets(frame: pd.DataFrame, column: str, measure: str) -> Change | None:
+    """:func:`change_of` over a view's ``over_time`` frame (``bucket_start`` and ``column``):
+    the period named from the buckets' spacing, the newest bucket taken as not over."""
+    if len(frame) < 3:
+        return None
+    starts = pd.DatetimeIndex(frame["bucket_start"])
+    days = float(pd.Series(starts[1:] - starts[:-1]).median() / pd.Timedelta(days=1))
+    word = "day" if days <= 1 else "week" if days <= 7 else "month" if days <= 31 else "period"
+    values = pd.Series(frame[column].to_numpy(), index=starts)
+    partial = pd.Series(starts == starts.max(), index=starts)
+    return change_of(values, partial, measure, word)
 
 
 @dataclasses.dataclass

@@ -10,8 +10,10 @@ import pytest
 from chatops.analytics import (
     active_users,
     channel_scorecard,
+    client_and_dm_mix,
     messages_over_time,
     newcomer_cohorts,
+    reactions_and_engagement,
     zulip_stats,
 )
 from chatops.analytics.change import movers
@@ -75,6 +77,26 @@ def test_zulip_stats_active_users_and_newcomers_give_their_change() -> None:
     assert n is not None and (n.current, n.previous) == (1, 2)
     with pytest.raises(TypeError, match="not a time series; the views with a change: "):
         channel_scorecard(m).change()
+
+
+def test_reactions_and_direct_messages_give_their_change() -> None:
+    m = _rows(
+        {
+            "2024-01-02": [("general", 1)] * 3 + [(None, 1)] * 4,  # week of 01-01
+            "2024-01-09": [("general", 1)] * 3 + [(None, 2)] * 1,  # week of 01-08
+            "2024-01-16": [(None, 1)] * 9,  # the newest week: not over
+        }
+    )
+    dm = client_and_dm_mix(m, freq="W").change()
+    assert dm is not None and (dm.current, dm.previous, dm.period) == (1, 4, "week")
+    assert dm.sentence() == (
+        "1 direct message in the week of 2024-01-08, down 75% on the week before (4)."
+    )
+    reactions = pd.DataFrame(
+        {"message_id": [1, 2, 8, 9, 10], "user_id": [2, 2, 1, 1, 1], "emoji_name": ["tada"] * 5}
+    )
+    r = reactions_and_engagement(m, reactions, freq="W").change()
+    assert r is not None and (r.current, r.previous) == (3, 2)
 
 
 def test_movers_name_the_channels_groups_and_people_that_moved_most() -> None:

@@ -29,6 +29,7 @@ from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
+from ..change import Change, change_of_buckets
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
 from ..schema import validate
@@ -59,6 +60,11 @@ class ClientAndDmMix(ViewResult):
     over_time: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
     dm_share: float = math.nan
     top_client: str | None = None
+
+    def change(self) -> Change | None:
+        """Direct messages in the last complete bucket against the one before; the bucket of
+        the newest message is taken as not over."""
+        return change_of_buckets(self.over_time, "dm_messages", "direct messages")
 
 
 def client_label(client: str) -> str:

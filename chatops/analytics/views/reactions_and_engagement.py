@@ -30,6 +30,7 @@ from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
+from ..change import Change, change_of_buckets
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept, in_list
 from ..schema import validate
@@ -64,6 +65,11 @@ class ReactionsAndEngagement(ViewResult):
     reactions_per_message: float = math.nan
     reacted_message_share: float = math.nan
     top_n: int = 10
+
+    def change(self) -> Change | None:
+        """Reactions in the last complete bucket against the one before; the bucket of the
+        newest message is taken as not over."""
+        return change_of_buckets(self.over_time, "reactions", "reactions")
 
 
 def _over_time(
