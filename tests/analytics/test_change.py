@@ -14,6 +14,7 @@ from chatops.analytics import (
     messages_over_time,
     newcomer_cohorts,
     reactions_and_engagement,
+    topic_lifecycle,
     zulip_stats,
 )
 from chatops.analytics.change import movers
@@ -97,6 +98,23 @@ def test_reactions_and_direct_messages_give_their_change() -> None:
     )
     r = reactions_and_engagement(m, reactions, freq="W").change()
     assert r is not None and (r.current, r.previous) == (3, 2)
+
+
+def test_topic_lifecycle_gives_the_topics_started_per_week() -> None:
+    m = messages(
+        [
+            (1, "2024-01-02", "general", "a", 1),
+            (2, "2024-01-03", "general", "b", 1),
+            (3, "2024-01-04", "general", "a", 2),  # a reply, not a topic
+            (4, "2024-01-10", "dev", "c", 1),
+            (5, "2024-01-17", "dev", "d", 1),  # the newest week: not over
+        ]
+    )
+    c = topic_lifecycle(m).change()
+    assert c is not None and (c.current, c.previous) == (1, 2)
+    assert c.sentence() == (
+        "1 topic started in the week of 2024-01-08, down 50% on the week before (2)."
+    )
 
 
 def test_movers_name_the_channels_groups_and_people_that_moved_most() -> None:

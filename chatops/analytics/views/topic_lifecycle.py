@@ -26,6 +26,7 @@ from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
+from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
 from ..schema import validate
@@ -66,6 +67,20 @@ class TopicLifecycle(ViewResult):
     median_hours_to_first_reply: float = math.nan
     resolved_pct: float = math.nan
     median_hours_to_resolve: float = math.nan
+
+    def change(self) -> Change | None:
+        """Topics started in the last complete week (Monday to Sunday, UTC) against the week
+        before; the week of the newest topic is taken as not over."""
+        if self.frame.empty:
+            return None
+        started = pd.DatetimeIndex(self.frame["started_at"]).tz_convert("UTC").tz_localize(None)
+        weeks = pd.Series(1, index=started.to_period("W")).groupby(level=0).sum()
+        full = pd.period_range(weeks.index.min(), weeks.index.max(), freq="W")
+        weeks = weeks.reindex(full, fill_value=0)
+        starts = full.start_time.tz_localize("UTC")
+        values = pd.Series(weeks.to_numpy(), index=starts)
+        partial = pd.Series(full == full.max(), index=starts)
+        return change_of(values, partial, "topics started", "week")
 
 
 def _hours(delta: pd.Series) -> pd.Series:
