@@ -21,7 +21,7 @@ from typing import Any
 __all__ = ["ChannelCoverage", "Coverage", "coverage_from_manifest", "iso", "viewpoint_of"]
 
 #: where the whole organization's messages come from, as a sentence points to it
-EXPORT_HINT = "an organization export (chatops data import <export>, Dataset.from_export)"
+EXPORT_HINT = "an organization export (chatops data import-export <export>, Dataset.from_export)"
 
 
 def iso(seconds: int | float | None) -> str | None:

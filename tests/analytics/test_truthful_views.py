@@ -66,7 +66,7 @@ def test_a_synced_dm_share_says_it_is_the_accounts_own_and_points_to_an_export()
     assert sentences.direct_message_share(m) == (
         f"5% of the messages {ADMIN} sees are direct messages, all of them its own (an account "
         "sees no one else's; for the organization's share import an organization export "
-        "(chatops data import <export>, Dataset.from_export)); the most used client, Web app, "
+        "(chatops data import-export <export>, Dataset.from_export)); the most used client, Web app, "
         "sends 100% of all."
     )
     r = views.client_and_dm_mix(m)
@@ -75,7 +75,7 @@ def test_a_synced_dm_share_says_it_is_the_accounts_own_and_points_to_an_export()
     assert fig.axes[1].get_title() == f"Direct-message share (overall 5%)\nonly {ADMIN}'s own"
     note = " ".join(footnote(fig).get_text().split())
     assert f"direct messages: only {ADMIN}'s own" in note
-    assert "chatops data import <export>" in note
+    assert "chatops data import-export <export>" in note
 
 
 def test_an_exported_dm_share_is_the_organizations() -> None:
