@@ -33,6 +33,7 @@ __all__ = [
     "load_json",
     "parse_realm",
     "realm_identity",
+    "every_member",
     "table_rows",
     "user_groups",
 ]
@@ -414,8 +415,34 @@ def realm_identity(data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def every_member(
+    direct: Mapping[int, Iterable[int]], subgroups: Mapping[int, Iterable[int]]
+) -> dict[int, set[int]]:
+    """Each group's members, its subgroups' members at any depth included (a group reached
+    twice, or by a cycle, counts once).
+
+    Args:
+        direct: group id -> its direct members.
+        subgroups: group id -> its direct subgroups' ids.
+    """
+    out: dict[int, set[int]] = {}
+    for root in direct:
+        seen, todo = {root}, [root]
+        members: set[int] = set()
+        while todo:
+            g = todo.pop()
+            members.update(direct.get(g, ()))
+            for sub in subgroups.get(g, ()):
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append(sub)
+        out[root] = members
+    return out
+
+
 def user_groups(data: Mapping[str, Any]) -> pd.DataFrame:
-    """``name, user_id``: the direct members of each named, active user group."""
+    """``name, user_id``: the members of each named, active user group, its subgroups'
+    members (at any depth) included, as Zulip counts a group's members."""
     file = "realm.json"
     where = f"{file} zerver_namedusergroup"
     names: dict[int, str] = {}
@@ -423,11 +450,17 @@ def user_groups(data: Mapping[str, Any]) -> pd.DataFrame:
         if not g.get("deactivated", False):
             names[_req_int(g, "usergroup_ptr", where)] = str(_field(g, "name", where))
     where = f"{file} zerver_usergroupmembership"
-    pairs = sorted(
-        (gid, _req_int(r, "user_profile", where))
-        for r in table_rows(data, "zerver_usergroupmembership", file, required=False)
-        if (gid := _req_int(r, "user_group", where)) in names
-    )
+    direct: dict[int, set[int]] = {g: set() for g in names}
+    for r in table_rows(data, "zerver_usergroupmembership", file, required=False):
+        direct.setdefault(_req_int(r, "user_group", where), set()).add(
+            _req_int(r, "user_profile", where)
+        )
+    where = f"{file} zerver_groupgroupmembership"
+    subs: dict[int, set[int]] = {}
+    for r in table_rows(data, "zerver_groupgroupmembership", file, required=False):
+        subs.setdefault(_req_int(r, "supergroup", where), set()).add(_req_int(r, "subgroup", where))
+    members = every_member(direct, subs)
+    pairs = sorted((g, u) for g in names for u in members[g])
     return pd.DataFrame([(names[g], u) for g, u in pairs], columns=["name", "user_id"]).astype(
         {"user_id": "Int64"}
     )

@@ -17,6 +17,7 @@ from ..._client import AsyncClient
 from ..._exceptions import ApiError
 from ...types import QueueRegistration
 from . import _files
+from ._export_tables import every_member
 from ._slots import Slots
 from .records import channels_frame, users_frame
 
@@ -96,6 +97,17 @@ async def read_channels(
     return readable, coverage, channels, subscribers
 
 
+def _group_members(groups: list[Any]) -> pd.DataFrame:
+    """``name, user_id``: each group's members, its subgroups' (at any depth) included."""
+    members = every_member(
+        {g.id: set(g.members) for g in groups},
+        {g.id: set(g.direct_subgroup_ids or ()) for g in groups},
+    )
+    return pd.DataFrame(
+        [(g.name, u) for g in groups for u in sorted(members[g.id])], columns=["name", "user_id"]
+    ).astype({"user_id": "Int64"})
+
+
 async def write_tables(
     c: AsyncClient,
     cache: Path,
@@ -129,9 +141,7 @@ async def write_tables(
         "users": users_frame(users),
         "channels": channels_frame(channels),
         "subscriptions": pd.DataFrame(pairs, columns=["stream_id", "user_id"], dtype="Int64"),
-        "user_groups": pd.DataFrame(
-            [(g.name, u) for g in groups for u in g.members], columns=["name", "user_id"]
-        ).astype({"user_id": "Int64"}),
+        "user_groups": _group_members(groups),
     }
     folder = _files.private_dir(cache / "tables")
     for name, df in tables.items():

@@ -309,8 +309,8 @@ def activity_heatmap(
             ``(direct message)``) or ``user_group`` (one grid per group of the sender; a message
             counts once in each group its sender belongs to, so the groups' grids overlap and
             are drawn side by side, never added up).
-        user_groups: the user_groups frame, for ``by="user_group"`` (each group's members as
-            listed: a subgroup's members count in the group only when the frame lists them).
+        user_groups: the user_groups frame, for ``by="user_group"`` (a dataset's lists each
+            group's members with its subgroups' members included, as Zulip counts them).
         groups: with ``by="user_group"``, the groups to count (one name or a list); default
             every group but the system ones (names starting ``role:``, such as
             ``role:everyone``), which count only when named here.
