@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["ChannelCoverage", "Coverage", "coverage_from_manifest", "iso"]
+__all__ = ["ChannelCoverage", "Coverage", "coverage_from_manifest", "iso", "viewpoint_of"]
+
+#: where the whole organization's messages come from, as a sentence points to it
+EXPORT_HINT = "an organization export (chatops data import-export <export>, Dataset.from_export)"
 
 
 def iso(seconds: int | float | None) -> str | None:
@@ -63,6 +66,14 @@ class Coverage:
     def channels_archived(self) -> tuple[ChannelCoverage, ...]:
         """Archived channels whose messages are in the dataset."""
         return tuple(c for c in self.channels_readable if c.archived)
+
+    @property
+    def viewpoint(self) -> str:
+        """Whose view of the organization the messages are: ``the organization export``, or
+        the account synced (``iago@zulip.com``), which sees only its own direct messages."""
+        if self.source == "export":
+            return "the organization export"
+        return self.email or "the synced account"
 
     def note(self) -> str:
         """One line for a figure's footnote or a report."""
@@ -117,6 +128,26 @@ class Coverage:
             "content": self.content,
             "note": self.note(),
         }
+
+
+def viewpoint_of(attrs: Mapping[Any, Any]) -> str | None:
+    """The :attr:`Coverage.viewpoint` a frame's ``attrs`` carry (None when they carry none).
+
+    Args:
+        attrs: a messages frame's ``attrs`` (:meth:`~chatops.analytics.Dataset.frames` puts
+            ``viewpoint``, a string, and ``coverage_detail`` there).
+    """
+    if isinstance(attrs.get("viewpoint"), str):
+        return str(attrs["viewpoint"])
+    detail = attrs.get("coverage_detail")
+    if isinstance(detail, Coverage):
+        return detail.viewpoint
+    if isinstance(detail, Mapping) and detail.get("source") in ("sync", "export"):
+        # as written into a file's metadata (:meth:`Coverage.as_dict`) and read back
+        if detail["source"] == "export":
+            return "the organization export"
+        return str(detail.get("email") or "the synced account")
+    return None
 
 
 def _when(value: Any) -> datetime | None:

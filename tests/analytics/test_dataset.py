@@ -93,6 +93,25 @@ def test_first_sync_frames_are_typed_and_cover_what_the_account_reads(
     )
 
 
+def test_a_groups_members_include_its_subgroups_members(org: Sandbox, tmp_path: Path) -> None:
+    ds = Dataset.sync(org.zuliprc("admin"), cache=tmp_path / "c", progress=False)
+    groups = ds.frames().user_groups
+    assert groups is not None
+    framed = groups.groupby("name", observed=True)["user_id"].agg(lambda s: set(s.tolist()))
+    with chatops.Client.from_zuliprc(org.zuliprc("admin")) as c:
+        listed = {g.name: g for g in c.user_groups.list()}
+        active = {u.user_id for u in c.users.list() if u.is_active}
+        # the demo's support-team has leads as a subgroup, with people only leads list
+        support, leads = listed["support-team"], listed["leads"]
+        assert leads.id in support.direct_subgroup_ids
+        assert set(leads.members) - set(support.members)
+        for name in ("support-team", "leads", "role:everyone", "role:members"):
+            # GET /user_groups/{id}/members: every active member, subgroups' included
+            want = set(c.user_groups.members(listed[name].id))
+            assert framed[name] & active == want & active, name
+    assert framed["leads"] <= framed["support-team"]
+
+
 def test_files_are_private_and_writes_leave_no_temporary_files(
     org: Sandbox, tmp_path: Path
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from chatops import analytics
@@ -60,6 +61,42 @@ def test_duckdb_reads_a_dataset_folder_by_path(small_ds: Dataset) -> None:
     assert by_path.frame["messages"].sum() == small_ds.message_count
     assert by_path.frame.equals(by_frames.frame)
     assert by_path.coverage == by_frames.coverage
+
+
+def test_both_engines_say_whose_view_a_sync_is(small_ds: Dataset) -> None:
+    frames = small_ds.frames()
+    email = small_ds.manifest["email"]
+    for view in ("client_and_dm_mix", "active_users", "activity_heatmap"):
+        by_sql = getattr(analytics, view)(small_ds, engine="duckdb")
+        by_frames = getattr(analytics, view)(frames.messages)
+        assert by_sql.viewpoint == by_frames.viewpoint == email, view
+    # the view by DuckDB's fallback (options its SQL does not compute) says it too
+    mix = analytics.client_and_dm_mix(small_ds, dm_recipients=frames.dm_recipients, engine="duckdb")
+    assert mix.viewpoint == email
+    # the frames the explorer hands the views: the coverage note without its detail object
+    light = frames.messages.copy(deep=False)
+    light.attrs = {k: v for k, v in frames.messages.attrs.items() if k != "coverage_detail"}
+    assert analytics.client_and_dm_mix(light).viewpoint == email
+    assert (
+        f"the messages {email} sees are direct messages"
+        in analytics.sentences.direct_message_share(light)
+    )
+
+
+def test_both_engines_mark_the_same_partial_day_and_user_group_grids(small_ds: Dataset) -> None:
+    last = small_ds.frames().messages["timestamp"].max()
+    assert compare(small_ds, "active_users", as_of=last) > 0
+    got = analytics.active_users(small_ds, as_of=last, engine="duckdb")
+    assert got.frame.loc[got.frame["partial"], "date"].nunique() == 1
+    frames = small_ds.frames()
+    assert frames.user_groups is not None and len(frames.user_groups)
+    want = analytics.activity_heatmap(
+        frames.messages, by="user_group", user_groups=frames.user_groups
+    )
+    sql = analytics.activity_heatmap(small_ds, by="user_group", engine="duckdb")
+    pd.testing.assert_frame_equal(sql.frame, want.frame)
+    pd.testing.assert_frame_equal(sql.busiest, want.busiest)
+    assert len(want.frame) and not want.frame["group"].astype(str).str.startswith("role:").any()
 
 
 def test_engine_errors_name_the_problem(small_ds: Dataset, tmp_path: Path) -> None:

@@ -101,6 +101,23 @@ def test_imported_frames_equal_read_export_frames(imported: Dataset, tarball: Pa
     assert {"edit", "move_topic", "move_channel", "resolve"} <= set(got.edits["kind"])
 
 
+def test_an_imported_groups_members_include_its_subgroups_as_a_sync_lists_them(
+    imported: Dataset, synced: Dataset
+) -> None:
+    got, api = imported.frames().user_groups, synced.frames().user_groups
+    assert got is not None and api is not None
+    members = {
+        name: set(part["user_id"].tolist()) for name, part in got.groupby("name", observed=True)
+    }
+    # the demo's support-team holds leads as a subgroup: its members count in support-team
+    assert members["leads"] <= members["support-team"]
+    named = api[~api["name"].str.startswith("role:")]
+    mine = got[~got["name"].str.startswith("role:")]
+    pd.testing.assert_frame_equal(
+        _plain(mine, ["name", "user_id"]), _plain(named, ["name", "user_id"])
+    )
+
+
 def test_imported_frames_equal_a_sync_as_the_admin_where_the_api_sees_the_same(
     org: Sandbox, imported: Dataset, synced: Dataset
 ) -> None:

@@ -163,7 +163,9 @@ def test_reply_pairs_counts_each_pair_once() -> None:
     )
     r = views.interaction_graph(df)
     assert isinstance(r.graph, nx.Graph) and len(r.frame) == 3
+    largest = int((r.nodes["community"] == 1).sum())
     assert sentences.reply_pairs(r) == (
-        "The reply graph links 2 pairs of people who answered each other in a topic, "
-        f"in {r.communities} communities."
+        "The reply graph links 2 pairs where one person answered the other in a topic; "
+        f"1 of them both ways. {r.communities} communities; the largest, community 1, has "
+        f"{largest} people."
     )

@@ -394,6 +394,7 @@ class Dataset:
         # what the views and figures print (``messages.attrs["coverage"]``), and the detail
         frames.messages.attrs["coverage"] = cov.note()
         frames.messages.attrs["coverage_detail"] = cov
+        frames.messages.attrs["viewpoint"] = cov.viewpoint
         return frames
 
     def export(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import pandas as pd
 
+from ..coverage import viewpoint_of
 from ._duck import DuckSource, run_duckdb
 from ._duck_sql import Kept
 
@@ -58,7 +59,11 @@ def run(params: dict[str, Any], pandas: Callable[..., R], sql: Sql[R] | None = N
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     if engine == "pandas":
-        return pandas(**params, engine=engine)
+        result = pandas(**params, engine=engine)
+        attrs = getattr(params["messages"], "attrs", {})
+        if getattr(result, "viewpoint", None) is None and hasattr(result, "viewpoint"):
+            result.viewpoint = viewpoint_of(attrs)  # type: ignore[attr-defined]
+        return result
     return run_duckdb(params, pandas, sql)
 
 

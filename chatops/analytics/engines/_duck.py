@@ -192,7 +192,7 @@ class DuckSource:
             if row is not None and row[0] is not None:
                 first, last = pd.Timestamp(row[0]), pd.Timestamp(row[1])
         cov = coverage_from_manifest(self.dataset.manifest, first=first, last=last)
-        return {"coverage": cov.note(), "coverage_detail": cov}
+        return {"coverage": cov.note(), "coverage_detail": cov, "viewpoint": cov.viewpoint}
 
     def _unnested(self, column: str, fields: list[str], where: str, params: list[Any]) -> pa.Table:
         select = ", ".join(f"e.{f} AS {f}" for f in fields)
@@ -292,10 +292,11 @@ def run_duckdb(
         for name in _TABLES:
             if name in params and params[name] is None:
                 params[name] = duck.table(name)
+        whose = coverage_from_manifest(duck.dataset.manifest).viewpoint
         if sql is not None and not duck._empty:
             done = sql(Kept(duck, params), params)
             if done is not None:
-                return done
+                return _seen_by(done, whose)
         where, args = duck.where(
             params.get("since"),
             params.get("until"),
@@ -307,4 +308,11 @@ def run_duckdb(
                 scope = ("TRUE", []) if name == "edits" else (where, args)
                 params[name] = duck.long_frame(name, *scope)
         params["messages"] = duck.messages(where, args)
-    return pandas(**params, engine="pandas")
+    return _seen_by(pandas(**params, engine="pandas"), whose)
+
+
+def _seen_by(result: R, whose: str | None) -> R:
+    """``result`` with its ``viewpoint`` (a view result's) set to ``whose``."""
+    if hasattr(result, "viewpoint"):
+        result.viewpoint = whose
+    return result

@@ -36,6 +36,10 @@ class ViewResult:
 
     frame: pd.DataFrame
     coverage: str | None
+    #: whose view of the organization the messages are (:func:`~..coverage.viewpoint_of`):
+    #: ``the organization export``, the synced account's email (its own direct messages only),
+    #: or None when the frames do not say
+    viewpoint: str | None = dataclasses.field(default=None, kw_only=True)
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Every frame of the result by name (``frame`` first)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .._common import TimeLike, anonymize_frame, bot_ids, utc
+from ..coverage import EXPORT_HINT, viewpoint_of
 from ..schema import RESOLVED_PREFIX, validate
 
 #: Display names of sending clients, after the server's own /stats label map.
@@ -46,6 +47,40 @@ def _window_mask(ts: pd.Series, start: pd.Timestamp, end: pd.Timestamp) -> pd.Se
 
 
 # -- the sentences ----------------------------------------------------------------------------
+
+
+def seen_by(whose: str | None) -> str:
+    """The words a sentence ends with to say whose messages it counts.
+
+    ``""`` when the frames do not say (hand-built ones), `` (organization export)`` for an
+    export, and for a sync `` (in <email>'s view: the channels it reads and its own direct
+    messages)``.
+
+    Args:
+        whose: a :attr:`~chatops.analytics.coverage.Coverage.viewpoint` (or a result's
+            ``viewpoint``).
+    """
+    if whose is None:
+        return ""
+    if whose == "the organization export":
+        return " (organization export)"
+    return f" (in {whose}'s view: the channels it reads and its own direct messages)"
+
+
+def whose_messages(messages: pd.DataFrame) -> str | None:
+    """Whose view of the organization a messages frame is (None when it does not say)."""
+    return viewpoint_of(messages.attrs)
+
+
+def dm_caveat(whose: str | None) -> str | None:
+    """What a direct-message share from one account's view must say (None for an export or
+    unknown frames): whose direct messages they are, and where the organization's are."""
+    if whose is None or whose == "the organization export":
+        return None
+    return (
+        f"direct messages: only {whose}'s own (an account sees no one else's); "
+        f"the organization's share needs {EXPORT_HINT}"
+    )
 
 
 def humans(messages: pd.DataFrame, users: pd.DataFrame | None) -> pd.DataFrame:

@@ -14,12 +14,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from .._common import (
     TimeLike,
     check_tz,
     coverage_of,
     prepare_messages,
+    utc,
 )
 from .._figure import counts, finish, new_figure, tidy
 from .._figure import empty as _empty
@@ -33,7 +35,7 @@ from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, data_end, humans
+from ._shared import _finish, data_end, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -41,7 +43,9 @@ class ActiveUsers(ViewResult):
     """V2: distinct active users over trailing windows, per day.
 
     ``frame`` columns: ``date`` (the local day, aware in ``tz``), ``window`` (days), ``label``
-    (DAU, WAU, 15-day, MAU for 1, 7, 15, 28), ``active_users``. ``stickiness`` columns:
+    (DAU, WAU, 15-day, MAU for 1, 7, 15, 28), ``active_users``, ``partial`` (the day ends after
+    ``as_of``, so its count is still growing; the figure hatches it, as V1 hatches its partial
+    bucket). ``stickiness`` columns:
     ``date``, ``dau``, ``mau`` (28 days), ``stickiness`` (DAU/MAU, NaN when MAU is 0).
 
     Example::
@@ -89,8 +93,10 @@ def _result(
     coverage: str | None,
     anonymize: bool,
     salt: str,
+    cut: pd.Timestamp,
 ) -> ActiveUsers:
-    """The view from the (local, naive) day and the user of each activity (or of each pair)."""
+    """The view from the (local, naive) day and the user of each activity (or of each pair);
+    a day ending after ``cut`` is partial."""
     days = pd.date_range(day.min(), day.max(), freq="D")
     day_index = ((day - days[0]) // pd.Timedelta(days=1)).to_numpy(dtype="int64")
     user_codes, _ = pd.factorize(user_id.astype("int64"))
@@ -105,6 +111,10 @@ def _result(
         return pd.Series((counts > 0).sum(axis=1), dtype="int64")
 
     local = days.tz_localize(tz, ambiguous="NaT", nonexistent="shift_forward")
+    ends = (days + pd.Timedelta(days=1)).tz_localize(
+        tz, ambiguous="NaT", nonexistent="shift_forward"
+    )
+    partial = np.asarray(ends > cut, dtype=bool)
     frame = pd.concat(
         [
             pd.DataFrame(
@@ -113,6 +123,7 @@ def _result(
                     "window": w,
                     "label": _window_label(w),
                     "active_users": trailing(w).to_numpy(),
+                    "partial": partial,
                 }
             )
             for w in wins
@@ -156,7 +167,14 @@ def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers | None:
         k.coverage(p["coverage"]),
         p["anonymize"],
         p["salt"],
+        _cut(p["as_of"], p["until"]),
     )
+
+
+def _cut(as_of: TimeLike | None, until: TimeLike | None) -> pd.Timestamp:
+    """When the data was taken: ``as_of``, else ``until``, else now (as V1 reads it)."""
+    when = as_of if as_of is not None else until
+    return pd.Timestamp.now(tz="UTC") if when is None else utc(when)
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -185,24 +203,46 @@ def plot_active_users(result: ActiveUsers, ax: Axes | None = None) -> Figure:
     if df.empty:
         _empty(ax)
         return finish(fig, result.coverage)
+    cut = "partial" in df.columns and bool(df["partial"].any())
     for i, (w, part) in enumerate(df.groupby("window", sort=True)):
         label = str(part["label"].iloc[0])
-        ax.plot(
-            naive(part["date"]),
+        _line(
+            ax,
+            part["date"],
             part["active_users"],
+            part["partial"] if cut else None,
             color=PALETTE[i % len(PALETTE)],
             label=f"{label} ({w}-day window)" if label != f"{w}-day" else label,
             linewidth=1.4,
         )
     ax.set_ylim(0, max(float(df["active_users"].max()), 1.0) * 1.3)
-    ax.legend(loc="upper left", fontsize=8, frameon=False, ncols=len(result.windows))
+    handles, labels = ax.get_legend_handles_labels()
+    if cut:
+        days = naive(df.loc[df["partial"].astype(bool), "date"].drop_duplicates())
+        for a in (ax,) if stick_ax is None else (ax, stick_ax):
+            for d in days:
+                a.axvspan(
+                    d - pd.Timedelta(hours=12),
+                    d + pd.Timedelta(hours=12),
+                    facecolor="none",
+                    edgecolor="#444444",
+                    hatch="///",
+                    linewidth=0,
+                    alpha=0.55,
+                )
+        handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///"))
+        labels.append("partial day (still counting)")
+    ax.legend(handles, labels, loc="upper left", fontsize=8, frameon=False, ncols=3)
     if stick_ax is None:
         ax.set_xlabel("day")
     else:
         st = result.stickiness
-        stick_ax.plot(
-            naive(st["date"]),
+        flags = dict(zip(df["date"], df["partial"], strict=False)) if cut else None
+        _line(
+            stick_ax,
+            st["date"],
             st["stickiness"] * 100,
+            None if flags is None else st["date"].map(flags).fillna(False),
             color="#444444",
             linewidth=1.0,
             label="DAU/MAU",
@@ -217,6 +257,30 @@ def plot_active_users(result: ActiveUsers, ax: Axes | None = None) -> Figure:
         tidy(stick_ax)
     date_axis(ax)
     return finish(fig, result.coverage)
+
+
+def _line(ax: Axes, x: pd.Series, y: pd.Series, partial: pd.Series | None, **style: Any) -> None:
+    """A line of complete days, and from the last of them a dotted line to each partial day,
+    drawn as a hollow point (its count is still growing)."""
+    if partial is None or not partial.any():
+        ax.plot(naive(x), y, **style)
+        return
+    flags = partial.astype(bool).to_numpy()
+    whole = ~flags
+    ax.plot(naive(x[whole]), y[whole], **style)
+    last = np.flatnonzero(whole)[-1:].tolist()
+    tail = last + np.flatnonzero(flags).tolist()
+    ax.plot(
+        naive(x.iloc[tail]),
+        y.iloc[tail],
+        color=style.get("color"),
+        linewidth=style.get("linewidth", 1.0),
+        linestyle=":",
+        marker="o",
+        markevery=list(range(len(last), len(tail))),
+        markerfacecolor="white",
+        markersize=4,
+    )
 
 
 # -- the sentence -------------------------------------------------------------------------------
@@ -235,7 +299,8 @@ def active_posters(
     recent = df[(df["timestamp"] > stop - pd.Timedelta(days=days)) & (df["timestamp"] <= stop)]
     return (
         f"{recent['sender_id'].nunique():,} people posted in the last {days} days of the data "
-        f"(to {stop:%Y-%m-%d}), out of {df['sender_id'].nunique():,} who ever posted."
+        f"(to {stop:%Y-%m-%d}), out of {df['sender_id'].nunique():,} who ever posted"
+        f"{seen_by(whose_messages(messages))}."
     )
 
 
@@ -258,6 +323,7 @@ def active_users(
     windows: Sequence[int] = (1, 7, 15, 28),
     definition: str = "sent",
     tz: str = "UTC",
+    as_of: TimeLike | None = None,
     **options: Unpack[ViewOptions],
 ) -> ActiveUsers:
     """V2: for each day, how many users were active in the trailing ``window`` days.
@@ -270,6 +336,8 @@ def active_users(
             on a Sunday covers Monday to Sunday.
         definition: ``sent`` (sent a message) or ``any`` (sent a message or was seen active).
         tz: the time zone whose calendar makes the days.
+        as_of: the time the data was taken; a day ending after it is ``partial``. Default
+            ``until``, else now.
     """
     o = with_defaults(options)
     messages = messages_only(messages)
@@ -302,7 +370,9 @@ def active_users(
     events = events.dropna()
     stick_cols = ["date", "dau", "mau", "stickiness"]
     if events.empty:
-        frame = pd.DataFrame({c: [] for c in ["date", "window", "label", "active_users"]})
+        frame = pd.DataFrame(
+            {c: [] for c in ["date", "window", "label", "active_users", "partial"]}
+        )
         return ActiveUsers(
             frame,
             coverage_of(o["coverage"], df),
@@ -320,4 +390,5 @@ def active_users(
         coverage_of(o["coverage"], df),
         o["anonymize"],
         o["salt"],
+        _cut(as_of, o["until"]),
     )

@@ -30,6 +30,7 @@ from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of_buckets
+from ..coverage import EXPORT_HINT
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
 from ..schema import validate
@@ -37,7 +38,15 @@ from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import CLIENT_LABELS, _finish, _window_mask, humans
+from ._shared import (
+    CLIENT_LABELS,
+    _finish,
+    _window_mask,
+    dm_caveat,
+    humans,
+    seen_by,
+    whose_messages,
+)
 
 
 @dataclasses.dataclass
@@ -48,7 +57,9 @@ class ClientAndDmMix(ViewResult):
     ``clients`` (the raw client names, ``;``-joined), ``messages``, ``share``. ``over_time``:
     ``bucket_start``, ``channel_messages``, ``dm_messages``, ``group_dm_messages`` (direct
     messages to more than two people, when ``dm_recipients`` is given), ``dm_share`` (all direct
-    messages / all messages). ``dm_share``: over the whole window.
+    messages / all messages). ``dm_share``: over the whole window, of the messages in the
+    dataset: from a sync (``viewpoint`` is the account's email) the direct messages are only the
+    account's own, from an organization export (``the organization export``) everyone's.
 
     Example::
 
@@ -188,7 +199,13 @@ def plot_client_and_dm_mix(result: ClientAndDmMix, ax: Axes | None = None) -> Fi
         dm = axes[1]
         o = result.over_time
         share = "" if np.isnan(result.dm_share) else f" (overall {percent(result.dm_share)})"
-        dm.set_title(f"Direct-message share{share}")
+        caveat = dm_caveat(result.viewpoint)
+        if caveat is not None:
+            dm.set_title(f"Direct-message share{share}\nonly {result.viewpoint}'s own", fontsize=10)
+        elif result.viewpoint is not None:
+            dm.set_title(f"Direct-message share{share}, organization export")
+        else:
+            dm.set_title(f"Direct-message share{share}")
         dm.set_xlabel("time")
         dm.set_ylabel("direct messages (% of all)")
         tidy(dm)
@@ -206,26 +223,44 @@ def plot_client_and_dm_mix(result: ClientAndDmMix, ax: Axes | None = None) -> Fi
             date_axis(dm)
         else:
             _empty(dm)
-    return finish(fig, result.coverage)
+    caveat = dm_caveat(result.viewpoint) if len(axes) > 1 else None
+    note = "; ".join(n for n in (result.coverage, caveat) if n) or None
+    return finish(fig, note)
 
 
 # -- the sentence -------------------------------------------------------------------------------
 
 
 def direct_message_share(messages: pd.DataFrame, *, users: pd.DataFrame | None = None) -> str:
-    """The share of direct messages and the most used client's share.
+    """The share of direct messages and the most used client's share, saying whose they are.
 
     Clients by the names the client-mix plot shows (``website`` is the Web app; every API
-    client is "API").
+    client is "API"). When ``messages`` come from a sync (``messages.attrs`` say so), the
+    direct messages are the synced account's own: the sentence says so, and points to an
+    organization export for the organization's share.
+
+    Example::
+
+        >>> direct_message_share(ds.frames().messages)
+        '0.1% of the messages iago@zulip.com sees are direct messages, all of them its own ...'
     """
     df = humans(messages, users)
     if df.empty:
         return "No messages."
     clients = df["client"].astype("string").fillna("").map(client_label).value_counts()
-    dms = float((df["type"] == "private").mean())
+    dms = percent(float((df["type"] == "private").mean()))
+    top = percent(float(clients.iloc[0] / clients.sum()))
+    whose = whose_messages(messages)
+    if dm_caveat(whose) is not None:
+        return (
+            f"{dms} of the messages {whose} sees are direct messages, all of them its own "
+            f"(an account sees no one else's; for the organization's share import "
+            f"{EXPORT_HINT}); the most used client, {clients.index[0]}, sends {top} of all."
+        )
+    where = "of the organization's messages" if whose is not None else "of messages"
     return (
-        f"{percent(dms)} of messages are direct messages; the most used client, "
-        f"{clients.index[0]}, sends {percent(float(clients.iloc[0] / clients.sum()))} of all."
+        f"{dms} {where} are direct messages{seen_by(whose)}; the most used client, "
+        f"{clients.index[0]}, sends {top} of all."
     )
 
 

@@ -38,7 +38,7 @@ from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, humans
+from ._shared import _finish, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -271,6 +271,14 @@ _SPLIT_WORDS = {
 }
 
 
+#: series drawn at most: past them, the splits with most messages and one of "other channels"
+TOP_SERIES = 9
+#: the colour of the "other" series
+OTHER_COLOUR = "#8c8c8c"
+#: legend entries past which the legend goes outside the axes
+OUTSIDE_FROM = 6
+
+
 def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) -> Figure:
     """V1: stacked bars per bucket and split, cumulative total on a second axis, partial bucket hatched.
 
@@ -278,6 +286,7 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
         result: a :func:`~chatops.analytics.views.messages_over_time` result.
         ax: axes to draw into; default a new figure.
     """
+    own = ax is None
     fig, (ax,) = _axes(ax)
     df = result.frame
     word = FREQ_WORD.get(result.freq, result.freq)
@@ -304,17 +313,9 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
     width = (ends - starts) * 0.85
     partial = df.loc[first, "partial"].to_numpy()
     bottom = np.zeros(len(starts))
-    for name in splits:
-        i = categories.index(name)
-        values = df.loc[df["split"] == name, "messages"].to_numpy(dtype=float)
+    for name, values, colour in _series(df, categories, splits, result.split):
         bars = ax.bar(
-            starts,
-            values,
-            width=width,
-            bottom=bottom,
-            align="edge",
-            color=PALETTE[i % len(PALETTE)],
-            label=str(name),
+            starts, values, width=width, bottom=bottom, align="edge", color=colour, label=name
         )
         for bar, part in zip(bars, partial, strict=True):
             if part:
@@ -338,9 +339,42 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
     if partial.any():
         handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///"))
         labels.append("partial (still counting)")
-    ax.legend(handles, labels, loc="upper left", fontsize=8, frameon=False, ncols=2)
+    if len(handles) <= OUTSIDE_FROM:
+        ax.legend(handles, labels, loc="upper left", fontsize=8, frameon=False, ncols=2)
+    elif own:
+        # many series: a legend of its own right of the axes (the layout keeps room for it)
+        fig.set_size_inches(10.0, fig.get_figheight())
+        fig.legend(handles, labels, loc="outside right upper", fontsize=8, frameon=False)
+    else:
+        ax.legend(
+            handles, labels, loc="upper left", bbox_to_anchor=(1.12, 1.0), fontsize=8, frameon=False
+        )
     date_axis(ax)
     return finish(fig, result.coverage)
+
+
+def _series(
+    df: pd.DataFrame, categories: list[Any], splits: list[Any], split: str | None
+) -> list[tuple[str, np.ndarray, str]]:
+    """Each series drawn: its label, its count per bucket and its colour. Past
+    :data:`TOP_SERIES` splits, the ones with most messages and one series of all the others."""
+
+    def values(names: list[Any]) -> np.ndarray:
+        # the frame has a row for every split and bucket, in the same bucket order
+        rows = [df.loc[df["split"] == n, "messages"].to_numpy(dtype=float) for n in names]
+        out: np.ndarray = np.sum(rows, axis=0)
+        return out
+
+    if len(splits) <= TOP_SERIES:
+        return [(str(n), values([n]), PALETTE[categories.index(n) % len(PALETTE)]) for n in splits]
+    totals = df.groupby("split", observed=False)["messages"].sum()
+    ranked = sorted(splits, key=lambda n: (-int(totals[n]), str(n)))
+    top, rest = ranked[:TOP_SERIES], ranked[TOP_SERIES:]
+    colours = [c for c in PALETTE if c != OTHER_COLOUR]
+    noun = {"channel": "channels", "client": "clients"}.get(split or "", "series")
+    return [(str(n), values([n]), colours[i % len(colours)]) for i, n in enumerate(top)] + [
+        (f"{len(rest)} other {noun}", values(rest), OTHER_COLOUR)
+    ]
 
 
 # -- the sentence -------------------------------------------------------------------------------
@@ -379,7 +413,8 @@ def busiest_week(
     start = weekly.idxmax()
     return (
         f"The busiest week began Monday {start:%Y-%m-%d} with {int(weekly.max()):,} messages, "
-        f"against a median week of {float(weekly.median()):,.0f}."
+        f"against a median week of {float(weekly.median()):,.0f}"
+        f"{seen_by(whose_messages(messages))}."
     )
 
 

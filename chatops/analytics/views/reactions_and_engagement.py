@@ -38,7 +38,7 @@ from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _window_mask, humans
+from ._shared import _finish, _window_mask, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -233,7 +233,10 @@ def reactions(
     emoji = reactions["emoji_name"].value_counts() if len(reactions) else pd.Series([], dtype=int)
     reacted = (df["reaction_count"].fillna(0) > 0).mean() if "reaction_count" in df.columns else 0.0
     top = f":{emoji.index[0]}:" if len(emoji) else "none"
-    return f"{percent(float(reacted))} of messages got a reaction; the most used emoji is {top}."
+    return (
+        f"{percent(float(reacted))} of messages got a reaction{seen_by(whose_messages(messages))}; "
+        f"the most used emoji is {top}."
+    )
 
 
 # -- the view -----------------------------------------------------------------------------------

@@ -249,7 +249,7 @@ def _differences(
             missing = f"{hidden:,} private {channels} it is not in and {missing}"
         out.append(
             f"The data holds what {who} can read: {missing} missing, and /stats counts them; "
-            "an organization export (chatops data import) holds every message."
+            "an organization export (chatops data import-export <export>) holds every message."
         )
     elif source is None:
         out.append(

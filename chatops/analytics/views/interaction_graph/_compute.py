@@ -28,7 +28,7 @@ from ...schema import validate
 from .._options import ViewOptions, with_defaults
 from .._registry import register
 from .._result import ViewResult
-from .._shared import _finish, _topic_keys
+from .._shared import _finish, _topic_keys, seen_by
 from ._plot import plot_interaction_graph
 
 
@@ -39,14 +39,18 @@ class InteractionGraph(ViewResult):
     ``frame`` (reply edges) columns: ``source``, ``target``, ``weight``: ``target`` posted in a
     topic right after ``source`` (a different person), ``weight`` times; edges below
     ``min_weight`` dropped. ``nodes``: ``user_id``, ``name``, ``messages``, ``degree``,
-    ``weighted_degree``, ``community`` (0 = largest), ``betweenness`` (normalized, on the
+    ``weighted_degree``, ``community`` (numbered from 1, the largest; the figure's legend and
+    the sentence use the same numbers), ``betweenness`` (normalized, on the
     undirected graph; estimated from 64 sampled sources when there are more than 300 people, the
     sources and the estimate those of networkx's ``betweenness_centrality(k=64, seed=seed)``).
     Communities and betweenness are computed by igraph (C), on the whole graph: on 10 million
     messages (2,020 people, 850,000 links) networkx's own took minutes.
     ``channel_edges``: ``channel_a``, ``channel_b``, ``shared_members`` (users
     subscribed to both, at least ``min_weight``). ``channel_nodes``: ``channel``, ``members``,
-    ``community``. ``graph``/``channel_graph``: the networkx graphs (undirected, ``weight``).
+    ``community`` (from 1, the largest). ``graph``/``channel_graph``: the networkx graphs
+    (undirected, ``weight``). ``pairs``: the pairs of people linked (one answered the other at
+    least ``min_weight`` times one way or the sum of both); ``mutual_pairs``: those of them
+    where each answered the other (both directions kept in ``frame``).
 
     Example::
 
@@ -63,6 +67,8 @@ class InteractionGraph(ViewResult):
     communities: int = 0
     modularity: float = math.nan
     anonymized: bool = False
+    pairs: int = 0
+    mutual_pairs: int = 0
 
     def summary(self) -> dict[str, Any]:
         """The result's numbers (graphs left out)."""
@@ -153,7 +159,7 @@ def _result(
     at = np.asarray(ids, dtype=np.int64)
     ai, bi = np.searchsorted(at, ea), np.searchsorted(at, eb)
     parts = _communities(ids, ai, bi, ew, communities, seed)
-    member = {n: i for i, p in enumerate(parts) for n in p}
+    member = {n: i for i, p in enumerate(parts, start=1) for n in p}
     ig = igraph().Graph(n=len(ids), edges=list(zip(ai.tolist(), bi.tolist(), strict=True)))
     n = len(ids)
     # exact betweenness is O(nodes x edges); past 300 people, estimate it from 64 sources drawn
@@ -206,7 +212,15 @@ def _result(
         len(parts),
         float(modularity),
         anonymize,
+        len(und),
+        _mutual(edges),
     )
+
+
+def _mutual(edges: pd.DataFrame) -> int:
+    """The pairs of people with an edge each way among the directed reply ``edges``."""
+    pairs = set(zip(edges["source"].tolist(), edges["target"].tolist(), strict=True))
+    return sum(1 for a, b in pairs if a < b and (b, a) in pairs)
 
 
 def _channel_graph(
@@ -259,7 +273,7 @@ def _channel_graph(
             kind="stable",
         )
         cparts = _nx_communities(cg, communities, seed)
-        cmember = {n: i for i, p in enumerate(cparts) for n in p}
+        cmember = {n: i for i, p in enumerate(cparts, start=1) for n in p}
         cnodes = pd.DataFrame(
             {
                 "channel": [label[k] for k in keys],
@@ -319,11 +333,22 @@ def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
 
 
 def reply_pairs(result: Any) -> str:
-    """How many pairs of people the reply graph of an interaction-graph result links."""
-    pairs = result.graph.number_of_edges() if result.graph is not None else 0
+    """How many pairs of people the reply graph links, how many of them answered both ways,
+    and its communities (numbered as the table and the figure's legend number them).
+
+    Example::
+
+        >>> reply_pairs(interaction_graph(messages))
+        'The reply graph links 11,590 pairs where one person answered the other in a topic;
+        4,639 of them both ways. 5 communities; the largest, community 1, has 105 people.'
+    """
+    if not result.pairs:
+        return "No one answered anyone in a topic." + seen_by(result.viewpoint)
+    first = int((result.nodes["community"] == 1).sum())
     return (
-        f"The reply graph links {pairs:,} pairs of people who answered each other in a topic, "
-        f"in {result.communities:,} communities."
+        f"The reply graph links {result.pairs:,} pairs where one person answered the other in a "
+        f"topic; {result.mutual_pairs:,} of them both ways{seen_by(result.viewpoint)}. "
+        f"{result.communities:,} communities; the largest, community 1, has {first:,} people."
     )
 
 

@@ -95,7 +95,8 @@ def strongest_edges(g: Any, per_node: int = LINKS_PER_NODE) -> list[tuple[Any, A
 
 
 def _colour(c: int) -> str:
-    return PALETTE[c] if 0 <= c < len(PALETTE) else OTHER
+    """The colour of community ``c`` (numbered from 1, as the result's tables number them)."""
+    return PALETTE[c - 1] if 1 <= c <= len(PALETTE) else OTHER
 
 
 def _label(ax: Axes, pos: dict[Any, tuple[float, float]], labels: dict[Any, str]) -> list[Text]:
@@ -197,11 +198,11 @@ def draw_graph(
 def _legend(ax: Axes, members: pd.Series, what: str, note: str) -> None:
     sizes = members.astype("int64").value_counts().sort_index()
     handles = [
-        Patch(color=_colour(c), label=f"community {c + 1} ({n:,} {what})")
+        Patch(color=_colour(c), label=f"community {c} ({n:,} {what})")
         for c, n in zip(sizes.index.tolist(), sizes.tolist(), strict=True)
-        if c < len(PALETTE)
+        if c <= len(PALETTE)
     ]
-    rest = sizes[sizes.index >= len(PALETTE)]
+    rest = sizes[sizes.index > len(PALETTE)]
     if len(rest):
         handles.append(
             Patch(
