@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 from .. import engines
 from ..engines import Sql
+from ..pseudonyms import load_key
 from ._options import document, signature
 
 if TYPE_CHECKING:
@@ -112,7 +113,11 @@ def register(
             except TypeError as exc:
                 raise TypeError(f"{name}() {exc}") from None
             bound.apply_defaults()
-            return engines.run(dict(bound.arguments), fn, sql)
+            params = dict(bound.arguments)
+            if params.get("anonymize"):
+                # refused before any work when no key is configured; read once per call
+                params["key"] = load_key(params.get("key"))
+            return engines.run(params, fn, sql)
 
         view.__signature__ = spelled  # type: ignore[attr-defined]
         view.__doc__ = document(fn.__doc__)

@@ -27,6 +27,7 @@ from .._figure import figure_of as _figure_of
 from .._percent import percent
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
@@ -68,7 +69,7 @@ def _result(
     tz: str,
     coverage: str | None,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
 ) -> ActiveUsers:
     """The view from the (local, naive) day and the user of each activity (or of each pair)."""
     days = pd.date_range(day.min(), day.max(), freq="D")
@@ -103,7 +104,7 @@ def _result(
     ratio = np.where(mau > 0, dau / np.maximum(mau, 1), np.nan)
     stick = pd.DataFrame({"date": local, "dau": dau, "mau": mau, "stickiness": ratio})
     return ActiveUsers(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         stick,
         wins,
@@ -135,7 +136,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers | None:
         tz,
         k.coverage(p["coverage"]),
         p["anonymize"],
-        p["salt"],
+        p["key"],
     )
 
 
@@ -299,5 +300,5 @@ def active_users(
         tz,
         coverage_of(o["coverage"], df),
         o["anonymize"],
-        o["salt"],
+        o["key"],
     )

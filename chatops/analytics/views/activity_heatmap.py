@@ -13,7 +13,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._common import (
-    DEFAULT_SALT,
     check_tz,
     coverage_of,
     prepare_messages,
@@ -23,6 +22,7 @@ from .._figure import counts, finish
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import zone
 from ._options import ViewOptions, with_defaults
@@ -61,7 +61,7 @@ def _result(
     note: str | None,
     tz: str,
     anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
+    key: PseudonymKey | str | None = None,
 ) -> ActivityHeatmap:
     """The view from ``counts`` (``group`` when ``by``, ``weekday``, ``hour``, ``messages``)."""
     groups = sorted(counts["group"].unique().tolist()) if by is not None else [None]
@@ -100,7 +100,7 @@ def _result(
     )
     top = busiest.iloc[0] if total else None
     return ActivityHeatmap(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage if note is None else with_note(coverage, note),
         busiest,
         tz,
@@ -123,9 +123,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ActivityHeatmap | None:
         "count(*) AS messages FROM k GROUP BY ALL"
     )
     total = int(counts["messages"].sum())
-    return _result(
-        counts, by, total, k.coverage(p["coverage"]), None, tz, p["anonymize"], p["salt"]
-    )
+    return _result(counts, by, total, k.coverage(p["coverage"]), None, tz, p["anonymize"], p["key"])
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -249,5 +247,5 @@ def activity_heatmap(
     keys = ["weekday", "hour"] if by is None else ["group", "weekday", "hour"]
     counts = cells.groupby(keys).size().rename("messages").reset_index()
     return _result(
-        counts, by, len(df), coverage_of(o["coverage"], df), note, tz, o["anonymize"], o["salt"]
+        counts, by, len(df), coverage_of(o["coverage"], df), note, tz, o["anonymize"], o["key"]
     )

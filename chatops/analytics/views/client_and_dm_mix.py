@@ -31,6 +31,7 @@ from .._figure import empty as _empty
 from .._percent import percent
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
@@ -76,7 +77,7 @@ def _result(
     tz: str,
     coverage: str | None,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
 ) -> ClientAndDmMix:
     """The view from the count per raw client and the ``ch``/``dm``/``gdm`` counts per period."""
     labels = clients["client"].map(client_label)
@@ -121,7 +122,7 @@ def _result(
         )
     dms = int(by_period["dm"].sum()) if by_period is not None else 0
     return ClientAndDmMix(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         over,
         dms / total if total else math.nan,
@@ -148,7 +149,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix | None:
     if len(days):
         days["p"] = pd.to_datetime(days["t"]).dt.to_period(code)
         by_period = days.groupby("p")[["ch", "dm", "gdm"]].sum()
-    return _result(clients, by_period, tz, k.coverage(p["coverage"]), p["anonymize"], p["salt"])
+    return _result(clients, by_period, tz, k.coverage(p["coverage"]), p["anonymize"], p["key"])
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -295,6 +296,4 @@ def client_and_dm_mix(
             .groupby("p")[["ch", "dm", "gdm"]]
             .sum()
         )
-    return _result(
-        clients, by_period, tz, coverage_of(o["coverage"], df), o["anonymize"], o["salt"]
-    )
+    return _result(clients, by_period, tz, coverage_of(o["coverage"], df), o["anonymize"], o["key"])
