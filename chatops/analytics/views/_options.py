@@ -53,8 +53,9 @@ class ViewOptions(TypedDict, total=False):
             False,
             "replace the user ids in every output frame by keyed pseudonyms "
             "(:func:`~chatops.analytics.pseudonym`: ``u-`` and 16 hex digits of HMAC-SHA256 "
-            "under a secret key) and drop names and emails; refused when no key is "
-            "configured (``chatops data key`` makes one).",
+            "under a secret key), drop names and emails, and leave the account that synced "
+            "out of the coverage note; refused when no key is configured (``chatops data "
+            "key`` makes one).",
         ),
     ]
     key: Annotated[

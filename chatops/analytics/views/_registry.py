@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 from .. import engines
+from ..coverage import without_account
 from ..engines import Sql
 from ..pseudonyms import load_key
 from ._options import document, signature
@@ -117,7 +118,11 @@ def register(
             if params.get("anonymize"):
                 # refused before any work when no key is configured; read once per call
                 params["key"] = load_key(params.get("key"))
-            return engines.run(params, fn, sql)
+            result = engines.run(params, fn, sql)
+            if params.get("anonymize") and isinstance(result.coverage, str):
+                # the note names the account that synced: an anonymized result does not
+                result.coverage = without_account(result.coverage)
+            return result
 
         view.__signature__ = spelled  # type: ignore[attr-defined]
         view.__doc__ = document(fn.__doc__)
