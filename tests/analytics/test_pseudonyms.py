@@ -65,15 +65,19 @@ def _unkeyed_digests(max_id: int) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in range(1, max_id + 1):
         text = str(i).encode()
-        for digest in (
+        salted = f"chatops:{i}".encode()  # the old public salt
+        digests = [
             hmac.new(b"", text, hashlib.sha256).hexdigest(),  # HMAC under no key
-            hashlib.blake2b(f"chatops:{i}".encode(), digest_size=5).hexdigest(),  # the old salt
-            hashlib.blake2b(text).hexdigest(),
-            hashlib.blake2b(text, digest_size=5).hexdigest(),
+            hmac.new(b"chatops", text, hashlib.sha256).hexdigest(),  # ... under the old salt
             hashlib.sha256(text).hexdigest(),
+            hashlib.sha256(salted).hexdigest(),
             hashlib.sha1(text).hexdigest(),
             hashlib.md5(text).hexdigest(),
-        ):
+        ]
+        for size in range(5, 65):  # BLAKE2b's digest size changes every digit
+            digests.append(hashlib.blake2b(text, digest_size=size).hexdigest())
+            digests.append(hashlib.blake2b(salted, digest_size=size).hexdigest())
+        for digest in digests:
             out[digest[:10]] = i
     return out
 
