@@ -116,12 +116,12 @@ SHARED: dict[str, dict[str, str]] = {
 
 
 def _text_map(s: pd.Series, rename: Callable[[str], str]) -> pd.Series:
-    """``s`` with each distinct value renamed once (missing values stay missing)."""
-    values = s.astype("object")
-    distinct = {v: rename(str(v)) for v in pd.unique(values.dropna())}
-    return pd.Series(
-        [None if pd.isna(v) else distinct[v] for v in values], index=s.index, dtype="string"
-    )
+    """``s`` with each distinct value renamed once, through its categories (missing values
+    stay missing; no Python step per row)."""
+    cat = s.astype("category").cat.remove_unused_categories()
+    renamed = cat.cat.rename_categories([rename(str(v)) for v in cat.cat.categories])
+    out: pd.Series = renamed.astype("string")
+    return out
 
 
 def _topic(key: PseudonymKey, name: str) -> str:
