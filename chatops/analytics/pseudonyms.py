@@ -17,11 +17,12 @@ There is no default key. The key is, first found:
 With none of them, asking for pseudonyms is refused (``ValueError`` naming the command and the
 variable). A key never appears in a repr, an exception or an output::
 
-    >>> make_key()                                  # once: PosixPath('~/.local/state/chatops/pseudonym.key')
+    >>> make_key()                  # once, as `chatops data key` does
+    PosixPath('/home/me/.local/state/chatops/pseudonym.key')
     >>> key = load_key()
     >>> key
-    PseudonymKey(from the key file)
-    >>> key.pseudonym(42)
+    PseudonymKey(from the key file /home/me/.local/state/chatops/pseudonym.key)
+    >>> key.pseudonym(42)           # 16 hex digits that differ with every key
     'u-3f9c0a51d2e87b46'
 """
 
@@ -53,7 +54,8 @@ KEY_ENV = "CHATOPS_PSEUDONYM_KEY"
 KEY_FILE_NAME = "pseudonym.key"
 #: the fewest characters a key has (``chatops data key`` writes 64 hex digits)
 MIN_KEY_LENGTH = 32
-#: hex digits of the HMAC kept in a pseudonym (64 bits: no two people of an organization share one)
+#: hex digits of the HMAC kept in a pseudonym: 64 bits, so that two of a million people share
+#: one with odds of about 1 in 36 million
 _DIGITS = 16
 
 NO_KEY = (
@@ -185,6 +187,8 @@ def pseudonym(user_id: int, key: PseudonymKey | str | bytes | None = None) -> st
 
     Example::
 
-        >>> pseudonym(42) == views.active_users(m, anonymize=True).frame["user_id"][0]
+        >>> r = views.participation_distribution(messages, anonymize=True)
+        >>> pseudonym(42) in set(r.frame["user_id"])    # when user 42 posted
+        True
     """
     return load_key(key).pseudonym(user_id)

@@ -115,8 +115,9 @@ def register(
                 raise TypeError(f"{name}() {exc}") from None
             bound.apply_defaults()
             params = dict(bound.arguments)
-            if params.get("anonymize"):
-                # refused before any work when no key is configured; read once per call
+            if params.get("anonymize") or params.get("key") is not None:
+                # refused before any work when no key is configured; read once per call, and
+                # held as a PseudonymKey from here on, whose repr never shows the secret
                 params["key"] = load_key(params.get("key"))
             result = engines.run(params, fn, sql)
             if params.get("anonymize") and isinstance(result.coverage, str):
