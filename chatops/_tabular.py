@@ -38,6 +38,8 @@ from ._files import atomic_write
 
 __all__ = [
     "EXCEL_CELL_LIMIT",
+    "EXCEL_ROW_LIMIT",
+    "check_excel_rows",
     "FORMULA_START",
     "csv_frame",
     "csv_text",
@@ -54,6 +56,8 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _CRLF = "\r\n"
 #: the most characters an Excel cell holds
 EXCEL_CELL_LIMIT = 32_767
+#: the most rows an Excel sheet holds, its header row included
+EXCEL_ROW_LIMIT = 1_048_576
 #: the characters an Excel worksheet (XML 1.0) cannot hold: C0 controls but tab, LF and CR
 _NOT_IN_EXCEL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 #: the text Excel reads as an error value rather than as text
@@ -134,6 +138,21 @@ def excel_text(text: str) -> str:
     return cleaned
 
 
+def check_excel_rows(frames: Mapping[str, pd.DataFrame]) -> None:
+    """Refuse a table longer than an Excel sheet holds (ValueError naming it), before anything
+    is written: a sheet cut short would pass for the whole table.
+
+    Args:
+        frames: sheet name -> table.
+    """
+    for name, df in frames.items():
+        if len(df) >= EXCEL_ROW_LIMIT:
+            raise ValueError(
+                f"{name} has {len(df):,} rows, more than the {EXCEL_ROW_LIMIT - 1:,} an Excel "
+                "sheet holds under its header: write it as CSV or Parquet instead"
+            )
+
+
 def _excel_value(value: Any) -> Any:
     return excel_text(value) if isinstance(value, str) else value
 
@@ -200,7 +219,8 @@ def write_excel(
 
     The first sheet, ``about``, holds the coverage note, the time zones of time columns and the
     result's numbers. Cells keep their types (numbers, dates, booleans); text is always text.
-    The file is owner-only and written atomically.
+    The file is owner-only and written atomically. A table longer than a sheet (1,048,575 rows
+    under the header) is refused with ValueError before anything is written.
 
     Args:
         frames: the tables, in sheet order.
@@ -215,6 +235,7 @@ def write_excel(
         raise ValueError(f"cannot write {out}: the folder {out.parent} does not exist")
     if not frames:
         raise ValueError("nothing to write: no table given")
+    check_excel_rows(frames)
     taken = {"about"}
     prepared = []
     about: list[tuple[str, str]] = [("coverage", note or "(not given)")]

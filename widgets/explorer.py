@@ -16,6 +16,9 @@ long it took. Each view shows its figure and its table
 The topic lifecycle table opens a topic's thread (sender, local time, text when kept,
 reactions, edits and moves, links to the server). With text kept, Search and Keywords tabs;
 without it they say how to keep it.
+
+``Explorer(ds, anonymize=True)`` draws the views (figures, tables, exports) with keyed
+pseudonyms, not names; the filters, threads, Search and Keywords show people as they are.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import pandas as pd
 from .._files import new_dir
 from ..analytics import Dataset, ViewResult
 from ..analytics._figure import figure_png
+from ..analytics.pseudonyms import PseudonymKey, load_key
 from ..analytics.text import NO_CONTENT, keywords, search_messages, topic_thread
 from ..analytics.views import REGISTRY
 from ._base import kernel_loop
@@ -95,11 +99,20 @@ class Explorer:
     Args:
         dataset: a :class:`~chatops.analytics.Dataset` or its folder.
         export_dir: where Export CSV and Export Excel write (default ``./exports``).
+        anonymize: the views' ``anonymize``: ValueError at once when no key is configured.
+        key: the pseudonym key (default: :func:`chatops.analytics.pseudonyms.load_key`'s).
     """
 
     def __init__(
-        self, dataset: Dataset | str | os.PathLike[str], *, export_dir: str | Path | None = None
+        self,
+        dataset: Dataset | str | os.PathLike[str],
+        *,
+        export_dir: str | Path | None = None,
+        anonymize: bool = False,
+        key: PseudonymKey | str | None = None,
     ) -> None:
+        self.anonymize = anonymize
+        self._key = load_key(key) if anonymize else None
         #: the dataset, opened when the explorer loads if it was given as its folder
         self.dataset: Dataset | None = None
         self._folder: str | os.PathLike[str] = ""
@@ -351,6 +364,8 @@ class Explorer:
             if tz == "sender" and name not in ("activity_heatmap", "messages_over_time"):
                 tz = "UTC"
             opts["tz"] = tz
+        if self.anonymize:
+            opts |= {"anonymize": True, "key": self._key}
         result: ViewResult = fn(
             self.messages(), since=self.since(), exclude_bots=not self.bots.value, **opts
         )

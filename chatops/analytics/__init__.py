@@ -17,8 +17,8 @@ views run on, :mod:`.engines`.
 
 from __future__ import annotations
 
-from . import sentences
-from ._common import gini, hash_user_id
+from . import pseudonyms, sentences
+from ._common import gini
 from ._figure import ReportFigure
 from .change import Change, Movers, movers
 from .coverage import ChannelCoverage, Coverage
@@ -46,6 +46,7 @@ from .metrics import (
     messages_per_period,
     plot_messages_per_channel,
 )
+from .pseudonyms import pseudonym
 from .schema import COLUMNS, EDIT_KINDS, REQUIRED, RESOLVED_PREFIX, empty, validate
 from .text import (
     Keywords,
@@ -141,7 +142,6 @@ __all__ = [
     "empty",
     "gini",
     "group_members",
-    "hash_user_id",
     "interaction_graph",
     "messages_frame",
     "messages_over_time",
@@ -151,6 +151,8 @@ __all__ = [
     "newcomer_cohorts",
     "participation_distribution",
     "plot_messages_per_channel",
+    "pseudonym",
+    "pseudonyms",
     "reactions_and_engagement",
     "reactions_frame",
     "registered_accounts",

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 import pandas as pd
 
+from .pseudonyms import PseudonymKey
 from .schema import RESOLVED_PREFIX, validate
 
 TimeLike = datetime | pd.Timestamp | str
-DEFAULT_SALT = "chatops"
 
 #: Bucket frequencies of the time-series views: hour, day, week (Monday to Sunday), month.
 FREQS: dict[str, str] = {"h": "h", "D": "D", "W": "W-SUN", "M": "M"}
-#: Columns holding user ids, hashed by ``anonymize``; columns holding names, dropped by it.
+#: Columns holding user ids, replaced by keyed pseudonyms by ``anonymize``; columns holding
+#: names, dropped by it.
 USER_ID_COLUMNS = (
     "user_id",
     "sender_id",
@@ -29,24 +29,18 @@ USER_ID_COLUMNS = (
 NAME_COLUMNS = ("sender", "sender_email", "full_name", "name", "email", "author", "reactor")
 
 
-def hash_user_id(user_id: int, salt: str = DEFAULT_SALT) -> str:
-    """A stable pseudonym of a user id: ``u-`` and 10 hex digits of a salted BLAKE2b hash.
+def anonymize_frame(df: pd.DataFrame, key: PseudonymKey) -> pd.DataFrame:
+    """Replace the user-id columns by keyed pseudonyms and drop the name columns of a frame.
 
     Args:
-        user_id: the user id.
-        salt: the salt; the same salt gives the same pseudonym in every view and run.
+        df: a result frame.
+        key: the pseudonym key (:func:`chatops.analytics.pseudonyms.load_key`).
     """
-    digest = hashlib.blake2b(f"{salt}:{int(user_id)}".encode(), digest_size=5).hexdigest()
-    return f"u-{digest}"
-
-
-def anonymize_frame(df: pd.DataFrame, salt: str) -> pd.DataFrame:
-    """Hash the user-id columns and drop the name columns of a result frame."""
     out = df.drop(columns=[c for c in NAME_COLUMNS if c in df.columns])
     for col in USER_ID_COLUMNS:
         if col in out.columns:
             out[col] = pd.Series(
-                [None if pd.isna(v) else hash_user_id(int(v), salt) for v in out[col]],
+                [None if pd.isna(v) else key.pseudonym(int(v)) for v in out[col]],
                 index=out.index,
                 dtype="string",
             )

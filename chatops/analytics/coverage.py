@@ -13,12 +13,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["ChannelCoverage", "Coverage", "coverage_from_manifest", "iso", "viewpoint_of"]
+__all__ = [
+    "ChannelCoverage",
+    "Coverage",
+    "coverage_from_manifest",
+    "iso",
+    "viewpoint_of",
+    "without_account",
+]
 
 #: where the whole organization's messages come from, as a sentence points to it
 EXPORT_HINT = "an organization export (chatops data import-export <export>, Dataset.from_export)"
@@ -29,6 +37,19 @@ def iso(seconds: int | float | None) -> str | None:
     if seconds is None:
         return None
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def without_account(note: str) -> str:
+    """A coverage note without the account that synced (``synced from <site>`` in place of
+    ``<email> on <site>``): what a view says when it anonymizes. Other notes are unchanged.
+
+    Args:
+        note: a note of :meth:`Coverage.note`, or any text.
+    """
+    return _ACCOUNT.sub(r"synced from \g<site>, ", note, count=1)
+
+
+_ACCOUNT = re.compile(r"^\S+@\S+ on (?P<site>\S+), ")
 
 
 @dataclass(frozen=True)

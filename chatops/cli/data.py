@@ -1,8 +1,9 @@
-"""``chatops data sync|export|info|import-export``: the local analytics dataset."""
+"""``chatops data sync|export|info|import-export|key``: the local analytics dataset."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from .._terminal import say
@@ -16,7 +17,9 @@ def add(commands: Commands[Parser]) -> None:
     data = commands.add_parser("data", help="the local analytics dataset (Parquet)")
     data_cmds = data.add_subparsers(dest="data_command", required=False, parser_class=Parser)
     sync = data_cmds.add_parser("sync", help="fetch what is new into the cache")
-    export = data_cmds.add_parser("export", help="write every frame as Parquet or CSV files")
+    export = data_cmds.add_parser(
+        "export", help="write every frame as Parquet or CSV files, or one Excel workbook"
+    )
     info = data_cmds.add_parser("info", help="what the cache holds: watermarks, coverage, sizes")
     for sub in (sync, export, info):
         target = sub.add_mutually_exclusive_group()
@@ -50,7 +53,16 @@ def add(commands: Commands[Parser]) -> None:
         help="keep message text (a cache made without it fetches the text of what it holds)",
     )
     sync.add_argument("--no-progress", action="store_true", help="no progress bar")
-    export.add_argument("--format", required=True, choices=("parquet", "csv"))
+    export.add_argument("--format", required=True, choices=("parquet", "csv", "xlsx"))
+    export.add_argument(
+        "--pseudonymise",
+        "--pseudonymize",
+        action="store_true",
+        help=(
+            "a copy to hand to someone else: keyed pseudonyms for people, topics and direct "
+            "conversations; no names, emails or message text (needs a key: chatops data key)"
+        ),
+    )
     export.add_argument(
         "--out", required=True, type=writable_folder, help="folder to write the files to"
     )
@@ -65,6 +77,14 @@ def add(commands: Commands[Parser]) -> None:
     )
     imp.add_argument("--content", action="store_true", help="keep message text")
     imp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    key = data_cmds.add_parser(
+        "key", help="make the secret key of pseudonyms (an owner-only file in the state folder)"
+    )
+    key.add_argument(
+        "--replace",
+        action="store_true",
+        help="make a new key over the one there is (every pseudonym changes with it)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.data_command == "import-export":
             return _data_import(args)
+        if args.data_command == "key":
+            return _data_key(args)
         return _data_command(args)
     except (ValueError, RuntimeError) as exc:  # a wrong folder, a cache in use
         return fail(str(exc))
@@ -88,6 +110,21 @@ def _data_import(args: argparse.Namespace) -> int:
     ds = Dataset.from_export(source, cache, content=args.content, progress=not args.no_progress)
     realm = ds.manifest["source"]["realm"]
     say(f"{ds.message_count} messages of {realm['name']} ({realm['string_id']}) in {ds.cache}")
+    return 0
+
+
+def _data_key(args: argparse.Namespace) -> int:
+    from ..analytics.pseudonyms import KEY_ENV, key_file, make_key
+
+    path = key_file()
+    try:
+        make_key(path, replace=args.replace)
+    except FileExistsError:
+        say(f"A pseudonym key is already in {path}; kept (--replace makes a new one).")
+        return 0
+    say(f"Pseudonym key written to {path} (readable by you only).")
+    if os.environ.get(KEY_ENV):
+        say(f"{KEY_ENV} is set, and is used instead of the file while it is.")
     return 0
 
 
@@ -128,7 +165,7 @@ def _data_command(args: argparse.Namespace) -> int:
     if args.data_command == "export":
         if args.out.exists() and not args.out.is_dir():
             return fail(f"--out {args.out} is not a folder")
-        for path in ds.export(args.out, format=args.format):
+        for path in ds.export(args.out, format=args.format, pseudonymise=args.pseudonymise):
             say(path)
         return 0
     for line in json.dumps(ds.info(), indent=2).splitlines():

@@ -15,6 +15,9 @@ from chatops.sandbox import Sandbox
 
 matplotlib.use("agg")
 
+#: a pseudonym key for the tests that anonymize (a view is refused without one)
+KEY = "test-key-" + "0123456789abcdef" * 2
+
 STREAMS = {"general": 1, "dev": 2, "quiet": 3, "random": 4}
 
 Row = tuple[Any, ...]

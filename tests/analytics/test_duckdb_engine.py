@@ -13,6 +13,7 @@ from chatops.analytics import Dataset
 from chatops.analytics.engines import DuckSource
 from chatops.sandbox import Sandbox
 
+from .conftest import KEY
 from .engines import CALLS, compare
 
 
@@ -53,6 +54,27 @@ def test_duckdb_equals_pandas_with_period_and_bots_pushed_down(
     assert 0 < len(got) < len(frames.messages)
     assert got["timestamp"].min() >= since and got["timestamp"].max() < until
     assert not set(got["sender_id"]) & bots
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        "participation_distribution",
+        "topic_lifecycle",
+        "reactions_and_engagement",
+        "interaction_graph",
+    ],
+)
+def test_duckdb_gives_the_pandas_pseudonyms_under_the_same_key(
+    small_ds: Dataset, view: str
+) -> None:
+    assert compare(small_ds, view, anonymize=True, key=KEY) > 0
+    got = getattr(analytics, view)(small_ds, anonymize=True, key=KEY, engine="duckdb")
+    ids = {analytics.pseudonym(int(i), KEY) for i in small_ds.frames().users["user_id"]}  # type: ignore[index]
+    person = [c for c in got.frame.columns if c in ("user_id", "starter_id", "source", "target")]
+    for col in person:
+        assert set(got.frame[col].dropna()) <= ids
+    assert "@" not in (got.coverage or "")
 
 
 def test_duckdb_reads_a_dataset_folder_by_path(small_ds: Dataset) -> None:

@@ -16,7 +16,7 @@ from chatops import analytics
 from chatops.analytics import REGISTRY, ViewOptions, sentences, views
 from chatops.analytics.views._options import OPTIONS, with_defaults
 
-from .conftest import messages, users
+from .conftest import KEY, messages, users
 
 ORDER = [
     "messages_over_time",
@@ -31,7 +31,7 @@ ORDER = [
     "interaction_graph",
     "zulip_stats",
 ]
-SHARED = ["since", "until", "exclude_bots", "anonymize", "salt", "coverage", "engine"]
+SHARED = ["since", "until", "exclude_bots", "anonymize", "key", "coverage", "engine"]
 
 
 def test_the_registry_lists_the_views_in_order() -> None:
@@ -101,7 +101,7 @@ def test_the_options_are_declared_once_with_types_defaults_and_documentation() -
         "until": None,
         "exclude_bots": False,
         "anonymize": False,
-        "salt": "chatops",
+        "key": None,
         "coverage": None,
         "engine": "pandas",
     }
@@ -137,7 +137,7 @@ def test_calls_keep_their_keywords_and_positional_frames() -> None:
     assert r.reactions == 0
     r = analytics.reactions_and_engagement(df, reactions, users=people, since="2024-01-02")
     assert r.reactions == 0
-    r = analytics.messages_over_time(df, users=people, anonymize=True, salt="s", coverage="c")
+    r = analytics.messages_over_time(df, users=people, anonymize=True, key=KEY, coverage="c")
     assert r.coverage == "c" and r.total == 2
 
 

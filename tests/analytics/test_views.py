@@ -15,7 +15,7 @@ from chatops import analytics
 from chatops.analytics import AnalyticsFrames, views
 from chatops.analytics.schema import RESOLVED_PREFIX
 
-from .conftest import channels, messages, subscriptions, users
+from .conftest import KEY, channels, messages, subscriptions, users
 
 R = RESOLVED_PREFIX
 UTC = "UTC"
@@ -373,9 +373,9 @@ def test_v4_channel_filter_anonymize_and_bad_sla(
     v4_frames: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
     msgs, edits = v4_frames
-    r = views.topic_lifecycle(msgs, edits=edits, channel_names=["dev"], anonymize=True)
+    r = views.topic_lifecycle(msgs, edits=edits, channel_names=["dev"], anonymize=True, key=KEY)
     assert sorted(r.frame["topic"]) == ["q3", "q4"]
-    assert set(r.frame["starter_id"]) == {analytics.hash_user_id(3), analytics.hash_user_id(1)}
+    assert set(r.frame["starter_id"]) == {analytics.pseudonym(3, KEY), analytics.pseudonym(1, KEY)}
     with pytest.raises(ValueError, match="first_reply_sla_hours"):
         views.topic_lifecycle(msgs, first_reply_sla_hours=0)
     with pytest.raises(ValueError, match="kind"):
@@ -435,13 +435,13 @@ def test_v5_anonymize_hides_ids_and_names_and_is_stable(
     v5_messages: pd.DataFrame, tmp_path: Path
 ) -> None:
     u = users([1, 2], [4])
-    a = views.participation_distribution(v5_messages, users=u, anonymize=True)
-    b = views.participation_distribution(v5_messages, users=u, anonymize=True)
-    c = views.participation_distribution(v5_messages, users=u, anonymize=True, salt="other")
+    a = views.participation_distribution(v5_messages, users=u, anonymize=True, key=KEY)
+    b = views.participation_distribution(v5_messages, users=u, anonymize=True, key=KEY)
+    c = views.participation_distribution(v5_messages, users=u, anonymize=True, key=KEY[::-1])
     assert "name" not in a.frame.columns
     assert a.frame["user_id"].tolist() == b.frame["user_id"].tolist()
     assert set(a.frame["user_id"]).isdisjoint(set(c.frame["user_id"]))
-    assert all(str(x).startswith("u-") and len(str(x)) == 12 for x in a.frame["user_id"])
+    assert all(str(x).startswith("u-") and len(str(x)) == 18 for x in a.frame["user_id"])
     text = "".join(p.read_text() for p in a.to_csv(tmp_path))
     assert "Person" not in text
     assert not {"1", "2", "4"} & set(

@@ -16,7 +16,7 @@ from chatops import analytics
 from chatops.analytics import AnalyticsFrames, views
 from chatops.analytics.schema import RESOLVED_PREFIX
 
-from .conftest import channels, messages, subscriptions, users
+from .conftest import KEY, channels, messages, subscriptions, users
 
 R = RESOLVED_PREFIX
 UTC = "UTC"
@@ -224,10 +224,10 @@ def test_v8_exclude_bots_anonymize_and_bad_input(
 ) -> None:
     msgs, reacts = v8_frames
     r = views.reactions_and_engagement(
-        msgs, reacts, users=users([1, 2, 3], [9]), exclude_bots=True, anonymize=True
+        msgs, reacts, users=users([1, 2, 3], [9]), exclude_bots=True, anonymize=True, key=KEY
     )
     assert "robot" not in set(r.frame["emoji_name"]) and r.reactions == 4
-    assert set(r.network["reactor_id"]) <= {analytics.hash_user_id(i) for i in (1, 2, 3)}
+    assert set(r.network["reactor_id"]) <= {analytics.pseudonym(i, KEY) for i in (1, 2, 3)}
     with pytest.raises(ValueError, match="emoji_name"):
         views.reactions_and_engagement(msgs, reacts.drop(columns="emoji_name"))
     with pytest.raises(ValueError, match="freq"):
@@ -319,14 +319,14 @@ def test_v10_min_weight_and_anonymize(
     assert plain.anonymized is False
     assert set(plain.nodes["user_id"]) == set(range(1, 7))
     assert plain.nodes.set_index("user_id")["name"][1] == "Person 1"
-    r = views.interaction_graph(msgs, subscriptions=subs, min_weight=2, anonymize=True)
+    r = views.interaction_graph(msgs, subscriptions=subs, min_weight=2, anonymize=True, key=KEY)
     assert r.anonymized is True
     assert len(r.frame) == 6 and r.frame["weight"].min() == 2
     assert r.channel_edges.empty
     assert "name" not in r.nodes.columns
-    assert set(r.nodes["user_id"]) == {analytics.hash_user_id(i) for i in range(1, 7)}
+    assert set(r.nodes["user_id"]) == {analytics.pseudonym(i, KEY) for i in range(1, 7)}
     assert set(r.graph.nodes) == set(r.nodes["user_id"])
-    again = views.interaction_graph(msgs, subscriptions=subs, min_weight=2, anonymize=True)
+    again = views.interaction_graph(msgs, subscriptions=subs, min_weight=2, anonymize=True, key=KEY)
     assert again.frame["source"].tolist() == r.frame["source"].tolist()
     for bad in (0, -1):
         with pytest.raises(ValueError, match="min_weight"):
@@ -454,7 +454,11 @@ def test_demo_v9_dm_share(demo: AnalyticsFrames) -> None:
 
 def test_demo_v10_graph(demo: AnalyticsFrames) -> None:
     r = views.interaction_graph(
-        demo.messages, subscriptions=demo.subscriptions, channels=demo.channels, anonymize=True
+        demo.messages,
+        subscriptions=demo.subscriptions,
+        channels=demo.channels,
+        anonymize=True,
+        key=KEY,
     )
     assert len(r.nodes) > 10 and r.communities >= 1
     assert all(str(u).startswith("u-") for u in r.nodes["user_id"])

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from chatops import analytics
 from chatops.analytics import Dataset
 from chatops.sandbox import Sandbox
 from chatops.widgets import Explorer
@@ -205,3 +206,30 @@ def test_a_script_may_skip_load_the_methods_load_first(ds: Dataset, tmp_path: Pa
     ex = Explorer(ds, export_dir=tmp_path)
     assert set(ex.render_all()) == set(VIEWS)
     assert ex.loaded
+
+
+def test_anonymized_the_views_show_keyed_pseudonyms_and_no_names(
+    ds: Dataset, export_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHATOPS_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("CHATOPS_PSEUDONYM_KEY", raising=False)
+    with pytest.raises(ValueError, match="chatops data key"):
+        Explorer(ds, export_dir=export_dir, anonymize=True)
+    key = "an-explorer-key-of-at-least-32-characters"
+    ex = Explorer(ds, export_dir=export_dir, anonymize=True, key=key).load()
+    names = {str(n) for n in ex.frames.users["full_name"].dropna()}
+    ids = {analytics.pseudonym(int(i), key) for i in ex.frames.users["user_id"]}
+    result = ex.render("participation_distribution")
+    assert set(result.frame["user_id"]) <= ids and len(result.frame)
+    assert "name" not in ex.tables["participation_distribution"].frame.columns
+    path = ex.export_excel("participation_distribution", export_dir / "p.xlsx")
+    text = "\n".join(
+        str(v)
+        for df in pd.read_excel(path, sheet_name=None).values()
+        for v in df.to_numpy().ravel()
+    )
+    assert not [n for n in names if n in text]
+    assert key not in text
+    # without anonymize the same view names people
+    plain = Explorer(ds, export_dir=export_dir).load().render("participation_distribution")
+    assert set(plain.frame["name"].dropna()) & names

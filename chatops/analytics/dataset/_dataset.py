@@ -19,12 +19,14 @@ import pyarrow.parquet as pq
 from ..._base_client import RateBudget
 from ..._client import AsyncClient, Client
 from ..._config import Credentials, resolve_credentials
-from ..._tabular import write_csv
+from ..._tabular import check_excel_rows, write_csv, write_excel
 from ..coverage import Coverage, coverage_from_manifest, iso
+from ..pseudonyms import PseudonymKey, load_key
 from ..schema import validate
 from . import _files
 from ._pages import MESSAGE_SCHEMA
 from ._refresh import MAX_PAGE, Refresh
+from ._share import shared_frames, shared_note
 from ._tables import CATEGORICAL, frames_from_table
 from .realm_export import import_export
 from .records import AnalyticsFrames
@@ -36,6 +38,19 @@ T = TypeVar("T")
 _PART = re.compile(r"^part-\d{6}\.parquet$")
 _TABLES = ("users", "channels", "subscriptions", "user_groups")
 Source = Client | AsyncClient | Credentials | str | os.PathLike[str]
+#: the frames an export writes, in order
+_EXPORTED = (
+    "messages",
+    "reactions",
+    "edits",
+    "dm_recipients",
+    "topic_links",
+    "topics",
+    "users",
+    "channels",
+    "subscriptions",
+    "user_groups",
+)
 
 
 def default_cache(site: str, email: str) -> Path:
@@ -398,40 +413,64 @@ class Dataset:
         return frames
 
     def export(
-        self, out: str | os.PathLike[str], *, format: Literal["parquet", "csv"]
+        self,
+        out: str | os.PathLike[str],
+        *,
+        format: Literal["parquet", "csv", "xlsx"],
+        pseudonymise: bool = False,
+        key: PseudonymKey | str | bytes | None = None,
     ) -> list[Path]:
-        """Write every frame to ``out`` as ``<name>.parquet`` or ``<name>.csv``; returns the paths."""
-        if format not in ("parquet", "csv"):
-            raise ValueError(f"format must be parquet or csv, got {format!r}")
+        """Write every frame to the folder ``out``; returns the paths written.
+
+        Args:
+            out: the folder (made owner-only when missing).
+            format: ``parquet`` or ``csv`` (a ``<frame>.parquet`` or ``<frame>.csv`` file a
+                frame), or ``xlsx`` (one workbook, ``dataset.xlsx``: a sheet a frame, after an
+                ``about`` sheet with the coverage and the time zone of the time columns, UTC;
+                a frame longer than an Excel sheet is refused before anything is written).
+            pseudonymise: write a copy to hand to someone else: keyed pseudonyms for people,
+                topics and direct-message conversations, no names, emails or message text
+                (:mod:`chatops.analytics.dataset._share` lists what each frame keeps).
+            key: the pseudonym key; default the configured one
+                (:func:`chatops.analytics.pseudonyms.load_key`).
+
+        Raises:
+            ValueError: an unknown format, ``pseudonymise`` with no key configured, or a
+                frame too long for an Excel sheet; nothing is written then.
+
+        Example::
+
+            >>> ds.export("share/", format="xlsx", pseudonymise=True)
+            [PosixPath('share/dataset.xlsx')]
+        """
+        if format not in ("parquet", "csv", "xlsx"):
+            raise ValueError(f"format must be parquet, csv or xlsx, got {format!r}")
+        secret = load_key(key) if pseudonymise else None
+        f = self.frames(content=bool(self.manifest["content"]) and not pseudonymise)
+        frames: dict[str, pd.DataFrame] = {
+            name: df for name in _EXPORTED if (df := getattr(f, name)) is not None
+        }
+        cov: Coverage = f.messages.attrs["coverage_detail"]
+        note = cov.note()
+        if secret is not None:
+            frames = shared_frames(frames, secret)
+            note = shared_note(cov)
+        if format == "xlsx":
+            check_excel_rows(frames)
         folder = _files.private_dir(Path(out).expanduser())
-        f = self.frames(content=bool(self.manifest["content"]))
+        if format == "xlsx":
+            return [write_excel(frames, folder / "dataset.xlsx", note=note)]
         written = []
-        for name in (
-            "messages",
-            "reactions",
-            "edits",
-            "dm_recipients",
-            "topic_links",
-            "topics",
-            "users",
-            "channels",
-            "subscriptions",
-            "user_groups",
-        ):
-            df = getattr(f, name)
-            if df is None:
-                continue
+        for name, df in frames.items():
             path = folder / f"{name}.{format}"
             if format == "csv":
                 write_csv(df, path)
             else:
-                # the coverage travels with the file, as JSON in its pandas metadata
-                df.attrs = (
-                    {"coverage": df.attrs["coverage"]}
-                    | {"coverage_detail": df.attrs["coverage_detail"].as_dict()}
-                    if "coverage_detail" in df.attrs
-                    else {}
-                )
+                # the coverage travels with the file, as JSON in its pandas metadata (the
+                # detail names the account synced, so a shared copy has the note alone)
+                df.attrs = {"coverage": note} if name == "messages" else {}
+                if name == "messages" and secret is None:
+                    df.attrs["coverage_detail"] = cov.as_dict()
                 _files.write_parquet(pa.Table.from_pandas(df, preserve_index=False), path)
             written.append(path)
         return written

@@ -10,7 +10,7 @@ No I/O and no client: each view takes frames and options and returns a small res
     0.18
     >>> r.plot().savefig("scorecard.png")
 
-Options common to every view (``since``, ``until``, ``exclude_bots``, ``anonymize``, ``salt``,
+Options common to every view (``since``, ``until``, ``exclude_bots``, ``anonymize``, ``key``,
 ``coverage``, ``engine``) are declared once, with their types, defaults and meaning, in
 :class:`ViewOptions`; each view's signature and ``help()`` spell them out.
 
@@ -33,7 +33,7 @@ This package re-exports each view function and its result class, so
 
 from __future__ import annotations
 
-from .._common import hash_user_id
+from ..pseudonyms import pseudonym
 from ._options import ViewOptions
 from ._registry import REGISTRY, View
 from ._shared import CLIENT_LABELS
@@ -70,11 +70,11 @@ __all__ = [
     "channel_scorecard",
     "client_and_dm_mix",
     "client_label",
-    "hash_user_id",
     "interaction_graph",
     "messages_over_time",
     "newcomer_cohorts",
     "participation_distribution",
+    "pseudonym",
     "reactions_and_engagement",
     "topic_lifecycle",
     "zulip_stats",

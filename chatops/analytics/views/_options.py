@@ -15,7 +15,8 @@ import textwrap
 import typing
 from typing import Annotated, Any, TypedDict, cast
 
-from .._common import DEFAULT_SALT, TimeLike
+from .._common import TimeLike
+from ..pseudonyms import PseudonymKey
 
 __all__ = ["OPTIONS", "Option", "ViewOptions", "document", "signature", "with_defaults"]
 
@@ -50,17 +51,21 @@ class ViewOptions(TypedDict, total=False):
         bool,
         Option(
             False,
-            "replace the user ids in every output frame by a salted, stable hash "
-            "(:func:`~chatops.analytics.hash_user_id`: ``u-`` and 10 hex digits) and drop "
-            "names and emails.",
+            "replace the user ids in every output frame by keyed pseudonyms "
+            "(:func:`~chatops.analytics.pseudonym`: ``u-`` and 16 hex digits of HMAC-SHA256 "
+            "under a secret key), drop names and emails, and leave the account that synced "
+            "out of the coverage note; refused when no key is configured (``chatops data "
+            "key`` makes one).",
         ),
     ]
-    salt: Annotated[
-        str,
+    key: Annotated[
+        PseudonymKey | str | None,
         Option(
-            DEFAULT_SALT,
-            "the salt of ``anonymize``: the same salt gives the same pseudonyms across views "
-            "and runs.",
+            None,
+            "the secret key of ``anonymize`` (at least 32 characters); default the "
+            "``CHATOPS_PSEUDONYM_KEY`` environment variable, else the owner-only key file "
+            "``chatops data key`` writes (:mod:`chatops.analytics.pseudonyms`). The same key "
+            "gives the same pseudonyms across views and runs; there is no default key.",
         ),
     ]
     coverage: Annotated[

@@ -28,7 +28,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 from .. import engines
+from ..coverage import without_account
 from ..engines import Sql
+from ..pseudonyms import load_key
 from ._options import document, signature
 
 if TYPE_CHECKING:
@@ -112,7 +114,16 @@ def register(
             except TypeError as exc:
                 raise TypeError(f"{name}() {exc}") from None
             bound.apply_defaults()
-            return engines.run(dict(bound.arguments), fn, sql)
+            params = dict(bound.arguments)
+            if params.get("anonymize") or params.get("key") is not None:
+                # refused before any work when no key is configured; read once per call, and
+                # held as a PseudonymKey from here on, whose repr never shows the secret
+                params["key"] = load_key(params.get("key"))
+            result = engines.run(params, fn, sql)
+            if params.get("anonymize") and isinstance(result.coverage, str):
+                # the note names the account that synced: an anonymized result does not
+                result.coverage = without_account(result.coverage)
+            return result
 
         view.__signature__ = spelled  # type: ignore[attr-defined]
         view.__doc__ = document(fn.__doc__)

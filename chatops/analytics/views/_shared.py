@@ -6,6 +6,7 @@ import pandas as pd
 
 from .._common import TimeLike, anonymize_frame, bot_ids, utc
 from ..coverage import EXPORT_HINT, viewpoint_of
+from ..pseudonyms import PseudonymKey, load_key
 from ..schema import RESOLVED_PREFIX, validate
 
 #: Display names of sending clients, after the server's own /stats label map.
@@ -28,8 +29,8 @@ CLIENT_LABELS: dict[str, str] = {
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
-def _finish(df: pd.DataFrame, anonymize: bool, salt: str) -> pd.DataFrame:
-    out = anonymize_frame(df, salt) if anonymize else df
+def _finish(df: pd.DataFrame, anonymize: bool, key: PseudonymKey | str | None) -> pd.DataFrame:
+    out = anonymize_frame(df, load_key(key)) if anonymize else df
     return out.reset_index(drop=True)
 
 

@@ -30,6 +30,7 @@ from .._percent import percent
 from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
@@ -92,7 +93,7 @@ def _result(
     tz: str,
     coverage: str | None,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
     cut: pd.Timestamp,
 ) -> ActiveUsers:
     """The view from the (local, naive) day and the user of each activity (or of each pair);
@@ -134,7 +135,7 @@ def _result(
     ratio = np.where(mau > 0, dau / np.maximum(mau, 1), np.nan)
     stick = pd.DataFrame({"date": local, "dau": dau, "mau": mau, "stickiness": ratio})
     return ActiveUsers(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         stick,
         wins,
@@ -166,7 +167,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers | None:
         tz,
         k.coverage(p["coverage"]),
         p["anonymize"],
-        p["salt"],
+        p["key"],
         _cut(p["as_of"], p["until"]),
     )
 
@@ -389,6 +390,6 @@ def active_users(
         tz,
         coverage_of(o["coverage"], df),
         o["anonymize"],
-        o["salt"],
+        o["key"],
         _cut(as_of, o["until"]),
     )

@@ -15,7 +15,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._common import (
-    DEFAULT_SALT,
     check_tz,
     coverage_of,
     prepare_messages,
@@ -26,6 +25,7 @@ from .._figure import empty as _empty
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import zone
 from ._options import ViewOptions, with_defaults
@@ -71,7 +71,7 @@ def _result(
     note: str | None,
     tz: str,
     anonymize: bool = False,
-    salt: str = DEFAULT_SALT,
+    key: PseudonymKey | str | None = None,
     once: pd.DataFrame | None = None,
 ) -> ActivityHeatmap:
     """The view from ``counts`` (``group`` when ``by``, ``weekday``, ``hour``, ``messages``);
@@ -120,7 +120,7 @@ def _result(
     )
     top = busiest.iloc[0] if total else None
     return ActivityHeatmap(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage if note is None else with_note(coverage, note),
         busiest,
         tz,
@@ -143,9 +143,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ActivityHeatmap | None:
         "count(*) AS messages FROM k GROUP BY ALL"
     )
     total = int(counts["messages"].sum())
-    return _result(
-        counts, by, total, k.coverage(p["coverage"]), None, tz, p["anonymize"], p["salt"]
-    )
+    return _result(counts, by, total, k.coverage(p["coverage"]), None, tz, p["anonymize"], p["key"])
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -362,7 +360,7 @@ def activity_heatmap(
         note,
         tz,
         o["anonymize"],
-        o["salt"],
+        o["key"],
         once,
     )
 

@@ -27,6 +27,7 @@ from .._figure import empty as _empty
 from .._percent import percent
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import RESOLVED_SQL, Kept, literal_time, topic_name_sql
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
 from ._options import ViewOptions, with_defaults
@@ -74,7 +75,7 @@ def _result(
     coverage: str | None,
     top_n: int,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
 ) -> ChannelScorecard:
     """The view from one row per topic (``stream_id``, ``topic_name``, ``first``, ``last``,
     ``size`` and ``resolved`` in the period, ``previous``: messages in the period before)."""
@@ -147,7 +148,7 @@ def _result(
         return float(((counts / total) ** 2).sum()) if total else math.nan
 
     return ChannelScorecard(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         hhi(msgs),
         hhi(prev_msgs) if compare_previous else math.nan,
@@ -202,7 +203,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ChannelScorecard | None:
         k.coverage(p["coverage"]),
         p["top_n"],
         p["anonymize"],
-        p["salt"],
+        p["key"],
     )
 
 
@@ -351,5 +352,5 @@ def channel_scorecard(
         coverage_of(o["coverage"], df),
         top_n,
         o["anonymize"],
-        o["salt"],
+        o["key"],
     )

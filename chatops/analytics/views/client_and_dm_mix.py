@@ -33,6 +33,7 @@ from ..change import Change, change_of_buckets
 from ..coverage import EXPORT_HINT
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
@@ -93,7 +94,7 @@ def _result(
     tz: str,
     coverage: str | None,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
 ) -> ClientAndDmMix:
     """The view from the count per raw client and the ``ch``/``dm``/``gdm`` counts per period."""
     labels = clients["client"].map(client_label)
@@ -138,7 +139,7 @@ def _result(
         )
     dms = int(by_period["dm"].sum()) if by_period is not None else 0
     return ClientAndDmMix(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         over,
         dms / total if total else math.nan,
@@ -165,7 +166,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix | None:
     if len(days):
         days["p"] = pd.to_datetime(days["t"]).dt.to_period(code)
         by_period = days.groupby("p")[["ch", "dm", "gdm"]].sum()
-    return _result(clients, by_period, tz, k.coverage(p["coverage"]), p["anonymize"], p["salt"])
+    return _result(clients, by_period, tz, k.coverage(p["coverage"]), p["anonymize"], p["key"])
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -336,6 +337,4 @@ def client_and_dm_mix(
             .groupby("p")[["ch", "dm", "gdm"]]
             .sum()
         )
-    return _result(
-        clients, by_period, tz, coverage_of(o["coverage"], df), o["anonymize"], o["salt"]
-    )
+    return _result(clients, by_period, tz, coverage_of(o["coverage"], df), o["anonymize"], o["key"])

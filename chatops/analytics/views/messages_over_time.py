@@ -33,6 +33,7 @@ from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept, in_list, private_channel_ids
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
 from ._options import ViewOptions, with_defaults
@@ -152,7 +153,7 @@ def _result(
     coverage: str | None,
     default_tz: str,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
     exclude_bots: bool,
 ) -> MessagesOverTime:
     """The view from ``counts`` (one row per period that has messages, one column per split)."""
@@ -178,7 +179,7 @@ def _result(
     frame = pd.concat(rows, ignore_index=True)
     frame["split"] = pd.Categorical(frame["split"], categories=order)
     return MessagesOverTime(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         freq,
         tz,
@@ -255,7 +256,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
         k.coverage(p["coverage"]),
         p["default_tz"],
         p["anonymize"],
-        p["salt"],
+        p["key"],
         bool(p["exclude_bots"]),
     )
 
@@ -517,6 +518,6 @@ def messages_over_time(
         cov if note is None else with_note(cov, note),
         default_tz,
         o["anonymize"],
-        o["salt"],
+        o["key"],
         o["exclude_bots"],
     )

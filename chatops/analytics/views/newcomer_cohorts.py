@@ -28,6 +28,7 @@ from .._percent import percent
 from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE
 from ._options import ViewOptions, with_defaults
@@ -108,7 +109,7 @@ def _result(
     tz: str,
     coverage: str | None,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
 ) -> NewcomerCohorts:
     """The view from the sender, period ordinal and message count of each message (or of
     each sender and day), and the count of newcomers per first channel."""
@@ -190,7 +191,7 @@ def _result(
         ["newcomers", "channel"], ascending=[False, True], kind="stable"
     ).reset_index(drop=True)
     return NewcomerCohorts(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         tenure,
         first_channels,
@@ -238,7 +239,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> NewcomerCohorts | None:
         tz,
         k.coverage(p["coverage"]),
         p["anonymize"],
-        p["salt"],
+        p["key"],
     )
 
 
@@ -442,5 +443,5 @@ def newcomer_cohorts(
         tz,
         coverage_of(o["coverage"], df),
         o["anonymize"],
-        o["salt"],
+        o["key"],
     )

@@ -29,6 +29,7 @@ from .._figure import counts, finish, tidy
 from .._percent import percent
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept, in_list
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
 from ._options import ViewOptions, with_defaults
@@ -72,7 +73,7 @@ def _result(
     coverage: str | None,
     top_n: int,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
 ) -> ParticipationDistribution:
     """The view from the messages and reactions given per user id."""
     lurker_share = math.nan
@@ -110,7 +111,7 @@ def _result(
         }
     )
     return ParticipationDistribution(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         lorenz,
         gini(frame["messages"]),
@@ -150,7 +151,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ParticipationDistribution | None:
         k.coverage(p["coverage"]),
         p["top_n"],
         p["anonymize"],
-        p["salt"],
+        p["key"],
     )
 
 
@@ -300,5 +301,5 @@ def participation_distribution(
         coverage_of(o["coverage"], df),
         top_n,
         o["anonymize"],
-        o["salt"],
+        o["key"],
     )

@@ -148,13 +148,13 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         over = _over_time(m_counts, r_counts[r_counts > 0], code, tz)
     else:
         over = _over_time(None, None, None, tz)
-    anonymize, salt = p["anonymize"], p["salt"]
+    anonymize, key = p["anonymize"], p["key"]
     return ReactionsAndEngagement(
-        _finish(top, anonymize, salt),
+        _finish(top, anonymize, key),
         k.coverage(p["coverage"]),
-        _finish(over, anonymize, salt),
-        _finish(most, anonymize, salt),
-        _finish(network, anonymize, salt),
+        _finish(over, anonymize, key),
+        _finish(most, anonymize, key),
+        _finish(network, anonymize, key),
         total,
         total / n if n else math.nan,
         len(most) / n if n else math.nan,
@@ -345,11 +345,11 @@ def reactions_and_engagement(
     )
     n = len(df)
     return ReactionsAndEngagement(
-        _finish(top, o["anonymize"], o["salt"]),
+        _finish(top, o["anonymize"], o["key"]),
         coverage_of(o["coverage"], df),
-        _finish(over, o["anonymize"], o["salt"]),
-        _finish(most, o["anonymize"], o["salt"]),
-        _finish(network, o["anonymize"], o["salt"]),
+        _finish(over, o["anonymize"], o["key"]),
+        _finish(most, o["anonymize"], o["key"]),
+        _finish(network, o["anonymize"], o["key"]),
         len(r),
         len(r) / n if n else math.nan,
         len(per_msg) / n if n else math.nan,

@@ -29,6 +29,7 @@ from .._percent import percent
 from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
+from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
 from ._options import ViewOptions, with_defaults
@@ -117,7 +118,7 @@ def _result(
     first_reply_sla_hours: float,
     coverage: str | None,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
 ) -> TopicLifecycle:
     """The view from one row per topic, in (stream_id, topic) order: ``stream_id``, ``channel``,
     ``topic``, ``started_at``, ``last_at``, ``messages``, ``participants``, ``starter_id``,
@@ -180,7 +181,7 @@ def _result(
     decided = frame["within_sla"].dropna()
     n = len(frame)
     return TopicLifecycle(
-        _finish(frame, anonymize, salt),
+        _finish(frame, anonymize, key),
         coverage,
         survival,
         float(sla),
@@ -243,7 +244,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
     for c in ("resolved", "moved", "renamed"):
         frame[c] = frame[c].astype(bool)
     end = k.end(p["as_of"], p["until"])
-    return _result(frame, end, sla, k.coverage(p["coverage"]), p["anonymize"], p["salt"])
+    return _result(frame, end, sla, k.coverage(p["coverage"]), p["anonymize"], p["key"])
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -431,5 +432,5 @@ def topic_lifecycle(
         frame["moved"] = frame["moved"] | frame.index.isin(list(moved))
         frame["renamed"] = frame.index.isin(list(set(ev.loc[kind == "move_topic", "tkey"])))
     return _result(
-        frame, end, first_reply_sla_hours, coverage_of(o["coverage"], df), o["anonymize"], o["salt"]
+        frame, end, first_reply_sla_hours, coverage_of(o["coverage"], df), o["anonymize"], o["key"]
     )

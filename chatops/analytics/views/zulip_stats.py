@@ -510,7 +510,7 @@ def zulip_stats(
         dm_recipients is not None,
     )
     return ZulipStats(
-        _finish(frame, o["anonymize"], o["salt"]),
+        _finish(frame, o["anonymize"], o["key"]),
         coverage_of(o["coverage"], messages),
         _shares(kinds, "recipient_type", list(RECIPIENT_TYPES)),
         _shares(by_client, "client", client_order),

@@ -17,13 +17,13 @@ import pandas as pd
 from ..._common import (
     bot_ids,
     coverage_of,
-    hash_user_id,
     prepare_messages,
     user_names,
 )
 from ..._igraph import igraph
 from ...engines import MessagesSource, messages_only
 from ...engines._duck_sql import Kept, topic_name_sql
+from ...pseudonyms import PseudonymKey, load_key
 from ...schema import validate
 from .._options import ViewOptions, with_defaults
 from .._registry import register
@@ -130,7 +130,7 @@ def _result(
     seed: int,
     exclude_bots: bool,
     anonymize: bool,
-    salt: str,
+    key: PseudonymKey | str | None,
     coverage: str | None,
 ) -> InteractionGraph:
     """The view from the reply pairs (``source``, ``target``, ``weight``), the messages and
@@ -200,11 +200,12 @@ def _result(
         subscriptions, channels, users, cnames, exclude_bots, min_weight, communities, seed
     )
     if anonymize:
-        g = nx.relabel_nodes(g, {n: hash_user_id(n, salt) for n in g.nodes})
+        pseudonyms = load_key(key)
+        g = nx.relabel_nodes(g, {n: pseudonyms.pseudonym(n) for n in g.nodes})
     return InteractionGraph(
-        _finish(edges, anonymize, salt),
+        _finish(edges, anonymize, key),
         coverage,
-        _finish(nodes, anonymize, salt),
+        _finish(nodes, anonymize, key),
         cedges.reset_index(drop=True),
         cnodes,
         g,
@@ -324,7 +325,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
         p["seed"],
         bool(p["exclude_bots"]),
         p["anonymize"],
-        p["salt"],
+        p["key"],
         k.coverage(p["coverage"]),
     )
 
@@ -430,6 +431,6 @@ def interaction_graph(
         seed,
         o["exclude_bots"],
         o["anonymize"],
-        o["salt"],
+        o["key"],
         coverage_of(o["coverage"], df),
     )
