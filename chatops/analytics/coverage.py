@@ -24,6 +24,7 @@ __all__ = [
     "Coverage",
     "coverage_from_manifest",
     "iso",
+    "unnamed",
     "viewpoint_of",
     "without_account",
 ]
@@ -149,6 +150,14 @@ class Coverage:
             "content": self.content,
             "note": self.note(),
         }
+
+
+def unnamed(viewpoint: str | None, anonymize: bool) -> str | None:
+    """``viewpoint`` with the synced account left unnamed when ``anonymize`` (an anonymized
+    result names nobody: "the synced account")."""
+    if anonymize and viewpoint not in (None, "the organization export"):
+        return "the synced account"
+    return viewpoint
 
 
 def viewpoint_of(attrs: Mapping[Any, Any]) -> str | None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import pandas as pd
 
-from ..coverage import viewpoint_of
+from ..coverage import unnamed, viewpoint_of
 from ._duck import DuckSource, run_duckdb
 from ._duck_sql import Kept
 
@@ -62,7 +62,8 @@ def run(params: dict[str, Any], pandas: Callable[..., R], sql: Sql[R] | None = N
         result = pandas(**params, engine=engine)
         attrs = getattr(params["messages"], "attrs", {})
         if getattr(result, "viewpoint", None) is None and hasattr(result, "viewpoint"):
-            result.viewpoint = viewpoint_of(attrs)  # type: ignore[attr-defined]
+            whose = unnamed(viewpoint_of(attrs), bool(params.get("anonymize")))
+            result.viewpoint = whose  # type: ignore[attr-defined]
         return result
     return run_duckdb(params, pandas, sql)
 

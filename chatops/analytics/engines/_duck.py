@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._common import bot_ids, utc
-from ..coverage import coverage_from_manifest
+from ..coverage import coverage_from_manifest, unnamed
 from ..schema import validate
 from ._duck_sql import Kept
 
@@ -292,7 +292,10 @@ def run_duckdb(
         for name in _TABLES:
             if name in params and params[name] is None:
                 params[name] = duck.table(name)
-        whose = coverage_from_manifest(duck.dataset.manifest).viewpoint
+        whose = unnamed(
+            coverage_from_manifest(duck.dataset.manifest).viewpoint,
+            bool(params.get("anonymize")),
+        )
         if sql is not None and not duck._empty:
             done = sql(Kept(duck, params), params)
             if done is not None:

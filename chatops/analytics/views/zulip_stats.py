@@ -52,6 +52,7 @@ from .._figure import counts, finish, new_figure, tidy
 from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of
+from ..coverage import unnamed
 from ..engines import MessagesSource, messages_only
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
@@ -235,14 +236,19 @@ def _messages(n: int) -> str:
 
 
 def _differences(
-    detail: Any, left_out: dict[str, int], moved: int, has_channels: bool, has_dm: bool
+    detail: Any,
+    left_out: dict[str, int],
+    moved: int,
+    has_channels: bool,
+    has_dm: bool,
+    anonymize: bool,
 ) -> tuple[str, ...]:
     """Each place the frames cannot follow /stats, in words an admin reads."""
     out: list[str] = []
     source = getattr(detail, "source", None)
     if source == "sync":
         hidden = len(getattr(detail, "channels_not_readable", ()))
-        who = getattr(detail, "email", None) or "the dataset's account"
+        who = unnamed(getattr(detail, "email", None) or "the synced account", anonymize)
         missing = "other people's direct messages are"
         if hidden:
             channels = "channel" if hidden == 1 else "channels"
@@ -508,6 +514,7 @@ def zulip_stats(
         moved,
         channels is not None,
         dm_recipients is not None,
+        o["anonymize"],
     )
     return ZulipStats(
         _finish(frame, o["anonymize"], o["key"]),
