@@ -284,8 +284,9 @@ class TableView:
     file under ``export_dir`` and offers it as a download link too. Every row is in the grid
     (sortable by any column, searchable, in pages); rows for which ``problem`` is true come
     first and are marked; ``cells`` writes the cells of some columns as HTML (Markdown rendered,
-    a tooltip). With ``select=True`` rows can be selected (click, shift- and Ctrl/⌘-click) and
-    :meth:`selected` returns them.
+    a tooltip); ``display`` rewrites the frame for the grid (names for ids, rounded numbers)
+    while :attr:`frame` and Export CSV keep it as given. With ``select=True`` rows can be
+    selected (click, shift- and Ctrl/⌘-click) and :meth:`selected` returns them.
 
     Example::
 
@@ -309,8 +310,12 @@ class TableView:
         cells: Mapping[str, Callable[[Any], str]] | None = None,
         select: bool = False,
         hidden: Sequence[str] = (),
+        display: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     ) -> None:
         self.title = title
+        #: how the grid writes a frame for a person (same rows, in order); :attr:`frame` and
+        #: Export CSV keep the frame as given
+        self._display = display
         #: columns kept in :attr:`frame` (and Export CSV) but not drawn in the grid
         self.hidden = tuple(hidden)
         #: tooltips: a column's cells get the text of another column (often hidden) as title
@@ -378,7 +383,8 @@ class TableView:
         self.problems = sum(flags)
         self.order = order
         self.flags = flags
-        self.shown = self._written(frame.iloc[order] if order else frame, flags)
+        seen = frame if self._display is None or frame.empty else self._display(frame)
+        self.shown = self._written(seen.iloc[order] if order else seen, flags)
         for listener in self.on_show:
             listener()
         old = self.grid
