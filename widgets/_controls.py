@@ -38,6 +38,8 @@ __all__ = [
     "is_fold",
     "code_cell",
     "markdown_cell",
+    "NOBREAK",
+    "nobreak_cell",
     "setting_cell",
 ]
 
@@ -154,6 +156,16 @@ def _missing(value: object) -> bool:
 
 def _cell(value: object) -> str:
     return "" if _missing(value) else escape(value)
+
+
+def nobreak_cell(value: object) -> str:
+    """A cell on one line (a date and its time): no line break inside it."""
+    return "" if _missing(value) else f'<span class="chatops-nobreak">{escape(value)}</span>'
+
+
+#: the ``attrs`` key of a frame given to :meth:`TableView.show` naming its columns whose cells
+#: stay on one line
+NOBREAK = "nobreak"
 
 
 def address_cell(value: object) -> str:
@@ -284,8 +296,9 @@ class TableView:
     file under ``export_dir`` and offers it as a download link too. Every row is in the grid
     (sortable by any column, searchable, in pages); rows for which ``problem`` is true come
     first and are marked; ``cells`` writes the cells of some columns as HTML (Markdown rendered,
-    a tooltip); ``display`` rewrites the frame for the grid (names for ids, rounded numbers)
-    while :attr:`frame` and Export CSV keep it as given. With ``select=True`` rows can be
+    a tooltip); ``display`` rewrites the frame for the grid (names for ids, rounded numbers;
+    the columns its ``attrs["nobreak"]`` names stay on one line) while :attr:`frame` and
+    Export CSV keep it as given. With ``select=True`` rows can be
     selected (click, shift- and Ctrl/⌘-click) and :meth:`selected` returns them.
 
     Example::
@@ -405,10 +418,11 @@ class TableView:
         if frame.empty:
             return pd.DataFrame(columns=[str(c) for c in frame.columns if c not in self.hidden])
         columns: dict[str, list[str]] = {}
+        one_line = set(frame.attrs.get(NOBREAK, ()))
         for name in frame.columns:
             if str(name) in self.hidden:
                 continue
-            write = self._cells.get(str(name), _cell)
+            write = self._cells.get(str(name), nobreak_cell if str(name) in one_line else _cell)
             columns[str(name)] = [write(v) for v in frame[name].tolist()]
             if (tip := self.tips.get(str(name))) is not None:
                 columns[str(name)] = [

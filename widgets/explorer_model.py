@@ -40,7 +40,7 @@ _PEOPLE_COLUMNS = {
 }
 #: columns holding a share from 0 to 1, shown as a percentage
 _FRACTIONS = ("share", "retention", "stickiness")
-#: a no-break space: a date and its time stay on one line
+#: a no-break space between a date and its time
 _NBSP = "\u00a0"
 
 
@@ -137,7 +137,8 @@ def display_frame(frame: pd.DataFrame, names: Mapping[int, str]) -> pd.DataFrame
     when the table has a ``name``), ``stream_id`` is left out beside ``channel`` and a message
     ``id`` beside its ``link``; percentages (``*_pct``, and shares from 0 to 1 such as
     ``share``) get one decimal and a ``%``, other decimals two; times read
-    ``YYYY-MM-DD HH:MM`` on one line. The frame itself is left as it is (Export CSV writes it).
+    ``YYYY-MM-DD HH:MM`` on one line (``attrs["nobreak"]`` names their columns, a no-break
+    space between date and time). The frame itself is left as it is (Export CSV writes it).
 
     Args:
         frame: a view's frame.
@@ -151,6 +152,7 @@ def display_frame(frame: pd.DataFrame, names: Mapping[int, str]) -> pd.DataFrame
     """
     cols = {str(c) for c in frame.columns}
     out: dict[str, pd.Series] = {}
+    times: list[str] = []
     for col in frame.columns:
         name = str(col)
         s = frame[col]
@@ -167,6 +169,7 @@ def display_frame(frame: pd.DataFrame, names: Mapping[int, str]) -> pd.DataFrame
             )
         elif pd.api.types.is_datetime64_any_dtype(s.dtype):
             out[name] = s.map(_stamp).astype("object")
+            times.append(name)
         elif pd.api.types.is_float_dtype(s.dtype):
             if name.endswith("_pct"):
                 out[name] = s.map(lambda v: _number(v, 1, "%")).astype("object")
@@ -176,7 +179,9 @@ def display_frame(frame: pd.DataFrame, names: Mapping[int, str]) -> pd.DataFrame
                 out[name] = s.map(lambda v: _number(v, 2)).astype("object")
         else:
             out[name] = s
-    return pd.DataFrame(out, index=frame.index)
+    shown = pd.DataFrame(out, index=frame.index)
+    shown.attrs["nobreak"] = times  # a grid writes these cells on one line
+    return shown
 
 
 def matching_people(people: Sequence[str], query: str, chosen: Sequence[str] = ()) -> list[str]:

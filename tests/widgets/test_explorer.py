@@ -320,7 +320,9 @@ def test_tables_show_names_rounded_numbers_and_one_line_times(
     assert "starter_id" not in shown.columns and "stream_id" not in shown.columns
     first = lc.frame.iloc[0]
     assert shown["starter"].iloc[0] == names[int(first["starter_id"])]
-    assert shown["started_at"].iloc[0] == first["started_at"].strftime("%Y-%m-%d\u00a0%H:%M")
+    when = first["started_at"].strftime("%Y-%m-%d\u00a0%H:%M")
+    assert shown["started_at"].iloc[0] == f'<span class="chatops-nobreak">{when}</span>'
+    assert 'class="chatops-nobreak">' in ex.tables["topic_lifecycle"].html.value
     hours = [c for c in shown["duration_hours"] if c]
     assert hours and all(len(c.rsplit(".", 1)[1]) == 2 for c in hours)
     sc = ex.render("channel_scorecard")

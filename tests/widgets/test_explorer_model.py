@@ -39,6 +39,7 @@ def test_a_table_shows_names_rounded_numbers_and_times_on_one_line() -> None:
     ]
     assert shown["starter"].tolist() == ["Olivia Owner", ""]
     assert shown["started_at"].tolist() == ["2026-03-01\u00a009:05", ""]
+    assert shown.attrs["nobreak"] == ["started_at"]  # a grid keeps these on one line
     assert shown["hours_to_first_reply"].tolist() == ["0.28", "12.00"]
     assert shown["resolved_pct"].tolist() == ["24.5%", ""]
     assert shown["share"].tolist() == ["12.3%", "100.0%"]
