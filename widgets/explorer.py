@@ -6,13 +6,18 @@
 Like the admin panels, it reads nothing when it is made: it says it is loading when first shown
 and reads the dataset's frames then (a script calls :meth:`Explorer.load`).
 
-Filters: period, channels, people, roles, bots in or out, time zone (``sender``: each sender's
-own). A change re-renders the view on screen at once and every other view when it is opened
+Filters: period, channels, people (a Find box narrows the list as a name is typed), roles,
+bots in or out, time zone (``sender``: each sender's own). What the views count follows the
+filters: the channel scorecard compares the period chosen with the period of equal length
+before it and lists the channels chosen; participation counts lurkers and its Gini among the
+people and channels chosen. A change re-renders the view on screen at once and every other view when it is opened
 (each view remembers the filters it was drawn for, and keeps its last few drawings: setting the
 filters back to ones it was drawn for shows that drawing again without computing it). While a
 view computes, the line above the tabs says so (a spinner and "Computing <view>…"), then how
 long it took. Each view shows its figure and its table
-(a :class:`~chatops.widgets._controls.TableView`: Export CSV) with Export Excel beside it.
+(a :class:`~chatops.widgets._controls.TableView`: Export CSV) with Export Excel beside it;
+the table shows names for people's ids, rounded numbers and times on one line, while its
+frame and the exports keep the ids and full values.
 The topic lifecycle table opens a topic's thread (sender, local time, text when kept,
 reactions, edits and moves, links to the server). With text kept, Search and Keywords tabs;
 without it they say how to keep it.
