@@ -38,6 +38,8 @@ __all__ = [
     "is_fold",
     "code_cell",
     "markdown_cell",
+    "NOBREAK",
+    "nobreak_cell",
     "setting_cell",
 ]
 
@@ -154,6 +156,16 @@ def _missing(value: object) -> bool:
 
 def _cell(value: object) -> str:
     return "" if _missing(value) else escape(value)
+
+
+def nobreak_cell(value: object) -> str:
+    """A cell on one line (a date and its time): no line break inside it."""
+    return "" if _missing(value) else f'<span class="chatops-nobreak">{escape(value)}</span>'
+
+
+#: the ``attrs`` key of a frame given to :meth:`TableView.show` naming its columns whose cells
+#: stay on one line
+NOBREAK = "nobreak"
 
 
 def address_cell(value: object) -> str:
@@ -284,8 +296,10 @@ class TableView:
     file under ``export_dir`` and offers it as a download link too. Every row is in the grid
     (sortable by any column, searchable, in pages); rows for which ``problem`` is true come
     first and are marked; ``cells`` writes the cells of some columns as HTML (Markdown rendered,
-    a tooltip). With ``select=True`` rows can be selected (click, shift- and Ctrl/⌘-click) and
-    :meth:`selected` returns them.
+    a tooltip); ``display`` rewrites the frame for the grid (names for ids, rounded numbers;
+    the columns its ``attrs["nobreak"]`` names stay on one line) while :attr:`frame` and
+    Export CSV keep it as given. With ``select=True`` rows can be
+    selected (click, shift- and Ctrl/⌘-click) and :meth:`selected` returns them.
 
     Example::
 
@@ -309,8 +323,12 @@ class TableView:
         cells: Mapping[str, Callable[[Any], str]] | None = None,
         select: bool = False,
         hidden: Sequence[str] = (),
+        display: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     ) -> None:
         self.title = title
+        #: how the grid writes a frame for a person (same rows, in order); :attr:`frame` and
+        #: Export CSV keep the frame as given
+        self._display = display
         #: columns kept in :attr:`frame` (and Export CSV) but not drawn in the grid
         self.hidden = tuple(hidden)
         #: tooltips: a column's cells get the text of another column (often hidden) as title
@@ -378,7 +396,8 @@ class TableView:
         self.problems = sum(flags)
         self.order = order
         self.flags = flags
-        self.shown = self._written(frame.iloc[order] if order else frame, flags)
+        seen = frame if self._display is None or frame.empty else self._display(frame)
+        self.shown = self._written(seen.iloc[order] if order else seen, flags)
         for listener in self.on_show:
             listener()
         old = self.grid
@@ -399,10 +418,11 @@ class TableView:
         if frame.empty:
             return pd.DataFrame(columns=[str(c) for c in frame.columns if c not in self.hidden])
         columns: dict[str, list[str]] = {}
+        one_line = set(frame.attrs.get(NOBREAK, ()))
         for name in frame.columns:
             if str(name) in self.hidden:
                 continue
-            write = self._cells.get(str(name), _cell)
+            write = self._cells.get(str(name), nobreak_cell if str(name) in one_line else _cell)
             columns[str(name)] = [write(v) for v in frame[name].tolist()]
             if (tip := self.tips.get(str(name))) is not None:
                 columns[str(name)] = [

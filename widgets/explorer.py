@@ -6,13 +6,18 @@
 Like the admin panels, it reads nothing when it is made: it says it is loading when first shown
 and reads the dataset's frames then (a script calls :meth:`Explorer.load`).
 
-Filters: period, channels, people, roles, bots in or out, time zone (``sender``: each sender's
-own). A change re-renders the view on screen at once and every other view when it is opened
+Filters: period, channels, people (a Find box narrows the list as a name is typed), roles,
+bots in or out, time zone (``sender``: each sender's own). What the views count follows the
+filters: the channel scorecard compares the period chosen with the period of equal length
+before it and lists the channels chosen; participation counts lurkers and its Gini among the
+people and channels chosen. A change re-renders the view on screen at once and every other view when it is opened
 (each view remembers the filters it was drawn for, and keeps its last few drawings: setting the
 filters back to ones it was drawn for shows that drawing again without computing it). While a
 view computes, the line above the tabs says so (a spinner and "Computing <view>…"), then how
 long it took. Each view shows its figure and its table
-(a :class:`~chatops.widgets._controls.TableView`: Export CSV) with Export Excel beside it.
+(a :class:`~chatops.widgets._controls.TableView`: Export CSV) with Export Excel beside it;
+the table shows names for people's ids, rounded numbers and times on one line, while its
+frame and the exports keep the ids and full values.
 The topic lifecycle table opens a topic's thread (sender, local time, text when kept,
 reactions, edits and moves, links to the server). With text kept, Search and Keywords tabs;
 without it they say how to keep it.
@@ -43,11 +48,19 @@ from .._files import new_dir
 from ..analytics import Dataset, ViewResult
 from ..analytics._figure import figure_png
 from ..analytics.pseudonyms import PseudonymKey, load_key
-from ..analytics.text import NO_CONTENT, keywords, search_messages, topic_thread
 from ..analytics.views import REGISTRY
 from ._base import kernel_loop
 from ._controls import TableView
+from ._explorer_text import TextTabs
 from ._style import STYLE as PANEL_STYLE
+from .explorer_model import (
+    PERIODS,
+    chosen_user_ids,
+    display_frame,
+    matching_people,
+    narrowed_frames,
+    period_window,
+)
 
 __all__ = ["VIEWS", "Explorer"]
 
@@ -76,18 +89,11 @@ STYLE = """
 """
 #: how many filter settings each view keeps its drawing for (going back to one is instant)
 RECENT = 4
-PERIODS = {"all": None, "last 7 days": 7, "last 30 days": 30, "last 90 days": 90, "last year": 365}
 ROLES = ("owner", "administrator", "moderator", "member", "guest")
 ZONES = ("UTC", "sender", "Europe/Berlin", "Europe/London", "America/New_York", "Asia/Kolkata")
 
 
-def _link(value: Any) -> str:
-    if value is None or pd.isna(value):
-        return ""
-    return f'<a href="{escape(str(value))}" target="_blank" rel="noopener">open</a>'
-
-
-class Explorer:
+class Explorer(TextTabs):
     """The explorer over a dataset (or the path of its folder).
 
     Nothing is read when it is made: the dataset's frames are read and the filters and views
@@ -240,7 +246,16 @@ class Explorer:
         )
         self.period = w.Dropdown(options=list(PERIODS), value="all", description="Period")
         self.channels = w.SelectMultiple(options=chans, description="Channels", rows=5)
+        self._everyone = people
         self.people = w.SelectMultiple(options=people, description="People", rows=5)
+        # type to narrow the list (about 300 names on a medium organization); the people
+        # chosen stay chosen and listed first
+        self.people_search = w.Text(
+            placeholder="type to find people", description="Find", continuous_update=True
+        )
+        self.people_search.add_class("chatops-explorer-people-search")
+        self.people_search.observe(lambda _c: self._guard(self.find_people), names="value")
+        self._narrowing = False
         self.roles = w.SelectMultiple(options=ROLES, description="Roles", rows=5)
         self.bots = w.Checkbox(value=True, description="Include bots")
         zones = list(ZONES)
@@ -256,14 +271,35 @@ class Explorer:
             (self.tz, "tz"),
         ):
             c.add_class(f"chatops-explorer-{slug}")
-            c.observe(lambda _c: self._guard(self.render_current), names="value")
+            c.observe(lambda _c: self._changed(), names="value")
         self.filters = w.VBox(
             [
                 w.HBox([self.period, self.tz, self.bots]),
-                w.HBox([self.channels, self.people, self.roles]),
+                w.HBox([self.channels, w.VBox([self.people_search, self.people]), self.roles]),
             ]
         )
         self.filters.add_class("chatops-explorer-filters")
+
+    def _changed(self) -> None:
+        if not self._narrowing:  # the people list narrowed by the search box: no new filter
+            self._guard(self.render_current)
+
+    def find_people(self, query: str | None = None) -> list[str]:
+        """Narrow the people list to the names holding the words typed (or ``query``); the
+        people chosen stay chosen. Returns the names listed."""
+        self.load()
+        if query is not None:
+            self.people_search.value = query  # observed: narrows the list
+            return list(self.people.options)
+        chosen = tuple(self.people.value)
+        options = matching_people(self._everyone, str(self.people_search.value), chosen)
+        self._narrowing = True
+        try:
+            self.people.options = options  # empties the choice: set back at once
+            self.people.value = chosen
+        finally:
+            self._narrowing = False
+        return options
 
     def state(self) -> tuple[Any, ...]:
         """The filters as they are set (a view drawn for other filters is drawn again)."""
@@ -284,26 +320,28 @@ class Explorer:
         keep = pd.Series(True, index=m.index)
         if self.channels.value:
             keep &= m["channel"].astype("string").isin(list(self.channels.value)).fillna(False)
-        users = self.frames.users
-        if users is not None and (self.people.value or self.roles.value):
-            u = users
-            if self.people.value:
-                u = u[u["full_name"].astype("string").isin(list(self.people.value)).fillna(False)]
-            if self.roles.value:
-                u = u[u["role_name"].astype("string").isin(list(self.roles.value)).fillna(False)]
-            keep &= m["sender_id"].isin(list(u["user_id"].dropna())).fillna(False)
+        ids = self.user_ids()
+        if ids is not None:
+            keep &= m["sender_id"].isin(list(ids)).fillna(False)
         out = m[keep.to_numpy(dtype=bool)]
         out.attrs.update(m.attrs)
         return out
 
+    def user_ids(self) -> set[int] | None:
+        """The people the people and role filters keep (None: everyone)."""
+        self.load()
+        return chosen_user_ids(self.frames.users, self.people.value, self.roles.value)
+
+    def last(self) -> pd.Timestamp | None:
+        """The time of the dataset's last message (None: no message)."""
+        self.load()
+        if self.frames.messages.empty:
+            return None
+        return pd.Timestamp(self.frames.messages["timestamp"].max())
+
     def since(self) -> pd.Timestamp | None:
         """The first moment the period filter keeps (None: all of it)."""
-        self.load()
-        days = PERIODS[str(self.period.value)]
-        if days is None or self.frames.messages.empty:
-            return None
-        last = self.frames.messages["timestamp"].max()
-        return pd.Timestamp(last) - pd.Timedelta(days=days)
+        return period_window(str(self.period.value), self.last())[0]
 
     # -- the views
 
@@ -329,6 +367,7 @@ class Explorer:
                 export_dir=self.export_dir,
                 slug=name,
                 guard=self._guard,
+                display=self.readable,
             )
             self.tables[name] = table
             image = w.Image(format="png", layout=w.Layout(max_width="100%"))
@@ -343,22 +382,35 @@ class Explorer:
             self._pages[name] = w.VBox([image, *extra, w.HBox([excel, link]), table.widget])
             self._pages[name].add_class(f"chatops-explorer-view-{name}")
 
+    def readable(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` as its table shows it: names for people's ids, rounded numbers, times
+        on one line (:func:`~chatops.widgets.explorer_model.display_frame`)."""
+        users = self.frames.users
+        names: dict[int, str] = {}
+        if users is not None:
+            pairs = zip(users["user_id"], users["full_name"], strict=True)
+            names = {int(u): str(n) for u, n in pairs if not pd.isna(u) and not pd.isna(n)}
+        return display_frame(frame, names)
+
     def _result(self, name: str) -> ViewResult:
         fn = REGISTRY[name].function
         opts = dict(VIEWS[name][1])
         params = inspect.signature(fn).parameters
         f = self.frames
-        for frame in (
-            "users",
-            "channels",
-            "subscriptions",
-            "reactions",
-            "edits",
-            "dm_recipients",
-            "user_groups",
-        ):
+        names = ("users", "channels", "subscriptions", "edits", "dm_recipients", "user_groups")
+        given = {frame: getattr(f, frame) for frame in names}
+        # who could have posted and who reacted, among the channels and people chosen: the
+        # participation figures are of them, not of the whole organization
+        narrowed = narrowed_frames(
+            {**given, "reactions": f.reactions},
+            channels=tuple(self.channels.value),
+            user_ids=self.user_ids(),
+        )
+        if name != "participation_distribution":
+            narrowed["reactions"] = f.reactions
+        for frame, value in narrowed.items():
             if frame in params:
-                opts[frame] = getattr(f, frame)
+                opts[frame] = value
         if "tz" in params:
             tz = str(self.tz.value)
             if tz == "sender" and name not in ("activity_heatmap", "messages_over_time"):
@@ -366,8 +418,16 @@ class Explorer:
             opts["tz"] = tz
         if self.anonymize:
             opts |= {"anonymize": True, "key": self._key}
+        since, days = period_window(str(self.period.value), self.last())
+        if name == "channel_scorecard":
+            # its own window, ending at the data's end, and the period of equal length before
+            # it: from all the messages, not only the period's
+            opts["as_of"] = self.last()
+            if days is not None:
+                opts["period"] = f"{days}D"
+            since = None
         result: ViewResult = fn(
-            self.messages(), since=self.since(), exclude_bots=not self.bots.value, **opts
+            self.messages(), since=since, exclude_bots=not self.bots.value, **opts
         )
         return result
 
@@ -441,157 +501,3 @@ class Explorer:
             f'base64,{data}">download</a>'
         )
         return out
-
-    # -- threads
-
-    def _thread_picker(self) -> w.HBox:
-        self.topic = w.Dropdown(options=[], description="Topic", layout=w.Layout(width="420px"))
-        self.open_thread = w.Button(description="Read thread", icon="comments")
-        self.open_thread.on_click(lambda _b: self._guard(self.show_thread))
-        self.topic.add_class("chatops-explorer-topic")
-        self.open_thread.add_class("chatops-explorer-read-thread")
-        return w.HBox([self.topic, self.open_thread])
-
-    def _fill_topics(self, result: ViewResult) -> None:
-        fr = result.frame
-        if fr.empty:
-            self.topic.options = []
-            return
-        cols = [c for c in ("channel", "topic", "stream_id", "messages") if c in fr.columns]
-        rows = fr[cols].sort_values("messages", ascending=False, kind="stable")
-        self.topic.options = [
-            (f"#{ch} > {tp} ({n})", (int(sid), str(tp)))
-            for ch, tp, sid, n in zip(
-                rows["channel"], rows["topic"], rows["stream_id"], rows["messages"], strict=True
-            )
-        ]
-        # the busiest topic is picked (a Dropdown given new options may be left on none)
-        self.topic.value = self.topic.options[0][1] if self.topic.options else None
-
-    def show_thread(self, stream_id: int | None = None, topic: str | None = None) -> pd.DataFrame:
-        """Show a topic's thread (default: the one picked) in the Thread tab."""
-        self.load()
-        if stream_id is None or topic is None:
-            if self.topic.value is None:
-                raise ValueError("pick a topic first")
-            stream_id, topic = self.topic.value
-        f = self.frames
-        tz = str(self.tz.value)
-        thread = topic_thread(
-            f.messages,
-            int(stream_id),
-            str(topic),
-            reactions=f.reactions,
-            edits=f.edits,
-            users=f.users,
-            tz="UTC" if tz == "sender" else tz,
-            site=self.site,
-        )
-        self.thread_title.value = (
-            f"<b>#{escape(thread.channel)} &gt; {escape(thread.topic)}</b> · "
-            f"{len(thread.frame)} messages · {_link(thread.link)}"
-            + (
-                ""
-                if self.content
-                else f' · <span class="chatops-muted">{escape(NO_CONTENT)}</span>'
-            )
-        )
-        self.thread_table.show(thread.frame)
-        self.tabs.selected_index = len(VIEWS)
-        return thread.frame
-
-    # -- text
-
-    def _build_text_tabs(self) -> None:
-        self.thread_title = w.HTML(value="Pick a topic in Topic lifecycle and press Read thread.")
-        self.thread_table = TableView(
-            "Thread",
-            lambda: self.thread_table.frame,
-            export_dir=self.export_dir,
-            slug="thread",
-            guard=self._guard,
-            cells={"link": _link},
-        )
-        self.thread_page = w.VBox([self.thread_title, self.thread_table.widget])
-        self.thread_page.add_class("chatops-explorer-thread")
-        self.query = w.Text(
-            placeholder='words, "a phrase", or a regular expression', description="Search"
-        )
-        self.regex = w.Checkbox(value=False, description="Regular expression")
-        go = w.Button(description="Search", icon="search")
-        go.on_click(lambda _b: self._guard(self.search))
-        self.search_table = TableView(
-            "Search results",
-            lambda: self.search_table.frame,
-            export_dir=self.export_dir,
-            slug="search",
-            guard=self._guard,
-            cells={"link": _link},
-        )
-        self.search_result: ViewResult | None = None
-        self.search_excel_link = w.HTML(value="")
-        excel = w.Button(description="Export Excel", icon="table")
-        excel.on_click(lambda _b: self._guard(lambda: self.export_excel("search")))
-        self.keywords_image = w.Image(format="png", layout=w.Layout(max_width="100%"))
-        self.keywords_table = TableView(
-            "Keywords",
-            lambda: self.keywords_table.frame,
-            export_dir=self.export_dir,
-            slug="keywords",
-            guard=self._guard,
-        )
-        kw = w.Button(description="Keywords of the channels picked", icon="key")
-        kw.on_click(lambda _b: self._guard(self.show_keywords))
-        if self.content:
-            self.search_page = w.VBox(
-                [
-                    w.HBox([self.query, self.regex, go]),
-                    w.HBox([excel, self.search_excel_link]),
-                    self.search_table.widget,
-                ]
-            )
-            self.keywords_page = w.VBox([kw, self.keywords_image, self.keywords_table.widget])
-        else:
-            note = f'<div class="chatops-muted">Search and keywords need the text: {escape(NO_CONTENT)}.</div>'
-            self.search_page = w.VBox([w.HTML(value=note)])
-            self.keywords_page = w.VBox([w.HTML(value=note)])
-
-    def search(self, query: str | None = None, *, regex: bool | None = None) -> pd.DataFrame:
-        """Search the kept text under the filters; the results table."""
-        self.load()
-        if not self.content:
-            raise ValueError(NO_CONTENT)
-        q = self.query.value if query is None else query
-        r = search_messages(
-            self.messages(),
-            q,
-            regex=self.regex.value if regex is None else regex,
-            since=self.since(),
-            users=self.frames.users,
-            exclude_bots=not self.bots.value,
-            tz="UTC" if self.tz.value == "sender" else str(self.tz.value),
-            site=self.site,
-        )
-        self.search_result = r
-        self.search_table.show(r.frame)
-        return r.frame
-
-    def show_keywords(self) -> pd.DataFrame:
-        """The keywords of the channels picked (one channel), else of the period picked."""
-        self.load()
-        if not self.content:
-            raise ValueError(NO_CONTENT)
-        chans = list(self.channels.value)
-        if len(chans) > 1:
-            raise ValueError("pick one channel (or none and a period) for its keywords")
-        since = self.since()
-        r = keywords(
-            self.frames.messages,
-            channel=chans[0] if chans else None,
-            since=since,
-            users=self.frames.users,
-            exclude_bots=not self.bots.value,
-        )
-        self.keywords_image.value = figure_png(r.plot())
-        self.keywords_table.show(r.frame)
-        return r.frame

@@ -283,12 +283,15 @@ class Keywords(ViewResult):
 
     def plot(self, ax: Axes | None = None) -> Figure:
         """The top terms as bars of their z-score."""
-        fig, (ax,) = axes(ax, size=(8.0, 4.6))
+        top = self.frame.head(20).iloc[::-1]
+        # tall enough for a label per bar (fewer would leave bars unnamed or shift the names)
+        fig, (ax,) = axes(ax, size=(8.0, max(4.6, 0.3 * len(top) + 1.4)))
         if self.frame.empty:
             empty(ax, "no words to compare")
         else:
-            top = self.frame.head(20).iloc[::-1]
-            ax.barh(top["term"].astype(str), top["z"].to_numpy(dtype=float), color="#55A868")
+            y = np.arange(len(top))
+            ax.barh(y, top["z"].to_numpy(dtype=float), color="#55A868")
+            ax.set_yticks(y, [str(t) for t in top["term"]])
             ax.set_xlabel("z-score of the log-odds ratio (target against the rest)")
             tidy(ax)
         ax.set_title(f"Words that characterise {self.target}")

@@ -52,7 +52,28 @@ def test_v1_stacked_bars_cumulative_line_and_partial_marker() -> None:
     assert sum(bool(p.get_hatch()) for p in ax.patches) == 2  # the partial last day
     assert len(twin.get_lines()) == 1
     assert twin.get_lines()[0].get_ydata()[-1] == 5
-    assert legend_texts(ax) == ["human", "bot", "cumulative", "partial (still counting)"]
+    assert legend_texts(ax) == ["human", "bot", "cumulative", "partial: last day (still counting)"]
+
+
+def test_v1_a_first_period_cut_by_since_is_hatched_and_named() -> None:
+    # since cuts into the week of Monday 2024-01-01: its first two days are left out
+    r = views.messages_over_time(
+        SAMPLE, users=USERS, freq="W", since="2024-01-02 09:00", as_of="2024-02-04 18:00"
+    )
+    f = r.frame[r.frame["split"] == "human"]
+    assert f["partial"].tolist() == [True, False, False, False, True]
+    assert r.since == pd.Timestamp("2024-01-02 09:00", tz="UTC")
+    fig = r.plot()
+    ax = fig.axes[0]
+    hatched = [p for p in ax.patches if p.get_hatch()]
+    assert len(hatched) == 2 * 2  # the first and the last week, human and bot
+    assert legend_texts(ax)[-1] == (
+        "partial: first week (counted from 2024-01-02 09:00), last week (still counting)"
+    )
+    # without since, the same first week is whole: not hatched, not named
+    whole = views.messages_over_time(SAMPLE, users=USERS, freq="W", as_of="2024-02-04 18:00")
+    assert not whole.frame["partial"].iloc[0]
+    assert legend_texts(whole.plot().axes[0])[-1] == "partial: last week (still counting)"
 
 
 def test_v2_one_line_per_window_and_stickiness_panel() -> None:

@@ -179,3 +179,30 @@ def test_topic_thread_lists_senders_reactions_edits_moves_and_links() -> None:
     assert no_text.frame["content"].isna().all() and len(no_text.frame) == 3
     with pytest.raises(ValueError, match="no topic 'nope' in channel 2"):
         topic_thread(df, 2, "nope")
+
+
+def test_every_keyword_bar_has_its_own_label_beside_it() -> None:
+    # 25 distinct words in dev, each said a different number of times: 20 bars drawn
+    rows = []
+    n = 0
+    for i in range(25):
+        for _ in range(i + 3):
+            n += 1
+            rows.append((n, "2026-04-01 10:00", "dev", "ci", 1, f"word{chr(97 + i)}xyz"))
+    for k in range(40):
+        n += 1
+        rows.append((n, "2026-04-02 10:00", "general", "chat", 2, f"lunch{k % 5}abc"))
+    # a dataset's coverage note under the figure, as the explorer draws it, takes room too
+    note = "admin@example.com on https://chat.example.com, 2025-11-29 to 2026-11-29: " * 3
+    r = keywords(with_text(rows), channel="dev", top_n=25, coverage=note)
+    fig = r.plot()
+    fig.draw_without_rendering()  # the figure as shown: after its ticks were thinned, if ever
+    ax = fig.axes[0]
+    bars = ax.patches
+    assert len(bars) == 20
+    centers = [b.get_y() + b.get_height() / 2 for b in bars]
+    ticks = list(ax.get_yticks())
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks == pytest.approx(centers)  # one tick per bar, at its middle
+    top = r.frame.head(20)["term"].tolist()[::-1]
+    assert labels == top  # each bar named by its own term, in order

@@ -302,6 +302,16 @@ def test_v3_scorecard_known_answers(v3_messages: pd.DataFrame) -> None:
     assert q["messages"] == 0 and q["subscribers"] == 0 and math.isnan(q["change_pct"])
     assert r.hhi == pytest.approx(0.8**2 + 0.2**2)
     assert r.previous_hhi == pytest.approx(0.5)
+    # one channel listed (a channel filter): no concentration to speak of, not 1.00
+    general = channels()[channels()["name"] == "general"]
+    one = views.channel_scorecard(
+        v3_messages[v3_messages["channel"] == "general"],
+        channels=general,
+        period="10D",
+        as_of="2024-01-31",
+    )
+    assert one.frame["channel"].tolist() == ["general"] and int(one.frame["messages"][0]) == 4
+    assert math.isnan(one.hhi) and math.isnan(one.previous_hhi)
 
 
 def test_v3_bad_period_and_subscriber_count_from_channels(v3_messages: pd.DataFrame) -> None:
@@ -429,6 +439,12 @@ def test_v5_gini_lorenz_and_lurkers(v5_messages: pd.DataFrame) -> None:
     assert without.gini == pytest.approx(0.25)
     with_bot = views.participation_distribution(v5_messages, users=u)
     assert 4 in set(with_bot.frame["user_id"])
+    # one person: no spread of messages among people, so no Gini (it was 0.00)
+    alone = views.participation_distribution(
+        v5_messages[v5_messages["sender_id"] == 1], subscriptions=subscriptions({"general": [1]})
+    )
+    assert alone.frame["user_id"].tolist() == [1] and alone.lurker_share == 0.0
+    assert math.isnan(alone.gini)
 
 
 def test_v5_anonymize_hides_ids_and_names_and_is_stable(

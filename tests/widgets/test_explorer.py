@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -233,3 +234,152 @@ def test_anonymized_the_views_show_keyed_pseudonyms_and_no_names(
     # without anonymize the same view names people
     plain = Explorer(ds, export_dir=export_dir).load().render("participation_distribution")
     assert set(plain.frame["name"].dropna()) & names
+
+
+def _channel_messages(ex: Explorer) -> pd.DataFrame:
+    m = ex.frames.messages
+    return m[m["stream_id"].notna() & m["topic"].notna()]
+
+
+def test_the_scorecard_under_a_period_compares_it_with_the_period_before(
+    ds: Dataset, export_dir: Path
+) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    ex.period.value = "last 30 days"
+    r = ex.render("channel_scorecard")
+    last = pd.Timestamp(ex.frames.messages["timestamp"].max())
+    ts = _channel_messages(ex)["timestamp"]
+    before = int(((ts > last - pd.Timedelta(days=60)) & (ts <= last - pd.Timedelta(days=30))).sum())
+    now = int(((ts > last - pd.Timedelta(days=30)) & (ts <= last)).sum())
+    assert before > 0  # the data goes back further: there is a period before to compare with
+    assert int(r.frame["previous_messages"].sum()) == before
+    assert int(r.frame["messages"].sum()) == now
+    busy = r.frame[r.frame["previous_messages"] > 0]
+    assert busy["change_pct"].notna().all() and len(busy) > 0
+    assert (r.period_start, r.as_of) == (last - pd.Timedelta(days=30), last)
+    ex.period.value = "last 7 days"  # the window follows the period filter
+    r7 = ex.render("channel_scorecard")
+    assert r7.as_of - r7.period_start == pd.Timedelta(days=7)
+    assert r7.frame["previous_messages"].notna().all()
+    assert not ex.error.value
+
+
+def test_a_scorecard_filtered_to_a_channel_lists_that_channel_only(
+    ds: Dataset, export_dir: Path
+) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    channel = str(ex.frames.messages["channel"].value_counts().index[1])
+    ex.channels.value = (channel,)
+    r = ex.render("channel_scorecard")
+    assert r.frame["channel"].tolist() == [channel]
+    assert math.isnan(r.hhi) and math.isnan(r.previous_hhi)  # no concentration of one channel
+    title = r.plot().axes[0].get_title()
+    assert "HHI: needs several channels" in title and "1.00" not in title
+    two = (channel, str(ex.frames.messages["channel"].value_counts().index[0]))
+    ex.channels.value = two
+    r2 = ex.render("channel_scorecard")
+    assert set(r2.frame["channel"]) == set(two) and 0 < r2.hhi < 1
+
+
+def test_participation_filtered_to_people_is_of_those_people(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    users = ex.frames.users.set_index("user_id")
+    top = int(ex.frames.messages["sender_id"].value_counts().index[0])
+    ex.people.value = (str(users.loc[top, "full_name"]),)
+    r = ex.render("participation_distribution")
+    assert r.frame["user_id"].tolist() == [top]  # nobody else: no lurker, no other reactor
+    assert r.lurker_share == 0.0  # the one person chosen posted
+    assert math.isnan(r.gini)  # no spread among one person
+    assert "Gini n/a: one person" in r.plot().axes[0].get_title()
+    # a role: lurkers and Gini among the guests subscribed, not the whole organization
+    ex.people.value = ()
+    ex.roles.value = ("guest",)
+    r = ex.render("participation_distribution")
+    guests = set(users.index[users["role_name"].astype("string") == "guest"])
+    subs = ex.frames.subscriptions
+    subscribed = set(subs.loc[subs["user_id"].isin(guests), "user_id"]) - set(
+        users.index[users["is_bot"]]
+    )
+    posted = set(ex.frames.messages.loc[ex.frames.messages["sender_id"].isin(guests), "sender_id"])
+    assert set(r.frame["user_id"]) <= guests
+    assert r.lurker_share == pytest.approx(len(subscribed - posted) / len(subscribed))
+    assert not ex.error.value
+
+
+def test_messages_over_time_marks_the_first_week_a_period_cuts(
+    ds: Dataset, export_dir: Path
+) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    ex.period.value = "last 30 days"
+    r = ex.results["messages_over_time"]  # the tab on screen, drawn again at once
+    since = ex.since()
+    first = r.frame[r.frame["split"] == "human"].iloc[0]
+    assert since is not None and first["bucket_start"] < since
+    assert bool(first["partial"])
+    legend = [t.get_text() for t in r.plot().axes[0].get_legend().get_texts()]
+    assert legend[-1].startswith("partial: first week (counted from ")
+
+
+def test_keywords_with_no_channel_say_what_to_choose(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    ex.tabs.selected_index = len(VIEWS) + 2
+    assert ex.keywords_image.layout.display == "none"  # no empty (broken) image
+    assert "Choose one channel" in ex.keywords_note.value
+    got = ex.show_keywords()
+    assert got.empty and not ex.error.value
+    assert ex.keywords_image.layout.display == "none" and ex.keywords_image.value == b""
+    assert "Choose one channel" in ex.keywords_note.value
+    ex.channels.value = tuple(str(c) for c in ex.frames.messages["channel"].dropna().unique()[:2])
+    assert ex.show_keywords().empty and "single channel" in ex.keywords_note.value
+    ex.channels.value = (str(ex.frames.messages["channel"].value_counts().index[0]),)
+    assert len(ex.show_keywords()) > 0
+    assert ex.keywords_image.layout.display is None and ex.keywords_image.value
+    assert ex.keywords_note.value == ""
+
+
+def test_tables_show_names_rounded_numbers_and_one_line_times(
+    ds: Dataset, export_dir: Path
+) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    lc = ex.render("topic_lifecycle")
+    shown = ex.tables["topic_lifecycle"].shown
+    names = dict(zip(ex.frames.users["user_id"], ex.frames.users["full_name"], strict=True))
+    assert "starter_id" in lc.frame.columns  # the frame keeps its ids (Export CSV writes them)
+    assert "starter_id" not in shown.columns and "stream_id" not in shown.columns
+    first = lc.frame.iloc[0]
+    assert shown["starter"].iloc[0] == names[int(first["starter_id"])]
+    when = first["started_at"].strftime("%Y-%m-%d\u00a0%H:%M")
+    assert shown["started_at"].iloc[0] == f'<span class="chatops-nobreak">{when}</span>'
+    assert 'class="chatops-nobreak">' in ex.tables["topic_lifecycle"].html.value
+    hours = [c for c in shown["duration_hours"] if c]
+    assert hours and all(len(c.rsplit(".", 1)[1]) == 2 for c in hours)
+    sc = ex.render("channel_scorecard")
+    pct = ex.tables["channel_scorecard"].shown["participation_pct"]
+    value = sc.frame["participation_pct"].iloc[0]
+    assert pct.iloc[0] == f"{value:,.1f}%"
+    pd_ = ex.render("participation_distribution")
+    shown = ex.tables["participation_distribution"].shown
+    assert "user_id" not in shown.columns and "name" in shown.columns
+    assert shown["share"].iloc[0] == f"{100 * pd_.frame['share'].iloc[0]:.1f}%"
+    graph = ex.render("interaction_graph")
+    shown = ex.tables["interaction_graph"].shown
+    assert shown["source"].iloc[0] == names[int(graph.frame["source"].iloc[0])]
+
+
+def test_the_people_list_narrows_as_a_name_is_typed(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    everyone = list(ex.people.options)
+    drawn = ex.results["messages_over_time"]
+    chosen = everyone[-1]
+    ex.people.value = (chosen,)
+    after = ex.results["messages_over_time"]
+    assert after is not drawn
+    word = everyone[0].split()[0][:3].lower()
+    listed = ex.find_people(word)
+    assert listed == list(ex.people.options)
+    assert listed[0] == chosen and ex.people.value == (chosen,)  # still chosen
+    others = [p for p in everyone if word in p.lower() and p != chosen]
+    assert listed[1:] == others and len(listed) < len(everyone)
+    assert ex.results["messages_over_time"] is after  # typing is no new filter: no redraw
+    ex.people_search.value = ""
+    assert set(ex.people.options) == set(everyone) and ex.people.value == (chosen,)

@@ -46,7 +46,8 @@ class ChannelScorecard(ViewResult):
     message in the period), ``active_topics``, ``median_topic_length`` (messages per active
     topic, in the period), ``resolved_pct`` (active topics resolved), ``last_activity``, ``rank``.
     ``hhi``: the Herfindahl-Hirschman index of the channels' message shares in the period (0 to
-    1; 1 = all in one channel; ``1/n`` = evenly over n channels).
+    1; 1 = all in one channel; ``1/n`` = evenly over n channels); NaN with fewer than two
+    channels listed (a concentration needs several).
 
     Example::
 
@@ -145,7 +146,8 @@ def _result(
 
     def hhi(counts: pd.Series) -> float:
         total = counts.sum()
-        return float(((counts / total) ** 2).sum()) if total else math.nan
+        several = len(ids) > 1  # one channel's share of itself says nothing
+        return float(((counts / total) ** 2).sum()) if total and several else math.nan
 
     return ChannelScorecard(
         _finish(frame, anonymize, key),
@@ -224,6 +226,8 @@ def plot_channel_scorecard(result: ChannelScorecard, ax: Axes | None = None) -> 
         days = (result.as_of - result.period_start) / pd.Timedelta(days=1)
     span = f"last {days:g} days" if days is not None else "period"
     hhi = "" if np.isnan(result.hhi) else f" (HHI {result.hhi:.2f})"
+    if len(result.frame) == 1:
+        hhi = " (HHI: needs several channels)"
     ax.set_title(f"Top {len(data)} channels by messages, {span}{hhi}")
     ax.set_xlabel("messages")
     tidy(ax)

@@ -48,7 +48,8 @@ class MessagesOverTime(ViewResult):
 
     ``frame`` columns: ``bucket_start``, ``bucket_end`` (aware, in ``tz``), ``split``,
     ``messages``, ``cumulative`` (running total of the split), ``partial`` (the bucket ends after
-    ``as_of``, so its count is still growing, as the server's /stats marks it).
+    ``as_of``, so its count is still growing, as the server's /stats marks it; or it starts
+    before ``since``, so the filter left out its beginning).
 
     Example::
 
@@ -63,6 +64,8 @@ class MessagesOverTime(ViewResult):
     total: int = 0
     #: the bots' messages were left out (``exclude_bots``), rather than there being none
     bots_excluded: bool = False
+    #: the first moment counted (``since``): a bucket starting before it is partial
+    since: pd.Timestamp | None = None
 
     def change(self) -> Change | None:
         """Messages in the last complete bucket against the bucket before (every split)."""
@@ -155,8 +158,10 @@ def _result(
     anonymize: bool,
     key: PseudonymKey | str | None,
     exclude_bots: bool,
+    since: pd.Timestamp | None = None,
 ) -> MessagesOverTime:
-    """The view from ``counts`` (one row per period that has messages, one column per split)."""
+    """The view from ``counts`` (one row per period that has messages, one column per split);
+    a bucket ending after ``cut`` or starting before ``since`` is partial."""
     periods = pd.PeriodIndex(counts.index)
     full = pd.period_range(periods.min(), periods.max(), freq=periods.freq)
     counts = counts.reindex(index=full, columns=order, fill_value=0)
@@ -172,7 +177,7 @@ def _result(
                     "split": name,
                     "messages": col,
                     "cumulative": np.cumsum(col),
-                    "partial": end > cut,
+                    "partial": (end > cut) | (start < since if since is not None else False),
                 }
             )
         )
@@ -186,6 +191,7 @@ def _result(
         split,
         total,
         bots_excluded=exclude_bots,
+        since=since,
     )
 
 
@@ -258,6 +264,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
         p["anonymize"],
         p["key"],
         bool(p["exclude_bots"]),
+        None if p["since"] is None else utc(p["since"]),
     )
 
 
@@ -278,6 +285,21 @@ TOP_SERIES = 9
 OTHER_COLOUR = "#8c8c8c"
 #: legend entries past which the legend goes outside the axes
 OUTSIDE_FROM = 6
+
+
+def _partial_label(result: MessagesOverTime, word: str) -> str:
+    """The legend entry of the hatched buckets: which they are and why each is partial."""
+    f = result.frame
+    first = f[f["split"] == f["split"].iloc[0]]
+    flags = first["partial"].to_numpy(dtype=bool)
+    start = first["bucket_start"].iloc[0]
+    which = []
+    if flags[0] and result.since is not None and start < result.since:
+        since = result.since.tz_convert(start.tz)
+        which.append(f"first {word} (counted from {since:%Y-%m-%d %H:%M})")
+    if flags[-1] and (len(flags) > 1 or not which):
+        which.append(f"last {word} (still counting)")
+    return "partial: " + ", ".join(which)
 
 
 def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) -> Figure:
@@ -339,7 +361,7 @@ def plot_messages_over_time(result: MessagesOverTime, ax: Axes | None = None) ->
     handles, labels = handles + h2, labels + l2
     if partial.any():
         handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///"))
-        labels.append("partial (still counting)")
+        labels.append(_partial_label(result, word))
     if len(handles) <= OUTSIDE_FROM:
         ax.legend(handles, labels, loc="upper left", fontsize=8, frameon=False, ncols=2)
     elif own:
@@ -520,4 +542,5 @@ def messages_over_time(
         o["anonymize"],
         o["key"],
         o["exclude_bots"],
+        None if o["since"] is None else utc(o["since"]),
     )

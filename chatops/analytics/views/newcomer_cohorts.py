@@ -132,60 +132,35 @@ def _result(
     # cell of the matrix); tenure always from the sender's first post, so every message has one
     offset = ordinal - sender.map(first)
     tenure_offset = ordinal - sender.map(first_post)
-    act = pd.DataFrame(
-        {"user": sender, "cohort": sender.map(first), "offset": offset}
-    ).drop_duplicates()
+    cohort_of = sender.map(first)
     code = check_freq(cohort)
     last = int(ordinal.max()) if len(ordinal) else 0
     sizes = first.groupby(first).size()
+    # active users per cohort and offset, in one grouping (a row per sender and period)
+    seen = offset.to_numpy() >= 0
+    active = (
+        pd.DataFrame(
+            {"cohort": cohort_of.to_numpy()[seen], "offset": offset.to_numpy()[seen]},
+        )
+        .assign(user=sender.to_numpy()[seen])
+        .drop_duplicates()
+        .groupby(["cohort", "offset"])
+        .size()
+    )
     rows = []
     for c, size in sizes.items():
-        active = (
-            act[(act["cohort"] == c) & (act["offset"] >= 0)].groupby("offset")["user"].nunique()
-        )
         p = pd.Period(ordinal=int(str(c)), freq=code)
         for k in range(horizon):
             if int(str(c)) + k > last:
                 break
-            n = int(active.get(k, 0))
-            rows.append(
-                {
-                    "cohort": str(p),
-                    "cohort_start": p.start_time,
-                    "offset": k,
-                    "cohort_size": int(size),
-                    "active_users": n,
-                    "retention": n / int(size),
-                }
-            )
+            n = int(active.get((c, k), 0))
+            rows.append((str(p), p.start_time, k, int(size), n, n / int(size)))
     frame = pd.DataFrame(
         rows,
         columns=["cohort", "cohort_start", "offset", "cohort_size", "active_users", "retention"],
     )
     frame["cohort_start"] = pd.to_datetime(frame["cohort_start"]).dt.tz_localize(tz)
-    labels = pd.Series(pd.NA, index=ordinal.index, dtype="string")
-    for lo, hi, name in _TENURE:
-        labels[(tenure_offset >= lo) & (tenure_offset <= hi)] = name
-    tenure = (
-        pd.DataFrame({"ordinal": ordinal, "tenure": labels, "n": weight})
-        .groupby(["ordinal", "tenure"])["n"]
-        .sum()
-        .unstack("tenure", fill_value=0)
-    )
-    if len(tenure):
-        full = range(int(ordinal.min()), last + 1)
-        tenure = tenure.reindex(index=full, columns=[t[2] for t in _TENURE], fill_value=0)
-        stacked: pd.Series = tenure.stack()  # type: ignore[assignment]
-        tenure = stacked.rename("messages").reset_index()
-        tenure["period"] = [str(pd.Period(ordinal=int(o), freq=code)) for o in tenure["ordinal"]]
-        tenure["period_start"] = [
-            pd.Period(ordinal=int(o), freq=code).start_time for o in tenure["ordinal"]
-        ]
-        tenure["period_start"] = pd.to_datetime(tenure["period_start"]).dt.tz_localize(tz)
-        tenure = tenure[["period", "period_start", "tenure", "messages"]]
-        tenure["messages"] = tenure["messages"].astype("int64")
-    else:
-        tenure = pd.DataFrame({c: [] for c in ["period", "period_start", "tenure", "messages"]})
+    tenure = _tenure(ordinal, tenure_offset, weight, code, tz)
     first_channels = pd.DataFrame({"channel": fc.index.astype(str), "newcomers": fc.to_numpy()})
     first_channels = first_channels.sort_values(
         ["newcomers", "channel"], ascending=[False, True], kind="stable"
@@ -201,6 +176,36 @@ def _result(
         cohort_by,
         early,
     )
+
+
+def _tenure(
+    ordinal: pd.Series, tenure_offset: pd.Series, weight: pd.Series, code: str, tz: str
+) -> pd.DataFrame:
+    """Messages per period and tenure (periods since the sender's first post)."""
+    cols = ["period", "period_start", "tenure", "messages"]
+    if not len(ordinal):
+        return pd.DataFrame({c: [] for c in cols})
+    names = [t[2] for t in _TENURE]
+    # each message's tenure band: 0, 1-2, 3-5, 6-11, 12+ (the offsets are never negative)
+    band = np.searchsorted([t[1] for t in _TENURE], tenure_offset.to_numpy(), side="left")
+    lo = int(ordinal.min())
+    periods = int(ordinal.max()) - lo + 1
+    cells = np.bincount(
+        (ordinal.to_numpy() - lo) * len(names) + band,
+        weights=weight.to_numpy(dtype="int64"),
+        minlength=periods * len(names),
+    ).astype("int64")
+    starts = [pd.Period(ordinal=lo + i, freq=code) for i in range(periods)]
+    tenure = pd.DataFrame(
+        {
+            "period": np.repeat([str(p) for p in starts], len(names)),
+            "period_start": np.repeat([p.start_time for p in starts], len(names)),
+            "tenure": np.tile(names, periods),
+            "messages": cells,
+        }
+    )
+    tenure["period_start"] = pd.to_datetime(tenure["period_start"]).dt.tz_localize(tz)
+    return tenure
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> NewcomerCohorts | None:
@@ -424,17 +429,27 @@ def newcomer_cohorts(
     df = prepare_messages(
         messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
     )
-    df = df[df["sender_id"].notna()].sort_values(["timestamp", "id"], kind="stable")
+    df = df.loc[df["sender_id"].notna(), ["sender_id", "timestamp", "id", "channel"]]
+    df = df.sort_values(["timestamp", "id"], kind="stable")
     per = local_periods(df["timestamp"], cohort, tz)
-    ordinal = pd.Series(pd.PeriodIndex(per).asi8, index=df.index, dtype="int64")
-    sender = df["sender_id"].astype("int64")
     firsts = df.drop_duplicates("sender_id", keep="first")
     fc = firsts["channel"].astype("string").fillna("(direct message)").value_counts()
-    weight = pd.Series(1, index=df.index, dtype="int64")
+    # one row per sender and period, weighted by its messages: what the counts need
+    per_sender = (
+        pd.DataFrame(
+            {
+                "sender": df["sender_id"].astype("int64").to_numpy(),
+                "ordinal": pd.PeriodIndex(per).asi8,
+            }
+        )
+        .groupby(["sender", "ordinal"], sort=False)
+        .size()
+        .reset_index(name="n")
+    )
     return _result(
-        sender,
-        ordinal,
-        weight,
+        per_sender["sender"],
+        per_sender["ordinal"].astype("int64"),
+        per_sender["n"].astype("int64"),
         fc,
         users,
         cohort,

@@ -46,8 +46,8 @@ class ParticipationDistribution(ViewResult):
     all messages), ``rank`` (by messages), one row per poster, plus subscribed humans who never
     posted (``messages`` 0) when ``include_lurkers``. ``lorenz``: ``population_share``,
     ``message_share`` from (0, 0) to (1, 1). ``gini``: over ``frame.messages`` (0 = everyone
-    posts the same, towards 1 = one person posts everything). ``lurker_share``: subscribed
-    humans who never posted / subscribed humans.
+    posts the same, towards 1 = one person posts everything; NaN for fewer than two people).
+    ``lurker_share``: subscribed humans who never posted / subscribed humans.
 
     Example::
 
@@ -114,7 +114,7 @@ def _result(
         _finish(frame, anonymize, key),
         coverage,
         lorenz,
-        gini(frame["messages"]),
+        gini(frame["messages"]) if len(frame) > 1 else math.nan,
         lurker_share,
         int((frame["messages"] > 0).sum()),
         top_n,
@@ -170,6 +170,8 @@ def plot_participation_distribution(
     fig, axes = _axes(ax, 2 if ax is None else 1, size=(10.0, 4.2))
     lor = axes[0]
     g = "n/a" if np.isnan(result.gini) else f"{result.gini:.2f}"
+    if len(result.frame) == 1:
+        g = "n/a: one person"
     lor.set_title(f"Participation: Lorenz curve (Gini {g})")
     lor.set_xlabel("share of people, fewest messages first (%)")
     lor.set_ylabel("share of messages (%)")
