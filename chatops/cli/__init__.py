@@ -38,7 +38,7 @@ failed to run. ``audit apply`` and ``undo`` exit 0 when every change is made, 1 
 failed or was refused, or the person declined.
 
 One module per command group (``sandbox``, ``audit``, ``undo``, ``jupyter``: lab and console,
-``data``, ``org``); each adds its parser and runs its commands. ``_args`` holds the parser class and the
+``data``, ``org``, ``people``, ``report``); each adds its parser and runs its commands. ``_args`` holds the parser class and the
 argument types that check what they can before anything starts.
 """
 
@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from .._exceptions import ChatopsError
 from .._terminal import install as install_terminal
 from .._terminal import say
-from . import audit, data, jupyter, org, people, sandbox, undo
+from . import audit, data, jupyter, org, people, report, sandbox, undo
 from ._args import Parser, fail
 
 __all__ = ["main"]
@@ -69,6 +69,7 @@ def build_parser() -> Parser:
     data.add(commands)
     org.add(commands)
     people.add(commands)
+    report.add(commands)
     return parser
 
 
@@ -94,6 +95,7 @@ _RUN = {
     "data": data.run,
     "org": org.run,
     "people": people.run,
+    "report": report.run,
     "whoami": _whoami,
 }
 
