@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,6 +52,7 @@ __all__ = [
     "readable",
     "render_html",
     "resolve_period",
+    "table_html",
     "write_html",
 ]
 
@@ -84,6 +85,8 @@ class AnalyticsReport:
     coverage: str
     #: messages in the period (bots' included), as text with thousands separators
     messages: str
+    #: the days the report covers, ``2026-10-30 to 2026-11-28`` (an open end: the data's)
+    span: str
     sections: list[Section] = field(default_factory=list)
     exclude_bots: bool = True
 
@@ -112,6 +115,7 @@ def build_report(
     views: Iterable[str] | None = None,
     progress: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
     now: datetime | None = None,
+    dpi: int = FIGURE_DPI,
 ) -> AnalyticsReport:
     """Compute the report of a dataset (or its frames) for a period.
 
@@ -126,6 +130,8 @@ def build_report(
         views: the views to include by name (default every registered view, V1 to V10).
         progress: wraps the iteration over the views (e.g. ``tqdm``).
         now: the generation time shown (default now).
+        dpi: the figures' resolution (default twice the 100 dpi they are shown at, sharp in
+            print; 100 keeps a notebook small).
 
     Returns:
         an :class:`AnalyticsReport`; :func:`render_html` makes it a page.
@@ -143,16 +149,23 @@ def build_report(
         name = organization or "organization"
     chosen = resolve_period(period, start, end, frames.messages["timestamp"])
     sections = compute_sections(
-        frames, chosen, exclude_bots=exclude_bots, views=views, progress=progress
+        frames, chosen, exclude_bots=exclude_bots, views=views, progress=progress, dpi=dpi
     )
     in_period = period_frames(frames, chosen).messages
     moment = (now or datetime.now(UTC)).astimezone(UTC)
+    span = chosen.dates()
+    if (chosen.since is None or chosen.until is None) and len(in_period):
+        first, last = in_period["timestamp"].min(), in_period["timestamp"].max()
+        start = first if chosen.since is None else chosen.since
+        end = last if chosen.until is None else chosen.until - timedelta(microseconds=1)
+        span = f"{start:%Y-%m-%d} to {end:%Y-%m-%d}"
     return AnalyticsReport(
         organization=name,
         period=chosen,
         generated=f"{moment:%Y-%m-%d %H:%M} UTC",
         coverage=str(frames.messages.attrs.get("coverage") or "not recorded"),
         messages=f"{len(in_period):,}",
+        span=span,
         sections=sections,
         exclude_bots=exclude_bots,
     )
@@ -161,6 +174,16 @@ def build_report(
 def render_html(report: AnalyticsReport) -> str:
     """The report as one self-contained HTML page (every name escaped)."""
     return _ENV.get_template("analytics.html.j2").render(report=report, csp=CSP)
+
+
+def table_html(table: Any) -> str:
+    """A section's table as an HTML fragment (escaped), as the page shows it: for a notebook.
+
+    Args:
+        table: a :class:`Section`'s ``table``.
+    """
+    module = _ENV.get_template("_table.html.j2").make_module()
+    return str(module.table(table))  # type: ignore[attr-defined]
 
 
 def write_html(report: AnalyticsReport, path: str | os.PathLike[str]) -> Path:

@@ -11,10 +11,12 @@ sentence's arguments are bound the same way (``messages``, ``reactions``, ``topi
 from __future__ import annotations
 
 import base64
+import dataclasses
 import inspect
 import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pandas as pd
@@ -111,30 +113,53 @@ def _view_options(view: View[Any], period: Period) -> dict[str, Any]:
 
 
 def _compute(view: View[Any], f: AnalyticsFrames, period: Period, exclude_bots: bool) -> Any:
+    """The view over the whole history with the period as its ``since``/``until``: a view that
+    compares with the time before (the scorecard's previous window) or follows people from
+    their first post (cohorts) sees what came before the period."""
     params = inspect.signature(view.function).parameters
     opts = _view_options(view, period)
     opts = {k: v for k, v in opts.items() if k in params}
     for name in _FRAMES:
         if name in params:
             opts[name] = getattr(f, name)
-    return view.function(f.messages, exclude_bots=exclude_bots, **opts)
+    return view.function(
+        f.messages,
+        since=None if period.since is None else pd.Timestamp(period.since),
+        until=None if period.until is None else pd.Timestamp(period.until),
+        exclude_bots=exclude_bots,
+        **opts,
+    )
 
 
 def _sentence(
-    view: View[Any], result: ViewResult, f: AnalyticsFrames, period: Period, exclude_bots: bool
+    view: View[Any],
+    result: ViewResult,
+    f: AnalyticsFrames,
+    history: pd.DataFrame,
+    period: Period,
+    exclude_bots: bool,
 ) -> str:
     """The view's sentence, its arguments bound by name; empty when it asks for one the
-    report does not have."""
+    report does not have.
+
+    A sentence that takes an ``end`` ("in the last 90 days of the data (to ...)") reads the
+    history up to the period's end, and its ``days`` are at most the period's; the others read
+    the period's messages.
+    """
+    params = inspect.signature(view.sentence).parameters
+    dated = "end" in params
     given: dict[str, Any] = {
-        "messages": f.messages,
+        "messages": history if dated else f.messages,
         "reactions": f.reactions,
         "topics": f.topics,
         "result": result,
         "users": f.users if exclude_bots else None,
     }
+    if dated and period.until is not None:
+        given["end"] = pd.Timestamp(period.until - timedelta(microseconds=1))
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
-    for p in inspect.signature(view.sentence).parameters.values():
+    for p in params.values():
         if p.name == "days" and period.days is not None and isinstance(p.default, int):
             value: Any = min(p.default, period.days)
         elif p.name in given:
@@ -163,6 +188,7 @@ def compute_sections(
     exclude_bots: bool = True,
     views: Iterable[str] | None = None,
     progress: Callable[[Iterable[View[Any]]], Iterable[View[Any]]] | None = None,
+    dpi: int = FIGURE_DPI,
 ) -> list[Section]:
     """Every registered view (or those named) computed for ``period``, in order V1 to V10.
 
@@ -175,18 +201,25 @@ def compute_sections(
         exclude_bots: leave bots' messages out of the views and sentences.
         views: names of the views to include (default: every one in the registry).
         progress: wraps the iteration over the views (a tqdm bar).
+        dpi: the figures' resolution (shown at 100 dpi: :data:`FIGURE_DPI` is twice that).
 
     Returns:
         one :class:`Section` per view.
     """
     chosen = list(REGISTRY.values()) if views is None else [REGISTRY[n] for n in views]
     f = period_frames(frames, period)
+    whole = dataclasses.replace(frames, messages=frames.messages.copy(deep=False))
+    # the coverage note, not its detail object (pandas copies ``attrs`` at every step)
+    whole.messages.attrs = dict(f.messages.attrs)
+    history = whole.messages
+    if period.until is not None:
+        history = history[history["timestamp"] < pd.Timestamp(period.until)]
     sections: list[Section] = []
     for view in progress(chosen) if progress is not None else chosen:
         try:
-            result = _compute(view, f, period, exclude_bots)
-            sentence = _sentence(view, result, f, period, exclude_bots)
-            png = figure_png(result.plot(), dpi=FIGURE_DPI)
+            result = _compute(view, whole, period, exclude_bots)
+            sentence = _sentence(view, result, f, history, period, exclude_bots)
+            png = figure_png(result.plot(), dpi=dpi)
             table = compact_table(view.name, result, f.users)
         except Exception as exc:  # one view's failure is said in its section
             sections.append(
@@ -204,7 +237,7 @@ def compute_sections(
             )
             continue
         width, height = _png_size(png)
-        scale = FIGURE_DPI / 100
+        scale = dpi / 100
         sections.append(
             Section(
                 view.number,
