@@ -31,6 +31,10 @@
     chatops people role --people LIST [--people-file FILE] --role ROLE [--yes] [--dry-run] ...
     chatops people deactivate-idle --days N [--include-owners] [--include-admins]
                       [--include-bots] [--yes] [--dry-run] [--site URL | --zuliprc PATH]
+    chatops report analytics [--period last-7-days|last-30-days|last-90-days|all]
+                      [--since TIME] [--until TIME] [--out FILE.html] [--notebook]
+                      [--site URL | --zuliprc PATH | --dataset DIR] [--cache DIR]
+                      [--organization NAME] [--include-bots] [--no-progress]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
 ``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
@@ -38,8 +42,10 @@ failed to run. ``audit apply`` and ``undo`` exit 0 when every change is made, 1 
 failed or was refused, or the person declined.
 
 One module per command group (``sandbox``, ``audit``, ``undo``, ``jupyter``: lab and console,
-``data``, ``org``, ``people``, ``report``); each adds its parser and runs its commands. ``_args`` holds the parser class and the
-argument types that check what they can before anything starts.
+``data``, ``org``, ``people``, ``report``); each adds its parser and runs its commands.
+``_args`` holds the parser class and the argument types that check what they can before
+anything starts. ``report analytics`` exits 1 when a view could not be computed (its section
+says why).
 """
 
 from __future__ import annotations

@@ -73,6 +73,11 @@ def add(commands: Commands[Parser]) -> None:
         metavar="DIR",
         help="dataset folder to sync into (default: one per site and account)",
     )
+    a.add_argument(
+        "--organization",
+        metavar="NAME",
+        help="the name in the title (default: what the server calls it; a dataset's site)",
+    )
     a.add_argument("--include-bots", action="store_true", help="keep bots' messages in the views")
     a.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -167,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
                 period=args.period,
                 since=args.since,
                 until=args.until,
-                organization=name or None,
+                organization=args.organization or name or None,
                 exclude_bots=not args.include_bots,
                 progress=_bar(not args.no_progress),
             )
@@ -200,6 +205,7 @@ def _notebook(args: argparse.Namespace, out: Path) -> int:
         "period": args.period or ("" if args.since or args.until else "all"),
         "since": args.since.isoformat() if args.since else "",
         "until": args.until.isoformat() if args.until else "",
+        "organization": args.organization or "",
         "exclude_bots": not args.include_bots,
     }
 

@@ -34,8 +34,13 @@ def _over_time(r: ViewResult) -> pd.DataFrame:
     wide = df.pivot_table(
         index="bucket_start", columns="split", values="messages", aggfunc="sum", observed=True
     )
-    wide.columns = [f"{c} messages" for c in wide.columns]
-    wide["total"] = wide.sum(axis=1)
+    # a split with no message (bots left out) says nothing
+    wide = wide.loc[:, wide.sum() > 0]
+    if len(wide.columns) > 1:
+        wide.columns = [f"{c} messages" for c in wide.columns]
+        wide["total"] = wide.sum(axis=1)
+    else:
+        wide.columns = ["messages"]
     out = wide.reset_index().rename(columns={"bucket_start": "period starting"})
     return out.sort_values("period starting", ascending=False)
 
@@ -60,7 +65,6 @@ def _scorecard(r: ViewResult) -> pd.DataFrame:
     cols = [
         "channel",
         "messages",
-        "previous_messages",
         "change_pct",
         "posters",
         "subscribers",
@@ -90,8 +94,9 @@ def _participation(r: ViewResult) -> pd.DataFrame:
 
 
 def _heatmap(r: ViewResult) -> pd.DataFrame:
-    df = r.frame.sort_values("messages", ascending=False)
-    return df[["weekday_name", "hour", "messages"]].rename(columns={"weekday_name": "weekday"})
+    df = r.frame.sort_values("messages", ascending=False)[["weekday_name", "hour", "messages"]]
+    df = df.assign(hour=[f"{int(h):02d}:00" for h in df["hour"]])
+    return df.rename(columns={"weekday_name": "weekday"})
 
 
 def _cohorts(r: ViewResult) -> pd.DataFrame:
@@ -99,7 +104,9 @@ def _cohorts(r: ViewResult) -> pd.DataFrame:
     wide = df.pivot_table(index=["cohort", "cohort_size"], columns="offset", values="retention")
     keep = [c for c in wide.columns if 1 <= int(c) <= 3]
     wide = wide[keep] * 100
-    wide.columns = [f"active after {int(c)} (%)" for c in keep]
+    wide.columns = [
+        f"active after {int(c)} {'month' if int(c) == 1 else 'months'} (%)" for c in keep
+    ]
     return (
         wide.reset_index()
         .rename(columns={"cohort_size": "newcomers"})
