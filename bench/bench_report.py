@@ -1,6 +1,7 @@
 """The analytics report of a demo organization (medium by default): ``chatops report analytics``.
 
-The sandbox serves the organization from a process of its own (``bench_admin.serving``), and
+The sandbox serves the organization from a process of its own (``chatops sandbox serve``, as
+``bench_dataset.py`` starts it; generated into ``bench/.data/SIZE`` the first time), and
 the command runs as a user would run it, in a fresh interpreter each time::
 
     .venv/bin/python bench/bench_report.py [--size medium] [--rounds 2] [--append bench/RESULTS.md]
@@ -33,7 +34,7 @@ import matplotlib
 matplotlib.use("agg")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_admin import serving  # noqa: E402
+from bench.bench_dataset import serve  # noqa: E402
 from chatops.analytics import Dataset  # noqa: E402
 from chatops.analytics.report import compute_sections, resolve_period  # noqa: E402
 
@@ -60,6 +61,24 @@ def anchor(cache: Path) -> float:
     return time.perf_counter() - started
 
 
+def run_rounds(
+    zuliprc: Path, tmp: Path, rounds: int, rows: dict[str, list[float]]
+) -> tuple[int, int]:
+    """Each round: cold, synced and ``--dataset`` runs of the command, then the anchor; returns
+    the page's size in bytes and the dataset's messages."""
+    rc, size, messages = str(zuliprc), 0, 0
+    for i in range(rounds):
+        cache, out = tmp / f"cache-{i}", tmp / f"report-{i}.html"
+        rows["cold"].append(command("--zuliprc", rc, "--cache", str(cache), "--out", str(out)))
+        rows["synced"].append(command("--zuliprc", rc, "--cache", str(cache), "--out", str(out)))
+        rows["dataset"].append(command("--dataset", str(cache), "--out", str(out)))
+        rows["anchor"].append(anchor(cache))
+        messages = Dataset(cache).message_count
+        size = out.stat().st_size
+        shutil.rmtree(cache)
+    return size, messages
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", default="medium")
@@ -70,20 +89,15 @@ def main() -> None:
     data = args.data or Path(__file__).resolve().parent / ".data" / args.size
     load = os.getloadavg()[0]
     rows: dict[str, list[float]] = {"cold": [], "synced": [], "dataset": [], "anchor": []}
-    with serving(data) as site, tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
-        rc = str(site.zuliprc("admin"))
-        messages = 0
-        for i in range(args.rounds):
-            cache, out = Path(tmp) / f"cache-{i}", Path(tmp) / f"report-{i}.html"
-            rows["cold"].append(command("--zuliprc", rc, "--cache", str(cache), "--out", str(out)))
-            rows["synced"].append(
-                command("--zuliprc", rc, "--cache", str(cache), "--out", str(out))
+    server, _site = serve(data, args.size)
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
+            size, messages = run_rounds(
+                data / "zuliprc" / "admin.zuliprc", Path(tmp), args.rounds, rows
             )
-            rows["dataset"].append(command("--dataset", str(cache), "--out", str(out)))
-            rows["anchor"].append(anchor(cache))
-            messages = Dataset(cache).message_count
-            size = out.stat().st_size
-            shutil.rmtree(cache)
+    finally:
+        server.terminate()
+        server.wait()
     best = {k: min(v) for k, v in rows.items()}
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [

@@ -328,3 +328,20 @@ def test_the_notebook_for_schedules(written: tuple[Path, Path, Any], tmp_path: P
     assert "last 30 days of the data" in said and f"#{SCRIPT} carries" in said
     tables = "".join(o["data"].get("text/html", "") for o in outputs if "data" in o)
     assert "&lt;img src=x onerror=alert(2)&gt;" in tables and "<img src=x" not in tables
+
+
+def test_a_period_without_messages_says_so(written: tuple[Path, Path, Any]) -> None:
+    _, cache, _ = written
+    report = build_report(
+        Dataset(cache),
+        since="2099-01-01",
+        views=["active_users", "channel_scorecard", "newcomer_cohorts"],
+        dpi=50,
+    )
+    assert report.messages == "0" and report.span == "2099-01-01 to the last message"
+    active, channels, newcomers = report.sections
+    assert [s.error for s in report.sections] == [None, None, None]
+    # dated sentences do not report on the days before the period
+    assert active.sentence == newcomers.sentence == "No messages in this period."
+    # the period's channels only: none posted, so no quietest channel
+    assert channels.sentence == "No channel messages."

@@ -71,7 +71,12 @@ def period_frames(frames: AnalyticsFrames, period: Period) -> AnalyticsFrames:
         keep &= m["timestamp"] >= pd.Timestamp(period.since)
     if period.until is not None:
         keep &= m["timestamp"] < pd.Timestamp(period.until)
-    messages = m[keep].copy(deep=False)
+    messages = m[keep].copy()
+    # the period's channels, topics and senders only: a sentence's "quietest channel" is one
+    # that posted in the period, as it would be over a dataset of the period alone
+    for col in messages.columns:
+        if isinstance(messages[col].dtype, pd.CategoricalDtype):
+            messages[col] = messages[col].cat.remove_unused_categories()
     # the coverage note, not its detail object (pandas copies ``attrs`` at every step)
     messages.attrs = {k: v for k, v in m.attrs.items() if k != "coverage_detail"}
     ids = set(messages["id"].tolist()) if len(messages) != len(m) else None
@@ -155,6 +160,8 @@ def _sentence(
         "result": result,
         "users": f.users if exclude_bots else None,
     }
+    if dated and f.messages.empty:
+        return "No messages in this period."
     if dated and period.until is not None:
         given["end"] = pd.Timestamp(period.until - timedelta(microseconds=1))
     args: list[Any] = []
