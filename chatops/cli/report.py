@@ -158,9 +158,12 @@ def run(args: argparse.Namespace) -> int:
     problem = _check(args)
     if problem is not None:
         return fail(problem)
-    out: Path = args.out or Path(
-        "analytics-report.ipynb" if args.notebook else "analytics-report.html"
-    )
+    try:
+        out: Path = args.out or writable_file(
+            "analytics-report.ipynb" if args.notebook else "analytics-report.html"
+        )
+    except argparse.ArgumentTypeError as exc:  # the current folder cannot be written
+        return fail(f"--out: {exc}")
     try:
         if args.notebook:
             return _notebook(args, out)

@@ -223,6 +223,13 @@ def test_bad_arguments_are_refused_before_anything_is_written(
 # -- the pieces, on known frames --------------------------------------------------------------
 
 
+def test_the_command_offers_the_periods_the_report_knows() -> None:
+    from chatops.analytics.report import PERIODS
+    from chatops.cli.report import PERIOD_NAMES
+
+    assert PERIOD_NAMES == tuple(PERIODS)
+
+
 def test_a_named_period_ends_with_the_newest_message() -> None:
     stamps = pd.Series(pd.to_datetime(["2026-01-01 00:00", "2026-03-10 12:00"], utc=True))
     p = resolve_period("last-30-days", None, None, stamps)
