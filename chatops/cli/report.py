@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._terminal import say
-from ._args import Commands, Parser, fail, writable_file
+from ._args import Commands, Parser, fail, writable_file, writable_folder
 
 __all__ = ["add", "run"]
 
@@ -69,7 +69,7 @@ def add(commands: Commands[Parser]) -> None:
     )
     a.add_argument(
         "--cache",
-        type=Path,
+        type=writable_folder,
         metavar="DIR",
         help="dataset folder to sync into (default: one per site and account)",
     )
