@@ -41,6 +41,8 @@ _FRAMES = (
     "edits",
     "dm_recipients",
     "user_groups",
+    "topics",
+    "topic_links",
 )
 
 
