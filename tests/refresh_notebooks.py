@@ -1,8 +1,8 @@
-"""Re-execute the audit and explore notebooks and rewrite their committed outputs.
+"""Re-execute the audit, explore and report notebooks and rewrite their committed outputs.
 
 ::
 
-    .venv/bin/python -m tests.refresh_notebooks            # notebooks/audits/ and explore/
+    .venv/bin/python -m tests.refresh_notebooks            # notebooks/audits/, explore/, reports/
     .venv/bin/python -m tests.refresh_notebooks bots uploads organization
 
 Each notebook runs as committed: its parameters cell pins ``as_of``, so the demo sandbox it
@@ -36,6 +36,7 @@ from chatops.audits._params import parameters_cell
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "audits"
 EXPLORE_DIR = NOTEBOOKS_DIR.parent / "explore"
+REPORTS_DIR = NOTEBOOKS_DIR.parent / "reports"
 #: seconds a cell may take (a demo sandbox starts in the first one)
 CELL_TIMEOUT = 600
 
@@ -108,7 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     every = {
         p.stem: p
-        for p in [*sorted(NOTEBOOKS_DIR.glob("*.ipynb")), *sorted(EXPLORE_DIR.glob("*.ipynb"))]
+        for p in [
+            *sorted(NOTEBOOKS_DIR.glob("*.ipynb")),
+            *sorted(EXPLORE_DIR.glob("*.ipynb")),
+            *sorted(REPORTS_DIR.glob("*.ipynb")),
+        ]
     }
     unknown = [n for n in args.names if n not in every]
     if unknown:

@@ -138,6 +138,15 @@ READ_ONLY_CASES = {
     "sandbox export": ["sandbox", "export", "--data", "{tmp}", "--out", "{ro}/org.tar.gz"],
     "lab": ["lab", "--dir", "{ro}/notebooks", "--no-browser"],
     "console": ["console", "--dir", "{ro}/notebooks", "--no-browser"],
+    "analytics report": ["report", "analytics", "--out", "{ro}/report.html"],
+    "analytics cache": [
+        "report",
+        "analytics",
+        "--cache",
+        "{ro}/cache",
+        "--site",
+        "http://127.0.0.1:9",
+    ],
 }
 
 

@@ -55,9 +55,15 @@ def test_one_parameters_cell_with_help_on_every_line(path: Path) -> None:
 
 
 EXPLORE = sorted((NOTEBOOKS_DIR.parent / "explore").glob("*.ipynb"))
+#: the report notebooks (``chatops report analytics --notebook``), held to the same rules
+REPORTS = sorted((NOTEBOOKS_DIR.parent / "reports").glob("*.ipynb"))
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE, ids=lambda p: p.stem)
+def test_there_is_a_report_notebook() -> None:
+    assert [p.stem for p in REPORTS] == ["analytics"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE + REPORTS, ids=lambda p: p.stem)
 def test_committed_notebook_has_fresh_outputs(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     # made by `python -m tests.refresh_notebooks` from the sources as they are now
@@ -126,7 +132,7 @@ def test_papermill_help_lists_every_parameter_with_its_help(path: Path) -> None:
         assert spec["help"] in " ".join(out.split())
 
 
-@pytest.mark.parametrize("path", EXPLORE, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", EXPLORE + REPORTS, ids=lambda p: p.stem)
 def test_explore_notebook_parameters(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
@@ -193,7 +199,7 @@ def test_view_cells_are_found_and_an_imageless_one_is_caught() -> None:
     assert view_calls(nb) == ["active_users"]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE + REPORTS, ids=lambda p: p.stem)
 def test_committed_view_cells_show_a_figure(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     assert view_cells_without_image(nb) == []
@@ -230,7 +236,7 @@ ANALYTICS_VIEWS = (
 )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS + EXPLORE + REPORTS, ids=lambda p: p.stem)
 def test_a_committed_notebook_renders_to_html(path: Path) -> None:
     """An analyst's ``jupyter nbconvert --to html`` works on the notebook as committed."""
     from nbconvert import HTMLExporter

@@ -33,6 +33,10 @@
     chatops people role --people LIST [--people-file FILE] --role ROLE [--yes] [--dry-run] ...
     chatops people deactivate-idle --days N [--include-owners] [--include-admins]
                       [--include-bots] [--yes] [--dry-run] [--site URL | --zuliprc PATH]
+    chatops report analytics [--period last-7-days|last-30-days|last-90-days|all]
+                      [--since TIME] [--until TIME] [--out FILE.html] [--notebook]
+                      [--site URL | --zuliprc PATH | --dataset DIR] [--cache DIR]
+                      [--organization NAME] [--include-bots] [--no-progress]
 
 Mistakes a user can make print one line to stderr and exit with status 2, no traceback.
 ``audit run`` exits 0 when every audit passed, 1 when a threshold was crossed, 2 when an audit
@@ -40,8 +44,10 @@ failed to run. ``audit apply`` and ``undo`` exit 0 when every change is made, 1 
 failed or was refused, or the person declined.
 
 One module per command group (``sandbox``, ``audit``, ``undo``, ``jupyter``: lab and console,
-``data``, ``org``); each adds its parser and runs its commands. ``_args`` holds the parser class and the
-argument types that check what they can before anything starts.
+``data``, ``org``, ``people``, ``report``); each adds its parser and runs its commands.
+``_args`` holds the parser class and the argument types that check what they can before
+anything starts. ``report analytics`` exits 1 when a view could not be computed (its section
+says why).
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ from collections.abc import Sequence
 from .._exceptions import ChatopsError
 from .._terminal import install as install_terminal
 from .._terminal import say
-from . import audit, data, jupyter, org, people, sandbox, undo
+from . import audit, data, jupyter, org, people, report, sandbox, undo
 from ._args import Parser, fail
 
 __all__ = ["main"]
@@ -71,6 +77,7 @@ def build_parser() -> Parser:
     data.add(commands)
     org.add(commands)
     people.add(commands)
+    report.add(commands)
     return parser
 
 
@@ -96,6 +103,7 @@ _RUN = {
     "data": data.run,
     "org": org.run,
     "people": people.run,
+    "report": report.run,
     "whoami": _whoami,
 }
 
