@@ -45,7 +45,7 @@ import ipywidgets as w
 import pandas as pd
 
 from .._files import new_dir
-from ..analytics import Dataset, ViewResult
+from ..analytics import Dataset, Movers, ViewResult, movers
 from ..analytics._figure import figure_png
 from ..analytics.pseudonyms import PseudonymKey, load_key
 from ..analytics.views import REGISTRY
@@ -55,8 +55,10 @@ from ._explorer_text import TextTabs
 from ._style import STYLE as PANEL_STYLE
 from .explorer_model import (
     PERIODS,
+    change_words,
     chosen_user_ids,
     display_frame,
+    group_options,
     matching_people,
     narrowed_frames,
     period_window,
@@ -68,7 +70,11 @@ __all__ = ["VIEWS", "Explorer"]
 VIEW_OPTIONS: dict[str, dict[str, Any]] = {
     "messages_over_time": {"freq": "W", "split": "is_bot"},
     "channel_scorecard": {"period": "30D"},
+    "zulip_stats": {"freq": "W"},
 }
+#: the views under whose figure the explorer names who moved the most (messages by channel,
+#: group and person)
+MOVERS_VIEWS = ("messages_over_time", "zulip_stats")
 #: The views in tab order (the registry's, V1 to V10), with their title and the explorer's
 #: options.
 VIEWS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -133,8 +139,8 @@ class Explorer(TextTabs):
         self.seconds: dict[str, float] = {}
         self._drawn: dict[str, tuple[Any, ...]] = {}
         self.results: dict[str, ViewResult] = {}
-        #: the last few drawings of each view by filters (result and PNG), newest last
-        self._recent: dict[str, OrderedDict[tuple[Any, ...], tuple[ViewResult, bytes]]] = {}
+        #: the last few drawings of each view by filters (result, PNG, change words), newest last
+        self._recent: dict[str, OrderedDict[tuple[Any, ...], tuple[ViewResult, bytes, str]]] = {}
         self.loaded = False
         self._loading = threading.Lock()
         self.loading = w.HTML(
@@ -257,6 +263,10 @@ class Explorer(TextTabs):
         self.people_search.observe(lambda _c: self._guard(self.find_people), names="value")
         self._narrowing = False
         self.roles = w.SelectMultiple(options=ROLES, description="Roles", rows=5)
+        # user groups, subgroups' members included: the organization as its teams see it
+        self.groups = w.SelectMultiple(
+            options=group_options(f.user_groups), description="Groups", rows=5
+        )
         self.bots = w.Checkbox(value=True, description="Include bots")
         zones = list(ZONES)
         if users is not None:
@@ -267,6 +277,7 @@ class Explorer(TextTabs):
             (self.channels, "channels"),
             (self.people, "people"),
             (self.roles, "roles"),
+            (self.groups, "groups"),
             (self.bots, "bots"),
             (self.tz, "tz"),
         ):
@@ -275,7 +286,14 @@ class Explorer(TextTabs):
         self.filters = w.VBox(
             [
                 w.HBox([self.period, self.tz, self.bots]),
-                w.HBox([self.channels, w.VBox([self.people_search, self.people]), self.roles]),
+                w.HBox(
+                    [
+                        self.channels,
+                        w.VBox([self.people_search, self.people]),
+                        self.roles,
+                        self.groups,
+                    ]
+                ),
             ]
         )
         self.filters.add_class("chatops-explorer-filters")
@@ -309,6 +327,7 @@ class Explorer(TextTabs):
             tuple(self.channels.value),
             tuple(self.people.value),
             tuple(self.roles.value),
+            tuple(self.groups.value),
             self.bots.value,
             self.tz.value,
         )
@@ -330,7 +349,13 @@ class Explorer(TextTabs):
     def user_ids(self) -> set[int] | None:
         """The people the people and role filters keep (None: everyone)."""
         self.load()
-        return chosen_user_ids(self.frames.users, self.people.value, self.roles.value)
+        return chosen_user_ids(
+            self.frames.users,
+            self.people.value,
+            self.roles.value,
+            self.groups.value,
+            self.frames.user_groups,
+        )
 
     def last(self) -> pd.Timestamp | None:
         """The time of the dataset's last message (None: no message)."""
@@ -360,6 +385,8 @@ class Explorer(TextTabs):
         self._images: dict[str, w.Image] = {}
         self.tables: dict[str, TableView] = {}
         self._excel_links: dict[str, w.HTML] = {}
+        #: under each figure: its change against the previous period, and who moved the most
+        self.changes: dict[str, w.HTML] = {}
         for name, (title, _opts) in VIEWS.items():
             table = TableView(
                 title,
@@ -379,7 +406,10 @@ class Explorer(TextTabs):
             extra: list[w.Widget] = []
             if name == "topic_lifecycle":
                 extra = [self._thread_picker()]
-            self._pages[name] = w.VBox([image, *extra, w.HBox([excel, link]), table.widget])
+            change = w.HTML(value="")
+            change.add_class("chatops-explorer-change")
+            self.changes[name] = change
+            self._pages[name] = w.VBox([image, change, *extra, w.HBox([excel, link]), table.widget])
             self._pages[name].add_class(f"chatops-explorer-view-{name}")
 
     def readable(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -440,7 +470,7 @@ class Explorer(TextTabs):
         if state in recent:
             # filters set back to ones this view was drawn for: the same result and figure
             recent.move_to_end(state)
-            result, png = recent[state]
+            result, png, words = recent[state]
         else:
             # shown at once, while the view computes and draws (the heavier views take about a
             # second on a medium organization)
@@ -451,11 +481,13 @@ class Explorer(TextTabs):
             )
             result = self._result(name)
             png = figure_png(result.plot(), fresh=True)
-            recent[state] = (result, png)
+            words = change_words(result, self.movers() if name in MOVERS_VIEWS else None)
+            recent[state] = (result, png, words)
             while len(recent) > RECENT:
                 recent.popitem(last=False)
         self.results[name] = result
         self._images[name].value = png
+        self.changes[name].value = f'<p class="chatops-muted">{escape(words)}</p>' if words else ""
         self.tables[name].show(result.frame)
         self._drawn[name] = state
         self.seconds[name] = time.perf_counter() - t0
@@ -466,6 +498,23 @@ class Explorer(TextTabs):
             f"{self.seconds[name]:.2f} s</span>"
         )
         return result
+
+    def movers(self) -> Movers | None:
+        """Who moved the most: messages by channel, group and person in the period chosen
+        (seven days under "all") against the period of equal length before it, among the
+        channels, people, roles and groups chosen; None without a message."""
+        m = self.messages()
+        if m.empty:
+            return None
+        _, days = period_window(str(self.period.value), self.last())
+        return movers(
+            m,
+            users=self.frames.users,
+            user_groups=self.frames.user_groups,
+            period=f"{days or 7}D",
+            end=self.last(),
+            exclude_bots=not self.bots.value,
+        )
 
     def render_current(self) -> None:
         """Draw the tab on screen if its view was drawn for other filters (or never)."""

@@ -11,10 +11,14 @@ from typing import Any
 
 import pandas as pd
 
+from ..analytics.groups import group_members
+
 __all__ = [
     "PERIODS",
+    "change_words",
     "chosen_user_ids",
     "display_frame",
+    "group_options",
     "matching_people",
     "narrowed_frames",
     "period_window",
@@ -65,17 +69,52 @@ def period_window(period: str, last: pd.Timestamp | None) -> tuple[pd.Timestamp 
 
 
 def chosen_user_ids(
-    users: pd.DataFrame | None, people: Sequence[str], roles: Sequence[str]
+    users: pd.DataFrame | None,
+    people: Sequence[str],
+    roles: Sequence[str],
+    groups: Sequence[str] = (),
+    user_groups: pd.DataFrame | None = None,
 ) -> set[int] | None:
-    """The user ids the people and role filters keep; None when neither is set."""
-    if users is None or not (people or roles):
+    """The user ids the people, role and group filters keep (each set filter narrows: people
+    chosen who have a role chosen and are in a group chosen, subgroups' members included);
+    None when none is set."""
+    if users is None or not (people or roles or groups):
         return None
     u = users
     if people:
         u = u[u["full_name"].astype("string").isin(list(people)).fillna(False)]
     if roles:
         u = u[u["role_name"].astype("string").isin(list(roles)).fillna(False)]
-    return {int(x) for x in u["user_id"].dropna()}
+    ids = {int(x) for x in u["user_id"].dropna()}
+    if groups and user_groups is not None:
+        ids &= group_members(user_groups, list(groups))
+    return ids
+
+
+def group_options(user_groups: pd.DataFrame | None) -> list[str]:
+    """The groups a group filter offers: the organization's own, then the role groups."""
+    if user_groups is None or user_groups.empty:
+        return []
+    names = sorted({str(n) for n in user_groups["name"].dropna()})
+    return [n for n in names if not n.startswith("role:")] + [
+        n for n in names if n.startswith("role:")
+    ]
+
+
+def change_words(result: Any, movers_of: Any | None = None) -> str:
+    """What changed, in words: the view's change against its previous period (a time-series
+    view), then who moved the most (``movers_of``, a :class:`~chatops.analytics.Movers`)."""
+    parts: list[str] = []
+    try:
+        change = result.change()
+    except TypeError:  # not a time series
+        change = None
+    if change is not None:
+        parts.append(change.sentence())
+    if movers_of is not None:
+        span = movers_of.period.days
+        parts.append(f"Against the {span} days before the last {span}: {movers_of.sentence()}")
+    return " ".join(parts)
 
 
 def narrowed_frames(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from html import escape
 from pathlib import Path
 
 import pandas as pd
@@ -383,3 +384,38 @@ def test_the_people_list_narrows_as_a_name_is_typed(ds: Dataset, export_dir: Pat
     assert ex.results["messages_over_time"] is after  # typing is no new filter: no redraw
     ex.people_search.value = ""
     assert set(ex.people.options) == set(everyone) and ex.people.value == (chosen,)
+
+
+def test_a_group_filter_keeps_its_members_through_subgroups(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    assert list(ex.groups.options)[:2] == ["leads", "support-team"]  # role groups after
+    g = ex.frames.user_groups
+    assert g is not None
+    leads = set(g.loc[g["name"] == "leads", "user_id"].astype(int))
+    team = set(g.loc[g["name"] == "support-team", "user_id"].astype(int))
+    direct = set(g.loc[(g["name"] == "support-team") & g["direct"], "user_id"].astype(int))
+    assert leads <= team and direct < team  # leads is a subgroup of support-team
+    ex.groups.value = ("support-team",)
+    senders = set(ex.messages()["sender_id"].astype(int))
+    assert senders and senders <= team and senders & (leads - direct)
+    r = ex.render("messages_over_time")
+    assert int(r.frame["messages"].sum()) == len(ex.messages())
+    assert not ex.error.value
+
+
+def test_each_time_series_says_what_changed_and_who_moved(ds: Dataset, export_dir: Path) -> None:
+    ex = Explorer(ds, export_dir=export_dir).load()
+    ex.render("messages_over_time")
+    words = ex.changes["messages_over_time"].value
+    change = ex.results["messages_over_time"].change()
+    assert change is not None and escape(change.sentence()) in words
+    moved = ex.movers()
+    assert moved is not None and escape(moved.sentence()) in words
+    assert "Against the 7 days before the last 7" in words
+    ex.render("zulip_stats")
+    assert "messages sent in the week of" in ex.changes["zulip_stats"].value
+    ex.render("participation_distribution")  # not a time series: nothing said
+    assert ex.changes["participation_distribution"].value == ""
+    ex.period.value = "last 30 days"
+    assert ex.movers().period == pd.Timedelta(days=30)  # type: ignore[union-attr]
+    assert not ex.error.value
