@@ -47,6 +47,7 @@ import pandas as pd
 from .._files import new_dir
 from ..analytics import Dataset, Movers, ViewResult, movers
 from ..analytics._figure import figure_png
+from ..analytics.change import describe_change
 from ..analytics.pseudonyms import PseudonymKey, load_key
 from ..analytics.views import REGISTRY
 from ._base import kernel_loop
@@ -55,7 +56,6 @@ from ._explorer_text import TextTabs
 from ._style import STYLE as PANEL_STYLE
 from .explorer_model import (
     PERIODS,
-    change_words,
     chosen_user_ids,
     display_frame,
     group_options,
@@ -481,7 +481,7 @@ class Explorer(TextTabs):
             )
             result = self._result(name)
             png = figure_png(result.plot(), fresh=True)
-            words = change_words(result, self.movers() if name in MOVERS_VIEWS else None)
+            words = describe_change(result, self.movers() if name in MOVERS_VIEWS else None)
             recent[state] = (result, png, words)
             while len(recent) > RECENT:
                 recent.popitem(last=False)

@@ -15,7 +15,6 @@ from ..analytics.groups import group_members
 
 __all__ = [
     "PERIODS",
-    "change_words",
     "chosen_user_ids",
     "display_frame",
     "group_options",
@@ -99,22 +98,6 @@ def group_options(user_groups: pd.DataFrame | None) -> list[str]:
     return [n for n in names if not n.startswith("role:")] + [
         n for n in names if n.startswith("role:")
     ]
-
-
-def change_words(result: Any, movers_of: Any | None = None) -> str:
-    """What changed, in words: the view's change against its previous period (a time-series
-    view), then who moved the most (``movers_of``, a :class:`~chatops.analytics.Movers`)."""
-    parts: list[str] = []
-    try:
-        change = result.change()
-    except TypeError:  # not a time series
-        change = None
-    if change is not None:
-        parts.append(change.sentence())
-    if movers_of is not None:
-        span = movers_of.period.days
-        parts.append(f"Against the {span} days before the last {span}: {movers_of.sentence()}")
-    return " ".join(parts)
 
 
 def narrowed_frames(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -27,7 +28,15 @@ from ._common import TimeLike, bot_ids, parse_period, user_names, utc
 from ._percent import percent
 from .schema import validate
 
-__all__ = ["BY", "Change", "Movers", "change_of", "change_of_buckets", "movers"]
+__all__ = [
+    "BY",
+    "Change",
+    "Movers",
+    "change_of",
+    "change_of_buckets",
+    "describe_change",
+    "movers",
+]
 
 #: what movers are counted by
 BY = ("channel", "group", "person")
@@ -263,3 +272,24 @@ def _top(kind: str, now: pd.Series, before: pd.Series, top: int) -> pd.DataFrame
     out = pd.concat([fell.assign(direction="fell"), rose.assign(direction="rose")])
     cols = ["kind", "name", "previous", "current", "change", "change_pct", "direction"]
     return out[cols].reset_index(drop=True)
+
+
+def describe_change(result: Any, movers_of: Movers | None = None) -> str:
+    """What changed, in words: the view's change against its previous period (a time-series
+    view), then who moved the most (``movers_of``, a :class:`Movers`); empty when neither.
+
+    Args:
+        result: a view's result (a view that is not a time series has no change).
+        movers_of: :func:`movers` of the same messages, or None.
+    """
+    parts: list[str] = []
+    try:
+        change = result.change()
+    except TypeError:  # not a time series
+        change = None
+    if change is not None:
+        parts.append(change.sentence())
+    if movers_of is not None:
+        span = movers_of.period.days
+        parts.append(f"Against the {span} days before the last {span}: {movers_of.sentence()}")
+    return " ".join(parts)

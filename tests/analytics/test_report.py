@@ -140,6 +140,12 @@ def test_the_command_writes_one_self_contained_page(written: tuple[Path, Path, A
         assert view.title in body
     assert "could not be computed" not in body
     assert len(page.all("table")) == len(REGISTRY)
+    # what changed against the week before, and who moved the most (messages over time)
+    assert re.search(
+        r"\d[\d,]* messages in the week of \d{4}-\d\d-\d\d, (up \d|down \d|the same as)", text
+    )
+    assert "Against the 7 days before the last 7:" in text
+    assert re.search(r"(Fell|Rose) the most: |No channel, group or person changed", text)
 
 
 def test_hostile_names_are_text(written: tuple[Path, Path, Any]) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from .._figure import figure_png
+from ..change import Movers, describe_change, movers
 from ..dataset.records import AnalyticsFrames
 from ..views import REGISTRY, View
 from ..views._result import ViewResult
@@ -62,6 +63,8 @@ class Section:
     table: Any
     #: why the view could not be computed (then no figure and no table)
     error: str | None = None
+    #: the view's change against the previous period, and who moved the most (time series)
+    change: str = ""
 
 
 def period_frames(frames: AnalyticsFrames, period: Period) -> AnalyticsFrames:
@@ -230,6 +233,7 @@ def compute_sections(
             sentence = _sentence(view, result, f, history, period, exclude_bots)
             png = figure_png(result.plot(), dpi=dpi)
             table = compact_table(view.name, result, f.users)
+            change = describe_change(result, _movers(view, whole, period, exclude_bots))
         except Exception as exc:  # one view's failure is said in its section
             sections.append(
                 Section(
@@ -257,6 +261,31 @@ def compute_sections(
                 round(width / scale),
                 round(height / scale),
                 table,
+                change=change,
             )
         )
     return sections
+
+
+#: the views under whose figure the report names who moved the most
+MOVERS_VIEWS = ("messages_over_time", "zulip_stats")
+
+
+def _movers(
+    view: View[Any], f: AnalyticsFrames, period: Period, exclude_bots: bool
+) -> Movers | None:
+    """Who moved the most in the period's last seven days (or its length, when shorter than
+    the whole history) against as many days before; None for the other views."""
+    if view.name not in MOVERS_VIEWS or f.messages.empty:
+        return None
+    m = f.messages
+    end = pd.Timestamp(period.until) if period.until is not None else m["timestamp"].max()
+    days = 7 if period.since is None else max(1, (end - pd.Timestamp(period.since)).days)
+    return movers(
+        m[m["timestamp"] <= end],
+        users=f.users,
+        user_groups=f.user_groups,
+        period=f"{days}D",
+        end=end,
+        exclude_bots=exclude_bots,
+    )
