@@ -81,6 +81,10 @@ def add_history(
     recent_cut = total - min(total, 400)
     pick_person = {sid: _Picker(rng, subs[sid] or people, 1.2) for sid in channel_ids}
     by_joining = {sid: _ByJoining(subs[sid] or people, joined) for sid in channel_ids}
+    # who had joined is chosen with a generator of its own: the organization's other
+    # choices (channels, topics, texts, reactions...) are the ones the seed always made
+    later = random.Random(start)
+    pairs_by_joining = _PairsByJoining(dm_pairs, joined)
     emoji_pick = _Picker(rng, REACTIONS, 1.3)
     rendered = _RenderCache(targets)
     dm_recipients: dict[tuple[int, ...], int] = {}
@@ -92,9 +96,8 @@ def add_history(
         indexes = _drop_indexes(store, ("messages",))
         for n, ts in enumerate(times):
             mid = next_id + n
-            pair = _joined_pair(rng, dm_pairs, joined, ts) if rng.random() < 0.08 else None
-            if pair is not None:
-                a, b = pair
+            if rng.random() < 0.08:
+                a, b = _joined_pair(later, rng.choice(dm_pairs), pairs_by_joining, joined, ts)
                 sender = rng.choice((a, b))
                 rid = dm_recipients.get((a, b))
                 if rid is None:
@@ -107,7 +110,7 @@ def add_history(
                 continue
             sid = pick_channel()
             topic = _pick_topic(rng, topics[sid])
-            sender = _joined(rng, pick_person[sid], by_joining[sid], joined, ts)
+            sender = _joined(later, pick_person[sid](), by_joining[sid], joined, ts)
             content = rng.choice(SENTENCES)
             if rng.random() < 0.03:
                 target = rng.choice(people)
@@ -162,32 +165,41 @@ class _ByJoining:
 
 
 def _joined(
-    rng: random.Random,
-    pick: _Picker,
-    members: _ByJoining,
-    joined: dict[int, int],
-    ts: int,
+    rng: random.Random, first: int, members: _ByJoining, joined: dict[int, int], ts: int
 ) -> int:
-    """A sender ``pick`` chooses if they had joined by ``ts`` (a few tries), else one of those
-    who had; else the first choice (:func:`_joined_before_posting` moves their join date)."""
-    first = sender = int(pick())
-    for _ in range(3):
-        if joined[sender] <= ts:
-            return sender
-        sender = int(pick())
+    """``first`` if they had joined by ``ts``, else one of ``members`` who had (chosen with
+    ``rng``); else ``first`` (:func:`_joined_before_posting` moves their join date)."""
+    if joined[first] <= ts:
+        return first
     other = members.choose(rng, ts)
     return first if other is None else other
 
 
+class _PairsByJoining:
+    """Pairs in the order both had joined, to choose one that could talk at a given time."""
+
+    def __init__(self, pairs: list[tuple[int, ...]], joined: dict[int, int]) -> None:
+        self.pairs = sorted(pairs, key=lambda p: (max(joined[u] for u in p), p))
+        self.times = [max(joined[u] for u in p) for p in self.pairs]
+
+    def choose(self, rng: random.Random, ts: int) -> tuple[int, ...] | None:
+        k = bisect.bisect_right(self.times, ts)
+        return rng.choice(self.pairs[:k]) if k else None
+
+
 def _joined_pair(
-    rng: random.Random, pairs: list[tuple[int, ...]], joined: dict[int, int], ts: int
-) -> tuple[int, ...] | None:
-    """A pair of people who had both joined by ``ts``, or None (no direct message then)."""
-    for _ in range(8):
-        pair = rng.choice(pairs)
-        if max(joined[u] for u in pair) <= ts:
-            return pair
-    return None
+    rng: random.Random,
+    first: tuple[int, ...],
+    pairs: _PairsByJoining,
+    joined: dict[int, int],
+    ts: int,
+) -> tuple[int, ...]:
+    """``first`` if both had joined by ``ts``, else a pair that had (chosen with ``rng``);
+    else ``first``."""
+    if max(joined[u] for u in first) <= ts:
+        return first
+    other = pairs.choose(rng, ts)
+    return first if other is None else other
 
 
 def _joined_before_posting(store: Store) -> None:
