@@ -290,8 +290,7 @@ class Explorer(TextTabs):
                     [
                         self.channels,
                         w.VBox([self.people_search, self.people]),
-                        self.roles,
-                        self.groups,
+                        w.VBox([self.roles, self.groups]),
                     ]
                 ),
             ]
@@ -449,6 +448,10 @@ class Explorer(TextTabs):
         if self.anonymize:
             opts |= {"anonymize": True, "key": self._key}
         since, days = period_window(str(self.period.value), self.last())
+        if "as_of" in params:
+            # the data ends with its newest message: the period holding it is still counting
+            # (a dataset synced from a server whose clock is elsewhere says nothing later)
+            opts["as_of"] = self.last()
         if name == "channel_scorecard":
             # its own window, ending at the data's end, and the period of equal length before
             # it: from all the messages, not only the period's

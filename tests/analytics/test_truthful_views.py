@@ -234,7 +234,7 @@ def test_forty_channels_draw_the_top_nine_and_the_others_with_the_legend_clear()
     assert len(texts) == 9 + 3 and texts[9:] == [
         "31 other channels",
         "cumulative",
-        "partial (still counting)",
+        "partial: last week (still counting)",
     ]
     renderer = draw(fig)
     box = legend.get_window_extent(renderer)

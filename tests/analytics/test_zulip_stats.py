@@ -109,7 +109,7 @@ def test_known_answers_with_the_definitions_of_stats(
         "messages_last_30_days": 6,
     }
     words = " ".join(r.differences)
-    assert "1 message of system bots (Notification Bot...) left out" in words
+    assert "1 message of Zulip's system bots left out" in words
     assert "1 message sent before the sender joined" in words
     assert "activity intervals" in words and "deactivated" in words
     assert "Whose messages these frames hold is not recorded" in words

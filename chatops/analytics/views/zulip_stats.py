@@ -270,8 +270,8 @@ def _differences(
         )
     if left_out.get("system_bots"):
         out.append(
-            f"{_messages(left_out['system_bots'])} of system bots (Notification Bot...) left "
-            "out, as /stats leaves them out: those bots belong to no organization."
+            f"{_messages(left_out['system_bots'])} of Zulip's system bots left out, as /stats "
+            "leaves them out: those bots belong to no organization."
         )
     if left_out.get("before_joining"):
         out.append(
