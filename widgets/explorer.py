@@ -1,4 +1,4 @@
-"""The explorer: the ten analytics views of a dataset under one set of filters.
+"""The explorer: the analytics views of a dataset under one set of filters.
 
     >>> from chatops.widgets import Explorer
     >>> Explorer(Dataset("~/.cache/chatops/datasets/chat.example.com/me@example.com"))  # doctest: +SKIP
@@ -75,7 +75,7 @@ VIEW_OPTIONS: dict[str, dict[str, Any]] = {
 #: the views under whose figure the explorer names who moved the most (messages by channel,
 #: group and person)
 MOVERS_VIEWS = ("messages_over_time", "zulip_stats")
-#: The views in tab order (the registry's, V1 to V10), with their title and the explorer's
+#: The views in tab order (the registry's, V1 to V11), with their title and the explorer's
 #: options.
 VIEWS: dict[str, tuple[str, dict[str, Any]]] = {
     name: (view.title, VIEW_OPTIONS.get(name, {})) for name, view in REGISTRY.items()
@@ -226,7 +226,7 @@ class Explorer(TextTabs):
 
     def __repr__(self) -> str:
         tail = (
-            "(its filters, ten views, thread, search and keywords are widgets: run the notebook "
+            "(its filters, views, thread, search and keywords are widgets: run the notebook "
             "in JupyterLab to use them)"
         )
         if self.dataset is None:

@@ -1,4 +1,4 @@
-"""Analytics: the frames the views take, the ten views (V1-V10), their plots, and the audits' metrics.
+"""Analytics: the frames the views take, the views (V1-V11), their plots, and the audits' metrics.
 
 Views are pure functions over frames (:mod:`.schema`); each returns a result with a tidy
 ``frame``, ``to_csv`` and ``plot``::

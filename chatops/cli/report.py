@@ -40,9 +40,7 @@ def add(commands: Commands[Parser]) -> None:
     """The ``report`` command and its ``analytics`` subcommand."""
     report = commands.add_parser("report", help="reports to share")
     kinds = report.add_subparsers(dest="report_command", required=False, parser_class=Parser)
-    a = kinds.add_parser(
-        "analytics", help="the ten analytics views as one self-contained HTML file"
-    )
+    a = kinds.add_parser("analytics", help="the analytics views as one self-contained HTML file")
     a.add_argument(
         "--period",
         choices=PERIOD_NAMES,
@@ -79,6 +77,14 @@ def add(commands: Commands[Parser]) -> None:
         help="the name in the title (default: what the server calls it; a dataset's site)",
     )
     a.add_argument("--include-bots", action="store_true", help="keep bots' messages in the views")
+    a.add_argument(
+        "--pseudonymise",
+        "--pseudonymize",
+        dest="pseudonymise",
+        action="store_true",
+        help="name nobody: people as keyed pseudonyms (the key of `chatops data key` or "
+        "CHATOPS_PSEUDONYM_KEY), topics as keyed labels, no account in the coverage note",
+    )
     a.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -106,6 +112,15 @@ def _check(args: argparse.Namespace) -> str | None:
             return f"--dataset {args.dataset} holds no dataset (no manifest.json)"
     if args.cache is not None and args.cache.exists() and not args.cache.is_dir():
         return f"--cache {args.cache} is not a folder"
+    if args.pseudonymise:
+        if args.notebook:
+            return "--pseudonymise makes the HTML page; the notebook keeps the names"
+        from ..analytics.pseudonyms import load_key
+
+        try:
+            load_key()
+        except ValueError as exc:  # no key, a short one, a key file others can read
+            return f"--pseudonymise: {exc}"
     return None
 
 
@@ -178,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
                 organization=args.organization or name or None,
                 exclude_bots=not args.include_bots,
                 progress=_bar(not args.no_progress),
+                pseudonymise=args.pseudonymise,
             )
     except ValueError as exc:  # a dataset folder in use or of another version, a bad period
         return fail(str(exc))

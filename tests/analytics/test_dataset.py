@@ -57,6 +57,9 @@ def test_first_sync_frames_are_typed_and_cover_what_the_account_reads(
     f = ds.frames()
     m = f.messages
     assert str(m["timestamp"].dtype) == "datetime64[ns, UTC]"
+    # whose view the messages and the topics counted from them are
+    assert f.topics is not None
+    assert m.attrs["viewpoint"] == f.topics.attrs["viewpoint"] == "admin@demo.chatops.test"
     for col in ("channel", "topic", "sender", "client"):
         assert isinstance(m[col].dtype, pd.CategoricalDtype), col
     assert str(m["stream_id"].dtype) == "Int64"

@@ -14,6 +14,8 @@ import os
 import pickle
 import re
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -334,3 +336,43 @@ def test_a_key_never_shows(monkeypatch: pytest.MonkeyPatch, no_key: Path) -> Non
     assert repr(env) == f"PseudonymKey(from {KEY_ENV})"
     assert env.pseudonym(7) == key.pseudonym(7) == analytics.pseudonym(7)
     assert isinstance(env, PseudonymKey) and env.pseudonym(7) != load_key(OTHER).pseudonym(7)
+
+
+def test_a_pseudonymised_report_names_nobody(
+    dataset: Dataset, people: list[str], no_key: Path
+) -> None:
+    """The analytics report made to share: no name, email, unkeyed hash of an id or topic
+    name anywhere in the page (sentences, tables, coverage note, movers, figures' alt text);
+    without a key it is refused before anything is read or written."""
+    from chatops.analytics.report import build_report, render_html
+
+    max_id = _max_id(dataset)
+    f = dataset.frames()
+    topics = sorted({str(t) for t in f.messages["topic"].dropna() if len(str(t)) >= 6})
+    plain = render_html(build_report(dataset, period="all", dpi=40))
+    # the detector finds the people and topics a report names without pseudonyms
+    assert _hits(iter(plain.splitlines()), people, max_id)
+    assert any(t in plain for t in topics)
+    report = build_report(dataset, period="all", dpi=40, pseudonymise=True, key=KEY)
+    assert all(s.error is None for s in report.sections), [s.error for s in report.sections]
+    page = render_html(report)
+    assert _hits(iter(page.splitlines()), people, max_id) == []
+    assert [t for t in topics if t in page] == []
+    assert KEY not in page
+    assert re.search(r"u-[0-9a-f]{16}", page)  # people are there, as pseudonyms
+    assert "synced from" in report.coverage and "admin@" not in report.coverage
+    with pytest.raises(ValueError, match="chatops data key"):
+        build_report(dataset, period="all", pseudonymise=True)
+
+
+def test_the_report_command_refuses_to_pseudonymise_without_a_key(
+    dataset: Dataset, tmp_path: Path, no_key: Path
+) -> None:
+    out = tmp_path / "r.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "chatops", "report", "analytics", "--dataset", str(dataset.cache),
+         "--out", str(out), "--pseudonymise", "--no-progress"],
+        capture_output=True, text=True, env=os.environ | {"CHATOPS_STATE_DIR": str(no_key)},
+    )  # fmt: skip
+    assert proc.returncode == 2 and not out.exists()
+    assert proc.stderr.count("\n") == 1 and "chatops data key" in proc.stderr

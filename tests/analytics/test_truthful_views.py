@@ -16,6 +16,7 @@ import pytest
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
+from chatops import analytics
 from chatops.analytics import sentences, validate, views
 from chatops.analytics.coverage import Coverage
 
@@ -103,6 +104,14 @@ def test_sentences_counting_messages_say_whose_view_they_count() -> None:
     assert sentences.reactions(m, no_reactions).startswith(f"0% of messages got a reaction{view};")
     exported = with_coverage(dm_frame(), "export")
     assert sentences.busiest_hour(exported).endswith("UTC (organization export).")
+    # the channel shares, participation, newcomers and resolved topics say it too
+    assert sentences.channel_share(m).endswith(f"the quietest, #general, 19{view}.")
+    assert sentences.participation(m).endswith(f"){view}.")
+    assert sentences.newcomers(m, days=90).endswith(f"(to 2024-01-05){view}.")
+    topics = analytics.topics_frame(m)
+    topics.attrs["viewpoint"] = ADMIN  # as Dataset.frames() puts it on the topics
+    assert sentences.topics_resolved(topics).endswith(f"at the median{view}.")
+    assert sentences.topics_resolved(analytics.topics_frame(dm_frame())).endswith("median.")
 
 
 # -- the reply graph ----------------------------------------------------------------------------

@@ -410,6 +410,8 @@ class Dataset:
         frames.messages.attrs["coverage"] = cov.note()
         frames.messages.attrs["coverage_detail"] = cov
         frames.messages.attrs["viewpoint"] = cov.viewpoint
+        if frames.topics is not None:  # counted from the same messages
+            frames.topics.attrs["viewpoint"] = cov.viewpoint
         return frames
 
     def export(

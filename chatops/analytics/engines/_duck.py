@@ -8,7 +8,7 @@ the list columns (edits aside, which are few), the text and the other columns ne
 pandas. Each view then counts in SQL over those kept messages (its ``_sql`` function, with the
 helpers of :mod:`._duck_sql`) and gets back aggregates only, which the same
 finishing code as the pandas engine's turns into the result, so both engines give the same
-result, value for value (a test compares all ten views). For options a view does not compute in
+result, value for value (a test compares every view with a SQL path). For options a view does not compute in
 SQL (``tz="sender"``, ``by="user_group"``, long frames passed in, presence) a narrow frame of
 the kept messages goes to the view's pandas code instead.
 

@@ -1,4 +1,4 @@
-"""The analytics report: one self-contained HTML file of the ten views for a period.
+"""The analytics report: one self-contained HTML file of the views for a period.
 
 ::
 
@@ -32,8 +32,10 @@ import jinja2
 from ..._files import write_private_text
 from ..dataset import Dataset
 from ..dataset.records import AnalyticsFrames
+from ..pseudonyms import PseudonymKey, load_key
 from ._compute import FIGURE_DPI, Section, compute_sections, period_frames
 from ._period import PERIODS, Period, parse_time, resolve_period
+from ._pseudonymous import pseudonymous_frames
 from ._tables import compact_table, readable
 
 __all__ = [
@@ -116,6 +118,8 @@ def build_report(
     progress: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
     now: datetime | None = None,
     dpi: int = FIGURE_DPI,
+    pseudonymise: bool = False,
+    key: PseudonymKey | str | None = None,
 ) -> AnalyticsReport:
     """Compute the report of a dataset (or its frames) for a period.
 
@@ -127,18 +131,23 @@ def build_report(
         until: with no ``period``, the first moment excluded.
         organization: the name in the title (default :func:`organization_name`).
         exclude_bots: leave bots' messages out.
-        views: the views to include by name (default every registered view, V1 to V10).
+        views: the views to include by name (default every registered view, V1 to V11).
         progress: wraps the iteration over the views (e.g. ``tqdm``).
         now: the generation time shown (default now).
         dpi: the figures' resolution (default twice the 100 dpi they are shown at, sharp in
             print; 100 keeps a notebook small).
+        pseudonymise: name nobody (:func:`~._pseudonymous.pseudonymous_frames`): people as
+            keyed pseudonyms, topics as keyed labels, no account in the coverage note.
+        key: the pseudonym key (default :func:`~chatops.analytics.pseudonyms.load_key`'s).
 
     Returns:
         an :class:`AnalyticsReport`; :func:`render_html` makes it a page.
 
     Raises:
-        ValueError: a bad period, or ``since`` not before ``until``.
+        ValueError: a bad period, ``since`` not before ``until``, or ``pseudonymise`` with
+            no key configured.
     """
+    secret = load_key(key) if pseudonymise else None
     start = parse_time(since) if isinstance(since, str) else since
     end = parse_time(until) if isinstance(until, str) else until
     if isinstance(source, Dataset):
@@ -147,9 +156,17 @@ def build_report(
     else:
         frames = source
         name = organization or "organization"
+    if secret is not None:
+        frames = pseudonymous_frames(frames, secret)
     chosen = resolve_period(period, start, end, frames.messages["timestamp"])
     sections = compute_sections(
-        frames, chosen, exclude_bots=exclude_bots, views=views, progress=progress, dpi=dpi
+        frames,
+        chosen,
+        exclude_bots=exclude_bots,
+        views=views,
+        progress=progress,
+        dpi=dpi,
+        key=secret,
     )
     in_period = period_frames(frames, chosen).messages
     moment = (now or datetime.now(UTC)).astimezone(UTC)

@@ -24,6 +24,7 @@ import pandas as pd
 from .._figure import figure_png
 from ..change import Movers, describe_change, movers
 from ..dataset.records import AnalyticsFrames
+from ..pseudonyms import PseudonymKey
 from ..views import REGISTRY, View
 from ..views._result import ViewResult
 from ._period import Period
@@ -122,7 +123,13 @@ def _view_options(view: View[Any], period: Period) -> dict[str, Any]:
     return {}
 
 
-def _compute(view: View[Any], f: AnalyticsFrames, period: Period, exclude_bots: bool) -> Any:
+def _compute(
+    view: View[Any],
+    f: AnalyticsFrames,
+    period: Period,
+    exclude_bots: bool,
+    key: PseudonymKey | None = None,
+) -> Any:
     """The view over the whole history with the period as its ``since``/``until``: a view that
     compares with the time before (the scorecard's previous window) or follows people from
     their first post (cohorts) sees what came before the period."""
@@ -132,6 +139,8 @@ def _compute(view: View[Any], f: AnalyticsFrames, period: Period, exclude_bots: 
     for name in _FRAMES:
         if name in params:
             opts[name] = getattr(f, name)
+    if key is not None:  # ids in every frame, table and figure as keyed pseudonyms
+        opts |= {"anonymize": True, "key": key}
     return view.function(
         f.messages,
         since=None if period.since is None else pd.Timestamp(period.since),
@@ -201,8 +210,9 @@ def compute_sections(
     views: Iterable[str] | None = None,
     progress: Callable[[Iterable[View[Any]]], Iterable[View[Any]]] | None = None,
     dpi: int = FIGURE_DPI,
+    key: PseudonymKey | None = None,
 ) -> list[Section]:
-    """Every registered view (or those named) computed for ``period``, in order V1 to V10.
+    """Every registered view (or those named) computed for ``period``, in order V1 to V11.
 
     A view that fails is a section saying why, so that one view's failure leaves the rest of
     the report readable.
@@ -214,6 +224,7 @@ def compute_sections(
         views: names of the views to include (default: every one in the registry).
         progress: wraps the iteration over the views (a tqdm bar).
         dpi: the figures' resolution (shown at 100 dpi: :data:`FIGURE_DPI` is twice that).
+        key: with a pseudonym key, every view runs with ``anonymize=True`` under it.
 
     Returns:
         one :class:`Section` per view.
@@ -229,7 +240,7 @@ def compute_sections(
     sections: list[Section] = []
     for view in progress(chosen) if progress is not None else chosen:
         try:
-            result = _compute(view, whole, period, exclude_bots)
+            result = _compute(view, whole, period, exclude_bots, key)
             sentence = _sentence(view, result, f, history, period, exclude_bots)
             png = figure_png(result.plot(), dpi=dpi)
             table = compact_table(view.name, result, f.users)

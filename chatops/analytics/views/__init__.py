@@ -20,7 +20,7 @@ with the resolved prefix ``"✔ "`` removed, so a topic keeps its identity when 
 
 Each view is in one place: its module (``views/<view>.py``; ``views/interaction_graph/``, a
 package) holds its computation, its result class, its DuckDB SQL, its plot and its sentence,
-and registers them in :data:`REGISTRY`, in order V1 to V10::
+and registers them in :data:`REGISTRY`, in order V1 to V11::
 
     >>> v = REGISTRY["channel_scorecard"]
     >>> v.title, v.result, v.plot, v.sentence

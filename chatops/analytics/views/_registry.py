@@ -57,7 +57,7 @@ class View(Generic[R]):
         'Channel scorecard'
     """
 
-    #: V1 to V10: the order the views are listed in
+    #: V1 to V11: the order the views are listed in
     number: int
     name: str
     title: str
@@ -72,7 +72,7 @@ class View(Generic[R]):
     sql: Sql[R] | None
 
 
-#: The ten views by name, V1 to V10.
+#: The views by name, V1 to V11.
 REGISTRY: dict[str, View[Any]] = {}
 
 
@@ -93,7 +93,7 @@ def register(
     (:func:`chatops.analytics.engines.run`).
 
     Args:
-        number: the view's number (V1 to V10), its place in :data:`REGISTRY`.
+        number: the view's number (V1 to V11), its place in :data:`REGISTRY`.
         title: the view's title, as the explorer's tab shows it.
         result: the result class; its ``view`` is the function's name.
         plot: draws a result.

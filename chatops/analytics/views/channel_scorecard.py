@@ -33,7 +33,7 @@ from ._draw import PALETTE
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _topic_keys, _window_mask, humans
+from ._shared import _finish, _topic_keys, _window_mask, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -273,7 +273,8 @@ def channel_share(messages: pd.DataFrame, *, users: pd.DataFrame | None = None) 
         return "No channel messages."
     return (
         f"#{per.index[0]} carries {percent(per.iloc[0] / per.sum())} of channel messages; "
-        f"the quietest, #{per.index[-1]}, {int(per.iloc[-1]):,}."
+        f"the quietest, #{per.index[-1]}, {int(per.iloc[-1]):,}"
+        f"{seen_by(whose_messages(messages))}."
     )
 
 

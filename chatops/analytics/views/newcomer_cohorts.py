@@ -34,7 +34,7 @@ from ._draw import FREQ_WORD, PALETTE
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, data_end, humans
+from ._shared import _finish, data_end, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -375,7 +375,7 @@ def newcomers(
     who = "person" if n == 1 else "people"
     return (
         f"{n:,} {who} posted for the first time in the last {days} days of the data "
-        f"(to {stop:%Y-%m-%d})."
+        f"(to {stop:%Y-%m-%d}){seen_by(whose_messages(messages))}."
     )
 
 

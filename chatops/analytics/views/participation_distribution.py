@@ -35,7 +35,7 @@ from ._draw import PALETTE
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _window_mask, humans
+from ._shared import _finish, _window_mask, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -233,7 +233,7 @@ def participation(messages: pd.DataFrame, *, users: pd.DataFrame | None = None) 
     top = counts.iloc[: max(1, len(counts) // 10)].sum() / counts.sum()
     return (
         f"The most active tenth of posters wrote {percent(float(top))} of messages "
-        f"(Gini {gini(counts.to_numpy()):.2f})."
+        f"(Gini {gini(counts.to_numpy()):.2f}){seen_by(whose_messages(messages))}."
     )
 
 

@@ -35,7 +35,7 @@ from ._draw import PALETTE
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _topic_keys
+from ._shared import _finish, _topic_keys, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -348,7 +348,8 @@ def topics_resolved(topics: pd.DataFrame) -> str:
     resolved = topics["resolved"].fillna(False).astype(bool).mean()
     return (
         f"{percent(float(resolved))} of {len(topics):,} topics are resolved; a topic has "
-        f"{float(topics['messages'].median()):,.0f} messages at the median."
+        f"{float(topics['messages'].median()):,.0f} messages at the median"
+        f"{seen_by(whose_messages(topics))}."
     )
 
 
