@@ -14,8 +14,6 @@ import os
 import pickle
 import re
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -369,10 +367,9 @@ def test_the_report_command_refuses_to_pseudonymise_without_a_key(
     dataset: Dataset, tmp_path: Path, no_key: Path
 ) -> None:
     out = tmp_path / "r.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "chatops", "report", "analytics", "--dataset", str(dataset.cache),
-         "--out", str(out), "--pseudonymise", "--no-progress"],
-        capture_output=True, text=True, env=os.environ | {"CHATOPS_STATE_DIR": str(no_key)},
+    proc = chatops(
+        "report", "analytics", "--dataset", str(dataset.cache), "--out", str(out),
+        "--pseudonymise", "--no-progress",
     )  # fmt: skip
-    assert proc.returncode == 2 and not out.exists()
-    assert proc.stderr.count("\n") == 1 and "chatops data key" in proc.stderr
+    _one_line_error(proc, "--pseudonymise", "chatops data key")
+    assert not out.exists()

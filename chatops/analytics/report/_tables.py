@@ -172,9 +172,9 @@ def readable(df: pd.DataFrame, users: pd.DataFrame | None, rows: int = ROWS) -> 
         if col in _DROP:
             out = out.drop(columns=col)
             continue
-        if col in _PEOPLE and names:
+        if col in _PEOPLE and names and pd.api.types.is_integer_dtype(series.dtype):
             out[col] = [names.get(int(v), f"user {int(v)}") if pd.notna(v) else "" for v in series]
-            continue
+            continue  # (pseudonyms, text already, are shown as they are)
         if isinstance(series.dtype, pd.CategoricalDtype) or str(series.dtype).startswith("string"):
             out[col] = series.astype(object).where(series.notna(), "").astype(str)
         elif pd.api.types.is_bool_dtype(series.dtype):
