@@ -34,6 +34,15 @@ def _finish(df: pd.DataFrame, anonymize: bool, key: PseudonymKey | str | None) -
     return out.reset_index(drop=True)
 
 
+def group_dm_ids(dm_recipients: pd.DataFrame | None) -> set[int]:
+    """The ids of the direct messages to more than two people (none without the frame)."""
+    if dm_recipients is None:
+        return set()
+    d = validate(dm_recipients, "dm_recipients")
+    sizes = d.groupby("message_id")["user_id"].nunique()
+    return {int(i) for i in sizes[sizes > 2].index}
+
+
 def _topic_keys(df: pd.DataFrame) -> pd.DataFrame:
     """Channel messages with ``topic_name`` (resolved prefix removed) and ``resolved``."""
     ch = df[df["stream_id"].notna() & df["topic"].notna()].copy()

@@ -34,7 +34,6 @@ from ..coverage import EXPORT_HINT
 from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept
 from ..pseudonyms import PseudonymKey
-from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
 from ._registry import register
@@ -44,6 +43,7 @@ from ._shared import (
     _finish,
     _window_mask,
     dm_caveat,
+    group_dm_ids,
     humans,
     seen_by,
     whose_messages,
@@ -317,11 +317,7 @@ def client_and_dm_mix(
     raw = df["client"].astype("string").fillna("")
     clients = raw.value_counts().rename_axis("client").rename("n").reset_index()
     is_dm = df["stream_id"].isna()
-    group: set[int] = set()
-    if dm_recipients is not None:
-        d = validate(dm_recipients, "dm_recipients")
-        n = d.groupby("message_id")["user_id"].nunique()
-        group = {int(i) for i in n[n > 2].index}
+    group = group_dm_ids(dm_recipients)
     is_group = is_dm & df["id"].isin(list(group)).fillna(False).astype(bool)
     by_period = None
     if len(df):

@@ -34,12 +34,11 @@ from ..engines import MessagesSource, messages_only
 from ..engines._duck_sql import Kept, in_list, private_channel_ids
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..pseudonyms import PseudonymKey
-from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, humans, seen_by, whose_messages
+from ._shared import _finish, group_dm_ids, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -84,15 +83,8 @@ _SPLITS = (None, "is_bot", "recipient_type", "channel", "client")
 def _recipient_types(
     df: pd.DataFrame, channels: pd.DataFrame | None, dm_recipients: pd.DataFrame | None
 ) -> pd.Series:
-    private: set[int] = set()
-    if channels is not None and "invite_only" in channels.columns:
-        c = validate(channels, "channels")
-        private = {int(s) for s in c.loc[c["invite_only"].fillna(False).astype(bool), "stream_id"]}
-    group: set[int] = set()
-    if dm_recipients is not None:
-        d = validate(dm_recipients, "dm_recipients")
-        sizes = d.groupby("message_id")["user_id"].nunique()
-        group = {int(i) for i in sizes[sizes > 2].index}
+    private = private_channel_ids(channels) if channels is not None else []
+    group = group_dm_ids(dm_recipients)
     dm = df["stream_id"].isna().to_numpy()
     in_group = df["id"].isin(list(group)).fillna(False).to_numpy(dtype=bool)
     in_private = df["stream_id"].isin(list(private)).fillna(False).to_numpy(dtype=bool)

@@ -54,12 +54,13 @@ from .._percent import percent
 from ..change import Change, change_of
 from ..coverage import unnamed
 from ..engines import MessagesSource, messages_only
+from ..engines._duck_sql import private_channel_ids
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
 from ._options import ViewOptions, with_defaults
 from ._registry import register
 from ._result import ViewResult
-from ._shared import CLIENT_LABELS, _finish
+from ._shared import CLIENT_LABELS, _finish, group_dm_ids
 
 __all__ = ["RECIPIENT_TYPES", "ZulipStats", "plot_zulip_stats", "stats_summary", "zulip_stats"]
 
@@ -133,15 +134,8 @@ def _joined_before(df: pd.DataFrame, joined: pd.Series, bucket: pd.Timedelta) ->
 def _recipient_types(
     df: pd.DataFrame, channels: pd.DataFrame | None, dm_recipients: pd.DataFrame | None
 ) -> pd.Series:
-    private: set[int] = set()
-    if channels is not None:
-        c = validate(channels, "channels")
-        private = {int(s) for s in c.loc[c["invite_only"].fillna(False).astype(bool), "stream_id"]}
-    group: set[int] = set()
-    if dm_recipients is not None:
-        d = validate(dm_recipients, "dm_recipients")
-        n = d.groupby("message_id")["user_id"].nunique()
-        group = {int(i) for i in n[n > 2].index}
+    private = private_channel_ids(channels) if channels is not None else []
+    group = group_dm_ids(dm_recipients)
     is_channel = df["stream_id"].notna()
     kind = np.where(
         is_channel,
