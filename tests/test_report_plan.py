@@ -340,28 +340,3 @@ def test_a_refused_call_is_recorded_and_never_sent_again(sandbox: Sandbox, tmp_p
         again = pending(Journal.read(results_path(plan)), read_plan(plan))
     assert again.to_run == []
     assert [i.change.call().path for i in again.refused] == ["/streams/999999"]
-
-
-@pytest.mark.slow
-def test_the_whole_suites_plan_applies_cleanly_and_once(
-    fresh_sandbox: Sandbox, tmp_path: Path
-) -> None:
-    """Every audit's plan on the demo organization: no call fails, and a second apply sends none."""
-    rc = str(fresh_sandbox.zuliprc("admin"))
-    reports = tmp_path / "reports"
-    # thresholds at their strictest, so that every finding with a call is planned
-    run = chatops_cli("audit", "run", "--all", "--zuliprc", rc, "--report-dir", str(reports))
-    assert run.returncode in (0, 1), run.stderr
-    plan = tmp_path / "fixes.jsonl"
-    made = chatops_cli("audit", "plan", str(reports / "latest"), "-o", str(plan))
-    assert made.returncode == 0, made.stderr
-    runnable = [line for line in _lines(plan) if not line["needs_input"]]
-    assert len(runnable) >= 5, made.stderr
-    applied = chatops_cli("audit", "apply", str(plan), "--yes", "--irreversible", "--zuliprc", rc)
-    assert applied.returncode == 0, applied.stdout + applied.stderr
-    statuses = [r["status"] for r in _results(results_path(plan))]
-    assert "failed" not in statuses and "refused" not in statuses, applied.stdout
-    again = chatops_cli("audit", "apply", str(plan), "--yes", "--irreversible", "--zuliprc", rc)
-    assert again.returncode == 0, again.stdout
-    assert "0 to run" in again.stdout and "Nothing to do." in again.stdout
-    assert len(_results(results_path(plan))) == len(statuses)

@@ -1,6 +1,7 @@
-"""Apply then undo: the whole audit suite's plan on the small demo organization, applied, then
-undone by an undo killed half way (SIGKILL) and run again, leaves the organization as it was
-(through the API) with no inverse sent twice; a further undo sends nothing."""
+"""Apply then undo: the whole audit suite's plan on the small demo organization applied with no
+call failing, then undone by an undo killed half way (SIGKILL) and run again, leaves the
+organization as it was (through the API) with no inverse sent twice; a further undo sends
+nothing. Last, the plan's calls that cannot be undone apply cleanly, and once."""
 
 from __future__ import annotations
 
@@ -55,9 +56,11 @@ class Org:
     requests: _Requests
     base: Path
     before: dict[str, Any]
+    plan: Path
     journal: Path
     made: list[dict[str, Any]]
     applied_at: int
+    applied: str
 
 
 def _results(path: Path) -> list[dict[str, Any]]:
@@ -121,7 +124,17 @@ def org(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Org]:
             assert applied.returncode == 0, applied.stdout + applied.stderr
             journal = results_path(plan)
             made = [r for r in _results(journal) if r["status"] == "done"]
-            yield Org(sb, requests, base, before, journal, made, len(requests.writes()))
+            yield Org(
+                sb,
+                requests,
+                base,
+                before,
+                plan,
+                journal,
+                made,
+                len(requests.writes()),
+                applied.stdout,
+            )
         finally:
             access.removeHandler(requests)
 
@@ -137,6 +150,9 @@ def test_the_suites_plan_changes_settings_groups_channels_topics_and_people(org:
         "UpdateRealm",
     }
     assert differences(org.before, _state(org.sandbox))
+    # every call of the whole suite's plan went through: none failed, none was refused
+    statuses = {r["status"] for r in _results(org.journal)}
+    assert statuses <= {"done", "already_done"}, org.applied
     # the apply sent one write per change (a re-created linkifier aside, none are here)
     assert org.applied_at >= len(org.made)
 
@@ -182,4 +198,26 @@ def test_an_undo_killed_half_way_then_run_again_restores_the_organization_once(o
     again = _cli(org.base, "undo", "--yes")
     assert again.returncode == 0, again.stdout
     assert "Nothing to undo." in again.stdout
+    assert org.requests.writes()[writes:] == []
+
+
+def test_after_the_undo_the_calls_that_cannot_be_undone_apply_cleanly_and_once(org: Org) -> None:
+    """The plan's irreversible calls, left out by ``--yes`` alone, go with ``--irreversible``:
+    none fails, and applying again sends nothing."""
+    rc = str(org.sandbox.zuliprc("admin"))
+    assert "cannot be undone are not sent: give --irreversible" in org.applied
+    left = _cli(
+        org.base, "audit", "apply", str(org.plan), "--yes", "--irreversible", "--zuliprc", rc
+    )
+    assert left.returncode == 0, left.stdout + left.stderr
+    statuses = [r["status"] for r in _results(org.journal)]
+    assert len(statuses) > len(org.made)
+    assert "failed" not in statuses and "refused" not in statuses, left.stdout
+    writes = len(org.requests.writes())
+    again = _cli(
+        org.base, "audit", "apply", str(org.plan), "--yes", "--irreversible", "--zuliprc", rc
+    )
+    assert again.returncode == 0, again.stdout
+    assert "0 to run" in again.stdout and "Nothing to do." in again.stdout
+    assert len(_results(org.journal)) == len(statuses)
     assert org.requests.writes()[writes:] == []
