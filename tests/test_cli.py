@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import warnings
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -35,6 +38,25 @@ def chatops(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str
         env=env,
         stdin=subprocess.DEVNULL,  # no terminal: commands that would ask must refuse instead
     )
+
+
+def chatops_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command run in this process, as :func:`chatops` reports it: for refusals of bad
+    input, which come before any work (a new interpreter would spend its time importing). The
+    subprocess tests above keep the whole process's behaviour checked."""
+    from chatops.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    shown = warnings.showwarning
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's refusals
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        warnings.showwarning = shown
+    return subprocess.CompletedProcess(["chatops", *args], code, out.getvalue(), err.getvalue())
 
 
 def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -106,7 +128,7 @@ def test_audit_run_exits_1_when_a_threshold_is_crossed(sandbox: Sandbox, tmp_pat
 
 def test_unknown_audit(tmp_path: Path) -> None:
     _one_line_error(
-        chatops("audit", "run", "nope", "--report-dir", str(tmp_path)),
+        chatops_here("audit", "run", "nope", "--report-dir", str(tmp_path)),
         "unknown audit 'nope'",
         "org_overview",
     )
@@ -114,7 +136,7 @@ def test_unknown_audit(tmp_path: Path) -> None:
 
 def test_unknown_parameter(tmp_path: Path) -> None:
     _one_line_error(
-        chatops(
+        chatops_here(
             "audit", "run", "org_overview", "-p", "colour", "red", "--report-dir", str(tmp_path)
         ),
         "unknown parameter colour",
@@ -125,7 +147,7 @@ def test_unknown_parameter(tmp_path: Path) -> None:
 
 def test_bad_parameter_value(tmp_path: Path) -> None:
     _one_line_error(
-        chatops(
+        chatops_here(
             "audit", "run", "org_overview", "-p", "days", "thirty", "--report-dir", str(tmp_path)
         ),
         "parameter days must be an integer, not 'thirty'",
@@ -135,26 +157,26 @@ def test_bad_parameter_value(tmp_path: Path) -> None:
 def test_missing_zuliprc(tmp_path: Path) -> None:
     missing = tmp_path / "nope.zuliprc"
     _one_line_error(
-        chatops("audit", "run", "--all", "--zuliprc", str(missing)),
+        chatops_here("audit", "run", "--all", "--zuliprc", str(missing)),
         f"zuliprc {missing} does not exist",
     )
     _one_line_error(chatops("whoami", "--zuliprc", str(missing)), "does not exist")
 
 
 def test_names_or_all(tmp_path: Path) -> None:
-    _one_line_error(chatops("audit", "run"), "--all")
-    _one_line_error(chatops("audit", "run", "org_overview", "--all"), "not both")
+    _one_line_error(chatops_here("audit", "run"), "--all")
+    _one_line_error(chatops_here("audit", "run", "org_overview", "--all"), "not both")
 
 
 def test_bad_sandbox_arguments(tmp_path: Path) -> None:
     _one_line_error(
-        chatops("sandbox", "serve", "--data", str(tmp_path), "--port", "70000"), "port 70000"
+        chatops_here("sandbox", "serve", "--data", str(tmp_path), "--port", "70000"), "port 70000"
     )
     _one_line_error(
-        chatops("sandbox", "demo", "--data", str(tmp_path), "--size", "huge"),
+        chatops_here("sandbox", "demo", "--data", str(tmp_path), "--size", "huge"),
         "invalid choice: 'huge'",
     )
-    _one_line_error(chatops("sandbox", "serve"), "--data")
+    _one_line_error(chatops_here("sandbox", "serve"), "--data")
 
 
 def test_audit_list() -> None:
@@ -225,7 +247,9 @@ def test_sandbox_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
 def test_audit_run_checks_parameters_and_server_before_any_kernel(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     _one_line_error(
-        chatops("audit", "run", "bots", "-p", "stale_days", "-5", "--report-dir", str(reports)),
+        chatops_here(
+            "audit", "run", "bots", "-p", "stale_days", "-5", "--report-dir", str(reports)
+        ),
         "stale_days",
         "at least 1",
     )
@@ -234,7 +258,7 @@ def test_audit_run_checks_parameters_and_server_before_any_kernel(tmp_path: Path
         "[api]\nemail=admin@example.org\nkey=abcdefghij\nsite=http://127.0.0.1:9\n"
     )
     _one_line_error(
-        chatops(
+        chatops_here(
             "audit", "run", "--all", "--zuliprc", str(unreachable), "--report-dir", str(reports)
         ),
         "unreachable",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import ROOT, _one_line_error, chatops
+from tests.test_cli import ROOT, _one_line_error, chatops, chatops_here
 
 IS_ROOT = os.geteuid() == 0
 
@@ -102,7 +102,7 @@ def test_a_zuliprc_that_is_not_utf8(
     if command[:2] == ["audit", "run"]:
         args += ["--report-dir", str(tmp_path / "reports")]
     _one_line_error(
-        chatops(*args, "--zuliprc", str(latin1_zuliprc)),
+        chatops_here(*args, "--zuliprc", str(latin1_zuliprc)),
         f"zuliprc {latin1_zuliprc} is not UTF-8 text",
         "byte 0xe9",
     )
@@ -112,7 +112,7 @@ def test_a_zuliprc_that_is_not_utf8(
 
 def test_an_impossible_report_folder() -> None:
     _one_line_error(
-        chatops("audit", "run", "--all", "--report-dir", "/dev/null/x"),
+        chatops_here("audit", "run", "--all", "--report-dir", "/dev/null/x"),
         "--report-dir",
         "/dev/null/x: cannot write there: /dev/null is not a folder",
     )
@@ -121,7 +121,7 @@ def test_an_impossible_report_folder() -> None:
 def test_a_report_folder_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     _one_line_error(
-        chatops("audit", "run", "--all", "--report-dir", str(tmp_path / "file" / "reports")),
+        chatops_here("audit", "run", "--all", "--report-dir", str(tmp_path / "file" / "reports")),
         f"{tmp_path / 'file'} is not a folder",
     )
 
@@ -165,11 +165,13 @@ def test_an_unwritable_folder_is_named_before_anything_starts(
 
 
 def test_an_unknown_option_is_named() -> None:
-    _one_line_error(chatops("--bogus"), "unrecognized arguments: --bogus")
-    _one_line_error(chatops("audit", "--bogus"), "--bogus")
-    _one_line_error(chatops("data", "sync", "--bogus"), "--bogus")
+    _one_line_error(chatops_here("--bogus"), "unrecognized arguments: --bogus")
+    _one_line_error(chatops_here("audit", "--bogus"), "--bogus")
+    _one_line_error(chatops_here("data", "sync", "--bogus"), "--bogus")
 
 
 def test_a_missing_command_lists_the_commands() -> None:
-    _one_line_error(chatops(), "name a command: sandbox, audit, undo, lab, console, whoami, data")
-    _one_line_error(chatops("audit"), "name a command: list, run, plan, apply")
+    _one_line_error(
+        chatops_here(), "name a command: sandbox, audit, undo, lab, console, whoami, data"
+    )
+    _one_line_error(chatops_here("audit"), "name a command: list, run, plan, apply")

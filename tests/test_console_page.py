@@ -25,7 +25,7 @@ from chatops.jupyter.console_page import (
 )
 from chatops.jupyter.lab import CONSOLE_NOTEBOOK, notebooks_root
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error, chatops
+from tests.test_cli import _one_line_error, chatops_here
 
 
 def test_the_page_is_the_console_code_with_the_zuliprc_path_never_the_key(
@@ -90,11 +90,11 @@ def test_voila_listens_on_loopback_and_takes_its_token_from_an_owner_only_file(
 
 def test_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     _one_line_error(
-        chatops("console", "--dir", str(tmp_path / "nb"), "--zuliprc", str(tmp_path / "none")),
+        chatops_here("console", "--dir", str(tmp_path / "nb"), "--zuliprc", str(tmp_path / "none")),
         "does not exist",
     )
-    _one_line_error(chatops("console", "--port", "70000"), "70000")
+    _one_line_error(chatops_here("console", "--port", "70000"), "70000")
     _one_line_error(
-        chatops("console", "--dir", str(tmp_path / "nb2"), "--", "--token="),
+        chatops_here("console", "--dir", str(tmp_path / "nb2"), "--", "--token="),
         "empty token",
     )

@@ -21,7 +21,7 @@ from chatops.jupyter.lab import (
 )
 from chatops.jupyter.lab_ready import RUN_VARIABLE
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error, chatops
+from tests.test_cli import _one_line_error, chatops_here
 
 
 def test_prepare_copies_every_notebook(tmp_path: Path) -> None:
@@ -109,13 +109,13 @@ def test_missing_zuliprc_is_refused_before_anything_is_written(tmp_path: Path) -
 
 def test_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     _one_line_error(
-        chatops("lab", "--dir", str(tmp_path / "nb"), "--zuliprc", str(tmp_path / "none")),
+        chatops_here("lab", "--dir", str(tmp_path / "nb"), "--zuliprc", str(tmp_path / "none")),
         "does not exist",
     )
-    _one_line_error(chatops("lab", "--port", "70000"), "70000")
+    _one_line_error(chatops_here("lab", "--port", "70000"), "70000")
     afile = tmp_path / "file"
     afile.write_text("")
-    _one_line_error(chatops("lab", "--dir", str(afile)), "is not a folder")
+    _one_line_error(chatops_here("lab", "--dir", str(afile)), "is not a folder")
 
 
 def test_lab_listens_on_loopback_and_opens_the_console(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from chatops.changes.kinds import (
     UpdateChannel,
 )
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error
+from tests.test_cli import _one_line_error, chatops_here
 from tests.test_cli import chatops as chatops_cli
 
 AUDITS = ("bots", "invitations", "stale_channels")
@@ -187,7 +187,7 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
     assert "{invite_id}" in waiting[0]["reason"]
 
     # no terminal and no --yes: refuse in one line, nothing written
-    _one_line_error(chatops_cli("audit", "apply", str(plan), "--zuliprc", rc), "--yes")
+    _one_line_error(chatops_here("audit", "apply", str(plan), "--zuliprc", rc), "--yes")
     assert not results_path(plan).exists()
 
     # revoking an invitation cannot be undone: with --yes alone it is not sent
@@ -244,15 +244,15 @@ def test_plan_apply_apply_again_and_rerun(org: Sandbox, tmp_path: Path) -> None:
 
 def test_bad_plan_input(tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
-    _one_line_error(chatops_cli("audit", "apply", str(missing), "--yes"), "does not exist")
+    _one_line_error(chatops_here("audit", "apply", str(missing), "--yes"), "does not exist")
     bad = tmp_path / "bad.jsonl"
     good = {"method": "DELETE", "path": "/users/3", "params": {}, "finding": {}}
     bad.write_text(json.dumps(good) + "\n{not json\n")
-    _one_line_error(chatops_cli("audit", "apply", str(bad), "--yes"), "line 2")
+    _one_line_error(chatops_here("audit", "apply", str(bad), "--yes"), "line 2")
     bad.write_text(json.dumps({**good, "method": "FETCH"}) + "\n")
-    _one_line_error(chatops_cli("audit", "apply", str(bad), "--yes"), "line 1")
+    _one_line_error(chatops_here("audit", "apply", str(bad), "--yes"), "line 1")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
-    _one_line_error(chatops_cli("audit", "plan", str(tmp_path / "no-run")), "not a report folder")
+    _one_line_error(chatops_here("audit", "plan", str(tmp_path / "no-run")), "not a report folder")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
 
 

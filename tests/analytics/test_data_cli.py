@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error, chatops
+from tests.test_cli import _one_line_error, chatops, chatops_here
 
 
 def test_sync_info_export(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -53,12 +53,16 @@ def test_sync_info_export(sandbox: Sandbox, tmp_path: Path) -> None:
 def test_bad_arguments_give_one_line_and_exit_2(sandbox: Sandbox, tmp_path: Path) -> None:
     rc = str(sandbox.zuliprc("admin"))
     _one_line_error(
-        chatops("data", "sync", "--zuliprc", str(tmp_path / "nope")), "--zuliprc", "no such file"
+        chatops_here("data", "sync", "--zuliprc", str(tmp_path / "nope")),
+        "--zuliprc",
+        "no such file",
     )
-    _one_line_error(chatops("data", "info", "--cache", str(tmp_path)), "holds no dataset")
-    _one_line_error(chatops("data", "export", "--format", "xml", "--out", "x"), "--format")
-    _one_line_error(chatops("data", "sync", "--zuliprc", rc, "--recheck", "-1"), "--recheck")
-    _one_line_error(chatops("data", "sync", "--site", "x", "--zuliprc", rc), "not allowed")
+    _one_line_error(chatops_here("data", "info", "--cache", str(tmp_path)), "holds no dataset")
+    _one_line_error(chatops_here("data", "export", "--format", "xml", "--out", "x"), "--format")
+    _one_line_error(chatops_here("data", "sync", "--zuliprc", rc, "--recheck", "-1"), "--recheck")
+    _one_line_error(chatops_here("data", "sync", "--site", "x", "--zuliprc", rc), "not allowed")
     afile = tmp_path / "file"
     afile.write_text("")
-    _one_line_error(chatops("data", "sync", "--zuliprc", rc, "--cache", str(afile)), "not a folder")
+    _one_line_error(
+        chatops_here("data", "sync", "--zuliprc", rc, "--cache", str(afile)), "not a folder"
+    )

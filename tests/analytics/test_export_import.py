@@ -22,7 +22,7 @@ from chatops.analytics.dataset.realm_export import MalformedExport, read_export
 from chatops.sandbox import Sandbox
 from chatops.sandbox.export import export_organization
 from tests.analytics.helpers import export_tarball, org_for_export
-from tests.test_cli import _one_line_error
+from tests.test_cli import _one_line_error, chatops_here
 from tests.test_cli import chatops as run_chatops
 
 #: Small enough that each narrow is written as several part files.
@@ -334,25 +334,25 @@ def test_cli_import_export_then_info(tarball: Path, tmp_path: Path) -> None:
 
 
 def test_cli_import_export_bad_arguments(tarball: Path, synced: Dataset, tmp_path: Path) -> None:
-    _one_line_error(run_chatops("data", "import-export"), "required: file")
+    _one_line_error(chatops_here("data", "import-export"), "required: file")
     _one_line_error(
-        run_chatops("data", "import-export", str(tmp_path / "nope.tar.gz")), "no such file"
+        chatops_here("data", "import-export", str(tmp_path / "nope.tar.gz")), "no such file"
     )
     text = tmp_path / "notes.txt"
     text.write_text("hello")
     _one_line_error(
-        run_chatops("data", "import-export", str(text), "--cache", str(tmp_path / "c")),
+        chatops_here("data", "import-export", str(text), "--cache", str(tmp_path / "c")),
         "not a tarball",
     )
     _one_line_error(
-        run_chatops("data", "import-export", str(tarball), "--cache", str(text)), "not a folder"
+        chatops_here("data", "import-export", str(tarball), "--cache", str(text)), "not a folder"
     )
     _one_line_error(
-        run_chatops("data", "import-export", str(tarball), "--cache", str(synced.cache)),
+        chatops_here("data", "import-export", str(tarball), "--cache", str(synced.cache)),
         "synced from",
     )
     _one_line_error(
-        run_chatops("data", "import-export", str(tarball), "--site", "x"), "unrecognized"
+        chatops_here("data", "import-export", str(tarball), "--site", "x"), "unrecognized"
     )
 
 
