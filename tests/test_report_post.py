@@ -15,7 +15,7 @@ import pytest
 import chatops
 from chatops.audit.report import parse_post_target
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error
+from tests.test_cli import _one_line_error, chatops_here
 from tests.test_cli import chatops as chatops_cli
 
 AUDITS = ("bots", "invitations", "stale_channels")
@@ -211,6 +211,6 @@ def test_parse_post_target(text: str, expected: tuple[str, str, tuple[str, ...]]
 )
 def test_bad_run_options(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     reports = tmp_path / "reports"
-    proc = chatops_cli("audit", "run", "bots", "--report-dir", str(reports), *args)
+    proc = chatops_here("audit", "run", "bots", "--report-dir", str(reports), *args)
     _one_line_error(proc, needle)
     assert not reports.exists()

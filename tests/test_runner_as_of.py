@@ -11,7 +11,7 @@ import chatops
 from chatops import audit as pipeline
 from chatops.audits import invitations, parse_as_of
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error
+from tests.test_cli import _one_line_error, chatops_here
 from tests.test_cli import chatops as run_cli
 
 AS_OF = "2026-06-01T12:00:00Z"
@@ -30,7 +30,7 @@ def test_as_of_reaches_every_notebook_and_is_empty_by_default() -> None:
 
 @pytest.mark.parametrize("text", ["yesterday", "2026-13-01", "12:00"])
 def test_bad_as_of_is_one_line_and_exit_2(text: str, tmp_path: Path) -> None:
-    proc = run_cli("audit", "run", "bots", "--as-of", text, "--report-dir", str(tmp_path))
+    proc = chatops_here("audit", "run", "bots", "--as-of", text, "--report-dir", str(tmp_path))
     _one_line_error(proc, "as_of must be an ISO 8601 date-time", repr(text))
     assert not any(tmp_path.iterdir())  # refused before a run folder was made
 

@@ -27,7 +27,7 @@ from chatops.analytics import Dataset, views
 from chatops.analytics.pseudonyms import KEY_ENV, PseudonymKey, load_key
 from chatops.analytics.views import REGISTRY
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error, chatops
+from tests.test_cli import _one_line_error, chatops, chatops_here
 
 KEY = "the-pseudonym-key-of-these-tests-0123456789"
 OTHER = "another-pseudonym-key-for-these-tests-98765"
@@ -248,7 +248,7 @@ def test_a_view_asked_to_anonymize_without_a_key_names_what_to_do(
     # without anonymize no key is needed
     assert len(views.active_users(f.messages).frame)
     out = tmp_path / "out"
-    proc = chatops(
+    proc = chatops_here(
         "data", "export", "--cache", str(dataset.cache), "--format", "csv", "--out", str(out),
         "--pseudonymise",
     )  # fmt: skip
@@ -367,7 +367,7 @@ def test_the_report_command_refuses_to_pseudonymise_without_a_key(
     dataset: Dataset, tmp_path: Path, no_key: Path
 ) -> None:
     out = tmp_path / "r.html"
-    proc = chatops(
+    proc = chatops_here(
         "report", "analytics", "--dataset", str(dataset.cache), "--out", str(out),
         "--pseudonymise", "--no-progress",
     )  # fmt: skip

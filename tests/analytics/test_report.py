@@ -28,7 +28,7 @@ from chatops.analytics.report import (
 )
 from chatops.analytics.views import REGISTRY
 from chatops.sandbox import Sandbox
-from tests.test_cli import _one_line_error, chatops
+from tests.test_cli import _one_line_error, chatops, chatops_here
 
 SCRIPT = "<script>alert(1)</script>"
 PERSON = "<img src=x onerror=alert(2)>"
@@ -220,7 +220,7 @@ def test_bad_arguments_are_refused_before_anything_is_written(
 ) -> None:
     (tmp_path / "missing-file").write_text("a file where a folder would be")
     before = sorted(tmp_path.rglob("*"))
-    proc = chatops("report", "analytics", *[a.replace("{tmp}", str(tmp_path)) for a in args])
+    proc = chatops_here("report", "analytics", *[a.replace("{tmp}", str(tmp_path)) for a in args])
     _one_line_error(proc, *([needle] if needle else []))
     assert sorted(tmp_path.rglob("*")) == before
     assert not Path("analytics-report.html").exists()
