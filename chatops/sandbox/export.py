@@ -21,10 +21,10 @@ is a personal recipient. The notification bot, a system bot, is listed in
 ``zerver_userprofile_crossrealm`` (id and email only), as Zulip lists its system bots.
 
 By default the export holds every message, as the server's management command writes it. An
-:class:`ExportScope` narrows it as ``POST /export/realm`` does: a public export holds the
-messages of public channels only; an export with consent also those a consenting person
-received, with only the consenting people's ``zerver_usermessage`` rows for them. Attachments
-follow their messages: one none of whose messages is exported is left out.
+:class:`~chatops.sandbox.export_scope.ExportScope` narrows it as ``POST /export/realm`` does: a
+public export holds the messages of public channels only; an export with consent also what the
+consenting people may read, with only their ``zerver_usermessage`` rows. Attachments follow
+their messages: one none of whose messages is exported is left out.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ import secrets
 import tarfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +44,11 @@ import msgspec
 from . import group_settings
 from . import messages as messages_mod
 from . import users as users_mod
+from .export_scope import ExportScope
 from .files import private_file
 from .store import Row, Store
 
-__all__ = [
-    "RECIPIENT_HUDDLE",
-    "RECIPIENT_PERSONAL",
-    "RECIPIENT_STREAM",
-    "ExportScope",
-    "export_organization",
-]
+__all__ = ["RECIPIENT_HUDDLE", "RECIPIENT_PERSONAL", "RECIPIENT_STREAM", "export_organization"]
 
 #: ``zerver_recipient.type`` values.
 RECIPIENT_PERSONAL = 1
@@ -77,24 +71,6 @@ ZULIP_FLAGS = (
     "is_private",
     "active_mobile_push_notification",
 )
-
-
-@dataclass(frozen=True)
-class ExportScope:
-    """Which messages an export holds, as Zulip's export types choose them.
-
-    Attributes:
-        consenting: the people whose received messages (direct, private channels) and message
-            flags are exported besides the public channels' messages; empty for a public export.
-    """
-
-    consenting: frozenset[int] = frozenset()
-
-    def keep(self, message: Row, public: set[int], receivers: set[int]) -> bool:
-        """Whether ``message`` (received by ``receivers``) is exported."""
-        if message["stream_id"] is not None and int(message["stream_id"]) in public:
-            return True
-        return not self.consenting.isdisjoint(receivers)
 
 
 def _flags_mask(bits: int) -> int:
@@ -500,7 +476,6 @@ def _write_messages(
     from tqdm import tqdm  # type: ignore[import-untyped]  # only when exporting
 
     realm_id, chunk_size, progress = settings
-    public = {int(r["id"]) for r in store.query("SELECT id FROM streams WHERE invite_only = 0")}
     kept: set[int] = set()
     number = 0
     total = int(store.scalar("SELECT count(*) FROM messages"))
@@ -514,19 +489,7 @@ def _write_messages(
             )
             bar.update(len(rows))
             if scope is not None:
-                receivers: dict[int, set[int]] = {}
-                for f in flags:
-                    receivers.setdefault(int(f["message_id"]), set()).add(int(f["user_id"]))
-                rows = [
-                    m for m in rows if scope.keep(m, public, receivers.get(int(m["id"]), set()))
-                ]
-                ids = {int(m["id"]) for m in rows}
-                flags = [
-                    f
-                    for f in flags
-                    if int(f["message_id"]) in ids
-                    and (not scope.consenting or int(f["user_id"]) in scope.consenting)
-                ]
+                rows, flags = scope.narrow(store, rows, flags)
                 if not rows:
                     continue
             kept.update(int(m["id"]) for m in rows)

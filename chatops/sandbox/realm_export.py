@@ -30,7 +30,8 @@ from . import clock, user_settings, users
 from . import realm as realm_mod
 from .bus import event_bus
 from .errors import ApiError
-from .export import ExportScope, export_organization
+from .export import export_organization
+from .export_scope import ExportScope
 from .messages import send_message
 from .store import Row, Store
 
