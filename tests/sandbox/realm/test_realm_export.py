@@ -105,6 +105,7 @@ def test_an_administrator_exports_the_public_data_and_downloads_it(
     org: Sandbox, admin: chatops.Client, queue: Queue
 ) -> None:
     admin_id = org.accounts["admin"].user_id
+    bystander = Queue(org, "member", event_types=["realm_export"])
     export_id = admin.realm.create_export()
     done = admin.realm.wait_for_export(export_id, timeout=60, poll_seconds=0.1)
     assert done.pending is False and done.failed_timestamp is None
@@ -122,6 +123,8 @@ def test_an_administrator_exports_the_public_data_and_downloads_it(
     assert requested["exports"][0]["pending"] is True
     assert requested["exports"][0]["export_url"] is None
     assert [_record(e) for e in written["exports"]] == [done]
+    assert bystander.poll() == [], "a member is told of the organization's exports"
+    bystander.close()
     told = events["message"][0]["message"]
     assert told["sender_full_name"] == "Notification Bot"
     assert "Your data export is complete" in told["content"]
@@ -147,8 +150,11 @@ def test_an_export_with_consent_holds_what_the_consenting_people_received(
 ) -> None:
     owner_id = org.accounts["owner"].user_id
     assert {c.user_id: c.consented for c in admin.realm.export_consents()}[owner_id] is False
+    bystander = Queue(org, "member", event_types=["realm_export_consent"])
     owner.users.update_settings(allow_private_data_export=True)
     event = queue.wait_for("realm_export_consent")
+    assert bystander.poll() == [], "a member is told who consents"
+    bystander.close()
     assert (event["user_id"], event["consented"]) == (owner_id, True)
     consents = admin.realm.export_consents()
     assert {c.user_id for c in consents if c.consented} == {owner_id}
@@ -277,3 +283,18 @@ def test_only_administrators_download_an_export(org: Sandbox, admin: chatops.Cli
     assert r.content[:2] == b"\x1f\x8b"
     wrong = url.rsplit("/", 2)[0] + "/guessed/" + url.rsplit("/", 1)[1]
     assert httpx.get(wrong, auth=(acc.email, acc.api_key)).status_code == 404
+
+
+def test_before_feature_levels_295_and_304(tmp_path: Path) -> None:
+    """No consents before 295; before 304 every export is public and records have no type."""
+    with Sandbox.start(tmp_path, size="small", seed=3, feature_level=294) as old:
+        status, body = raw(old, "admin", "GET", "/export/realm/consents")
+        assert status == 404, body
+        status, body = raw(old, "admin", "POST", "/export/realm", export_type="2")
+        assert status == 200, body
+        with chatops.Client.from_zuliprc(old.zuliprc("admin")) as admin:
+            done = admin.realm.wait_for_export(body["id"], timeout=60, poll_seconds=0.1)
+            assert done.export_url
+        status, body = raw(old, "admin", "GET", "/export/realm")
+        assert "export_type" not in body["exports"][0]
+        assert old.store.scalar("SELECT export_type FROM realm_exports") == 1
