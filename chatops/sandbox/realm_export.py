@@ -249,13 +249,16 @@ def produce_requested(store: Store, upload_dir: Path) -> int:
     An export found started (the sandbox stopped while writing it) is marked failed, as the
     real server marks an export it finds started when it retries.
     """
-    with store.atomic():
-        stale = store.query("SELECT id FROM realm_exports WHERE status = ?", [STARTED])
-        for r in stale:
-            _set_status(store, int(r["id"]), FAILED, date_failed=clock.now())
-        if stale:
+    waiting = store.query(
+        "SELECT * FROM realm_exports WHERE status IN (?, ?) ORDER BY id", [REQUESTED, STARTED]
+    )
+    stale = [int(r["id"]) for r in waiting if r["status"] == STARTED]
+    if stale:
+        with store.atomic():
+            for export_id in stale:
+                _set_status(store, export_id, FAILED, date_failed=clock.now())
             _notify(store)
-    rows = store.query("SELECT * FROM realm_exports WHERE status = ? ORDER BY id", [REQUESTED])
+    rows = [r for r in waiting if r["status"] == REQUESTED]
     for row in rows:
         _produce(store, row, upload_dir)
     return len(rows)

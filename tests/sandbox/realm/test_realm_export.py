@@ -298,3 +298,15 @@ def test_before_feature_levels_295_and_304(tmp_path: Path) -> None:
         status, body = raw(old, "admin", "GET", "/export/realm")
         assert "export_type" not in body["exports"][0]
         assert old.store.scalar("SELECT export_type FROM realm_exports") == 1
+
+
+def test_an_export_found_started_is_marked_failed(org: Sandbox, admin: chatops.Client) -> None:
+    """One the sandbox was writing when it stopped: as the real server does on a retry."""
+    org.store.execute(
+        "INSERT INTO realm_exports (export_type, status, acting_user_id, date_requested, "
+        "date_started, base_url) VALUES (1, 2, ?, ?, ?, ?)",
+        [org.accounts["admin"].user_id, clock.now(), clock.now(), org.site],
+    )
+    export_id = int(org.store.scalar("SELECT max(id) FROM realm_exports"))
+    failed = admin.realm.wait_for_export(export_id, timeout=30, poll_seconds=0.1)
+    assert failed.failed_timestamp is not None and failed.export_url is None
