@@ -53,6 +53,9 @@ def _round_trip(sb: Sandbox, folder: Path) -> RoundTrip:
     with chatops.Client.from_zuliprc(sb.zuliprc("owner")) as owner:
         owner.users.update_settings(allow_private_data_export=True)
         owner.messages.send_direct(sb.accounts["member"].user_id, "Before the export")
+        # a topic a linkifier links: the API gives its links, an export does not hold them
+        owner.realm.add_linkifier(r"#(?P<id>[0-9]+)", "https://tracker.test/{id}")
+        owner.messages.send_to_channel("general", "issue #12", "Linked topic")
         export_id = owner.realm.create_export(export_type=2)
         export = owner.realm.wait_for_export(export_id, timeout=600, poll_seconds=0.2)
         assert export.failed_timestamp is None and export.export_url, export
@@ -111,6 +114,7 @@ def _check(trip: RoundTrip) -> None:
             _plain(frame, KEYS_ALL[name]), _plain(want, KEYS_ALL[name]), obj=name
         )
     assert got.topic_links is not None and got.topic_links.empty, NAMED["topic_links"]
+    assert api.topic_links is not None and not api.topic_links.empty
     compared = {"messages", "reactions", "edits", "dm_recipients", "users", "topic_links"}
     compared |= {"channels", "subscriptions", "user_groups", "topics"}
     assert compared == {f.name for f in dataclasses.fields(AnalyticsFrames)}
