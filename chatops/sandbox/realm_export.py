@@ -211,7 +211,7 @@ def _produce(store: Store, row: Row, upload_dir: Path) -> None:
     name = f"zulip-export-{secrets.token_hex(4)}.tar.gz"
     folder = upload_dir / relative
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with store.reading():  # one snapshot of the organization, writes go on meanwhile
             export_organization(
                 store, folder / name, upload_dir=upload_dir, progress=False, scope=scope
