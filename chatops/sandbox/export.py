@@ -19,6 +19,12 @@ password. Direct messages between two or more people are ``zerver_huddle`` conve
 whose members are the subscriptions to the huddle's recipient; a conversation with oneself
 is a personal recipient. The notification bot, a system bot, is listed in
 ``zerver_userprofile_crossrealm`` (id and email only), as Zulip lists its system bots.
+
+By default the export holds every message, as the server's management command writes it. An
+:class:`~chatops.sandbox.export_scope.ExportScope` narrows it as ``POST /export/realm`` does: a
+public export holds the messages of public channels only; an export with consent also what the
+consenting people may read, with only their ``zerver_usermessage`` rows. Attachments follow
+their messages: one none of whose messages is exported is left out.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import msgspec
 from . import group_settings
 from . import messages as messages_mod
 from . import users as users_mod
+from .export_scope import ExportScope
 from .files import private_file
 from .store import Row, Store
 
@@ -394,6 +401,7 @@ def export_organization(
     upload_dir: Path | None = None,
     chunk_size: int = 1000,
     progress: bool = True,
+    scope: ExportScope | None = None,
 ) -> Path:
     """Write the organization of ``store`` to ``out`` as a Zulip data export tarball.
 
@@ -404,6 +412,7 @@ def export_organization(
         upload_dir: the sandbox's upload folder, to include the uploaded files.
         chunk_size: messages per ``messages-NNNNNN.json`` file (Zulip writes 1,000).
         progress: show a progress bar of the messages written.
+        scope: which messages to export (default: every one).
 
     Returns ``out``.
     """
@@ -421,7 +430,12 @@ def export_organization(
         for r in store.query("SELECT * FROM attachment_messages ORDER BY message_id"):
             links.setdefault(int(r["attachment_id"]), []).append(int(r["message_id"]))
         attached = {mid for ids in links.values() for mid in ids}
-        _write_messages(tar, store, realm_id, clients, attached, chunk_size, progress)
+        kept = _write_messages(
+            tar, store, (realm_id, chunk_size, progress), clients, attached, scope
+        )
+        if scope is not None:
+            links = {a: [m for m in ids if m in kept] for a, ids in links.items()}
+            attachments = [a for a in attachments if links.get(int(a["id"]))]
         tables["zerver_reaction"] = [
             {
                 "id": r["id"],
@@ -450,24 +464,36 @@ def export_organization(
 def _write_messages(
     tar: _Tar,
     store: Store,
-    realm_id: int,
+    settings: tuple[int, int, bool],
     clients: dict[str, int],
     attached: set[int],
-    chunk_size: int,
-    progress: bool,
-) -> None:
-    """``messages-NNNNNN.json``: ``chunk_size`` messages each, with who has them and how."""
+    scope: ExportScope | None,
+) -> set[int]:
+    """``messages-NNNNNN.json``: up to ``chunk_size`` messages each, with who has them and how.
+
+    ``settings`` is (realm id, chunk size, progress bar). Returns the ids of the messages
+    written."""
     from tqdm import tqdm  # type: ignore[import-untyped]  # only when exporting
 
+    realm_id, chunk_size, progress = settings
+    kept: set[int] = set()
+    number = 0
     total = int(store.scalar("SELECT count(*) FROM messages"))
     with tqdm(total=total, desc="Exporting", unit="msg", disable=not progress, leave=False) as bar:
-        for number, rows in enumerate(_message_chunks(store, chunk_size), start=1):
+        for rows in _message_chunks(store, chunk_size):
             first, last = int(rows[0]["id"]), int(rows[-1]["id"])
             flags = store.query(
                 "SELECT user_id, message_id, flags FROM message_flags "
                 "WHERE message_id BETWEEN ? AND ? ORDER BY message_id, user_id",
                 [first, last],
             )
+            bar.update(len(rows))
+            if scope is not None:
+                rows, flags = scope.narrow(store, rows, flags)
+                if not rows:
+                    continue
+            kept.update(int(m["id"]) for m in rows)
+            number += 1
             tar.add_json(
                 f"messages-{number:06d}.json",
                 {
@@ -483,7 +509,7 @@ def _write_messages(
                     ],
                 },
             )
-            bar.update(len(rows))
+    return kept
 
 
 def _write_attachments(

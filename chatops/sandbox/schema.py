@@ -410,4 +410,21 @@ MIGRATIONS: list[str] = [
     CREATE INDEX messages_timestamp ON messages(timestamp);
     CREATE INDEX messages_stream_id ON messages(stream_id, id);
     """,
+    # organization data exports made through the API (RealmExport): status 1 requested,
+    # 2 started, 3 succeeded, 4 failed, 5 deleted; times in seconds
+    """
+    CREATE TABLE realm_exports (
+        id INTEGER PRIMARY KEY,
+        export_type INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        acting_user_id INTEGER NOT NULL REFERENCES users(id),
+        date_requested REAL NOT NULL,
+        date_started REAL,
+        date_succeeded REAL,
+        date_failed REAL,
+        date_deleted REAL,
+        export_path TEXT,
+        base_url TEXT NOT NULL
+    );
+    """,
 ]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 from zoneinfo import available_timezones
 
+from . import realm as realm_mod
 from . import user_admin, users
 from .bus import EventQueue, event_bus
 from .errors import ApiError
@@ -280,6 +281,15 @@ def _announce(store: Store, user: Row, name: str, value: Any) -> None:
     if name == "default_language":
         event["language_name"] = LANGUAGES[value]
     bus.publish(event, [user["id"]])
+    if name == "allow_private_data_export":  # the administrators see who consents
+        admins = store.query(
+            "SELECT id FROM users WHERE is_active = 1 AND is_bot = 0 AND role <= ?",
+            [realm_mod.ROLE_ADMIN],
+        )
+        bus.publish(
+            {"type": "realm_export_consent", "user_id": user["id"], "consented": value},
+            [int(a["id"]) for a in admins],
+        )
     email = users.api_email(store, user)
     if name in DISPLAY_LEGACY or name == "timezone":
         legacy: dict[str, Any] = {

@@ -115,3 +115,41 @@ class CustomProfileFieldsResult(Record):
     """``GET /realm/profile_fields``."""
 
     custom_fields: list[CustomProfileField] = []
+
+
+class RealmExport(Record):
+    """An organization data export (``GET /export/realm``, the ``realm_export`` event).
+
+    ``export_type``: 1 public data, 2 standard (with the consenting people's private data);
+    absent before feature level 304, when every export was public. ``export_url`` is set once
+    the export is written; ``pending`` while it is being written; ``failed_timestamp`` and
+    ``deleted_timestamp`` say when it failed or was deleted.
+    """
+
+    id: int
+    acting_user_id: int
+    export_time: float
+    export_url: str | None = None
+    deleted_timestamp: float | None = None
+    failed_timestamp: float | None = None
+    pending: bool = False
+    export_type: int = 1
+
+
+class RealmExportsResult(Record):
+    """``GET /export/realm``."""
+
+    exports: list[RealmExport] = []
+
+
+class ExportConsent(Record):
+    """Whether a person consents to administrators exporting their private data."""
+
+    user_id: int
+    consented: bool
+
+
+class ExportConsentsResult(Record):
+    """``GET /export/realm/consents``."""
+
+    export_consents: list[ExportConsent] = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 import chatops
 from chatops.sandbox import Sandbox
 from tests.sandbox.realm.test_custom_emoji import png
@@ -100,3 +102,21 @@ def test_user_group_life(
     assert inner in [g.id for g in admin.user_groups.list()]
     deactivated = "SELECT deactivated FROM user_groups WHERE id = ?"
     assert fresh_sandbox.store.scalar(deactivated, [inner]) == 0
+
+
+def test_organization_exports(
+    client_for: Callable[..., chatops.Client], fresh_sandbox: Sandbox, twin: str
+) -> None:
+    admin = client_for("admin", fresh_sandbox)
+    owner = client_for("owner", fresh_sandbox)
+    owner.users.update_settings(allow_private_data_export=True)
+    owner_id = fresh_sandbox.accounts["owner"].user_id
+    assert {c.user_id: c.consented for c in admin.realm.export_consents()}[owner_id] is True
+    export_id = admin.realm.create_export(export_type=2)
+    assert export_id in {e.id for e in admin.realm.exports()}
+    done = admin.realm.wait_for_export(export_id, timeout=60, poll_seconds=0.1)
+    assert done.export_type == 2 and done.export_url and not done.pending
+    assert admin.realm.download_export(done)[:2] == b"\x1f\x8b"  # gzip
+    assert admin.realm.download_export(done.export_url)[:2] == b"\x1f\x8b"
+    with pytest.raises(LookupError):
+        admin.realm.wait_for_export(10**6)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -15,13 +16,17 @@ from ...types import (
     Capabilities,
     CustomProfileField,
     CustomProfileFieldsResult,
+    ExportConsent,
+    ExportConsentsResult,
     IdResult,
     Linkifier,
     LinkifiersResult,
     RealmEmoji,
     RealmEmojiResult,
+    RealmExport,
+    RealmExportsResult,
 )
-from .uploads import FileInput, _file_part, _Source
+from .uploads import FileInput, _api_file_path, _file_part, _Source
 
 __all__ = ["format_string_from_template", "Realm"]
 
@@ -227,3 +232,72 @@ class Realm(SyncResource):
     def delete_profile_field(self, field_id: int) -> None:
         """``DELETE /realm/profile_fields/{field_id}``: the field and all users' values."""
         self._client._request("DELETE", f"/realm/profile_fields/{int(field_id)}")
+
+    # -- organization data exports -----------------------------------------------------------------
+
+    def create_export(self, *, export_type: int | NotGiven = NOT_GIVEN) -> int:
+        """``POST /export/realm`` (administrators): ask for a data export; returns its id.
+
+        The server writes it in the background: :meth:`wait_for_export` waits for it, and
+        :meth:`download_export` fetches the tarball.
+
+        Args:
+            export_type: 1 public data (the default), 2 standard: also the private data of the
+                people who consent (feature level 304).
+
+        Example::
+
+            export = client.realm.wait_for_export(client.realm.create_export(export_type=2))
+            Path("org.tar.gz").write_bytes(client.realm.download_export(export))
+        """
+        result = self._client._request(
+            "POST", "/export/realm", params=given(locals()), cast_to=IdResult
+        )
+        return result.id
+
+    def exports(self) -> builtins.list[RealmExport]:
+        """``GET /export/realm`` (administrators): every data export of the organization."""
+        result = self._client._request("GET", "/export/realm", cast_to=RealmExportsResult)
+        return result.exports
+
+    def export_consents(self) -> builtins.list[ExportConsent]:
+        """``GET /export/realm/consents`` (administrators; feature level 295): whether each
+        active person consents to the export of their private data."""
+        result = self._client._request(
+            "GET", "/export/realm/consents", cast_to=ExportConsentsResult
+        )
+        return result.export_consents
+
+    def wait_for_export(
+        self, export_id: int, *, timeout: float = 600.0, poll_seconds: float = 1.0
+    ) -> RealmExport:
+        """The export ``export_id`` once it is no longer pending (written, or failed).
+
+        Args:
+            export_id: what :meth:`create_export` returned.
+            timeout: seconds to wait at most; then ``TimeoutError``.
+            poll_seconds: seconds between two reads of ``GET /export/realm``.
+
+        Raises ``LookupError`` when the organization has no such export.
+        """
+        stop = time.monotonic() + timeout
+        while True:
+            found = [e for e in self.exports() if e.id == export_id]
+            if not found:
+                raise LookupError(f"the organization has no data export {export_id}")
+            if not found[0].pending:
+                return found[0]
+            if time.monotonic() >= stop:
+                raise TimeoutError(f"data export {export_id} still pending after {timeout:g} s")
+            time.sleep(poll_seconds)
+
+    def download_export(self, export: RealmExport | str) -> bytes:
+        """The tarball of a written export: its record, or its ``export_url``.
+
+        Raises ``ValueError`` for an export that has no URL (pending, failed or deleted).
+        """
+        url = export if isinstance(export, str) else export.export_url
+        if not url:
+            raise ValueError(f"data export {getattr(export, 'id', '')} has no URL to download")
+        target, _ = _api_file_path(self._client.site, url)
+        return self._client._request("GET", target, cast_to=bytes)

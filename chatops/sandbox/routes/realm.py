@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -15,6 +17,7 @@ from .. import group_settings as gs
 from .. import (
     linkifiers,
     realm_emoji,
+    realm_export,
     realm_settings,
 )
 from .. import realm as realm_mod
@@ -30,10 +33,13 @@ from ..params import (
 )
 from ..state import SandboxState
 from ..store import Row
-from ._http import API, endpoint
+from ._http import API, Background, authenticate, endpoint, since
+from ._http import base_url as _base_url
 from ._http import me as _me
 from ._http import path_int as _path_int
 from .uploads import UPLOAD_CSP
+
+log = logging.getLogger("chatops.sandbox")
 
 
 @endpoint(auth=False)
@@ -282,6 +288,84 @@ def update_realm(
     return {}
 
 
+# -- organization data exports ----------------------------------------------------------------
+
+#: ``export_type`` and the records' field of the same name are new in feature level 304.
+EXPORT_TYPE_FEATURE_LEVEL = 304
+#: ``GET /export/realm/consents`` is new in feature level 295.
+CONSENTS_FEATURE_LEVEL = 295
+#: How often the background job looks for requested exports.
+EXPORT_INTERVAL_SECONDS = 0.5
+
+
+def _export_records(state: SandboxState, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if state.feature_level < EXPORT_TYPE_FEATURE_LEVEL:
+        for record in records:
+            record.pop("export_type", None)
+    return records
+
+
+@endpoint({"export_type": P(integer, default=realm_export.EXPORT_PUBLIC)})
+def create_export(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    export_type = p["export_type"]
+    if state.feature_level < EXPORT_TYPE_FEATURE_LEVEL:
+        export_type = realm_export.EXPORT_PUBLIC  # only public exports before
+    export_id = realm_export.request_export(
+        state.store, _me(user), export_type, _base_url(request, state)
+    )
+    return {"id": export_id}
+
+
+@endpoint()
+def list_exports(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    records = realm_export.list_exports(state.store, _me(user))
+    return {"exports": _export_records(state, records)}
+
+
+@endpoint()
+def export_consents(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    since(state, CONSENTS_FEATURE_LEVEL)
+    return {"export_consents": realm_export.consents(state.store, _me(user))}
+
+
+async def serve_export(request: Request) -> Response:
+    """An export's tarball, for an administrator of the organization (HTTP Basic)."""
+    state: SandboxState = request.app.state.sandbox
+    user = await authenticate(request)
+    params = request.path_params
+    path = f"exports/{params['realm_id']}/{params['token']}/{params['file_name']}"
+
+    def find() -> Any:
+        with state.store.reading():
+            return realm_export.export_file(state.store, user, path, state.upload_dir)
+
+    file = await run_in_threadpool(find)
+    return FileResponse(
+        file,
+        media_type="application/gzip",
+        filename=params["file_name"],
+        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP},
+    )
+
+
+async def produce_exports(state: SandboxState) -> None:
+    """Write the requested organization exports in the background."""
+    while True:
+        try:
+            await asyncio.to_thread(realm_export.produce_requested, state.store, state.upload_dir)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("organization export failed")
+        await asyncio.sleep(EXPORT_INTERVAL_SECONDS)
+
+
 ROUTES: list[Route] = [
     Route(f"{API}/server_settings", server_settings, methods=["GET"]),
     Route(f"{API}/realm/filters", add_linkifier, methods=["POST"]),
@@ -299,4 +383,12 @@ ROUTES: list[Route] = [
     Route(f"{API}/realm/profile_fields/{{field_id:int}}", update_profile_field, methods=["PATCH"]),
     Route(f"{API}/realm/profile_fields/{{field_id:int}}", delete_profile_field, methods=["DELETE"]),
     Route(f"{API}/realm", update_realm, methods=["PATCH"]),
+    Route(f"{API}/export/realm", create_export, methods=["POST"]),
+    Route(f"{API}/export/realm", list_exports, methods=["GET"]),
+    Route(f"{API}/export/realm/consents", export_consents, methods=["GET"]),
+    Route(
+        "/user_avatars/exports/{realm_id:int}/{token}/{file_name}", serve_export, methods=["GET"]
+    ),
 ]
+
+BACKGROUND: list[Background] = [produce_exports]
