@@ -74,6 +74,11 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
                 is_last_owner=True,
                 entity=target["full_name"],
             )
+    _deactivate(store, user_id)
+
+
+def _deactivate(store: Store, user_id: int) -> None:
+    """Deactivate a person or bot with the bots they own, and announce each."""
     with store.atomic():
         owned = store.query(
             "SELECT id FROM users WHERE bot_owner_id = ? AND is_active = 1", [user_id]
@@ -88,6 +93,38 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
             {"type": "realm_user", "op": "update", "person": {"user_id": uid, "is_active": False}},
         )
         bots.announce_active(store, uid)
+
+
+def deactivate_own_account(store: Store, user: Row) -> None:
+    """``DELETE /users/me``: anyone may leave, unless they are the last of the organization.
+
+    As the real server's ``deactivate_user_own_backend``: the only active account (bots
+    counted) is refused with ``is_last_owner: false``; the only human owner while others
+    remain with ``is_last_owner: true``, both ``CANNOT_DEACTIVATE_LAST_USER``. The bots the
+    person owns are deactivated with them.
+
+    Args:
+        store: the organization.
+        user: who leaves.
+    """
+    active = int(
+        store.scalar("SELECT count(*) FROM users WHERE is_active = 1 AND is_system_bot = 0")
+    )
+    if active == 1:
+        raise ApiError(
+            "Cannot deactivate the only user.",
+            code="CANNOT_DEACTIVATE_LAST_USER",
+            is_last_owner=False,
+            entity="user",
+        )
+    if int(user["role"]) == realm_mod.ROLE_OWNER and _owners(store) == [int(user["id"])]:
+        raise ApiError(
+            "Cannot deactivate the only organization owner.",
+            code="CANNOT_DEACTIVATE_LAST_USER",
+            is_last_owner=True,
+            entity="organization owner",
+        )
+    _deactivate(store, int(user["id"]))
 
 
 def reactivate_user(store: Store, actor: Row, user_id: int) -> None:

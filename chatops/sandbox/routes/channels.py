@@ -13,6 +13,7 @@ from .. import (
     channel_settings,
     channels,
     group_settings,
+    message_delete,
     subscriptions,
     user_topics,
 )
@@ -30,6 +31,7 @@ from ..params import (
     json_value,
     loads,
     optional_integer,
+    text,
 )
 from ..state import SandboxState
 from ..store import Row
@@ -105,6 +107,23 @@ def unsubscribe(request: Request, state: SandboxState, user: Row | None, p: Para
         principals=p["principals"],
         feature_level=state.feature_level,
     )
+
+
+@endpoint({"add": P(json_list, default=[]), "delete": P(json_list, default=[])})
+def update_subscriptions(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    """``PATCH /users/me/subscriptions``: join and leave channels in one request."""
+    return subscriptions.update_subscriptions(
+        state.store, _me(user), add=p["add"], delete=p["delete"], feature_level=state.feature_level
+    )
+
+
+@endpoint({"topic_name": P(text, required=True)})
+def delete_topic(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    """``POST /streams/{stream_id}/delete_topic``."""
+    complete = message_delete.delete_topic(
+        state.store, _me(user), _path_int(request, "stream_id"), p["topic_name"]
+    )
+    return {"complete": complete}
 
 
 @endpoint({"include_subscribers": P(json_value, default=False)})
@@ -365,6 +384,8 @@ ROUTES: list[Route] = [
     Route(f"{API}/users/me/subscriptions", subscribe, methods=["POST"]),
     Route(f"{API}/users/me/subscriptions", list_subscriptions, methods=["GET"]),
     Route(f"{API}/users/me/subscriptions", unsubscribe, methods=["DELETE"]),
+    Route(f"{API}/users/me/subscriptions", update_subscriptions, methods=["PATCH"]),
+    Route(f"{API}/streams/{{stream_id:int}}/delete_topic", delete_topic, methods=["POST"]),
     Route(f"{API}/get_stream_id", get_stream_id, methods=["GET"]),
     Route(f"{API}/streams/{{stream_id:int}}", get_stream, methods=["GET"]),
     Route(f"{API}/streams/{{stream_id:int}}", update_stream, methods=["PATCH"]),

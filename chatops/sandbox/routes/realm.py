@@ -15,7 +15,10 @@ from .. import group_settings as gs
 from .. import (
     linkifiers,
     realm_emoji,
+    realm_playgrounds,
     realm_settings,
+    user_settings,
+    video_calls,
 )
 from .. import realm as realm_mod
 from ..errors import ApiError
@@ -282,6 +285,80 @@ def update_realm(
     return {}
 
 
+# -- code playgrounds ---------------------------------------------------------------------------
+
+
+@endpoint(
+    {
+        "name": P(required=True),
+        "url_template": P(required=True),
+        "pygments_language": P(required=True),
+    }
+)
+def add_playground(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``POST /realm/playgrounds``."""
+    new_id = realm_playgrounds.add(
+        state.store,
+        _me(user),
+        name=p["name"],
+        pygments_language=p["pygments_language"],
+        url_template=p["url_template"],
+    )
+    return {"id": new_id}
+
+
+@endpoint()
+def remove_playground(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``DELETE /realm/playgrounds/{playground_id}``."""
+    realm_playgrounds.remove(state.store, _me(user), _path_int(request, "playground_id"))
+    return {}
+
+
+# -- settings for new users ----------------------------------------------------------------------
+
+
+def _default_param(name: str) -> Param:
+    if name == "email_address_visibility":
+        return P(integer)
+    default = user_settings.SETTINGS[name][0]
+    if isinstance(default, bool):
+        return P(boolean)
+    return P(integer) if isinstance(default, int) else P()
+
+
+@endpoint({name: _default_param(name) for name in user_settings.DEFAULTS_SETTINGS})
+def update_user_settings_defaults(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``PATCH /realm/user_settings_defaults``."""
+    changes = {name: p[name] for name in user_settings.DEFAULTS_SETTINGS if p.given(name)}
+    user_settings.update_realm_defaults(state.store, _me(user), changes)
+    return {}
+
+
+# -- video calls ---------------------------------------------------------------------------------
+
+
+@endpoint({"meeting_name": P(required=True), "voice_only": P(boolean, default=False)})
+def create_bigbluebutton_call(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``GET /calls/bigbluebutton/create``: a signed join link (no video server is asked)."""
+    url = video_calls.bigbluebutton_url(state.secret, _me(user), p["meeting_name"], p["voice_only"])
+    return {"url": url}
+
+
+async def join_bigbluebutton_call(request: Request) -> Response:
+    """``/calls/bigbluebutton/join``: refused, as the real server refuses it with no video
+    server configured."""
+    video_calls.join_bigbluebutton()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 ROUTES: list[Route] = [
     Route(f"{API}/server_settings", server_settings, methods=["GET"]),
     Route(f"{API}/realm/filters", add_linkifier, methods=["POST"]),
@@ -299,4 +376,9 @@ ROUTES: list[Route] = [
     Route(f"{API}/realm/profile_fields/{{field_id:int}}", update_profile_field, methods=["PATCH"]),
     Route(f"{API}/realm/profile_fields/{{field_id:int}}", delete_profile_field, methods=["DELETE"]),
     Route(f"{API}/realm", update_realm, methods=["PATCH"]),
+    Route(f"{API}/realm/playgrounds", add_playground, methods=["POST"]),
+    Route(f"{API}/realm/playgrounds/{{playground_id:int}}", remove_playground, methods=["DELETE"]),
+    Route(f"{API}/realm/user_settings_defaults", update_user_settings_defaults, methods=["PATCH"]),
+    Route(f"{API}/calls/bigbluebutton/create", create_bigbluebutton_call, methods=["GET"]),
+    Route(video_calls.JOIN_PATH, join_bigbluebutton_call, methods=["GET"]),
 ]

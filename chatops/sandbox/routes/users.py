@@ -170,6 +170,15 @@ def deactivate_user(
 
 
 @endpoint()
+def deactivate_own_account(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``DELETE /users/me``."""
+    user_admin.deactivate_own_account(state.store, _me(user))
+    return {}
+
+
+@endpoint()
 def reactivate_user(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -299,6 +308,7 @@ def user_presence(
 ROUTES: list[Route] = [
     Route(f"{API}/fetch_api_key", fetch_api_key, methods=["POST"]),
     Route(f"{API}/users/me", users_me, methods=["GET"]),
+    Route(f"{API}/users/me", deactivate_own_account, methods=["DELETE"]),
     Route(f"{API}/users", list_users, methods=["GET"]),
     Route(f"{API}/users/{{user_id:int}}", get_user, methods=["GET"]),
     Route(f"{API}/users/{{email}}", get_user_by_email, methods=["GET"]),
