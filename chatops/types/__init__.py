@@ -28,12 +28,14 @@ from .channels import (
     ChannelIdResult,
     ChannelResult,
     ChannelsResult,
+    DeleteTopicResult,
     EmailAddressResult,
     SubscribeResult,
     SubscribersResult,
     Subscription,
     SubscriptionsResult,
     UnsubscribeResult,
+    UpdateSubscriptionsResult,
 )
 from .events import EventsResult, QueueRegistration
 from .invitations import Invite, InviteLinkResult, InvitesResult
@@ -50,6 +52,7 @@ from .messages import (
     MessagesPage,
     NarrowMatch,
     Reaction,
+    ReadReceiptsResult,
     RenderResult,
     SendResult,
     SingleMessageResult,
@@ -70,6 +73,7 @@ from .personal import (
     SavedSnippetsResult,
 )
 from .realm import (
+    BigBlueButtonCall,
     Capabilities,
     CustomProfileField,
     CustomProfileFieldsResult,
@@ -77,6 +81,7 @@ from .realm import (
     LinkifiersResult,
     RealmEmoji,
     RealmEmojiResult,
+    RealmPlayground,
     ServerSettings,
 )
 from .scheduled import (
@@ -132,6 +137,7 @@ __all__ = [
     "BotResult",
     "BotStorageResult",
     "BotUpdateResult",
+    "BigBlueButtonCall",
     "Capabilities",
     "Channel",
     "ChannelFolder",
@@ -142,6 +148,7 @@ __all__ = [
     "ChannelsResult",
     "CustomProfileField",
     "CustomProfileFieldsResult",
+    "DeleteTopicResult",
     "DisplayRecipient",
     "EditHistoryEntry",
     "EditResult",
@@ -171,8 +178,10 @@ __all__ = [
     "QueueRegistration",
     "ROLE_NAMES",
     "Reaction",
+    "ReadReceiptsResult",
     "RealmEmoji",
     "RealmEmojiResult",
+    "RealmPlayground",
     "Record",
     "Reminder",
     "ReminderIdResult",
@@ -196,6 +205,7 @@ __all__ = [
     "TopicLink",
     "TopicsResult",
     "UnsubscribeResult",
+    "UpdateSubscriptionsResult",
     "UploadResult",
     "User",
     "UserGroup",
