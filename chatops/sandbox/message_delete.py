@@ -142,11 +142,14 @@ def publish_deletion(store: Store, actor: Row, batch: list[Row]) -> None:
     ``bulk_message_deletion`` capability get one event with ``message_ids`` (a list); the
     others get one event per message with ``message_id``. A channel message's event names its
     channel and its topic (lowercased, as the server groups deletions by topic); a direct
-    message's says ``"message_type": "private"``. Called before the rows are deleted, inside
-    the deleting transaction, so the events are delivered only if the deletion commits.
+    message's says ``"message_type": "private"``. The ids are in increasing order, as the real
+    server sends them. When the batch holds a channel's first message, a ``stream`` update of
+    its ``first_message_id`` comes first (feature level 256). Called before the rows are
+    deleted, inside the deleting transaction, so the events are delivered only if the
+    deletion commits.
     """
     message = batch[0]
-    ids = [int(m["id"]) for m in batch]
+    ids = sorted(int(m["id"]) for m in batch)
     base: Event = {"type": "delete_message"}
     if message["stream_id"] is not None:
         base |= {
@@ -160,11 +163,39 @@ def publish_deletion(store: Store, actor: Row, batch: list[Row]) -> None:
         subscribers = []
     receivers = {*message_audience(store, ids), *subscribers, int(actor["id"])}
     bus = event_bus(store)
+    if message["stream_id"] is not None:
+        _first_message_moved(store, int(message["stream_id"]), ids, receivers)
     bus.publish_each(receivers, "delete_message", _bulk(base | {"message_ids": ids}, True))
     for message_id in ids:
         bus.publish_each(
             receivers, "delete_message", _bulk(base | {"message_id": message_id}, False)
         )
+
+
+def _first_message_moved(store: Store, stream_id: int, ids: list[int], receivers: set[int]) -> None:
+    """A ``stream`` update of ``first_message_id`` when ``ids`` hold the channel's first message
+    (the real server's ``check_update_first_message_id``); None when none is left."""
+    first = store.scalar("SELECT min(id) FROM messages WHERE stream_id = ?", [stream_id])
+    if first is None or int(first) not in ids:
+        return
+    marks = ",".join("?" * len(ids))
+    after = store.scalar(
+        f"SELECT min(id) FROM messages WHERE stream_id = ? AND id NOT IN ({marks})",
+        [stream_id, *ids],
+    )
+    stream = channels.get_stream(store, stream_id)
+    assert stream is not None
+    event_bus(store).publish(
+        {
+            "type": "stream",
+            "op": "update",
+            "property": "first_message_id",
+            "value": after,
+            "stream_id": stream_id,
+            "name": stream["name"],
+        },
+        receivers,
+    )
 
 
 def _bulk(event: Event, capable: bool) -> Callable[[EventQueue], Event | None]:

@@ -54,7 +54,8 @@ def test_a_topic_goes_in_batches_newest_first(
     bulk, one_by_one = queues
     events = bulk.poll()
     deleted = [e for e in events if e["type"] == "delete_message"]
-    assert [e["message_ids"] for e in deleted] == [ids[:49:-1], ids[49::-1]]
+    # newest first: the newest hundred, then the rest, each batch's ids in increasing order
+    assert [e["message_ids"] for e in deleted] == [ids[50:], ids[:50]]
     assert {(e["message_type"], e["stream_id"], e["topic"]) for e in deleted} == {
         ("stream", sid, "old plans")
     }
@@ -68,7 +69,7 @@ def test_a_topic_goes_in_batches_newest_first(
         == 0
     )
     singles = [e["message_id"] for e in one_by_one.poll() if e["type"] == "delete_message"]
-    assert singles == ids[::-1]
+    assert singles == ids[50:] + ids[:50]
     # a topic with no messages: nothing to do, complete
     assert admin.channels.delete_topic(sid, "Old Plans") is True
 
@@ -85,6 +86,7 @@ def test_only_what_the_administrator_may_read(
         history_public_to_subscribers=False,
     )
     sid = stream_id(fresh_sandbox, "protected")
+    streams = Queue(fresh_sandbox, "owner", event_types=["stream"])
     # not subscribed: the channel is as good as missing
     with unchanged(fresh_sandbox.store), api_error("BAD_REQUEST", msg="Invalid channel ID"):
         admin.channels.delete_topic(sid, "t")
@@ -93,8 +95,17 @@ def test_only_what_the_administrator_may_read(
     after = [post(fresh_sandbox, "member", "protected", "t", f"a{i}") for i in range(2)]
     assert admin.channels.delete_topic(sid, "t") is True
     assert topic_ids(fresh_sandbox, "protected", "t") == before
+    other = post(fresh_sandbox, "member", "protected", "u", "stays")
+    streams.poll()
+    # the channel's first message goes: its first_message_id moves to the next one left
     assert owner.channels.delete_topic(sid, "t") is True
     assert topic_ids(fresh_sandbox, "protected", "t") == []
+    moved = [e for e in streams.poll() if e.get("property") == "first_message_id"]
+    assert [(e["op"], e["stream_id"], e["name"], e["value"]) for e in moved] == [
+        ("update", sid, "protected", other)
+    ]
+    assert owner.channels.get(sid).first_message_id == other
+    streams.close()
     assert after
 
 
