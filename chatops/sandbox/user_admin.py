@@ -56,7 +56,12 @@ def _owners(store: Store) -> list[int]:
 
 
 def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
-    """``DELETE /users/{id}`` (and ``DELETE /bots/{id}``): their bots go with them."""
+    """``DELETE /users/{id}`` (and ``DELETE /bots/{id}``): their bots go with them.
+
+    The organization's only human owner is refused with ``BAD_REQUEST`` and no extra field,
+    as the real server's ``deactivate_user_backend`` answers (``CANNOT_DEACTIVATE_LAST_USER``
+    is ``DELETE /users/me``'s).
+    """
     target = _target(store, user_id)
     if target["is_bot"] and target["bot_owner_id"] == actor["id"]:
         pass  # owners may deactivate their own bots
@@ -68,12 +73,8 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
         if int(actor["role"]) != realm_mod.ROLE_OWNER:
             raise ApiError("Must be an organization owner", code="UNAUTHORIZED_PRINCIPAL")
         if _owners(store) == [user_id]:
-            raise ApiError(
-                "Cannot deactivate the only organization owner",
-                code="CANNOT_DEACTIVATE_LAST_USER",
-                is_last_owner=True,
-                entity=target["full_name"],
-            )
+            # the real ``deactivate_user_backend``: a plain error, unlike ``DELETE /users/me``
+            raise ApiError("Cannot deactivate the only organization owner")
     _deactivate(store, user_id)
 
 
