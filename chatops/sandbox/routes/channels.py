@@ -33,6 +33,7 @@ from ..params import (
     optional_integer,
     text,
 )
+from ..roles import NON_GUEST, REALM_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, base_url, endpoint
@@ -72,7 +73,7 @@ SUBSCRIBE_SPEC = {
 }
 
 
-@endpoint(SUBSCRIBE_SPEC)
+@endpoint(SUBSCRIBE_SPEC, role=NON_GUEST)
 def subscribe(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     groups = {
         name: p[name] for name in group_settings.CHANNEL_GROUP_SETTINGS if p[name] is not MISSING
@@ -117,7 +118,7 @@ def update_subscriptions(request: Request, state: SandboxState, user: Row | None
     )
 
 
-@endpoint({"topic_name": P(text, required=True)})
+@endpoint({"topic_name": P(text, required=True)}, role=REALM_ADMIN)
 def delete_topic(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     """``POST /streams/{stream_id}/delete_topic``."""
     complete = message_delete.delete_topic(
@@ -285,7 +286,7 @@ def muted_topics_legacy(request: Request, state: SandboxState, user: Row | None,
     return {}
 
 
-@endpoint({"name": P(required=True), "description": P(required=True)})
+@endpoint({"name": P(required=True), "description": P(required=True)}, role=REALM_ADMIN)
 def create_folder(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     folder_id = channel_folders.create(
         state.store, _me(user), name=p["name"], description=p["description"]
@@ -302,7 +303,7 @@ def list_folders(request: Request, state: SandboxState, user: Row | None, p: Par
     }
 
 
-@endpoint({"name": P(), "description": P(), "is_archived": P(boolean)})
+@endpoint({"name": P(), "description": P(), "is_archived": P(boolean)}, role=REALM_ADMIN)
 def update_folder(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     channel_folders.update(
         state.store,
@@ -315,7 +316,7 @@ def update_folder(request: Request, state: SandboxState, user: Row | None, p: Pa
     return {}
 
 
-@endpoint({"order": P(int_list, required=True)})
+@endpoint({"order": P(int_list, required=True)}, role=REALM_ADMIN)
 def reorder_folders(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     channel_folders.reorder(state.store, _me(user), p["order"])
     return {}
@@ -348,7 +349,7 @@ def update_subscription_property(
     return {}
 
 
-@endpoint({"stream_id": P(integer, required=True)})
+@endpoint({"stream_id": P(integer, required=True)}, role=REALM_ADMIN)
 def add_default_stream(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     channel_settings.add_default_stream(
         state.store, _me(user), p["stream_id"], feature_level=state.feature_level
@@ -356,7 +357,7 @@ def add_default_stream(request: Request, state: SandboxState, user: Row | None, 
     return {}
 
 
-@endpoint({"stream_id": P(integer, required=True)})
+@endpoint({"stream_id": P(integer, required=True)}, role=REALM_ADMIN)
 def remove_default_stream(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:

@@ -31,6 +31,7 @@ from ..params import (
     integer,
     json_value,
 )
+from ..roles import REALM_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, endpoint
@@ -89,14 +90,14 @@ LINKIFIER_SPEC: dict[str, Param] = {
 }
 
 
-@endpoint(LINKIFIER_SPEC)
+@endpoint(LINKIFIER_SPEC, role=REALM_ADMIN)
 def add_linkifier(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     return {"id": linkifiers.add(state.store, _me(user), p["pattern"], _template(p))}
 
 
-@endpoint(LINKIFIER_SPEC)
+@endpoint(LINKIFIER_SPEC, role=REALM_ADMIN)
 def update_linkifier(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def update_linkifier(
     return {}
 
 
-@endpoint()
+@endpoint(role=REALM_ADMIN)
 def remove_linkifier(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -122,7 +123,7 @@ def list_linkifiers(
     return {"linkifiers": linkifiers.list_linkifiers(state.store)}
 
 
-@endpoint({"ordered_linkifier_ids": P(int_list, required=True)})
+@endpoint({"ordered_linkifier_ids": P(int_list, required=True)}, role=REALM_ADMIN)
 def reorder_linkifiers(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -203,7 +204,7 @@ FIELD_SPEC: dict[str, Param] = {
 }
 
 
-@endpoint({**FIELD_SPEC, "field_type": P(integer, required=True)})
+@endpoint({**FIELD_SPEC, "field_type": P(integer, required=True)}, role=REALM_ADMIN)
 def create_profile_field(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -221,7 +222,7 @@ def create_profile_field(
     return {"id": field_id}
 
 
-@endpoint(FIELD_SPEC)
+@endpoint(FIELD_SPEC, role=REALM_ADMIN)
 def update_profile_field(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -239,7 +240,7 @@ def update_profile_field(
     return {}
 
 
-@endpoint({"order": P(int_list, required=True)})
+@endpoint({"order": P(int_list, required=True)}, role=REALM_ADMIN)
 def reorder_profile_fields(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -247,7 +248,7 @@ def reorder_profile_fields(
     return {}
 
 
-@endpoint()
+@endpoint(role=REALM_ADMIN)
 def delete_profile_field(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -269,7 +270,8 @@ def _json_or_text(name: str, raw: str) -> Any:
         "description": P(),
         **{name: P(_json_or_text) for name in realm_settings.PLAIN_SETTINGS},
         **{name: P(gs.parse_update) for name in gs.REALM_GROUP_SETTINGS},
-    }
+    },
+    role=REALM_ADMIN,
 )
 def update_realm(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -293,7 +295,8 @@ def update_realm(
         "name": P(required=True),
         "url_template": P(required=True),
         "pygments_language": P(required=True),
-    }
+    },
+    role=REALM_ADMIN,
 )
 def add_playground(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -309,7 +312,7 @@ def add_playground(
     return {"id": new_id}
 
 
-@endpoint()
+@endpoint(role=REALM_ADMIN)
 def remove_playground(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -330,7 +333,10 @@ def _default_param(name: str) -> Param:
     return P(integer) if isinstance(default, int) else P()
 
 
-@endpoint({name: _default_param(name) for name in user_settings.DEFAULTS_SETTINGS})
+@endpoint(
+    {name: _default_param(name) for name in user_settings.DEFAULTS_SETTINGS},
+    role=REALM_ADMIN,
+)
 def update_user_settings_defaults(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:

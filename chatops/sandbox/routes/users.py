@@ -28,6 +28,7 @@ from ..params import (
     optional_integer,
     text,
 )
+from ..roles import REALM_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, endpoint
@@ -151,7 +152,10 @@ def get_user_status(
     return {"status": user_status.get_status(state.store, request.path_params["user_id"])}
 
 
-@endpoint({"email": P(required=True), "password": P(required=True), "full_name": P(required=True)})
+@endpoint(
+    {"email": P(required=True), "password": P(required=True), "full_name": P(required=True)},
+    role=REALM_ADMIN,
+)
 def create_user(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
