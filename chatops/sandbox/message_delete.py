@@ -88,7 +88,6 @@ def delete_topic(store: Store, user: Row, stream_id: int, topic_name: str) -> bo
         stream_id: the channel.
         topic_name: the topic, as a client names it.
     """
-    realm_mod.require_admin(user)
     stream = channels.access_stream(store, user, stream_id)
     topic = normalise_topic(topic_name)
     first = channels.first_visible_message_id(store, user, stream)

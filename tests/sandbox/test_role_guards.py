@@ -52,6 +52,7 @@ GUARDED: dict[tuple[str, str], str] = {
     ("POST", "/users"): "require_realm_admin",
     ("POST", "/bots"): "require_member_or_admin",
     ("PATCH", "/bots/{bot_id}"): "require_member_or_admin",
+    ("POST", "/bots/{bot_id}/api_key/regenerate"): "require_member_or_admin",
     # zerver/views/invite.py
     ("POST", "/invites"): "require_member_or_admin",
     ("GET", "/invites"): "require_member_or_admin",

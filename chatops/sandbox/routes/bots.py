@@ -132,7 +132,7 @@ def update_bot(
     )
 
 
-@endpoint()
+@endpoint(role=MEMBER_OR_ADMIN)
 def regenerate_bot_api_key(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
