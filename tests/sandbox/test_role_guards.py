@@ -19,7 +19,7 @@ from starlette.routing import Route
 from chatops.sandbox import Sandbox
 from chatops.sandbox.app import routes
 from chatops.sandbox.routes._http import guard_of
-from tests.conftest import unchanged
+from tests.conftest import group_id, realm_settings, unchanged
 
 #: (method, path) of each guarded operation the sandbox serves -> the real view's decorator
 GUARDED: dict[tuple[str, str], str] = {
@@ -60,6 +60,15 @@ GUARDED: dict[tuple[str, str], str] = {
     ("POST", "/invites/{invite_id}/resend"): "require_member_or_admin",
     ("POST", "/invites/multiuse"): "require_member_or_admin",
     ("DELETE", "/invites/multiuse/{invite_id}"): "require_member_or_admin",
+    # zerver/views/user_groups.py
+    ("GET", "/user_groups"): "require_member_or_admin",
+    ("POST", "/user_groups/create"): "require_user_group_create_permission",
+    ("PATCH", "/user_groups/{group_id}"): "require_member_or_admin",
+    ("POST", "/user_groups/{group_id}/members"): "require_member_or_admin",
+    ("POST", "/user_groups/{group_id}/subgroups"): "require_member_or_admin",
+    ("GET", "/user_groups/{group_id}/members"): "require_member_or_admin",
+    ("GET", "/user_groups/{group_id}/members/{user_id}"): "require_member_or_admin",
+    ("GET", "/user_groups/{group_id}/subgroups"): "require_member_or_admin",
 }
 
 ADMINS_ONLY = {
@@ -84,6 +93,8 @@ REFUSALS: dict[str, dict[str, dict[str, str]]] = {
     },
     "require_member_or_admin": {"guest": NO_GUESTS, "bot": NO_BOTS},
     "require_non_guest_user": {"guest": NO_GUESTS},
+    # require_member_or_admin first; then "Insufficient permission" without can_create_groups
+    "require_user_group_create_permission": {"guest": NO_GUESTS, "bot": NO_BOTS},
 }
 
 CASES = [
@@ -95,7 +106,8 @@ CASES = [
 
 def _concrete(path: str) -> str:
     """The path with an id that names nothing: the role is refused before the id is looked up."""
-    for name in ("filter_id", "playground_id", "field_id", "stream_id", "folder_id", "bot_id"):
+    names = ("filter_id", "playground_id", "field_id", "stream_id", "folder_id", "bot_id")
+    for name in (*names, "group_id", "user_id"):
         path = path.replace(f"{{{name}}}", "999999")
     return path.replace("{invite_id}", "999999")
 
@@ -124,6 +136,21 @@ def test_those_with_the_role_still_hear_of_the_missing_parameter(
     fresh_sandbox: Sandbox, method: str, path: str
 ) -> None:
     status, body = _call(fresh_sandbox, "admin", method, path)
+    assert (status, body["code"]) == (400, "REQUEST_VARIABLE_MISSING"), body
+
+
+def test_creating_a_group_without_the_setting_is_refused_before_the_parameters(
+    fresh_sandbox: Sandbox,
+) -> None:
+    """``@require_user_group_create_permission``'s second step: ``can_create_groups``."""
+    store = fresh_sandbox.store
+    admins = group_id(store, "role:administrators")
+    with realm_settings(store, can_create_groups=admins), unchanged(store):
+        assert _call(fresh_sandbox, "member", "POST", "/user_groups/create") == (
+            400,
+            {"result": "error", "msg": "Insufficient permission", "code": "BAD_REQUEST"},
+        )
+    status, body = _call(fresh_sandbox, "member", "POST", "/user_groups/create")
     assert (status, body["code"]) == (400, "REQUEST_VARIABLE_MISSING"), body
 
 

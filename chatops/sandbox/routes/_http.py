@@ -53,11 +53,17 @@ async def _raw_params(request: Request) -> dict[str, str]:
     return values
 
 
-def _authenticate(state: SandboxState, authorization: str | None) -> tuple[Row, dict[str, str]]:
-    """The user of the request's credentials, and the rate-limit headers of their answer."""
+def _authenticate(
+    state: SandboxState, authorization: str | None, role: Guard | None = None
+) -> tuple[Row, dict[str, str]]:
+    """The user of the request's credentials, and the rate-limit headers of their answer;
+    refused when ``role`` is given and they lack it."""
     with state.store.reading():
         user = users.authenticate_basic(state.store, authorization)
     headers = {} if state.rate_limit is None else state.rate_limit.check(user["id"])
+    if role is not None:
+        with state.store.reading():
+            role(state.store, user)
     return user, headers
 
 
@@ -144,9 +150,7 @@ def endpoint(
         ) -> Response | tuple[Row | None, dict[str, str], Params]:
             """A GET's answer; or its user, headers and parameters, for a read worker."""
             with state.store.reading():
-                user, headers = _authenticate(state, authorization) if auth else (None, {})
-                if role is not None:
-                    role(me(user))
+                user, headers = _authenticate(state, authorization, role) if auth else (None, {})
                 _check_path(request)
                 params = parse(raw, spec or {}, aliases)
                 if in_worker is not None and state.read_workers is not None and in_worker(params):
@@ -170,9 +174,9 @@ def endpoint(
             else:
                 user, headers = None, {}
                 if auth:
-                    user, headers = await run_in_threadpool(_authenticate, state, authorization)
-                if role is not None:
-                    role(me(user))
+                    user, headers = await run_in_threadpool(
+                        _authenticate, state, authorization, role
+                    )
                 _check_path(request)
                 raw = await _raw_params(request)
                 params = parse(raw, spec or {}, aliases)
