@@ -209,8 +209,31 @@ class Session:
     def groups(self) -> list[UserGroup]:
         """Every user group, deactivated ones included."""
         if self._groups is None:
-            self._groups = list(self.client.user_groups.list(include_deactivated_groups=True))
+            self._groups = msgspec.convert(self.raw_groups(), list[UserGroup])
         return self._groups
+
+    def raw_groups(self) -> list[dict[str, Any]]:
+        """Every user group as raw JSON, deactivated ones included.
+
+        ``GET /user_groups`` refuses guests and bots (the real server's
+        ``require_member_or_admin``); for them the same records come from the initial state
+        (``realm_user_groups``), which every account receives.
+        """
+        if self.role < 600 and not self.me.is_bot:
+            groups: list[dict[str, Any]] = self.client.get(
+                "/user_groups", params={"include_deactivated_groups": True}
+            )["user_groups"]
+            return groups
+        state = self.client.server.register(
+            fetch_event_types=["realm_user_groups"],
+            event_types=["realm_user_groups"],
+            client_capabilities={"include_deactivated_groups": True},
+        )
+        if queue := state.get("queue_id"):  # only the state is wanted: no queue left behind
+            with contextlib.suppress(ChatopsError):
+                self.client.events.delete_queue(queue)
+        registered: list[dict[str, Any]] = state["realm_user_groups"]
+        return registered
 
     def refresh(self) -> None:
         """Forget what was fetched; the next use fetches it again."""

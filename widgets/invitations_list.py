@@ -148,7 +148,8 @@ class InvitationList:
     ``status`` and ``progress`` receive outcomes and counts; ``changed`` runs after the
     server's invitations changed (a panel fetches and shows them again) and ``handled`` after
     a bulk revoke or resend has a result per invitation. ``clock`` says what time it is for the
-    expiry filter.
+    expiry filter. ``guest`` says whether the account is a guest, whose list is empty without
+    asking.
     """
 
     def __init__(
@@ -161,8 +162,12 @@ class InvitationList:
         handled: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.time,
         changes: ChangeLog | None = None,
+        guest: Callable[[], bool] | None = None,
     ) -> None:
         self.client = client
+        #: whether the account is a guest, asked when the list is fetched: a guest has no
+        #: invitations and may not list them (``GET /invites`` refuses guests)
+        self.guest: Callable[[], bool] = guest if guest is not None else _false
         #: where revocations and resends are made and journalled
         self.changes = changes if changes is not None else ChangeLog(client)
         self.status = status
@@ -190,7 +195,7 @@ class InvitationList:
         ``track``, counts the two steps on the progress bar."""
         if track:
             self.progress.start(2, "lists fetched (invitations, inviters' names)")
-        self.invites = self.client.invitations.list()
+        self.invites = [] if self.guest() else self.client.invitations.list()
         if track:
             self.progress.advance()
         self._names([i.invited_by_user_id for i in self.invites])
@@ -355,3 +360,8 @@ class InvitationList:
 
 def _nothing() -> None:
     """What the list tells when no panel listens."""
+
+
+def _false() -> bool:
+    """The account is not a guest, unless the model says otherwise."""
+    return False

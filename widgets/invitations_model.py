@@ -113,6 +113,7 @@ class InvitationsModel:
             changed=invitations_changed,
             handled=handled,
             changes=self.session.changes,
+            guest=lambda: self.session.role >= 600,
         )
         self.batch_size = batch_size
         self.sleep = sleep

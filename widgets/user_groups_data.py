@@ -133,9 +133,7 @@ class GroupDirectory:
     def fetch(self) -> None:
         """Fetch groups, users, channels and organization settings again."""
         self.session.refresh()
-        raw_groups: list[dict[str, Any]] = self.client.get(
-            "/user_groups", params={"include_deactivated_groups": True}
-        )["user_groups"]
+        raw_groups = self.session.raw_groups()
         channels: list[dict[str, Any]] = self.client.get("/streams", params={"include_all": True})[
             "streams"
         ]

@@ -336,7 +336,6 @@ def update_bot(
 
     A refused part refuses the whole request: nothing is changed.
     """
-    require_member(actor)
     with store.atomic():
         bot = access_bot(store, actor, bot_id)
         if full_name is not None:
@@ -408,7 +407,6 @@ def update_bot(
 
 def regenerate_api_key(store: Store, actor: Row, bot_id: int) -> str:
     """``POST /bots/{bot_id}/api_key/regenerate``: a new key; the old one stops working now."""
-    require_member(actor)
     with store.atomic():
         bot = access_bot(store, actor, bot_id)
         key = users.new_api_key()
@@ -438,7 +436,6 @@ def create_bot(
     An outgoing-webhook bot (type 3) needs ``payload_url``; its service and fixed token are
     returned under ``services``. Incoming-webhook and embedded bots keep ``config_data``.
     """
-    require_member(actor)
     if bot_type not in BOT_TYPES:
         raise ApiError("Invalid bot type")
     if bot_type == BOT_TYPE_OUTGOING_WEBHOOK and not payload_url:

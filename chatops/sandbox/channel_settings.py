@@ -272,7 +272,6 @@ def add_default_stream(
     store: Store, user: Row, stream_id: int, *, feature_level: int = realm_mod.FEATURE_LEVEL
 ) -> None:
     """``POST /default_streams`` (administrators): new users will join the channel."""
-    realm_mod.require_admin(user)
     with store.atomic():
         stream = channels.access_active(store, user, stream_id)
         if stream["invite_only"]:
@@ -287,7 +286,6 @@ def remove_default_stream(
     store: Store, user: Row, stream_id: int, *, feature_level: int = realm_mod.FEATURE_LEVEL
 ) -> None:
     """``DELETE /default_streams`` (administrators); metadata access is enough."""
-    realm_mod.require_admin(user)
     with store.atomic():
         stream = channels.access_active(store, user, stream_id, content=False)
         store.execute("UPDATE streams SET is_default = 0 WHERE id = ?", [stream["id"]])

@@ -24,6 +24,7 @@ from . import (
     personal,
     presence,
     realm_emoji,
+    realm_playgrounds,
     scheduled,
     subscriptions,
     user_groups,
@@ -472,7 +473,12 @@ BUILDERS: dict[str, Builder] = {
     "realm_emoji": _realm_emoji,
     "realm_linkifiers": _realm_linkifiers,
     "realm_filters": _realm_filters,
-    "realm_playgrounds": lambda ctx, state: state.update(realm_playgrounds=[]),
+    "realm_playgrounds": lambda ctx, state: state.update(
+        realm_playgrounds=realm_playgrounds.list_playgrounds(ctx.store)
+    ),
+    "realm_user_settings_defaults": lambda ctx, state: state.update(
+        realm_user_settings_defaults=user_settings.realm_defaults(ctx.store)
+    ),
     "realm_user_groups": _realm_user_groups,
     "realm_user": _realm_user,
     "recent_private_conversations": _recent_private_conversations,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import channels
+from . import realm as realm_mod
 from .bus import Event, EventQueue, event_bus
 from .errors import ApiError
 from .message_fetch import Narrow, access_condition, message_window, parse_narrow
@@ -23,6 +24,7 @@ from .messages import (
     STARRED,
     STREAM_WILDCARD,
     TOPIC_WILDCARD,
+    access_message,
     can_access,
     display_topic,
     normalise_topic,
@@ -273,3 +275,36 @@ def _unread_details(store: Store, user: Row, message_ids: list[int]) -> dict[str
             entry["mentioned"] = True
         out[str(mid)] = entry
     return out
+
+
+# -- read receipts ----------------------------------------------------------------------------
+def read_receipts(store: Store, user: Row, message_id: int) -> list[int]:
+    """``GET /messages/{message_id}/read_receipts``: who has read a message ``user`` may read.
+
+    As the real server counts them (``zerver/views/read_receipts.py``): the active people and
+    bots whose ``read`` flag is set on their copy, except the sender, those whose own
+    ``send_read_receipts`` setting is off, those ``user`` muted and those who muted ``user``.
+    Refused when the organization turned ``enable_read_receipts`` off.
+
+    Args:
+        store: the organization.
+        user: who asks.
+        message_id: the message.
+
+    Returns:
+        The user ids, in increasing order.
+    """
+    message = access_message(store, user, message_id)
+    if not realm_mod.settings(store)["enable_read_receipts"]:
+        raise ApiError("Read receipts are disabled in this organization.")
+    rows = store.query(
+        "SELECT f.user_id FROM message_flags f JOIN users u ON u.id = f.user_id "
+        "LEFT JOIN user_settings s ON s.user_id = f.user_id "
+        "WHERE f.message_id = ? AND f.flags & ? AND u.is_active = 1 AND f.user_id != ? "
+        "AND coalesce(json_extract(s.settings, '$.send_read_receipts'), 1) = 1 "
+        "AND f.user_id NOT IN (SELECT muted_user_id FROM muted_users WHERE user_id = ?) "
+        "AND f.user_id NOT IN (SELECT user_id FROM muted_users WHERE muted_user_id = ?) "
+        "ORDER BY f.user_id",
+        [message_id, READ, message["sender_id"], user["id"], user["id"]],
+    )
+    return [int(r["user_id"]) for r in rows]

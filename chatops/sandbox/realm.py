@@ -85,6 +85,7 @@ PLAIN_SETTING_DEFAULTS: dict[str, Any] = {
     "invite_required": True,
     "waiting_period_threshold": 0,
     "message_retention_days": -1,
+    "enable_read_receipts": True,
 }
 
 

@@ -427,4 +427,19 @@ MIGRATIONS: list[str] = [
         base_url TEXT NOT NULL
     );
     """,
+    # code playgrounds, and the organization's settings for new users (stored as the values
+    # that differ from the personal settings' defaults, as user_settings stores a person's)
+    """
+    CREATE TABLE realm_playgrounds (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        pygments_language TEXT NOT NULL,
+        url_template TEXT NOT NULL,
+        UNIQUE (pygments_language, name)
+    );
+    CREATE TABLE realm_user_defaults (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        settings TEXT NOT NULL DEFAULT '{}'
+    );
+    """,
 ]

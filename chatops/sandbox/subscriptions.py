@@ -135,8 +135,12 @@ def subscribe(
     folder_id: int | None = None,
     group_values: dict[str, Any] | None = None,
     feature_level: int = realm_mod.FEATURE_LEVEL,
+    colors: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Spec 4.2: create the channels that do not exist, then subscribe the principals."""
+    """Spec 4.2: create the channels that do not exist, then subscribe the principals.
+
+    ``colors`` (lowercased channel name -> colour) gives new subscriptions their colour.
+    """
     if not isinstance(subscriptions, list) or not subscriptions:
         raise ApiError("subscriptions is not a non-empty list", var_name="subscriptions")
     wanted: list[tuple[str, str]] = []
@@ -200,6 +204,7 @@ def subscribe(
             made: list[Row] = []
             for stream in chosen:
                 if channels.subscribe(store, target["id"], stream["id"]):
+                    _color(store, target, stream, colors)
                     subscribed.setdefault(key, []).append(stream["name"])
                     made.append(stream)
                     added.setdefault(stream["id"], []).append(target)
@@ -231,6 +236,15 @@ def subscribe(
     if not authorization_errors_fatal:
         result["unauthorized"] = unauthorized
     return result
+
+
+def _color(store: Store, target: Row, stream: Row, colors: dict[str, str] | None) -> None:
+    color = (colors or {}).get(str(stream["name"]).lower())
+    if color is not None:
+        store.execute(
+            "UPDATE subscriptions SET color = ? WHERE user_id = ? AND stream_id = ?",
+            [color, target["id"], stream["id"]],
+        )
 
 
 def _create(
@@ -427,6 +441,57 @@ def unsubscribe(
                     channels.subscriber_ids(store, stream["id"]),
                 )
     return {"removed": removed, "not_removed": not_removed}
+
+
+def update_subscriptions(
+    store: Store,
+    user: Row,
+    *,
+    add: Any,
+    delete: Any,
+    feature_level: int = realm_mod.FEATURE_LEVEL,
+) -> dict[str, Any]:
+    """``PATCH /users/me/subscriptions``: subscribe to ``add`` and unsubscribe from ``delete``.
+
+    One transaction, as the real server's ``compose_views``: when either half is refused
+    nothing changes and no event is sent. The answer is both halves' answers together.
+
+    Args:
+        store: the organization.
+        user: who asks.
+        add: ``[{"name", "color"?, "description"?}, ...]``: channels to join (created if new).
+        delete: channel names to leave.
+        feature_level: the level the sandbox answers at.
+    """
+    if not isinstance(delete, list) or not all(isinstance(n, str) for n in delete):
+        raise ApiError("delete is not a list", var_name="delete")
+    if not isinstance(add, list):
+        raise ApiError("add is not a list", var_name="add")
+    colors: dict[str, str] = {}
+    for i, item in enumerate(add):
+        if not isinstance(item, dict):
+            raise ApiError(f"add[{i}] is not a dict", var_name="add")
+        if not isinstance(item.get("name"), str):
+            raise ApiError(f"add[{i}]['name'] is not a string", var_name="add")
+        if "color" in item:
+            if not isinstance(item["color"], str) or not COLOR.match(item["color"]):
+                raise ApiError("add.color is not a valid hex color code")
+            colors[item["name"].strip().lower()] = item["color"]
+    if not add and not delete:
+        raise ApiError('Nothing to do. Specify at least one of "add" or "delete".')
+    out: dict[str, Any] = {}
+    with store.atomic():
+        if add:
+            out |= subscribe(
+                store, user, subscriptions=add, feature_level=feature_level, colors=colors
+            )
+        else:
+            out |= {"subscribed": {}, "already_subscribed": {}}
+        if delete:
+            out |= unsubscribe(store, user, subscriptions=delete, feature_level=feature_level)
+        else:
+            out |= {"removed": [], "not_removed": []}
+    return out
 
 
 def list_subscriptions(

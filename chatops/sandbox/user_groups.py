@@ -232,11 +232,8 @@ def create_group(
     subgroups: list[int] | None = None,
     settings: dict[str, Any] | None = None,
 ) -> int:
-    """``POST /user_groups/create``; returns the new group's id."""
-    if int(user["role"]) == realm_mod.ROLE_GUEST or not realm_mod.realm_permits(
-        store, user, "can_create_groups"
-    ):
-        raise ApiError("Insufficient permission")
+    """``POST /user_groups/create``; returns the new group's id (who may create one is the
+    route's guard, :data:`~chatops.sandbox.roles.USER_GROUP_CREATE`)."""
     with store.atomic():
         name = _check_name(store, name)
         _check_users(store, members)

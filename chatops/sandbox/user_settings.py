@@ -316,3 +316,80 @@ def _unless_capable(event: dict[str, Any]) -> Callable[[EventQueue], dict[str, A
         return None if queue.client_capabilities.get("user_settings_object") else event
 
     return make
+
+
+# -- the organization's settings for new users ---------------------------------------------------
+#: what ``PATCH /realm/user_settings_defaults`` changes: the personal preferences, not the
+#: settings of one person's identity or account (language, login and marketing emails, data
+#: export consent), as the 10.2 description lists them
+DEFAULTS_SETTINGS: tuple[str, ...] = (
+    *(
+        name
+        for name in SETTINGS
+        if name
+        not in (
+            "default_language",
+            "enable_marketing_emails",
+            "enable_login_emails",
+            "allow_private_data_export",
+        )
+    ),
+    "email_address_visibility",
+)
+
+
+def _stored_defaults(store: Store) -> dict[str, Any]:
+    raw = store.scalar("SELECT settings FROM realm_user_defaults WHERE id = 1")
+    return {} if raw is None else dict(json.loads(raw))
+
+
+def realm_defaults(store: Store) -> dict[str, Any]:
+    """The ``realm_user_settings_defaults`` block of ``POST /register``: every personal setting
+    a new user starts with, and the choices offered for the emoji set and sounds."""
+    stored = _stored_defaults(store)
+    out = {name: stored.get(name, default) for name, (default, _check) in SETTINGS.items()}
+    out["email_address_visibility"] = stored.get(
+        "email_address_visibility", users.EMAIL_VISIBLE_EVERYONE
+    )
+    out["emojiset_choices"] = EMOJISET_CHOICES
+    out["available_notification_sounds"] = [s for s in NOTIFICATION_SOUNDS if s != "none"]
+    return out
+
+
+def update_realm_defaults(store: Store, user: Row, changes: dict[str, Any]) -> None:
+    """``PATCH /realm/user_settings_defaults``: administrators change what new users start with.
+
+    Every value is checked first, as ``PATCH /settings`` checks it, so a refused one changes
+    nothing; each value that differs is announced to everyone as a
+    ``realm_user_settings_defaults`` event. People who already have an account keep theirs.
+
+    Args:
+        store: the organization.
+        user: who asks (an administrator).
+        changes: setting name -> new value, names from :data:`DEFAULTS_SETTINGS`.
+    """
+    checked: dict[str, Any] = {}
+    for name, value in changes.items():
+        check = ROW_SETTINGS[name] if name in ROW_SETTINGS else SETTINGS[name][1]
+        checked[name] = check(name, value)
+    with store.atomic():
+        current = realm_defaults(store)
+        changed = {k: v for k, v in checked.items() if current[k] != v}
+        if not changed:
+            return
+        stored = _stored_defaults(store) | changed
+        store.execute(
+            "INSERT OR REPLACE INTO realm_user_defaults (id, settings) VALUES (1, ?)",
+            [json.dumps(stored)],
+        )
+        everyone = [int(r["id"]) for r in store.query("SELECT id FROM users WHERE is_active = 1")]
+        for name, value in changed.items():
+            event_bus(store).publish(
+                {
+                    "type": "realm_user_settings_defaults",
+                    "op": "update",
+                    "property": name,
+                    "value": value,
+                },
+                everyone,
+            )

@@ -7,6 +7,7 @@ import binascii
 import functools
 import hashlib
 import hmac
+import json
 import re
 import secrets
 from datetime import UTC, datetime
@@ -86,13 +87,24 @@ def create_user(
     is_system_bot: bool = False,
     timezone: str = "UTC",
     date_joined: int | None = None,
-    email_address_visibility: int = EMAIL_VISIBLE_EVERYONE,
+    email_address_visibility: int | None = None,
     api_key: str | None = None,
     password_hash: str | None = None,
 ) -> int:
+    """Add a person or bot; returns the new id.
+
+    They start with the organization's settings for new users
+    (``PATCH /realm/user_settings_defaults``); ``email_address_visibility``, when given,
+    replaces the organization's default for that one.
+    """
     if store.one("SELECT 1 FROM users WHERE lower(delivery_email) = lower(?)", [email]):
         raise ApiError(f"Email '{email}' already in use")
-    return store.insert(
+    raw = store.scalar("SELECT settings FROM realm_user_defaults WHERE id = 1")
+    defaults: dict[str, Any] = json.loads(raw) if raw else {}
+    visibility = defaults.pop("email_address_visibility", EMAIL_VISIBLE_EVERYONE)
+    if email_address_visibility is not None:
+        visibility = email_address_visibility
+    user_id = store.insert(
         "users",
         {
             "delivery_email": email,
@@ -106,9 +118,15 @@ def create_user(
             "is_system_bot": int(is_system_bot),
             "timezone": timezone,
             "date_joined": date_joined if date_joined is not None else int(_now()),
-            "email_address_visibility": email_address_visibility,
+            "email_address_visibility": visibility,
         },
     )
+    if defaults:
+        store.execute(
+            "INSERT INTO user_settings (user_id, settings) VALUES (?, ?)",
+            [user_id, json.dumps(defaults)],
+        )
+    return user_id
 
 
 def _now() -> float:

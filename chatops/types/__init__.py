@@ -28,12 +28,14 @@ from .channels import (
     ChannelIdResult,
     ChannelResult,
     ChannelsResult,
+    DeleteTopicResult,
     EmailAddressResult,
     SubscribeResult,
     SubscribersResult,
     Subscription,
     SubscriptionsResult,
     UnsubscribeResult,
+    UpdateSubscriptionsResult,
 )
 from .events import EventsResult, QueueRegistration
 from .invitations import Invite, InviteLinkResult, InvitesResult
@@ -50,6 +52,7 @@ from .messages import (
     MessagesPage,
     NarrowMatch,
     Reaction,
+    ReadReceiptsResult,
     RenderResult,
     SendResult,
     SingleMessageResult,
@@ -70,6 +73,7 @@ from .personal import (
     SavedSnippetsResult,
 )
 from .realm import (
+    BigBlueButtonCall,
     Capabilities,
     CustomProfileField,
     CustomProfileFieldsResult,
@@ -81,6 +85,7 @@ from .realm import (
     RealmEmojiResult,
     RealmExport,
     RealmExportsResult,
+    RealmPlayground,
     ServerSettings,
 )
 from .scheduled import (
@@ -136,6 +141,7 @@ __all__ = [
     "BotResult",
     "BotStorageResult",
     "BotUpdateResult",
+    "BigBlueButtonCall",
     "Capabilities",
     "Channel",
     "ChannelFolder",
@@ -146,6 +152,7 @@ __all__ = [
     "ChannelsResult",
     "CustomProfileField",
     "CustomProfileFieldsResult",
+    "DeleteTopicResult",
     "DisplayRecipient",
     "EditHistoryEntry",
     "EditResult",
@@ -177,10 +184,12 @@ __all__ = [
     "QueueRegistration",
     "ROLE_NAMES",
     "Reaction",
+    "ReadReceiptsResult",
     "RealmEmoji",
     "RealmEmojiResult",
     "RealmExport",
     "RealmExportsResult",
+    "RealmPlayground",
     "Record",
     "Reminder",
     "ReminderIdResult",
@@ -204,6 +213,7 @@ __all__ = [
     "TopicLink",
     "TopicsResult",
     "UnsubscribeResult",
+    "UpdateSubscriptionsResult",
     "UploadResult",
     "User",
     "UserGroup",

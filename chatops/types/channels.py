@@ -95,6 +95,22 @@ class UnsubscribeResult(Record):
     not_removed: list[str] = []
 
 
+class UpdateSubscriptionsResult(Record):
+    """``PATCH /users/me/subscriptions``: what joining and leaving did, in one answer."""
+
+    subscribed: dict[str, list[str]] = {}
+    already_subscribed: dict[str, list[str]] = {}
+    removed: list[str] = []
+    not_removed: list[str] = []
+
+
+class DeleteTopicResult(Record):
+    """``POST /streams/{stream_id}/delete_topic``: False when the server stopped before the
+    last message (the request is then repeated)."""
+
+    complete: bool
+
+
 class SubscriptionsResult(Record):
     """``GET /users/me/subscriptions``."""
 

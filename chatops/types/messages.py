@@ -210,3 +210,9 @@ class MatchesNarrowResult(Record):
     """``GET /messages/matches_narrow``: the matching messages by ID (JSON keys are text)."""
 
     messages: dict[str, NarrowMatch] = {}
+
+
+class ReadReceiptsResult(Record):
+    """``GET /messages/{message_id}/read_receipts``: who has read the message, by user ID."""
+
+    user_ids: list[int] = []

@@ -75,6 +75,23 @@ class LinkifiersResult(Record):
     linkifiers: list[Linkifier] = []
 
 
+class RealmPlayground(Record):
+    """A code playground: where code blocks of ``pygments_language`` can be opened
+    (``url_template``'s only variable is ``code``). In ``POST /register``'s
+    ``realm_playgrounds`` and in ``realm_playgrounds`` events."""
+
+    id: int
+    name: str
+    pygments_language: str
+    url_template: str
+
+
+class BigBlueButtonCall(Record):
+    """``GET /calls/bigbluebutton/create``: the join link of a new call."""
+
+    url: str
+
+
 class RealmEmoji(Record):
     """A custom emoji of the organization."""
 

@@ -152,6 +152,44 @@ class AsyncRealm(AsyncResource):
         params = {"ordered_linkifier_ids": list(ordered_linkifier_ids)}
         await self._client._request("PATCH", "/realm/linkifiers", params=params)
 
+    # -- code playgrounds --------------------------------------------------------------------------
+
+    async def add_playground(self, *, name: str, pygments_language: str, url_template: str) -> int:
+        """``POST /realm/playgrounds`` (administrators); returns the playground's id.
+
+        Args:
+            name: what people see when they choose among playgrounds.
+            pygments_language: the language of the code blocks it opens (``Python``).
+            url_template: an RFC 6570 template whose only variable is ``code``
+                (``https://play.example.com/?code={code}``).
+        """
+        params = {
+            "name": name,
+            "pygments_language": pygments_language,
+            "url_template": url_template,
+        }
+        result = await self._client._request(
+            "POST", "/realm/playgrounds", params=params, cast_to=IdResult
+        )
+        return result.id
+
+    async def remove_playground(self, playground_id: int) -> None:
+        """``DELETE /realm/playgrounds/{playground_id}`` (administrators)."""
+        await self._client._request("DELETE", f"/realm/playgrounds/{int(playground_id)}")
+
+    # -- settings for new users --------------------------------------------------------------------
+
+    async def update_user_settings_defaults(self, **settings: Any) -> None:
+        """``PATCH /realm/user_settings_defaults`` (administrators): the personal settings new
+        users start with (``emojiset="text"``, ``enter_sends=True``, ...). People who already
+        have an account keep theirs; unknown names come back in
+        ``ignored_parameters_unsupported``."""
+        if not settings:
+            raise ValueError("give at least one setting to change")
+        await self._client._request(
+            "PATCH", "/realm/user_settings_defaults", params=settings, idempotent=True
+        )
+
     # -- custom emoji ------------------------------------------------------------------------------
 
     async def emoji(self) -> dict[str, RealmEmoji]:

@@ -244,8 +244,22 @@ class AsyncUsers(AsyncResource):
         return result.user_id
 
     async def deactivate(self, user_id: int) -> None:
-        """``DELETE /users/{user_id}`` (administrators): deactivate a user and their bots."""
+        """``DELETE /users/{user_id}`` (administrators): deactivate a user and their bots.
+
+        The organization's only owner is refused with ``BAD_REQUEST`` ("Cannot deactivate the
+        only organization owner"); ``CANNOT_DEACTIVATE_LAST_USER`` is
+        :meth:`deactivate_own_account`'s.
+        """
         await self._client._request("DELETE", f"/users/{int(user_id)}")
+
+    async def deactivate_own_account(self) -> None:
+        """``DELETE /users/me``: deactivate the caller's own account (and the bots they own).
+
+        Refused with ``CANNOT_DEACTIVATE_LAST_USER`` for the organization's only owner
+        (``is_last_owner`` True) or its only user (False). The client's credentials stop
+        working once it succeeds.
+        """
+        await self._client._request("DELETE", "/users/me")
 
     async def reactivate(self, user_id: int) -> None:
         """``POST /users/{user_id}/reactivate`` (administrators)."""

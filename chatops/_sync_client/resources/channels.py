@@ -24,12 +24,14 @@ from ...types import (
     ChannelIdResult,
     ChannelResult,
     ChannelsResult,
+    DeleteTopicResult,
     EmailAddressResult,
     SubscribeResult,
     SubscribersResult,
     Subscription,
     SubscriptionsResult,
     UnsubscribeResult,
+    UpdateSubscriptionsResult,
     UsersResult,
 )
 from .messages import _topic_in
@@ -235,6 +237,59 @@ class Channels(SyncResource):
         return self._client._request(
             "DELETE", "/users/me/subscriptions", params=params, cast_to=UnsubscribeResult
         )
+
+    def update_subscriptions(
+        self,
+        *,
+        add: Sequence[str | Mapping[str, str]] = (),
+        delete: Sequence[str] = (),
+    ) -> UpdateSubscriptionsResult:
+        """``PATCH /users/me/subscriptions``: join and leave channels in one request.
+
+        Both halves or neither: when the server refuses one, nothing changes.
+
+        Args:
+            add: channel names, or ``{"name", "color"?, "description"?}`` dicts (channels
+                that do not exist are created; ``color`` is the new subscription's).
+            delete: names of channels to leave.
+
+        Example:
+            >>> client.channels.update_subscriptions(  # doctest: +SKIP
+            ...     add=[{"name": "design", "color": "#e79ab5"}], delete=["random"])
+        """
+        if isinstance(delete, str):
+            raise TypeError("delete must be a list of names, not one string")
+        if not add and not delete:
+            raise ValueError("give channels to add or to delete")
+        caps = self._client.get_capabilities()
+        params: dict[str, Any] = {}
+        if add:
+            params["add"] = _subscriptions_param(caps, add)
+        if delete:
+            params["delete"] = list(delete)
+        return self._client._request(
+            "PATCH", "/users/me/subscriptions", params=params, cast_to=UpdateSubscriptionsResult
+        )
+
+    def delete_topic(self, stream_id: int, topic_name: str) -> bool:
+        """``POST /streams/{stream_id}/delete_topic`` (administrators): delete a topic's messages.
+
+        The server deletes in batches, newest first; a large topic may need more than one
+        request. Returns ``complete``: False when the server stopped before the last message
+        (what it deleted stays deleted), so ``while not delete_topic(...): pass`` finishes it.
+
+        Args:
+            stream_id: the channel.
+            topic_name: the topic (the empty-topic display name means the empty topic).
+        """
+        caps = self._client.get_capabilities()
+        result = self._client._request(
+            "POST",
+            f"/streams/{int(stream_id)}/delete_topic",
+            params={"topic_name": _topic_in(caps, topic_name)},
+            cast_to=DeleteTopicResult,
+        )
+        return result.complete
 
     def subscriptions(
         self, *, include_subscribers: bool | NotGiven = NOT_GIVEN

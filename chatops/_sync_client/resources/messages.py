@@ -20,6 +20,7 @@ from ...types import (
     MessageSnapshot,
     MessagesPage,
     NarrowMatch,
+    ReadReceiptsResult,
     RenderResult,
     SendResult,
     SingleMessageResult,
@@ -364,6 +365,22 @@ class Messages(SyncResource):
     def delete(self, message_id: int) -> None:
         """``DELETE /messages/{message_id}``."""
         self._client._request("DELETE", f"/messages/{int(message_id)}")
+
+    def read_receipts(self, message_id: int) -> list[int]:
+        """``GET /messages/{message_id}/read_receipts``: the IDs of those who have read it.
+
+        Never the sender, nor anyone whose ``send_read_receipts`` setting is off, nor anyone
+        the caller muted or who muted the caller. Refused when the organization turned read
+        receipts off.
+
+        Example:
+            >>> client.messages.read_receipts(42)  # doctest: +SKIP
+            [3, 7, 9]
+        """
+        result = self._client._request(
+            "GET", f"/messages/{int(message_id)}/read_receipts", cast_to=ReadReceiptsResult
+        )
+        return result.user_ids
 
     def add_reaction(
         self,

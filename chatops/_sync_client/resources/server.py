@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...resources._base import SyncResource
-from ...types import ServerSettings
+from ..._base_client import NOT_GIVEN, NotGiven
+from ...resources._base import SyncResource, given
+from ...types import BigBlueButtonCall, ServerSettings
 
 __all__ = ["Server"]
 
@@ -23,3 +24,22 @@ class Server(SyncResource):
         return self._client._request(
             "POST", "/register", params=params, cast_to=dict[str, Any], idempotent=True
         )
+
+    def bigbluebutton_call(
+        self, meeting_name: str, *, voice_only: bool | NotGiven = NOT_GIVEN
+    ) -> str:
+        """``GET /calls/bigbluebutton/create``: the join link of a new BigBlueButton call.
+
+        The server signs the call's details into the link without asking the video server;
+        following the link needs one (a server without one refuses there).
+
+        Args:
+            meeting_name: the call's name.
+            voice_only: cameras off for everyone; only the caller, the call's moderator, can
+                turn them on.
+        """
+        params = given(locals())
+        result = self._client._request(
+            "GET", "/calls/bigbluebutton/create", params=params, cast_to=BigBlueButtonCall
+        )
+        return result.url

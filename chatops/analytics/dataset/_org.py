@@ -82,6 +82,40 @@ async def read_channels(
     return readable, coverage, channels, subscribers
 
 
+#: the refusals of ``require_member_or_admin``
+_NOT_FOR_GUESTS_OR_BOTS = (
+    "Not allowed for guest users",
+    "This endpoint does not accept bot requests.",
+)
+
+
+async def _user_groups(c: AsyncClient) -> list[dict[str, Any]]:
+    """The active groups' ids, names, members and direct subgroups.
+
+    ``GET /user_groups`` is for members and administrators (the real server's
+    ``require_member_or_admin``); a guest or a bot, refused there, reads the same records from
+    the initial state (``realm_user_groups``), which every account receives.
+    """
+    try:
+        listed = await c.user_groups.list()
+    except ApiError as exc:
+        if exc.msg not in _NOT_FOR_GUESTS_OR_BOTS:
+            raise
+        state = await c.server.register(
+            fetch_event_types=["realm_user_groups"], event_types=["realm_user_groups"]
+        )
+        return [dict(g) for g in state["realm_user_groups"] if not g.get("deactivated")]
+    return [
+        {
+            "id": g.id,
+            "name": g.name,
+            "members": g.members,
+            "direct_subgroup_ids": g.direct_subgroup_ids,
+        }
+        for g in listed
+    ]
+
+
 async def write_tables(
     c: AsyncClient,
     cache: Path,
@@ -110,15 +144,15 @@ async def write_tables(
         )
         for p in chunk
     ]
-    groups = await c.user_groups.list()
+    groups = await _user_groups(c)
     tables = {
         "users": users_frame(users),
         "channels": channels_frame(channels),
         "subscriptions": pd.DataFrame(pairs, columns=["stream_id", "user_id"], dtype="Int64"),
         "user_groups": user_groups_frame(
-            {g.id: g.name for g in groups},
-            {g.id: g.members for g in groups},
-            {g.id: g.direct_subgroup_ids for g in groups},
+            {g["id"]: g["name"] for g in groups},
+            {g["id"]: g["members"] for g in groups},
+            {g["id"]: g["direct_subgroup_ids"] for g in groups},
         ),
     }
     folder = _files.private_dir(cache / "tables")

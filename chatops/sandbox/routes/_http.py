@@ -21,6 +21,7 @@ from starlette.responses import Response
 from .. import clock, users, workers
 from ..errors import ApiError
 from ..params import Param, Params, in_range, parse
+from ..roles import Guard
 from ..state import SandboxState
 from ..store import Row
 
@@ -52,11 +53,17 @@ async def _raw_params(request: Request) -> dict[str, str]:
     return values
 
 
-def _authenticate(state: SandboxState, authorization: str | None) -> tuple[Row, dict[str, str]]:
-    """The user of the request's credentials, and the rate-limit headers of their answer."""
+def _authenticate(
+    state: SandboxState, authorization: str | None, role: Guard | None = None
+) -> tuple[Row, dict[str, str]]:
+    """The user of the request's credentials, and the rate-limit headers of their answer;
+    refused when ``role`` is given and they lack it."""
     with state.store.reading():
         user = users.authenticate_basic(state.store, authorization)
     headers = {} if state.rate_limit is None else state.rate_limit.check(user["id"])
+    if role is not None:
+        with state.store.reading():
+            role(state.store, user)
     return user, headers
 
 
@@ -99,8 +106,10 @@ def endpoint(
     aliases: Mapping[str, str] | None = None,
     in_worker: InWorker | None = None,
     on_loop: bool = False,
+    role: Guard | None = None,
 ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
-    """Wrap a handler: authenticate, rate-limit, parse parameters, render the envelope.
+    """Wrap a handler: authenticate, rate-limit, check the role, parse parameters, render
+    the envelope.
 
     A plain function handler runs in the threadpool, as Starlette runs its sync endpoints,
     inside :meth:`Store.reading`: its reads use a connection of their own and one snapshot, so
@@ -117,11 +126,16 @@ def endpoint(
     whole answer is made on the event loop. A trip to the threadpool costs about twice such
     an answer, and in WAL a read never waits for a writer, so the loop is held only for the
     answer's own tens of microseconds.
+
+    ``role``: the real server's role decorator on this view (:mod:`chatops.sandbox.roles`),
+    checked right after authentication, before the path and the parameters are read.
     """
 
     def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         blocking = not inspect.iscoroutinefunction(handler)
         key = f"{handler.__module__}:{handler.__name__}"
+        if role is not None and not auth:
+            raise TypeError(f"{key}: a role needs an authenticated endpoint")
         if on_loop and (not blocking or in_worker is not None):
             raise TypeError(
                 f"{key}: only a plain function handler without a worker runs on the loop"
@@ -136,7 +150,7 @@ def endpoint(
         ) -> Response | tuple[Row | None, dict[str, str], Params]:
             """A GET's answer; or its user, headers and parameters, for a read worker."""
             with state.store.reading():
-                user, headers = _authenticate(state, authorization) if auth else (None, {})
+                user, headers = _authenticate(state, authorization, role) if auth else (None, {})
                 _check_path(request)
                 params = parse(raw, spec or {}, aliases)
                 if in_worker is not None and state.read_workers is not None and in_worker(params):
@@ -160,7 +174,9 @@ def endpoint(
             else:
                 user, headers = None, {}
                 if auth:
-                    user, headers = await run_in_threadpool(_authenticate, state, authorization)
+                    user, headers = await run_in_threadpool(
+                        _authenticate, state, authorization, role
+                    )
                 _check_path(request)
                 raw = await _raw_params(request)
                 params = parse(raw, spec or {}, aliases)
@@ -189,9 +205,27 @@ def endpoint(
             return _success(result, state, params, headers)
 
         respond.__name__ = handler.__name__
+        if role is not None:
+            _GUARDS[respond] = role
         return respond
 
     return wrap
+
+
+#: the endpoints that declare a role, and their guard
+_GUARDS: dict[Callable[[Request], Awaitable[Response]], Guard] = {}
+
+
+def guard_of(endpoint: Callable[..., Any]) -> Guard | None:
+    """The role an endpoint made by :func:`endpoint` declares, if any.
+
+    Args:
+        endpoint: a route's endpoint function.
+
+    Returns:
+        Its :class:`~chatops.sandbox.roles.Guard`, or None when anyone authenticated may call it.
+    """
+    return _GUARDS.get(endpoint)
 
 
 def _check_path(request: Request) -> None:

@@ -26,6 +26,7 @@ from ..params import (
     integer,
     json_value,
 )
+from ..roles import MEMBER_OR_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, Background, endpoint, path_int
@@ -71,7 +72,8 @@ def string_list(name: str, raw: str) -> list[str]:
         "default_sending_stream": P(),
         "default_events_register_stream": P(),
         "default_all_public_streams": P(boolean),
-    }
+    },
+    role=MEMBER_OR_ADMIN,
 )
 def create_bot(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -108,7 +110,8 @@ def list_bots(request: Request, state: SandboxState, user: Row | None, p: Params
         "default_sending_stream": P(),
         "default_events_register_stream": P(),
         "default_all_public_streams": P(boolean),
-    }
+    },
+    role=MEMBER_OR_ADMIN,
 )
 def update_bot(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -129,7 +132,7 @@ def update_bot(
     )
 
 
-@endpoint()
+@endpoint(role=MEMBER_OR_ADMIN)
 def regenerate_bot_api_key(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from .. import (
     channel_settings,
     channels,
     group_settings,
+    message_delete,
     subscriptions,
     user_topics,
 )
@@ -30,7 +31,9 @@ from ..params import (
     json_value,
     loads,
     optional_integer,
+    text,
 )
+from ..roles import NON_GUEST, REALM_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, base_url, endpoint
@@ -70,7 +73,7 @@ SUBSCRIBE_SPEC = {
 }
 
 
-@endpoint(SUBSCRIBE_SPEC)
+@endpoint(SUBSCRIBE_SPEC, role=NON_GUEST)
 def subscribe(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     groups = {
         name: p[name] for name in group_settings.CHANNEL_GROUP_SETTINGS if p[name] is not MISSING
@@ -105,6 +108,23 @@ def unsubscribe(request: Request, state: SandboxState, user: Row | None, p: Para
         principals=p["principals"],
         feature_level=state.feature_level,
     )
+
+
+@endpoint({"add": P(json_list, default=[]), "delete": P(json_list, default=[])})
+def update_subscriptions(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    """``PATCH /users/me/subscriptions``: join and leave channels in one request."""
+    return subscriptions.update_subscriptions(
+        state.store, _me(user), add=p["add"], delete=p["delete"], feature_level=state.feature_level
+    )
+
+
+@endpoint({"topic_name": P(text, required=True)}, role=REALM_ADMIN)
+def delete_topic(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
+    """``POST /streams/{stream_id}/delete_topic``."""
+    complete = message_delete.delete_topic(
+        state.store, _me(user), _path_int(request, "stream_id"), p["topic_name"]
+    )
+    return {"complete": complete}
 
 
 @endpoint({"include_subscribers": P(json_value, default=False)})
@@ -266,7 +286,7 @@ def muted_topics_legacy(request: Request, state: SandboxState, user: Row | None,
     return {}
 
 
-@endpoint({"name": P(required=True), "description": P(required=True)})
+@endpoint({"name": P(required=True), "description": P(required=True)}, role=REALM_ADMIN)
 def create_folder(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     folder_id = channel_folders.create(
         state.store, _me(user), name=p["name"], description=p["description"]
@@ -283,7 +303,7 @@ def list_folders(request: Request, state: SandboxState, user: Row | None, p: Par
     }
 
 
-@endpoint({"name": P(), "description": P(), "is_archived": P(boolean)})
+@endpoint({"name": P(), "description": P(), "is_archived": P(boolean)}, role=REALM_ADMIN)
 def update_folder(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     channel_folders.update(
         state.store,
@@ -296,7 +316,7 @@ def update_folder(request: Request, state: SandboxState, user: Row | None, p: Pa
     return {}
 
 
-@endpoint({"order": P(int_list, required=True)})
+@endpoint({"order": P(int_list, required=True)}, role=REALM_ADMIN)
 def reorder_folders(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     channel_folders.reorder(state.store, _me(user), p["order"])
     return {}
@@ -329,7 +349,7 @@ def update_subscription_property(
     return {}
 
 
-@endpoint({"stream_id": P(integer, required=True)})
+@endpoint({"stream_id": P(integer, required=True)}, role=REALM_ADMIN)
 def add_default_stream(request: Request, state: SandboxState, user: Row | None, p: Params) -> Any:
     channel_settings.add_default_stream(
         state.store, _me(user), p["stream_id"], feature_level=state.feature_level
@@ -337,7 +357,7 @@ def add_default_stream(request: Request, state: SandboxState, user: Row | None, 
     return {}
 
 
-@endpoint({"stream_id": P(integer, required=True)})
+@endpoint({"stream_id": P(integer, required=True)}, role=REALM_ADMIN)
 def remove_default_stream(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> Any:
@@ -365,6 +385,8 @@ ROUTES: list[Route] = [
     Route(f"{API}/users/me/subscriptions", subscribe, methods=["POST"]),
     Route(f"{API}/users/me/subscriptions", list_subscriptions, methods=["GET"]),
     Route(f"{API}/users/me/subscriptions", unsubscribe, methods=["DELETE"]),
+    Route(f"{API}/users/me/subscriptions", update_subscriptions, methods=["PATCH"]),
+    Route(f"{API}/streams/{{stream_id:int}}/delete_topic", delete_topic, methods=["POST"]),
     Route(f"{API}/get_stream_id", get_stream_id, methods=["GET"]),
     Route(f"{API}/streams/{{stream_id:int}}", get_stream, methods=["GET"]),
     Route(f"{API}/streams/{{stream_id:int}}", update_stream, methods=["PATCH"]),

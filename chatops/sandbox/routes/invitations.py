@@ -25,6 +25,7 @@ from ..params import (
     integer,
     optional_integer,
 )
+from ..roles import MEMBER_OR_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, endpoint
@@ -52,7 +53,7 @@ def _expiry_minutes(p: Params) -> int | None:
     return invitations.DEFAULT_EXPIRY_MINUTES
 
 
-@endpoint(INVITE_SPEC)
+@endpoint(INVITE_SPEC, role=MEMBER_OR_ADMIN)
 def create_multiuse_invite(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -76,7 +77,8 @@ def create_multiuse_invite(
         "invitee_emails": P(required=True),
         "stream_ids": P(int_list, required=True),
         "notify_referrer_on_join": P(boolean, default=True),
-    }
+    },
+    role=MEMBER_OR_ADMIN,
 )
 def send_invites(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -97,7 +99,7 @@ def send_invites(
     return {}
 
 
-@endpoint()
+@endpoint(role=MEMBER_OR_ADMIN)
 def list_invites(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -108,7 +110,7 @@ def list_invites(
     }
 
 
-@endpoint()
+@endpoint(role=MEMBER_OR_ADMIN)
 def revoke_invite(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -116,7 +118,7 @@ def revoke_invite(
     return {}
 
 
-@endpoint()
+@endpoint(role=MEMBER_OR_ADMIN)
 def revoke_multiuse_invite(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -124,7 +126,7 @@ def revoke_multiuse_invite(
     return {}
 
 
-@endpoint()
+@endpoint(role=MEMBER_OR_ADMIN)
 def resend_invite(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:

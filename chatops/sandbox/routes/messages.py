@@ -166,6 +166,16 @@ def delete_message(
     return {}
 
 
+@endpoint()
+def read_receipts(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``GET /messages/{message_id}/read_receipts``."""
+    assert user is not None
+    ids = message_flags.read_receipts(state.store, user, request.path_params["message_id"])
+    return {"user_ids": ids}
+
+
 EDIT_SPEC = {
     "topic": P(message_text),
     "propagate_mode": P(choice(*message_edit.PROPAGATE_MODES), default="change_one"),
@@ -372,6 +382,7 @@ ROUTES: list[Route] = [
     Route(f"{API}/mark_stream_as_read", mark_stream_as_read, methods=["POST"]),
     Route(f"{API}/mark_topic_as_read", mark_topic_as_read, methods=["POST"]),
     Route(f"{API}/messages/{{message_id:int}}/history", message_history, methods=["GET"]),
+    Route(f"{API}/messages/{{message_id:int}}/read_receipts", read_receipts, methods=["GET"]),
     Route(f"{API}/messages/render", render_message, methods=["POST"]),
     Route(f"{API}/messages/matches_narrow", matches_narrow, methods=["GET"]),
 ]

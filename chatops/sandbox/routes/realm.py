@@ -9,7 +9,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .. import custom_profile_fields as profile_fields
@@ -18,7 +18,10 @@ from .. import (
     linkifiers,
     realm_emoji,
     realm_export,
+    realm_playgrounds,
     realm_settings,
+    user_settings,
+    video_calls,
 )
 from .. import realm as realm_mod
 from ..errors import ApiError
@@ -31,6 +34,7 @@ from ..params import (
     integer,
     json_value,
 )
+from ..roles import REALM_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, Background, authenticate, endpoint, since
@@ -92,14 +96,14 @@ LINKIFIER_SPEC: dict[str, Param] = {
 }
 
 
-@endpoint(LINKIFIER_SPEC)
+@endpoint(LINKIFIER_SPEC, role=REALM_ADMIN)
 def add_linkifier(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     return {"id": linkifiers.add(state.store, _me(user), p["pattern"], _template(p))}
 
 
-@endpoint(LINKIFIER_SPEC)
+@endpoint(LINKIFIER_SPEC, role=REALM_ADMIN)
 def update_linkifier(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -109,7 +113,7 @@ def update_linkifier(
     return {}
 
 
-@endpoint()
+@endpoint(role=REALM_ADMIN)
 def remove_linkifier(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -125,7 +129,7 @@ def list_linkifiers(
     return {"linkifiers": linkifiers.list_linkifiers(state.store)}
 
 
-@endpoint({"ordered_linkifier_ids": P(int_list, required=True)})
+@endpoint({"ordered_linkifier_ids": P(int_list, required=True)}, role=REALM_ADMIN)
 def reorder_linkifiers(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -206,7 +210,7 @@ FIELD_SPEC: dict[str, Param] = {
 }
 
 
-@endpoint({**FIELD_SPEC, "field_type": P(integer, required=True)})
+@endpoint({**FIELD_SPEC, "field_type": P(integer, required=True)}, role=REALM_ADMIN)
 def create_profile_field(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -224,7 +228,7 @@ def create_profile_field(
     return {"id": field_id}
 
 
-@endpoint(FIELD_SPEC)
+@endpoint(FIELD_SPEC, role=REALM_ADMIN)
 def update_profile_field(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -242,7 +246,7 @@ def update_profile_field(
     return {}
 
 
-@endpoint({"order": P(int_list, required=True)})
+@endpoint({"order": P(int_list, required=True)}, role=REALM_ADMIN)
 def reorder_profile_fields(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -250,7 +254,7 @@ def reorder_profile_fields(
     return {}
 
 
-@endpoint()
+@endpoint(role=REALM_ADMIN)
 def delete_profile_field(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -272,7 +276,8 @@ def _json_or_text(name: str, raw: str) -> Any:
         "description": P(),
         **{name: P(_json_or_text) for name in realm_settings.PLAIN_SETTINGS},
         **{name: P(gs.parse_update) for name in gs.REALM_GROUP_SETTINGS},
-    }
+    },
+    role=REALM_ADMIN,
 )
 def update_realm(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -305,7 +310,7 @@ def _export_records(state: SandboxState, records: list[dict[str, Any]]) -> list[
     return records
 
 
-@endpoint({"export_type": P(integer, default=realm_export.EXPORT_PUBLIC)})
+@endpoint({"export_type": P(integer, default=realm_export.EXPORT_PUBLIC)}, role=REALM_ADMIN)
 def create_export(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -318,7 +323,7 @@ def create_export(
     return {"id": export_id}
 
 
-@endpoint()
+@endpoint(role=REALM_ADMIN)
 def list_exports(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -326,7 +331,7 @@ def list_exports(
     return {"exports": _export_records(state, records)}
 
 
-@endpoint()
+@endpoint(role=REALM_ADMIN)
 def export_consents(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -366,6 +371,86 @@ async def produce_exports(state: SandboxState) -> None:
         await asyncio.sleep(EXPORT_INTERVAL_SECONDS)
 
 
+# -- code playgrounds ---------------------------------------------------------------------------
+
+
+@endpoint(
+    {
+        "name": P(required=True),
+        "url_template": P(required=True),
+        "pygments_language": P(required=True),
+    },
+    role=REALM_ADMIN,
+)
+def add_playground(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``POST /realm/playgrounds``."""
+    new_id = realm_playgrounds.add(
+        state.store,
+        _me(user),
+        name=p["name"],
+        pygments_language=p["pygments_language"],
+        url_template=p["url_template"],
+    )
+    return {"id": new_id}
+
+
+@endpoint(role=REALM_ADMIN)
+def remove_playground(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``DELETE /realm/playgrounds/{playground_id}``."""
+    realm_playgrounds.remove(state.store, _me(user), _path_int(request, "playground_id"))
+    return {}
+
+
+# -- settings for new users ----------------------------------------------------------------------
+
+
+def _default_param(name: str) -> Param:
+    if name == "email_address_visibility":
+        return P(integer)
+    default = user_settings.SETTINGS[name][0]
+    if isinstance(default, bool):
+        return P(boolean)
+    return P(integer) if isinstance(default, int) else P()
+
+
+@endpoint(
+    {name: _default_param(name) for name in user_settings.DEFAULTS_SETTINGS},
+    role=REALM_ADMIN,
+)
+def update_user_settings_defaults(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``PATCH /realm/user_settings_defaults``."""
+    changes = {name: p[name] for name in user_settings.DEFAULTS_SETTINGS if p.given(name)}
+    user_settings.update_realm_defaults(state.store, _me(user), changes)
+    return {}
+
+
+# -- video calls ---------------------------------------------------------------------------------
+
+
+@endpoint({"meeting_name": P(required=True), "voice_only": P(boolean, default=False)})
+def create_bigbluebutton_call(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``GET /calls/bigbluebutton/create``: a signed join link (no video server is asked)."""
+    url = video_calls.bigbluebutton_url(state.secret, _me(user), p["meeting_name"], p["voice_only"])
+    return {"url": url}
+
+
+async def join_bigbluebutton_call(request: Request) -> Response:
+    """``/calls/bigbluebutton/join``: a page for logged-in browsers; the sandbox keeps no
+    browser sessions, so, as the real server does without one, it redirects to the login
+    page (HTTP 302) whatever credentials the request carries."""
+    query = request.url.query
+    full_path = request.url.path + (f"?{query}" if query else "")
+    return RedirectResponse(video_calls.login_redirect(full_path), status_code=302)
+
+
 ROUTES: list[Route] = [
     Route(f"{API}/server_settings", server_settings, methods=["GET"]),
     Route(f"{API}/realm/filters", add_linkifier, methods=["POST"]),
@@ -389,6 +474,11 @@ ROUTES: list[Route] = [
     Route(
         "/user_avatars/exports/{realm_id:int}/{token}/{file_name}", serve_export, methods=["GET"]
     ),
+    Route(f"{API}/realm/playgrounds", add_playground, methods=["POST"]),
+    Route(f"{API}/realm/playgrounds/{{playground_id:int}}", remove_playground, methods=["DELETE"]),
+    Route(f"{API}/realm/user_settings_defaults", update_user_settings_defaults, methods=["PATCH"]),
+    Route(f"{API}/calls/bigbluebutton/create", create_bigbluebutton_call, methods=["GET"]),
+    Route(video_calls.JOIN_PATH, join_bigbluebutton_call, methods=["GET"]),
 ]
 
 BACKGROUND: list[Background] = [produce_exports]

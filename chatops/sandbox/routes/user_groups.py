@@ -17,13 +17,14 @@ from ..params import (
     boolean,
     int_list,
 )
+from ..roles import MEMBER_OR_ADMIN, USER_GROUP_CREATE
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, endpoint
 from ._http import me as _me
 
 
-@endpoint({"include_deactivated_groups": P(boolean, default=False)})
+@endpoint({"include_deactivated_groups": P(boolean, default=False)}, role=MEMBER_OR_ADMIN)
 def list_user_groups(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -42,7 +43,8 @@ def list_user_groups(
         "members": P(int_list, required=True),
         "subgroups": P(int_list, default=[]),
         **{name: P(gs.parse_value) for name in gs.USER_GROUP_SETTINGS},
-    }
+    },
+    role=USER_GROUP_CREATE,
 )
 def create_user_group(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -66,7 +68,8 @@ def create_user_group(
         "description": P(),
         "deactivated": P(boolean),
         **{name: P(gs.parse_update) for name in gs.USER_GROUP_SETTINGS},
-    }
+    },
+    role=MEMBER_OR_ADMIN,
 )
 def update_user_group(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -89,7 +92,8 @@ def update_user_group(
         "delete": P(int_list, default=[]),
         "add_subgroups": P(int_list, default=[]),
         "delete_subgroups": P(int_list, default=[]),
-    }
+    },
+    role=MEMBER_OR_ADMIN,
 )
 def update_user_group_members(
     request: Request, state: SandboxState, user: Row | None, p: Params
@@ -106,7 +110,7 @@ def update_user_group_members(
     return {}
 
 
-@endpoint({"add": P(int_list, default=[]), "delete": P(int_list, default=[])})
+@endpoint({"add": P(int_list, default=[]), "delete": P(int_list, default=[])}, role=MEMBER_OR_ADMIN)
 def update_user_group_subgroups(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -116,7 +120,7 @@ def update_user_group_subgroups(
     return {}
 
 
-@endpoint({"direct_member_only": P(boolean, default=False)})
+@endpoint({"direct_member_only": P(boolean, default=False)}, role=MEMBER_OR_ADMIN)
 def get_user_group_members(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -127,7 +131,7 @@ def get_user_group_members(
     return {"members": members}
 
 
-@endpoint({"direct_member_only": P(boolean, default=False)})
+@endpoint({"direct_member_only": P(boolean, default=False)}, role=MEMBER_OR_ADMIN)
 def get_is_user_group_member(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -141,7 +145,7 @@ def get_is_user_group_member(
     return {"is_user_group_member": is_member}
 
 
-@endpoint({"direct_subgroup_only": P(boolean, default=False)})
+@endpoint({"direct_subgroup_only": P(boolean, default=False)}, role=MEMBER_OR_ADMIN)
 def get_user_group_subgroups(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from ..params import (
     optional_integer,
     text,
 )
+from ..roles import REALM_ADMIN
 from ..state import SandboxState
 from ..store import Row
 from ._http import API, endpoint
@@ -151,7 +152,10 @@ def get_user_status(
     return {"status": user_status.get_status(state.store, request.path_params["user_id"])}
 
 
-@endpoint({"email": P(required=True), "password": P(required=True), "full_name": P(required=True)})
+@endpoint(
+    {"email": P(required=True), "password": P(required=True), "full_name": P(required=True)},
+    role=REALM_ADMIN,
+)
 def create_user(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
@@ -166,6 +170,15 @@ def deactivate_user(
     request: Request, state: SandboxState, user: Row | None, p: Params
 ) -> dict[str, Any]:
     user_admin.deactivate_user(state.store, _me(user), request.path_params["user_id"])
+    return {}
+
+
+@endpoint()
+def deactivate_own_account(
+    request: Request, state: SandboxState, user: Row | None, p: Params
+) -> dict[str, Any]:
+    """``DELETE /users/me``."""
+    user_admin.deactivate_own_account(state.store, _me(user))
     return {}
 
 
@@ -299,6 +312,7 @@ def user_presence(
 ROUTES: list[Route] = [
     Route(f"{API}/fetch_api_key", fetch_api_key, methods=["POST"]),
     Route(f"{API}/users/me", users_me, methods=["GET"]),
+    Route(f"{API}/users/me", deactivate_own_account, methods=["DELETE"]),
     Route(f"{API}/users", list_users, methods=["GET"]),
     Route(f"{API}/users/{{user_id:int}}", get_user, methods=["GET"]),
     Route(f"{API}/users/{{email}}", get_user_by_email, methods=["GET"]),

@@ -58,6 +58,8 @@ EXPECTED: dict[str, set[str]] = {
     "saved_snippets": {"saved_snippets"},
     "navigation_views": {"navigation_views"},
     "channel_folders": {"channel_folders"},
+    "realm_playgrounds": {"realm_playgrounds"},
+    "realm_user_settings_defaults": {"realm_user_settings_defaults"},
 }
 
 

@@ -43,7 +43,8 @@ def chain(fresh_sandbox: Sandbox) -> Iterator[Chain]:
 
 @pytest.fixture
 def reader(client_for: Callable[..., chatops.Client], fresh_sandbox: Sandbox) -> chatops.Client:
-    return client_for("guest", fresh_sandbox)  # anyone in the organization may read
+    # members and administrators may read; guests and bots are refused (require_member_or_admin)
+    return client_for("member", fresh_sandbox)
 
 
 def test_members_over_http(fresh_sandbox: Sandbox, chain: Chain) -> None:

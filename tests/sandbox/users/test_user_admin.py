@@ -10,7 +10,7 @@ import chatops
 from chatops.sandbox import Sandbox
 from chatops.sandbox import realm as realm_mod
 from tests.conftest import group_id, unchanged
-from tests.sandbox.helpers import api_error
+from tests.sandbox.helpers import api_error, raw
 
 Make = Callable[..., chatops.Client]
 
@@ -61,16 +61,46 @@ def test_user_life_cycle(
         admin.users.deactivate(99999)
 
 
+#: the real ``deactivate_user_backend``'s refusal: a plain ``JsonableError``, no extra field
+ONLY_OWNER = {
+    "result": "error",
+    "msg": "Cannot deactivate the only organization owner",
+    "code": "BAD_REQUEST",
+}
+
+
 def test_last_owner_is_protected(fresh_sandbox: Sandbox, owner: chatops.Client) -> None:
     sb = fresh_sandbox
     owner_id = sb.accounts["owner"].user_id
-    with (
-        unchanged(sb.store),
-        api_error("CANNOT_DEACTIVATE_LAST_USER", is_last_owner=True, entity="Olivia Owner"),
-    ):
+    with unchanged(sb.store):
+        assert raw(sb, "owner", "DELETE", f"/users/{owner_id}") == (400, ONLY_OWNER)
+    with unchanged(sb.store), api_error("BAD_REQUEST"):
         owner.users.deactivate(owner_id)
     with unchanged(sb.store), api_error("BAD_REQUEST"):
         owner.users.update(owner_id, role=200)
+
+
+def test_the_only_user_left_is_refused_as_the_only_owner(
+    fresh_sandbox: Sandbox, owner: chatops.Client
+) -> None:
+    """``DELETE /users/{id}`` has no only-user refusal of its own (``DELETE /users/me`` has):
+    the owner left alone in the organization gets the only-owner answer, unchanged."""
+    sb = fresh_sandbox
+    owner_id = sb.accounts["owner"].user_id
+    # test set-up: everyone else, bots included, has left (and comes back for the next tests)
+    others = [
+        int(r["id"])
+        for r in sb.store.query(
+            "SELECT id FROM users WHERE is_active = 1 AND id != ? AND is_system_bot = 0",
+            [owner_id],
+        )
+    ]
+    sb.store.executemany("UPDATE users SET is_active = 0 WHERE id = ?", [(i,) for i in others])
+    try:
+        with unchanged(sb.store):
+            assert raw(sb, "owner", "DELETE", f"/users/{owner_id}") == (400, ONLY_OWNER)
+    finally:
+        sb.store.executemany("UPDATE users SET is_active = 1 WHERE id = ?", [(i,) for i in others])
 
 
 def test_bots(fresh_sandbox: Sandbox, member: chatops.Client, admin: chatops.Client) -> None:
