@@ -5,6 +5,7 @@
     .venv/bin/python bench/synthetic_dataset.py /tmp/syn100m --messages 100000000
     .venv/bin/python bench/bench_scale.py /tmp/syn1m /tmp/syn10m /tmp/syn100m [--views ...]
         [--append bench/RESULTS.md] [--json out.json]
+    .venv/bin/python bench/bench_scale.py --from-json out.json --append bench/RESULTS.md
 
 Each view runs with ``engine="duckdb"`` in a fresh Python process per dataset (as
 ``bench_engines.py`` runs it: the options of the engine-equality test, the peak as the kernel's
@@ -120,11 +121,12 @@ def short(n: int) -> str:
 
 def measure(folders: list[Path], views: list[str]) -> dict[str, Any]:
     """Every view on every folder; the anchor and load average with each."""
-    sizes = [messages_in(f) for f in folders]
+    sizes: list[int] = []
     runs: dict[str, dict[str, dict[str, float]]] = {v: {} for v in views}
     anchors: dict[str, float] = {}
-    for folder, size in zip(folders, sizes, strict=True):
-        label = short(size)
+    for folder in folders:
+        sizes.append(messages_in(folder))
+        label = short(sizes[-1])
         anchors[label] = anchor(folder)
         print(f"{label}: anchor {anchors[label]:.2f} s", flush=True)
         for view in views:
@@ -199,16 +201,44 @@ def table(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def merged(saved: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs saved with ``--json`` as one (sizes in the order given; the first run's date and
+    starting load, the last one's ending load)."""
+    data: dict[str, Any] = {
+        "date": saved[0]["date"],
+        "sizes": [],
+        "anchors": {},
+        "runs": {},
+        "load_start": saved[0]["load_start"],
+        "load_end": saved[-1]["load_end"],
+    }
+    for one in saved:
+        data["sizes"] += [s for s in one["sizes"] if s not in data["sizes"]]
+        data["anchors"].update(one["anchors"])
+        for view, per in one["runs"].items():
+            data["runs"].setdefault(view, {}).update(per)
+    return data
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folders", type=Path, nargs="+", help="dataset folders, smallest first")
+    ap.add_argument("folders", type=Path, nargs="*", help="dataset folders, smallest first")
     ap.add_argument("--views", nargs="*", default=list(CALLS), choices=list(CALLS))
     ap.add_argument("--append", type=Path, help="append the table to this Markdown file")
     ap.add_argument("--json", type=Path, help="write the raw figures to this file")
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        nargs="*",
+        help="measure nothing: the table of runs saved with --json (smallest sizes first)",
+    )
     args = ap.parse_args()
-    start_load = os.getloadavg()
-    data = measure(args.folders, args.views)
-    data["load_start"], data["load_end"] = start_load, os.getloadavg()
+    if args.from_json:
+        data = merged([json.loads(p.read_text()) for p in args.from_json])
+    else:
+        start_load = os.getloadavg()
+        data = measure(args.folders, args.views)
+        data["load_start"], data["load_end"] = start_load, os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps(data, indent=1))
     lines = [
