@@ -49,7 +49,8 @@ import duckdb
 from chatops.analytics import Dataset
 files = [str(p) for p in Dataset(sys.argv[1])._files()]
 t0 = time.perf_counter()
-con = duckdb.connect(config={"enable_progress_bar": False})
+con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 con.execute("SELECT sum(id), max(timestamp) FROM read_parquet(?)", [files]).fetchall()
 print(time.perf_counter() - t0)
 """
