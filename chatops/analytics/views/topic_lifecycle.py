@@ -204,44 +204,41 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
         wanted = sorted({str(c) for c in p["channel_names"]})
         only = f"channel IN ({', '.join(map(sql_text, wanted))})" if wanted else "FALSE"
     # (timestamp, id) as one number: the message order of the pandas engine's sort, cheap to compare
-    o = "epoch_us(timestamp)::HUGEINT * 10000000000000 + id"
-    scan = f"FROM k WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only}"
-    # one row per topic and sender first (the first and last message of each, in message
-    # order), then one per topic: the first reply is the first message of a sender other than
-    # the starter; no row per message is ever held or joined
-    s = (
-        f"SELECT stream_id, {topic_name_sql()} AS topic, sender_id, "
-        f"min({o}) AS first_o, max({o}) AS last_o, "
-        "min(timestamp) AS first_at, max(timestamp) AS last_at, count(*) AS n, "
-        f"arg_max(channel, {o}) FILTER (channel IS NOT NULL) AS channel, "
-        f"max({o}) FILTER (channel IS NOT NULL) AS channel_o, "
-        f"arg_max(starts_with(topic, {RESOLVED_SQL}), {o}) AS resolved, "
-        f"bool_or(last_moved_timestamp IS NOT NULL) AS moved_msg {scan} GROUP BY ALL"
-    )
+    o = "epoch_us(k.timestamp)::HUGEINT * 10000000000000 + k.id"
+    kind = "list_transform(edits, lambda x: x.kind)"
+    # each topic numbered first (one row per topic name as written); then two passes over the
+    # messages, each keeping one row per topic: its counts, starter and edits, then its first
+    # reply (the first message of a sender other than the starter). Nothing per message is
+    # held, sorted or joined but the small table of topics.
     frame = k.frame(
-        f"WITH s AS MATERIALIZED ({s}), "
-        "t AS (SELECT stream_id, topic, "
-        "  arg_max(channel, channel_o) FILTER (channel IS NOT NULL) AS channel, "
-        "  min(first_at) AS started_at, max(last_at) AS last_at, sum(n)::BIGINT AS messages, "
-        "  count(sender_id) AS participants, "
-        "  arg_min(sender_id, first_o) FILTER (sender_id IS NOT NULL) AS starter_id, "
-        "  arg_max(resolved, last_o) AS resolved, bool_or(moved_msg) AS moved_msg "
-        "  FROM s GROUP BY ALL), "
-        "r AS (SELECT s.stream_id, s.topic, min(s.first_at) AS first_reply_at "
-        "  FROM s JOIN t ON s.stream_id = t.stream_id AND s.topic = t.topic "
-        "  WHERE s.sender_id <> t.starter_id GROUP BY ALL), "
-        "e AS (SELECT stream_id, topic, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
-        "  bool_or(x.kind IN ('move_topic', 'move_channel')) AS moved_edit, "
-        "  bool_or(x.kind = 'move_topic') AS renamed "
-        f"  FROM (SELECT stream_id, {topic_name_sql()} AS topic, unnest(edits) AS x {scan} "
-        "  AND len(edits) > 0) GROUP BY ALL) "
-        "SELECT t.stream_id, t.channel, t.topic, t.started_at, t.last_at, t.messages, "
-        "  t.participants, t.starter_id, t.resolved, r.first_reply_at, e.resolved_at, "
-        "  coalesce(t.moved_msg, FALSE) OR coalesce(e.moved_edit, FALSE) AS moved, "
-        "  coalesce(e.renamed, FALSE) AS renamed "
-        "FROM t LEFT JOIN r ON r.stream_id = t.stream_id AND r.topic = t.topic "
-        "LEFT JOIN e ON e.stream_id = t.stream_id AND e.topic = t.topic "
-        "ORDER BY t.stream_id, t.topic"
+        "WITH d AS MATERIALIZED (SELECT stream_id, topic, "
+        f"  {topic_name_sql()} AS name, dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) "
+        "  AS tid FROM (SELECT DISTINCT stream_id, topic FROM k "
+        f"  WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only})), "
+        f"km AS NOT MATERIALIZED (SELECT d.tid, k.timestamp, k.sender_id, k.channel, {o} AS o, "
+        f"  starts_with(k.topic, {RESOLVED_SQL}) AS resolved, "
+        "  k.last_moved_timestamp IS NOT NULL AS is_moved, k.edits "
+        f"  FROM k JOIN d ON k.stream_id = d.stream_id AND k.topic = d.topic WHERE {only}), "
+        "t AS MATERIALIZED (SELECT tid, "
+        "  arg_max(channel, o) FILTER (channel IS NOT NULL) AS channel, "
+        "  min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
+        "  count(DISTINCT sender_id) AS participants, "
+        "  arg_min(sender_id, o) FILTER (sender_id IS NOT NULL) AS starter_id, "
+        "  arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg, "
+        "  min(list_min(list_transform(list_filter(edits, lambda x: x.kind = 'resolve'), "
+        "  lambda x: x.timestamp))) AS resolved_at, "
+        f"  bool_or(list_has_any({kind}, ['move_topic', 'move_channel'])) AS moved_edit, "
+        f"  bool_or(list_contains({kind}, 'move_topic')) AS renamed "
+        "  FROM km GROUP BY tid), "
+        "r AS (SELECT km.tid, min(km.timestamp) AS first_reply_at "
+        "  FROM km JOIN t ON km.tid = t.tid WHERE km.sender_id <> t.starter_id GROUP BY km.tid), "
+        "n AS (SELECT DISTINCT tid, stream_id, name FROM d) "
+        "SELECT n.stream_id, t.channel, n.name AS topic, t.started_at, t.last_at, t.messages, "
+        "  t.participants, t.starter_id, t.resolved, r.first_reply_at, t.resolved_at, "
+        "  coalesce(t.moved_msg, FALSE) OR coalesce(t.moved_edit, FALSE) AS moved, "
+        "  coalesce(t.renamed, FALSE) AS renamed "
+        "FROM t JOIN n ON n.tid = t.tid LEFT JOIN r ON r.tid = t.tid "
+        "ORDER BY n.stream_id, n.name"
     )
     frame["stream_id"] = frame["stream_id"].astype("int64")
     frame["starter_id"] = frame["starter_id"].astype("Int64")
