@@ -108,29 +108,31 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     k.window(parse_period(p["period"]), p["as_of"], p["until"])
     keep = f"NOT {in_list('r.user_id', k.bots)}" if p["exclude_bots"] else "TRUE"
     kept = f"list_filter(reactions, lambda r: {keep})" if p["exclude_bots"] else "reactions"
+    day = f"date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)})"
     # each reacted message's kept reactions as a list (no row per reaction), and those
-    # reactions one per row only inside the two counts below
+    # reactions one per row only inside the counts below
     k.duck.con.execute(
         "CREATE OR REPLACE TEMP VIEW kl AS SELECT id AS message_id, channel, topic, sender_id, "
-        f"{kept} AS kept FROM k WHERE len(reactions) > 0"
+        f"timestamp, {kept} AS kept FROM k WHERE len(reactions) > 0"
     )
     k.duck.con.execute(
         "CREATE OR REPLACE TEMP VIEW kr AS SELECT sender_id, r.user_id AS user_id, "
-        "r.emoji_name AS emoji_name, "
+        f"r.emoji_name AS emoji_name, {day} AS t, "
         "list_position(list_transform(kept, lambda x: x.emoji_name), r.emoji_name) = pos AS first "
-        "FROM (SELECT sender_id, kept, unnest(kept) AS r, generate_subscripts(kept, 1) AS pos "
-        "FROM kl WHERE len(kept) > 0)"
+        "FROM (SELECT sender_id, timestamp, kept, unnest(kept) AS r, "
+        "generate_subscripts(kept, 1) AS pos FROM kl WHERE len(kept) > 0)"
     )
-    # one pass over the reactions: per emoji and reactor, and per reactor and author; an
-    # emoji's messages are the reacted messages holding it (its first reaction there counts)
+    # one pass over the reactions: per emoji and reactor (gid 3), per reactor and author (9),
+    # per day (14); an emoji's messages are the reacted messages holding it (its first
+    # reaction there counts)
     k.duck.con.execute(
-        "CREATE OR REPLACE TEMP TABLE kg AS SELECT grouping(sender_id) AS by_emoji, emoji_name, "
-        "user_id, sender_id, count(*) AS n, count(*) FILTER (first) AS m FROM kr "
-        "GROUP BY GROUPING SETS ((emoji_name, user_id), (user_id, sender_id))"
+        "CREATE OR REPLACE TEMP TABLE kg AS SELECT grouping(emoji_name, user_id, sender_id, t) "
+        "AS gid, emoji_name, user_id, sender_id, t, count(*) AS n, count(*) FILTER (first) AS m "
+        "FROM kr GROUP BY GROUPING SETS ((emoji_name, user_id), (user_id, sender_id), (t))"
     )
     top = k.frame(
         "SELECT emoji_name, sum(n)::BIGINT AS reactions, sum(m)::BIGINT AS messages, "
-        "count(user_id) AS reactors FROM kg WHERE by_emoji = 1 AND emoji_name IS NOT NULL "
+        "count(user_id) AS reactors FROM kg WHERE gid = 3 AND emoji_name IS NOT NULL "
         "GROUP BY ALL ORDER BY reactions DESC, emoji_name"
     )
     # the most reacted emoji of a message: the most reactions, then the first name
@@ -149,17 +151,18 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     most["sender_id"] = most["sender_id"].astype("Int64")
     network = k.frame(
         "SELECT user_id AS reactor_id, sender_id AS author_id, n AS reactions FROM kg "
-        "WHERE by_emoji = 0 AND user_id IS NOT NULL AND sender_id IS NOT NULL "
+        "WHERE gid = 9 AND user_id IS NOT NULL AND sender_id IS NOT NULL "
         "ORDER BY reactions DESC, reactor_id, author_id"
     )
-    k.duck.con.execute("DROP TABLE kg")
     # the dtypes the pandas engine's groupby gives (size of an Int64 column is Int64)
     top["reactions"] = top["reactions"].astype("Int64")
+    # messages per day from their times alone; kept reactions per day from the pass above
     per_day = k.frame(
-        f"SELECT date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)}) AS t, "
-        f"count(*) AS m, sum(coalesce(len({kept}), 0)) AS r FROM k "
-        "WHERE timestamp IS NOT NULL GROUP BY ALL"
+        f"SELECT d.t, d.m, coalesce(g.n, 0) AS r FROM (SELECT {day} AS t, count(*) AS m FROM k "
+        "WHERE timestamp IS NOT NULL GROUP BY ALL) d "
+        "LEFT JOIN (SELECT t, n FROM kg WHERE gid = 14 AND t IS NOT NULL) g ON g.t = d.t"
     )
+    k.duck.con.execute("DROP TABLE kg")
     n = int(k.scalar("SELECT count(*) FROM k"))
     total = int(most["reactions"].sum())
     if len(per_day):
