@@ -205,11 +205,10 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
         only = f"channel IN ({', '.join(map(sql_text, wanted))})" if wanted else "FALSE"
     # (timestamp, id) as one number: the message order of the pandas engine's sort, cheap to compare
     o = "epoch_us(k.timestamp)::HUGEINT * 10000000000000 + k.id"
-    kind = "list_transform(edits, lambda x: x.kind)"
-    # each topic numbered first (one row per topic name as written); then two passes over the
-    # messages, each keeping one row per topic: its counts, starter and edits, then its first
-    # reply (the first message of a sender other than the starter). Nothing per message is
-    # held, sorted or joined but the small table of topics.
+    # each topic numbered first (one row per topic name as written); then passes over the
+    # messages, each keeping one row per topic: its counts and starter, its first reply (the
+    # first message of a sender other than the starter), its edits (from the messages that
+    # have any). Nothing per message is held, sorted or joined but the small table of topics.
     frame = k.frame(
         "WITH d AS MATERIALIZED (SELECT stream_id, topic, "
         f"  {topic_name_sql()} AS name, dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) "
@@ -224,20 +223,20 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
         "  min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
         "  count(DISTINCT sender_id) AS participants, "
         "  arg_min(sender_id, o) FILTER (sender_id IS NOT NULL) AS starter_id, "
-        "  arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg, "
-        "  min(list_min(list_transform(list_filter(edits, lambda x: x.kind = 'resolve'), "
-        "  lambda x: x.timestamp))) AS resolved_at, "
-        f"  bool_or(list_has_any({kind}, ['move_topic', 'move_channel'])) AS moved_edit, "
-        f"  bool_or(list_contains({kind}, 'move_topic')) AS renamed "
+        "  arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg "
         "  FROM km GROUP BY tid), "
+        "e AS (SELECT tid, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
+        "  bool_or(x.kind IN ('move_topic', 'move_channel')) AS moved_edit, "
+        "  bool_or(x.kind = 'move_topic') AS renamed "
+        "  FROM (SELECT tid, unnest(edits) AS x FROM km WHERE len(edits) > 0) GROUP BY tid), "
         "r AS (SELECT km.tid, min(km.timestamp) AS first_reply_at "
         "  FROM km JOIN t ON km.tid = t.tid WHERE km.sender_id <> t.starter_id GROUP BY km.tid), "
         "n AS (SELECT DISTINCT tid, stream_id, name FROM d) "
         "SELECT n.stream_id, t.channel, n.name AS topic, t.started_at, t.last_at, t.messages, "
-        "  t.participants, t.starter_id, t.resolved, r.first_reply_at, t.resolved_at, "
-        "  coalesce(t.moved_msg, FALSE) OR coalesce(t.moved_edit, FALSE) AS moved, "
-        "  coalesce(t.renamed, FALSE) AS renamed "
-        "FROM t JOIN n ON n.tid = t.tid LEFT JOIN r ON r.tid = t.tid "
+        "  t.participants, t.starter_id, t.resolved, r.first_reply_at, e.resolved_at, "
+        "  coalesce(t.moved_msg, FALSE) OR coalesce(e.moved_edit, FALSE) AS moved, "
+        "  coalesce(e.renamed, FALSE) AS renamed "
+        "FROM t JOIN n ON n.tid = t.tid LEFT JOIN r ON r.tid = t.tid LEFT JOIN e ON e.tid = t.tid "
         "ORDER BY n.stream_id, n.name"
     )
     frame["stream_id"] = frame["stream_id"].astype("int64")
