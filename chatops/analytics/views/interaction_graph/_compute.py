@@ -152,7 +152,8 @@ def _result(
         .reset_index()
     )
     ea, eb, ew = (und[c].to_numpy(np.int64) for c in ("a", "b", "w"))
-    g = _weighted_graph(ea, eb, ew)
+    g = nx.Graph()
+    g.add_weighted_edges_from(zip(ea.tolist(), eb.tolist(), ew.tolist(), strict=True))
     order = list(g.nodes)
     ids = sorted(order)
     at = np.asarray(ids, dtype=np.int64)
@@ -225,29 +226,6 @@ def _mutual(edges: pd.DataFrame) -> int:
     back = pairs.rename(columns={"a": "b", "b": "a"})
     both = pairs[pairs["a"] < pairs["b"]].merge(back, on=["a", "b"], how="inner")
     return len(both)
-
-
-def _weighted_graph(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> Any:
-    """The networkx graph of the distinct pairs ``(a[i], b[i])`` weighted ``w[i]``: the graph
-    ``nx.Graph().add_weighted_edges_from(zip(a, b, w))`` makes (same nodes, edges and their
-    order), its dictionaries filled directly, which takes half the time on millions of edges."""
-    import networkx as nx  # imported when a graph is made: importing it costs 0.1 s
-
-    g = nx.Graph()
-    adj, node = g._adj, g._node
-    for u, v, x in zip(a.tolist(), b.tolist(), w.tolist(), strict=True):
-        data = {"weight": x}
-        au = adj.get(u)
-        if au is None:
-            au = adj[u] = {}
-            node[u] = {}
-        av = adj.get(v)
-        if av is None:
-            av = adj[v] = {}
-            node[v] = {}
-        au[v] = data
-        av[u] = data
-    return g
 
 
 def _channel_graph(
