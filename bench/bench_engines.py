@@ -67,7 +67,9 @@ def run(view: str, engine: str, folder: Path) -> dict[str, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         return {"seconds": float("nan"), "peak_gb": usage.ru_maxrss / 1024**2, "failed": 1.0}
-    got = json.loads(out.decode().strip().splitlines()[-1])
+    # from the last "{": DuckDB may draw its progress bar on stdout before it, on the same line
+    text = out.decode()
+    got = json.loads(text[text.rindex("{") :])
     return {"seconds": float(got["seconds"]), "peak_gb": usage.ru_maxrss / 1024**2}
 
 

@@ -18,7 +18,9 @@ JSON text Zulip stores (newest first). As in Zulip's export, no row holds an API
 password. Direct messages between two or more people are ``zerver_huddle`` conversations
 whose members are the subscriptions to the huddle's recipient; a conversation with oneself
 is a personal recipient. The notification bot, a system bot, is listed in
-``zerver_userprofile_crossrealm`` (id and email only), as Zulip lists its system bots.
+``zerver_userprofile_crossrealm`` (id and email only), as Zulip lists its system bots. The
+code playgrounds and the settings for new users are ``zerver_realmplayground`` and
+``zerver_realmuserdefault`` (:mod:`~chatops.sandbox.export_settings`).
 
 By default the export holds every message, as the server's management command writes it. An
 :class:`~chatops.sandbox.export_scope.ExportScope` narrows it as ``POST /export/realm`` does: a
@@ -45,6 +47,7 @@ from . import group_settings
 from . import messages as messages_mod
 from . import users as users_mod
 from .export_scope import ExportScope
+from .export_settings import settings_tables
 from .files import private_file
 from .store import Row, Store
 
@@ -160,6 +163,7 @@ def _realm_tables(store: Store) -> tuple[dict[str, Any], dict[str, int]]:
     tables.update(_stream_tables(store, realm_id, stream_recipient, subscriptions, active))
     tables.update(_recipient_tables(recipients, stream_recipient, subscriptions, active))
     tables.update(_group_tables(store, realm_id))
+    tables.update(settings_tables(store, realm_id))
     return tables, clients
 
 

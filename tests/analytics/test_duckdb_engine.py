@@ -36,7 +36,16 @@ def test_duckdb_equals_pandas_on_small(small_ds: Dataset, view: str) -> None:
     assert compare(small_ds, view) > 0
 
 
-@pytest.mark.parametrize("view", ["messages_over_time", "topic_lifecycle", "client_and_dm_mix"])
+@pytest.mark.parametrize(
+    "view",
+    [
+        "messages_over_time",
+        "topic_lifecycle",
+        "client_and_dm_mix",
+        "reactions_and_engagement",
+        "interaction_graph",
+    ],
+)
 def test_duckdb_equals_pandas_with_period_and_bots_pushed_down(
     small_ds: Dataset, view: str
 ) -> None:

@@ -6,11 +6,13 @@ import json
 import math
 import stat
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import chatops
 from chatops.sandbox import Sandbox, Store
 from chatops.sandbox.export import RECIPIENT_HUDDLE, RECIPIENT_STREAM, export_organization
 from tests.test_cli import _one_line_error
@@ -112,6 +114,66 @@ def test_cli_exports_a_sandbox_folder(sandbox: Sandbox, tmp_path: Path) -> None:
     assert f"to {out}" in proc.stdout
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
     assert tarfile.is_tarfile(out)
+
+
+#: fields of Zulip's ``RealmUserDefault`` that ``PATCH /realm/user_settings_defaults`` does not
+#: change but the row holds all the same, as it holds every personal setting
+ROW_ONLY_FIELDS = (
+    "default_language",
+    "enable_login_emails",
+    "enable_marketing_emails",
+    "allow_private_data_export",
+)
+
+
+def test_an_export_holds_the_playgrounds_and_the_settings_for_new_users(
+    fresh_sandbox: Sandbox, client_for: Callable[..., chatops.Client], tmp_path: Path
+) -> None:
+    admin = client_for("admin", fresh_sandbox)
+    template = "https://play.example.com/?code={code}"
+    pid = admin.realm.add_playground(
+        name="Python playground", pygments_language="Python", url_template=template
+    )
+    admin.realm.update_user_settings_defaults(
+        emojiset="text", enter_sends=True, email_address_visibility=3
+    )
+    state = admin.server.register(fetch_event_types=["realm_user_settings_defaults"])
+    registered = dict(state["realm_user_settings_defaults"])
+    del registered["emojiset_choices"], registered["available_notification_sounds"]
+    out = tmp_path / "org.tar.gz"
+    proc = run_chatops(
+        "sandbox",
+        "export",
+        "--data",
+        str(fresh_sandbox.data_dir),
+        "--out",
+        str(out),
+        "--no-progress",
+    )
+    assert proc.returncode == 0, proc.stderr
+    with tarfile.open(out) as tar:
+        (member,) = [m for m in tar.getmembers() if m.name.endswith("/realm.json")]
+        realm = _read(tar, member)
+    realm_id = realm["zerver_realm"][0]["id"]
+    assert realm["zerver_realmplayground"] == [
+        {
+            "id": pid,
+            "realm": realm_id,
+            "name": "Python playground",
+            "pygments_language": "Python",
+            "url_template": template,
+        }
+    ]
+    # one row for the organization: every setting, the changed ones as changed
+    (row,) = realm["zerver_realmuserdefault"]
+    assert row == {"id": 1, "realm": realm_id, **registered}
+    assert (row["emojiset"], row["enter_sends"], row["email_address_visibility"]) == (
+        "text",
+        True,
+        3,
+    )
+    assert row["web_font_size_px"] == 16 and row["default_language"] == "en"
+    assert set(ROW_ONLY_FIELDS) <= set(row)
 
 
 def test_cli_export_refuses_a_folder_without_an_organization(tmp_path: Path) -> None:

@@ -107,38 +107,62 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         raise ValueError(f"top_n must be positive, got {top_n}")
     k.window(parse_period(p["period"]), p["as_of"], p["until"])
     keep = f"NOT {in_list('r.user_id', k.bots)}" if p["exclude_bots"] else "TRUE"
+    kept = f"list_filter(reactions, lambda r: {keep})" if p["exclude_bots"] else "reactions"
+    day = f"date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)})"
+    # each reacted message's kept reactions as a list (no row per reaction), and those
+    # reactions one per row only inside the counts below
     k.duck.con.execute(
-        "CREATE OR REPLACE TEMP VIEW kr AS SELECT id AS message_id, sender_id, "
-        "r.user_id AS user_id, r.emoji_name AS emoji_name FROM "
-        f"(SELECT id, sender_id, unnest(reactions) AS r FROM k WHERE len(reactions) > 0) WHERE {keep}"
+        "CREATE OR REPLACE TEMP VIEW kl AS SELECT id AS message_id, channel, topic, sender_id, "
+        f"timestamp, {kept} AS kept FROM k WHERE len(reactions) > 0"
+    )
+    k.duck.con.execute(
+        "CREATE OR REPLACE TEMP VIEW kr AS SELECT sender_id, r.user_id AS user_id, "
+        f"r.emoji_name AS emoji_name, {day} AS t, "
+        "list_position(list_transform(kept, lambda x: x.emoji_name), r.emoji_name) = pos AS first "
+        "FROM (SELECT sender_id, timestamp, kept, unnest(kept) AS r, "
+        "generate_subscripts(kept, 1) AS pos FROM kl WHERE len(kept) > 0)"
+    )
+    # one pass over the reactions: per emoji and reactor (gid 3), per reactor and author (9),
+    # per day (14); an emoji's messages are the reacted messages holding it (its first
+    # reaction there counts)
+    k.duck.con.execute(
+        "CREATE OR REPLACE TEMP TABLE kg AS SELECT grouping(emoji_name, user_id, sender_id, t) "
+        "AS gid, emoji_name, user_id, sender_id, t, count(*) AS n, count(*) FILTER (first) AS m "
+        "FROM kr GROUP BY GROUPING SETS ((emoji_name, user_id), (user_id, sender_id), (t))"
     )
     top = k.frame(
-        "SELECT emoji_name, count(*) AS reactions, count(DISTINCT message_id) AS messages, "
-        "count(DISTINCT user_id) AS reactors FROM kr WHERE emoji_name IS NOT NULL GROUP BY ALL"
-    ).sort_values(["reactions", "emoji_name"], ascending=[False, True], kind="stable")
+        "SELECT emoji_name, sum(n)::BIGINT AS reactions, sum(m)::BIGINT AS messages, "
+        "count(user_id) AS reactors FROM kg WHERE gid = 3 AND emoji_name IS NOT NULL "
+        "GROUP BY ALL ORDER BY reactions DESC, emoji_name"
+    )
+    # the most reacted emoji of a message: the most reactions, then the first name
+    names = "list_transform(kept, lambda x: x.emoji_name)"
+    top_emoji = (
+        f"list_sort(list_transform(list_distinct({names}), lambda e: "
+        f"{{'n': -len(list_filter({names}, lambda y: y = e)), 'e': e}}))[1].e"
+    )
     most = k.frame(
-        "WITH e AS (SELECT message_id, emoji_name, count(*) AS n FROM kr "
-        "WHERE emoji_name IS NOT NULL GROUP BY ALL), "
-        "t AS (SELECT message_id, arg_min(emoji_name, (-n, emoji_name)) AS top_emoji FROM e GROUP BY ALL), "
-        "c AS (SELECT message_id, count(*) AS reactions FROM kr GROUP BY ALL) "
-        "SELECT c.message_id, k.channel, k.topic, k.sender_id, c.reactions, t.top_emoji "
-        "FROM c JOIN k ON k.id = c.message_id LEFT JOIN t ON t.message_id = c.message_id"
+        "SELECT message_id, channel, topic, sender_id, len(kept) AS reactions, "
+        f"CASE WHEN len(kept) = 1 THEN kept[1].emoji_name ELSE {top_emoji} END AS top_emoji "
+        "FROM kl WHERE len(kept) > 0 "
+        "ORDER BY reactions DESC, message_id"
     )
     most["message_id"] = most["message_id"].astype("int64")
     most["sender_id"] = most["sender_id"].astype("Int64")
-    most = most.sort_values(["reactions", "message_id"], ascending=[False, True], kind="stable")
     network = k.frame(
-        "SELECT user_id AS reactor_id, sender_id AS author_id, count(*) AS reactions FROM kr "
-        "WHERE user_id IS NOT NULL AND sender_id IS NOT NULL GROUP BY ALL"
-    ).sort_values(["reactions", "reactor_id", "author_id"], ascending=[False, True, True])
+        "SELECT user_id AS reactor_id, sender_id AS author_id, n AS reactions FROM kg "
+        "WHERE gid = 9 AND user_id IS NOT NULL AND sender_id IS NOT NULL "
+        "ORDER BY reactions DESC, reactor_id, author_id"
+    )
     # the dtypes the pandas engine's groupby gives (size of an Int64 column is Int64)
     top["reactions"] = top["reactions"].astype("Int64")
+    # messages per day from their times alone; kept reactions per day from the pass above
     per_day = k.frame(
-        f"SELECT date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)}) AS t, "
-        "count(*) AS m, sum(coalesce(len(list_filter(reactions, lambda r: "
-        f"{keep})), 0)) AS r FROM k "
-        "WHERE timestamp IS NOT NULL GROUP BY ALL"
+        f"SELECT d.t, d.m, coalesce(g.n, 0) AS r FROM (SELECT {day} AS t, count(*) AS m FROM k "
+        "WHERE timestamp IS NOT NULL GROUP BY ALL) d "
+        "LEFT JOIN (SELECT t, n FROM kg WHERE gid = 14 AND t IS NOT NULL) g ON g.t = d.t"
     )
+    k.duck.con.execute("DROP TABLE kg")
     n = int(k.scalar("SELECT count(*) FROM k"))
     total = int(most["reactions"].sum())
     if len(per_day):

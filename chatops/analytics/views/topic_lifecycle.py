@@ -204,38 +204,40 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
         wanted = sorted({str(c) for c in p["channel_names"]})
         only = f"channel IN ({', '.join(map(sql_text, wanted))})" if wanted else "FALSE"
     # (timestamp, id) as one number: the message order of the pandas engine's sort, cheap to compare
-    ch = (
-        "SELECT id, stream_id, channel, timestamp, sender_id, edits, "
-        "epoch_us(timestamp)::HUGEINT * 10000000000000 + id AS o, "
-        f"{topic_name_sql()} AS topic, "
-        f"starts_with(topic, {RESOLVED_SQL}) AS resolved, "
-        "last_moved_timestamp IS NOT NULL AS is_moved "
-        f"FROM k WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only}"
-    )
+    o = "epoch_us(k.timestamp)::HUGEINT * 10000000000000 + k.id"
+    # each topic numbered first (one row per topic name as written); then passes over the
+    # messages, each keeping one row per topic: its counts and starter, its first reply (the
+    # first message of a sender other than the starter), its edits (from the messages that
+    # have any). Nothing per message is held, sorted or joined but the small table of topics.
     frame = k.frame(
-        f"WITH ch AS MATERIALIZED ({ch}), "
-        "t AS (SELECT stream_id, topic, "
+        "WITH d AS MATERIALIZED (SELECT stream_id, topic, "
+        f"  {topic_name_sql()} AS name, dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) "
+        "  AS tid FROM (SELECT DISTINCT stream_id, topic FROM k "
+        f"  WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only})), "
+        f"km AS NOT MATERIALIZED (SELECT d.tid, k.timestamp, k.sender_id, k.channel, {o} AS o, "
+        f"  starts_with(k.topic, {RESOLVED_SQL}) AS resolved, "
+        "  k.last_moved_timestamp IS NOT NULL AS is_moved, k.edits "
+        f"  FROM k JOIN d ON k.stream_id = d.stream_id AND k.topic = d.topic WHERE {only}), "
+        "t AS MATERIALIZED (SELECT tid, "
         "  arg_max(channel, o) FILTER (channel IS NOT NULL) AS channel, "
         "  min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
         "  count(DISTINCT sender_id) AS participants, "
         "  arg_min(sender_id, o) FILTER (sender_id IS NOT NULL) AS starter_id, "
         "  arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg "
-        "  FROM ch GROUP BY ALL), "
-        "r AS (SELECT ch.stream_id, ch.topic, min(ch.timestamp) AS first_reply_at "
-        "  FROM ch JOIN t ON ch.stream_id = t.stream_id AND ch.topic = t.topic "
-        "  WHERE ch.sender_id <> t.starter_id GROUP BY ALL), "
-        "e AS (SELECT stream_id, topic, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
+        "  FROM km GROUP BY tid), "
+        "e AS (SELECT tid, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
         "  bool_or(x.kind IN ('move_topic', 'move_channel')) AS moved_edit, "
         "  bool_or(x.kind = 'move_topic') AS renamed "
-        "  FROM (SELECT stream_id, topic, unnest(edits) AS x FROM ch WHERE len(edits) > 0) "
-        "  GROUP BY ALL) "
-        "SELECT t.stream_id, t.channel, t.topic, t.started_at, t.last_at, t.messages, "
+        "  FROM (SELECT tid, unnest(edits) AS x FROM km WHERE len(edits) > 0) GROUP BY tid), "
+        "r AS (SELECT km.tid, min(km.timestamp) AS first_reply_at "
+        "  FROM km JOIN t ON km.tid = t.tid WHERE km.sender_id <> t.starter_id GROUP BY km.tid), "
+        "n AS (SELECT DISTINCT tid, stream_id, name FROM d) "
+        "SELECT n.stream_id, t.channel, n.name AS topic, t.started_at, t.last_at, t.messages, "
         "  t.participants, t.starter_id, t.resolved, r.first_reply_at, e.resolved_at, "
         "  coalesce(t.moved_msg, FALSE) OR coalesce(e.moved_edit, FALSE) AS moved, "
         "  coalesce(e.renamed, FALSE) AS renamed "
-        "FROM t LEFT JOIN r ON r.stream_id = t.stream_id AND r.topic = t.topic "
-        "LEFT JOIN e ON e.stream_id = t.stream_id AND e.topic = t.topic "
-        "ORDER BY t.stream_id, t.topic"
+        "FROM t JOIN n ON n.tid = t.tid LEFT JOIN r ON r.tid = t.tid LEFT JOIN e ON e.tid = t.tid "
+        "ORDER BY n.stream_id, n.name"
     )
     frame["stream_id"] = frame["stream_id"].astype("int64")
     frame["starter_id"] = frame["starter_id"].astype("Int64")

@@ -145,6 +145,41 @@ def test_an_administrator_exports_the_public_data_and_downloads_it(
     assert any(int(f["user_profile"]) != admin_id for f in flags)
 
 
+def test_an_export_holds_the_playgrounds_and_the_settings_for_new_users(
+    org: Sandbox, admin: chatops.Client
+) -> None:
+    template = "https://go.example.com/play?code={code}"
+    pid = admin.realm.add_playground(
+        name="Go playground", pygments_language="Go", url_template=template
+    )
+    admin.realm.update_user_settings_defaults(twenty_four_hour_time=True, web_font_size_px=14)
+    try:
+        done = admin.realm.wait_for_export(admin.realm.create_export(), timeout=60)
+        realm = _members(admin.realm.download_export(done))["realm.json"]
+        defaults = admin.server.register(fetch_event_types=["realm_user_settings_defaults"])
+    finally:
+        admin.realm.remove_playground(pid)
+        admin.realm.update_user_settings_defaults(twenty_four_hour_time=False, web_font_size_px=16)
+    realm_id = realm["zerver_realm"][0]["id"]
+    assert realm["zerver_realmplayground"] == [
+        {
+            "id": pid,
+            "realm": realm_id,
+            "name": "Go playground",
+            "pygments_language": "Go",
+            "url_template": template,
+        }
+    ]
+    (row,) = realm["zerver_realmuserdefault"]
+    assert (row["id"], row["realm"]) == (1, realm_id)
+    assert (row["twenty_four_hour_time"], row["web_font_size_px"]) == (True, 14)
+    # every setting a new user starts with, as /register gives them
+    registered = defaults["realm_user_settings_defaults"]
+    settings = set(registered) - {"emojiset_choices", "available_notification_sounds"}
+    assert set(row) == {"id", "realm", *settings}
+    assert all(row[name] == registered[name] for name in settings)
+
+
 def test_an_export_with_consent_holds_what_the_consenting_people_received(
     org: Sandbox, admin: chatops.Client, owner: chatops.Client, queue: Queue
 ) -> None:

@@ -220,8 +220,12 @@ def _result(
 
 def _mutual(edges: pd.DataFrame) -> int:
     """The pairs of people with an edge each way among the directed reply ``edges``."""
-    pairs = set(zip(edges["source"].tolist(), edges["target"].tolist(), strict=True))
-    return sum(1 for a, b in pairs if a < b and (b, a) in pairs)
+    pairs = pd.DataFrame(
+        {"a": edges["source"].to_numpy(np.int64), "b": edges["target"].to_numpy(np.int64)}
+    ).drop_duplicates()
+    back = pairs.rename(columns={"a": "b", "b": "a"})
+    both = pairs[pairs["a"] < pairs["b"]].merge(back, on=["a", "b"], how="inner")
+    return len(both)
 
 
 def _channel_graph(
@@ -292,11 +296,16 @@ def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
         return None
     if communities not in ("louvain", "greedy"):
         return None
+    # each topic as a number first (one row per topic name as written), so the window that
+    # pairs each message with the one before it in its topic sorts numbers, not names
     edges = k.frame(
+        "WITH d AS (SELECT stream_id, topic, "
+        f"  dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) AS tid "
+        "  FROM (SELECT DISTINCT stream_id, topic FROM k "
+        "  WHERE stream_id IS NOT NULL AND topic IS NOT NULL)) "
         "SELECT source, target, count(*) AS weight FROM ("
-        "  SELECT lag(sender_id) OVER (PARTITION BY stream_id, "
-        f"{topic_name_sql()} ORDER BY timestamp, id) AS source, sender_id AS target"
-        "  FROM k WHERE stream_id IS NOT NULL AND topic IS NOT NULL"
+        "  SELECT lag(sender_id) OVER (PARTITION BY d.tid ORDER BY timestamp, id) AS source, "
+        "  sender_id AS target FROM k JOIN d ON k.stream_id = d.stream_id AND k.topic = d.topic"
         ") WHERE source IS NOT NULL AND target IS NOT NULL AND source <> target "
         "GROUP BY ALL ORDER BY source, target"
     )
