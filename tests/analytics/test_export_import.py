@@ -65,6 +65,17 @@ def _plain(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return out.sort_values(keys, kind="stable", ignore_index=True)
 
 
+def as_an_export_lists_them(users: pd.DataFrame) -> pd.DataFrame:
+    """The API's users frame as an export can hold it: an export lists a system bot by id and
+    email only, not when it joined nor its time zone (the frame must have a system bot)."""
+    out = users.copy()
+    system = out["is_system_bot"].fillna(False).astype(bool)
+    assert system.any()
+    out.loc[system, "date_joined"] = pd.NaT
+    out["timezone"] = out["timezone"].astype("object").where(~system, float("nan"))
+    return out
+
+
 KEYS = {
     "messages": ["id"],
     "reactions": ["message_id", "user_id", "emoji_code"],
@@ -135,12 +146,7 @@ def test_imported_frames_equal_a_sync_as_the_admin_where_the_api_sees_the_same(
             _plain(visible, KEYS[name]), _plain(want, KEYS[name]), obj=name
         )
     assert got.users is not None and api.users is not None
-    api_users = api.users.copy()
-    # an export lists a system bot by id and email only: not when it joined, nor its zone
-    system = api_users["is_system_bot"].fillna(False).astype(bool)
-    assert system.any()
-    api_users.loc[system, "date_joined"] = pd.NaT
-    api_users["timezone"] = api_users["timezone"].astype("object").where(~system, float("nan"))
+    api_users = as_an_export_lists_them(api.users)
     pd.testing.assert_frame_equal(_plain(got.users, ["user_id"]), _plain(api_users, ["user_id"]))
     assert got.channels is not None and api.channels is not None
     listed = set(api.channels["stream_id"])
