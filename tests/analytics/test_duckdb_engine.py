@@ -86,6 +86,20 @@ def test_duckdb_gives_the_pandas_pseudonyms_under_the_same_key(
     assert "@" not in (got.coverage or "")
 
 
+@pytest.mark.parametrize("limit", [1, 3, None])
+def test_both_engines_list_the_same_most_reacted_messages(
+    small_ds: Dataset, limit: int | None
+) -> None:
+    assert compare(small_ds, "reactions_and_engagement", most_reacted_limit=limit) > 0
+    got = analytics.reactions_and_engagement(small_ds, most_reacted_limit=limit, engine="duckdb")
+    every = analytics.reactions_and_engagement(small_ds, most_reacted_limit=None, engine="duckdb")
+    assert every.reacted_messages == len(every.most_reacted) > 3
+    first = every.most_reacted if limit is None else every.most_reacted.head(limit)
+    pd.testing.assert_frame_equal(got.most_reacted, first)
+    assert got.reacted_messages == every.reacted_messages
+    assert got.reacted_message_share == every.reacted_message_share
+
+
 def test_duckdb_reads_a_dataset_folder_by_path(small_ds: Dataset) -> None:
     by_path = analytics.activity_heatmap(str(small_ds.cache), engine="duckdb")
     by_frames = analytics.activity_heatmap(small_ds.frames().messages)

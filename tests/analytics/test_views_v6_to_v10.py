@@ -219,6 +219,25 @@ def test_v8_top_emoji_most_reacted_and_network(
     assert r.over_time["reactions_per_message"].tolist() == [2.5, 0.0]
 
 
+def test_v8_most_reacted_lists_the_first_messages_and_counts_every_reacted_one(
+    v8_frames: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    msgs, reacts = v8_frames
+    every = views.reactions_and_engagement(msgs, reacts, most_reacted_limit=None)
+    assert every.most_reacted["message_id"].tolist() == [1, 2]
+    one = views.reactions_and_engagement(msgs, reacts, most_reacted_limit=1)
+    # the first of the same list, in the same order; the counts stay those of every message
+    pd.testing.assert_frame_equal(one.most_reacted, every.most_reacted.head(1))
+    assert one.reacted_messages == every.reacted_messages == 2
+    assert one.reacted_message_share == every.reacted_message_share == pytest.approx(0.5)
+    assert one.reactions == every.reactions == 5
+    assert one.most_reacted_limit == 1 and every.most_reacted_limit is None
+    assert views.reactions_and_engagement(msgs, reacts).most_reacted_limit == 1000
+    for bad in (0, -3, 1.5, True, "10"):
+        with pytest.raises(ValueError, match="most_reacted_limit"):
+            views.reactions_and_engagement(msgs, reacts, most_reacted_limit=bad)  # type: ignore[arg-type]
+
+
 def test_v8_exclude_bots_anonymize_and_bad_input(
     v8_frames: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
@@ -333,6 +352,23 @@ def test_v10_min_weight_and_anonymize(
             views.interaction_graph(msgs, min_weight=bad)
     with pytest.raises(ValueError, match="communities"):
         views.interaction_graph(msgs, communities="girvan")
+
+
+def test_v10_the_reply_graph_is_made_when_first_read(
+    v10_frames: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    msgs, subs = v10_frames
+    r = views.interaction_graph(msgs, subscriptions=subs)
+    # no networkx graph of every link is held until someone asks for it
+    assert not {"graph", "_graph"} & set(vars(r)) and "graph" not in r.summary()
+    g = r.graph
+    assert r.graph is g
+    # its links are the frame's pairs, both directions' weights summed
+    both: dict[frozenset[int], int] = {}
+    for a, b, w in r.frame.itertuples(index=False):
+        both[frozenset((a, b))] = both.get(frozenset((a, b)), 0) + w
+    assert {frozenset((a, b)): d["weight"] for a, b, d in g.edges(data=True)} == both
+    assert g.number_of_edges() == r.pairs
 
 
 def test_v10_betweenness_past_300_people_is_networkx_estimate_from_64_sources() -> None:

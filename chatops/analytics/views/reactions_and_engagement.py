@@ -40,6 +40,20 @@ from ._registry import register
 from ._result import ViewResult
 from ._shared import _finish, _window_mask, humans, seen_by, whose_messages
 
+#: how many of the most reacted messages the result lists by default: a list of every reacted
+#: message grows with the history (twenty million rows on 100 million messages)
+MOST_REACTED = 1000
+
+
+def _check_limit(limit: Any) -> None:
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit <= 0
+    ):
+        raise ValueError(
+            f"most_reacted_limit must be a positive whole number or None (every reacted "
+            f"message), got {limit!r}"
+        )
+
 
 @dataclasses.dataclass
 class ReactionsAndEngagement(ViewResult):
@@ -48,8 +62,9 @@ class ReactionsAndEngagement(ViewResult):
     ``frame`` (top emoji) columns: ``emoji_name``, ``reactions``, ``messages`` (distinct
     messages), ``reactors`` (distinct users). ``over_time``: ``bucket_start``, ``messages``,
     ``reactions``, ``reactions_per_message``. ``most_reacted``: ``message_id``, ``channel``,
-    ``topic``, ``sender_id``, ``reactions``, ``top_emoji``. ``network``: ``reactor_id``,
-    ``author_id``, ``reactions``.
+    ``topic``, ``sender_id``, ``reactions``, ``top_emoji``: the ``most_reacted_limit`` messages
+    with the most reactions (ties by id); ``reacted_messages`` counts them all. ``network``:
+    ``reactor_id``, ``author_id``, ``reactions``.
 
     Example::
 
@@ -65,6 +80,8 @@ class ReactionsAndEngagement(ViewResult):
     reactions_per_message: float = math.nan
     reacted_message_share: float = math.nan
     top_n: int = 10
+    reacted_messages: int = 0
+    most_reacted_limit: int | None = MOST_REACTED
 
     def change(self) -> Change | None:
         """Reactions in the last complete bucket against the one before; the bucket of the
@@ -102,9 +119,10 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         return None
     code = check_freq(p["freq"])
     tz = check_tz(p["tz"])
-    top_n = p["top_n"]
+    top_n, limit = p["top_n"], p["most_reacted_limit"]
     if top_n <= 0:
         raise ValueError(f"top_n must be positive, got {top_n}")
+    _check_limit(limit)
     k.window(parse_period(p["period"]), p["as_of"], p["until"])
     keep = f"NOT {in_list('r.user_id', k.bots)}" if p["exclude_bots"] else "TRUE"
     kept = f"list_filter(reactions, lambda r: {keep})" if p["exclude_bots"] else "reactions"
@@ -118,17 +136,19 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     k.duck.con.execute(
         "CREATE OR REPLACE TEMP VIEW kr AS SELECT sender_id, r.user_id AS user_id, "
         f"r.emoji_name AS emoji_name, {day} AS t, "
-        "list_position(list_transform(kept, lambda x: x.emoji_name), r.emoji_name) = pos AS first "
+        "list_position(list_transform(kept, lambda x: x.emoji_name), r.emoji_name) = pos AS first, "
+        "pos = 1 AS lead "
         "FROM (SELECT sender_id, timestamp, kept, unnest(kept) AS r, "
         "generate_subscripts(kept, 1) AS pos FROM kl WHERE len(kept) > 0)"
     )
     # one pass over the reactions: per emoji and reactor (gid 3), per reactor and author (9),
-    # per day (14); an emoji's messages are the reacted messages holding it (its first
-    # reaction there counts)
+    # per day (14), all (15); an emoji's messages are the reacted messages holding it (its
+    # first reaction there counts), and the reacted messages are counted by their first
     k.duck.con.execute(
         "CREATE OR REPLACE TEMP TABLE kg AS SELECT grouping(emoji_name, user_id, sender_id, t) "
-        "AS gid, emoji_name, user_id, sender_id, t, count(*) AS n, count(*) FILTER (first) AS m "
-        "FROM kr GROUP BY GROUPING SETS ((emoji_name, user_id), (user_id, sender_id), (t))"
+        "AS gid, emoji_name, user_id, sender_id, t, count(*) AS n, count(*) FILTER (first) AS m, "
+        "count(*) FILTER (lead) AS l FROM kr "
+        "GROUP BY GROUPING SETS ((emoji_name, user_id), (user_id, sender_id), (t), ())"
     )
     top = k.frame(
         "SELECT emoji_name, sum(n)::BIGINT AS reactions, sum(m)::BIGINT AS messages, "
@@ -141,11 +161,13 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         f"list_sort(list_transform(list_distinct({names}), lambda e: "
         f"{{'n': -len(list_filter({names}, lambda y: y = e)), 'e': e}}))[1].e"
     )
+    # the first ``limit`` by a top-n pass (no sort of every reacted message), then their emoji
     most = k.frame(
-        "SELECT message_id, channel, topic, sender_id, len(kept) AS reactions, "
-        f"CASE WHEN len(kept) = 1 THEN kept[1].emoji_name ELSE {top_emoji} END AS top_emoji "
-        "FROM kl WHERE len(kept) > 0 "
-        "ORDER BY reactions DESC, message_id"
+        "SELECT message_id, channel, topic, sender_id, reactions, "
+        f"CASE WHEN reactions = 1 THEN kept[1].emoji_name ELSE {top_emoji} END AS top_emoji "
+        "FROM (SELECT message_id, channel, topic, sender_id, len(kept) AS reactions, kept "
+        "FROM kl WHERE len(kept) > 0 ORDER BY reactions DESC, message_id"
+        f"{'' if limit is None else f' LIMIT {int(limit)}'}) ORDER BY reactions DESC, message_id"
     )
     most["message_id"] = most["message_id"].astype("int64")
     most["sender_id"] = most["sender_id"].astype("Int64")
@@ -162,9 +184,12 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         "WHERE timestamp IS NOT NULL GROUP BY ALL) d "
         "LEFT JOIN (SELECT t, n FROM kg WHERE gid = 14 AND t IS NOT NULL) g ON g.t = d.t"
     )
+    total, reacted = (
+        int(v)
+        for v in k.duck.con.execute("SELECT n, l FROM kg WHERE gid = 15").fetchone() or (0, 0)
+    )
     k.duck.con.execute("DROP TABLE kg")
     n = int(k.scalar("SELECT count(*) FROM k"))
-    total = int(most["reactions"].sum())
     if len(per_day):
         ordinals = pd.PeriodIndex(pd.to_datetime(per_day["t"]).dt.to_period(code)).asi8
         m_counts = pd.Series(per_day["m"].to_numpy(), index=ordinals).groupby(level=0).sum()
@@ -181,8 +206,10 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         _finish(network, anonymize, key),
         total,
         total / n if n else math.nan,
-        len(most) / n if n else math.nan,
+        reacted / n if n else math.nan,
         top_n,
+        reacted,
+        limit,
     )
 
 
@@ -284,6 +311,7 @@ def reactions_and_engagement(
     period: str | pd.Timedelta | None = None,
     as_of: TimeLike | None = None,
     top_n: int = 10,
+    most_reacted_limit: int | None = MOST_REACTED,
     **options: Unpack[ViewOptions],
 ) -> ReactionsAndEngagement:
     """V8: how people react: top emoji, reactions per message, most-reacted messages.
@@ -297,6 +325,8 @@ def reactions_and_engagement(
         period: only the period ending at ``as_of``; None for all.
         as_of: the end of ``period``; default ``until``, else the last message's time.
         top_n: how many emoji and messages to list first (the plot shows these).
+        most_reacted_limit: how many of the most reacted messages ``most_reacted`` lists;
+            None lists every reacted message (a list that grows with the history).
     """
     o = with_defaults(options)
     messages = messages_only(messages)
@@ -305,6 +335,7 @@ def reactions_and_engagement(
     td = parse_period(period)
     if top_n <= 0:
         raise ValueError(f"top_n must be positive, got {top_n}")
+    _check_limit(most_reacted_limit)
     df = prepare_messages(
         messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
     )
@@ -350,6 +381,8 @@ def reactions_and_engagement(
     most["top_emoji"] = most["message_id"].map(top_emoji).astype("string")
     most = most.sort_values(["reactions", "message_id"], ascending=[False, True], kind="stable")
     most = most[["message_id", "channel", "topic", "sender_id", "reactions", "top_emoji"]]
+    if most_reacted_limit is not None:
+        most = most.head(most_reacted_limit)
     net = pd.DataFrame(
         {
             "reactor_id": r["user_id"].astype("Int64").to_numpy(),
@@ -378,4 +411,6 @@ def reactions_and_engagement(
         len(r) / n if n else math.nan,
         len(per_msg) / n if n else math.nan,
         top_n,
+        len(per_msg),
+        most_reacted_limit,
     )

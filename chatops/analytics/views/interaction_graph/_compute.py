@@ -32,6 +32,34 @@ from .._shared import _finish, _topic_keys, seen_by
 from ._plot import plot_interaction_graph
 
 
+def _empty_graph() -> Any:
+    import networkx as nx  # imported when a graph is made: importing it costs 0.1 s
+
+    return nx.Graph()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Links:
+    """Undirected links as three arrays, and the pseudonym of each person (None: ids)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    weight: np.ndarray
+    pseudonyms: dict[int, str] | None = None
+
+    def graph(self) -> Any:
+        """The networkx graph of the links, relabelled with the pseudonyms if there are any."""
+        import networkx as nx  # imported when a graph is made: importing it costs 0.1 s
+
+        g = nx.Graph()
+        g.add_weighted_edges_from(
+            zip(self.a.tolist(), self.b.tolist(), self.weight.tolist(), strict=True)
+        )
+        if self.pseudonyms is not None:
+            g = nx.relabel_nodes(g, self.pseudonyms)
+        return g
+
+
 @dataclasses.dataclass
 class InteractionGraph(ViewResult):
     """V10: who replies to whom, communities and brokers; channels linked by shared members.
@@ -48,7 +76,7 @@ class InteractionGraph(ViewResult):
     ``channel_edges``: ``channel_a``, ``channel_b``, ``shared_members`` (users
     subscribed to both, at least ``min_weight``). ``channel_nodes``: ``channel``, ``members``,
     ``community`` (from 1, the largest). ``graph``/``channel_graph``: the networkx graphs
-    (undirected, ``weight``). ``pairs``: the pairs of people linked (one answered the other at
+    (undirected, ``weight``; the reply graph is made when first read). ``pairs``: the pairs of people linked (one answered the other at
     least ``min_weight`` times one way or the sum of both); ``mutual_pairs``: those of them
     where each answered the other (both directions kept in ``frame``).
 
@@ -62,18 +90,34 @@ class InteractionGraph(ViewResult):
     nodes: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
     channel_edges: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
     channel_nodes: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
-    graph: Any = None
     channel_graph: Any = None
     communities: int = 0
     modularity: float = math.nan
     anonymized: bool = False
     pairs: int = 0
     mutual_pairs: int = 0
+    #: the undirected links (``a``, ``b``, summed ``weight``, heaviest first) that ``graph`` is
+    #: made of, and the pseudonym of each person when anonymized
+    links: _Links | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def graph(self) -> Any:
+        """The reply graph as a networkx graph (undirected, ``weight``), made when first read.
+
+        Its nodes come in the order they first appear among the links, heaviest link first,
+        as do its edges. On 100 million messages it holds about two million links, more memory
+        than the rest of the result, so the view does not make it until it is asked for.
+        """
+        made = self.__dict__.get("_graph")
+        if made is None:
+            made = self.links.graph() if self.links is not None else _empty_graph()
+            self.__dict__["_graph"] = made
+        return made
 
     def summary(self) -> dict[str, Any]:
         """The result's numbers (graphs left out)."""
         out = super().summary()
-        out.pop("graph", None)
+        out.pop("links", None)
         out.pop("channel_graph", None)
         return out
 
@@ -83,17 +127,16 @@ _RNG_LOCK = threading.Lock()
 
 
 def _communities(
-    nodes: list[Any], src: np.ndarray, dst: np.ndarray, weight: np.ndarray, method: str, seed: int
+    nodes: list[Any], g: Any, weight: np.ndarray, method: str, seed: int
 ) -> list[set[Any]]:
-    """Communities of the undirected graph whose edges join ``nodes[src[i]]`` and
-    ``nodes[dst[i]]`` with ``weight[i]``, computed by igraph (its C core; networkx's pure-Python
-    Louvain took minutes on a million edges). Largest first, ties by the smallest member."""
-    if len(src) == 0:
+    """Communities of the undirected igraph graph ``g`` whose vertex ``i`` is ``nodes[i]``,
+    its edges weighing ``weight`` (igraph's C core; networkx's pure-Python Louvain took
+    minutes on a million edges). Largest first, ties by the smallest member."""
+    if g.ecount() == 0:
         return [{n} for n in sorted(nodes)]
-    ig = igraph()
-    g = ig.Graph(n=len(nodes), edges=list(zip(src.tolist(), dst.tolist(), strict=True)))
     w = weight.astype(float).tolist()
     if method == "louvain":
+        ig = igraph()
         with _RNG_LOCK:
             ig.set_random_number_generator(random.Random(seed))
             try:
@@ -114,7 +157,8 @@ def _nx_communities(g: Any, method: str, seed: int) -> list[set[Any]]:
     at = {n: i for i, n in enumerate(nodes)}
     e = [(at[a], at[b], d.get("weight", 1)) for a, b, d in g.edges(data=True)]
     arr = np.array(e, dtype=np.int64).reshape(-1, 3)
-    return _communities(nodes, arr[:, 0], arr[:, 1], arr[:, 2], method, seed)
+    graph = igraph().Graph(n=len(nodes), edges=arr[:, :2])
+    return _communities(nodes, graph, arr[:, 2], method, seed)
 
 
 def _result(
@@ -135,8 +179,6 @@ def _result(
 ) -> InteractionGraph:
     """The view from the reply pairs (``source``, ``target``, ``weight``), the messages and
     name per user id, and the channel names the messages carry."""
-    import networkx as nx  # imported when a graph is made: importing it costs 0.1 s
-
     edges = edges[edges["weight"] >= min_weight].sort_values(
         ["weight", "source", "target"], ascending=[False, True, True], kind="stable"
     )
@@ -152,15 +194,14 @@ def _result(
         .reset_index()
     )
     ea, eb, ew = (und[c].to_numpy(np.int64) for c in ("a", "b", "w"))
-    g = nx.Graph()
-    g.add_weighted_edges_from(zip(ea.tolist(), eb.tolist(), ew.tolist(), strict=True))
-    order = list(g.nodes)
+    # the people in the order they first appear among the links (the networkx graph's order)
+    order = pd.unique(np.column_stack([ea, eb]).ravel()).tolist()
     ids = sorted(order)
     at = np.asarray(ids, dtype=np.int64)
     ai, bi = np.searchsorted(at, ea), np.searchsorted(at, eb)
-    parts = _communities(ids, ai, bi, ew, communities, seed)
+    ig = igraph().Graph(n=len(ids), edges=np.column_stack([ai, bi]))
+    parts = _communities(ids, ig, ew, communities, seed)
     member = {n: i for i, p in enumerate(parts, start=1) for n in p}
-    ig = igraph().Graph(n=len(ids), edges=list(zip(ai.tolist(), bi.tolist(), strict=True)))
     n = len(ids)
     # exact betweenness is O(nodes x edges); past 300 people, estimate it from 64 sources drawn
     # as networkx's ``betweenness_centrality(k=64, seed=seed)`` draws them (same estimate)
@@ -199,22 +240,23 @@ def _result(
     cg, cedges, cnodes = _channel_graph(
         subscriptions, channels, users, cnames, exclude_bots, min_weight, communities, seed
     )
+    pseudonyms = None
     if anonymize:
-        pseudonyms = load_key(key)
-        g = nx.relabel_nodes(g, {n: pseudonyms.pseudonym(n) for n in g.nodes})
+        named = load_key(key)
+        pseudonyms = {n: named.pseudonym(n) for n in order}
     return InteractionGraph(
         _finish(edges, anonymize, key),
         coverage,
         _finish(nodes, anonymize, key),
         cedges.reset_index(drop=True),
         cnodes,
-        g,
         cg,
         len(parts),
         float(modularity),
         anonymize,
         len(und),
         _mutual(edges),
+        _Links(ea, eb, ew, pseudonyms),
     )
 
 
