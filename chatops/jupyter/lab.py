@@ -22,6 +22,7 @@ from .scheduled import LAB_CWD_VARIABLE
 
 __all__ = [
     "CONSOLE_NOTEBOOK",
+    "LABEXTENSIONS",
     "LAB_OVERRIDES",
     "lab_arguments",
     "lab_environment",
@@ -44,6 +45,10 @@ LAB_OVERRIDES: dict[str, dict[str, object]] = {
 def lab_settings_dir(folder: Path) -> Path:
     """The lab's application settings (``overrides.json``), kept in a hidden folder of ``folder``."""
     return folder.resolve() / ".chatops-lab" / "settings"
+
+
+#: chatops's own JupyterLab extensions (prebuilt, loaded from here: nothing to install)
+LABEXTENSIONS = Path(__file__).resolve().parent / "labextensions"
 
 
 def scheduler_dir(folder: Path) -> Path:
@@ -209,6 +214,8 @@ def lab_arguments(
         "--ServerApp.jpserver_extensions=jupyter_scheduler=True",
         f"--SchedulerApp.db_url=sqlite:///{scheduler_dir(folder) / 'scheduler.sqlite'}",
         f"--Scheduler.staging_path={scheduler_dir(folder) / 'runs'}",
+        # its Create a notebook job form lists the notebook's parameters with their defaults
+        f"--LabApp.extra_labextensions_path={LABEXTENSIONS}",
     ]
     if not open_browser:
         args.append("--no-browser")

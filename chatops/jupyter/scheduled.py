@@ -275,23 +275,17 @@ def _tell_failure(zuliprc: str, site: str, post_to: str, text: str, say: Say) ->
 
 
 def _post(zuliprc: str, site: str, post_to: str, text: str, say: Say) -> None:
-    """Post ``text`` to ``post_to``; a failure to post is said, never raised."""
-    from .._client import Client
-    from ..audit.redact import scrub
-    from ..audit.report import parse_post_target
+    """Post ``text`` to ``post_to`` as the runner posts a summary; a failure is said, never
+    raised."""
+    from ..audit.runner import Connection, _secrets_of, check_post_target, post_text
 
-    secrets: tuple[str, ...] = ()
     try:
-        target = parse_post_target(post_to)
-        client = Client(site=site or None, config_file=zuliprc or None)
-        secrets = (client.credentials.api_key,) if client.credentials.api_key else ()
-        with client:
-            if target.channel:
-                client.messages.send_to_channel(target.channel, target.topic, scrub(text, secrets))
-            else:
-                client.messages.send_direct(list(target.recipients), scrub(text, secrets))
-    except Exception as exc:  # posting is a courtesy: the run's own outcome stands
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        say(scrub(f"Could not post to {post_to}: {first}", secrets))
+        target = check_post_target(post_to)
+    except ChatopsError as exc:
+        say(f"Could not post to {post_to}: {exc}")
         return
-    say(f"Posted to {post_to}")
+    if target is None:
+        return
+    path = Path(zuliprc).expanduser().resolve() if zuliprc else None
+    conn = Connection(str(path or ""), site, _secrets_of(path, site), site)
+    post_text(conn, target, text, say)
