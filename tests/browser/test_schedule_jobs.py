@@ -77,14 +77,14 @@ def test_create_a_notebook_job_shows_the_parameters_with_their_defaults(page: An
 def test_the_job_made_in_the_form_shows_in_the_notebook_jobs_panel(page: Any, lab: Lab) -> None:
     from playwright.sync_api import expect
 
-    form = page.locator(".jp-main-area-widget, .lm-Widget").filter(has_text="Create Job").last
     name = page.locator("input[name='jobName']")
     name.fill(NAME)
     page.locator("input[name='parameter-2-value']").fill('"invitations"')  # audits
     page.get_by_label("Run on a schedule").check()
     page.get_by_role("button", name="Create", exact=True).click()
-    expect(page.get_by_text(NAME).first).to_be_visible(timeout=30_000)
-    del form
+    # the panel's list of definitions (exact: not the notice that it was created)
+    expect(page.get_by_text(NAME, exact=True)).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("audit_suite.ipynb", exact=True).first).to_be_visible()
     answer = httpx.get(
         f"{lab.url}/scheduler/job_definitions", headers={"Authorization": f"token {lab.token}"}
     )
