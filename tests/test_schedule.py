@@ -32,9 +32,12 @@ from chatops.jupyter.schedule import definition_parameters
 from chatops.jupyter.scheduled import (
     SCHEDULED,
     SUITE_OWN_PARAMETERS,
+    ScheduledRunFailed,
     report_folder,
+    run_suite,
     suite_parameters_source,
 )
+from chatops.org import export_document, to_yaml
 from chatops.sandbox import Sandbox
 from tests.browser.conftest import free_port
 
@@ -409,3 +412,54 @@ def test_relative_report_folders_are_taken_from_where_the_lab_started(
     assert report_folder("reports") == tmp_path / "reports"
     assert report_folder("") == tmp_path / "reports"
     assert report_folder(str(tmp_path / "x")) == tmp_path / "x"
+
+
+def _posted(org: Sandbox, topic: str) -> list[str]:
+    with chatops.Client.from_zuliprc(org.zuliprc("member")) as member:
+        page = member.messages.get(
+            anchor="newest",
+            num_before=5,
+            num_after=0,
+            narrow=[
+                {"operator": "channel", "operand": "general"},
+                {"operator": "topic", "operand": topic},
+            ],
+            apply_markdown=False,
+        )
+    return [m.content for m in page.messages]
+
+
+def test_the_drift_check_fails_on_drift_after_posting_it(lab: Lab, tmp_path: Path) -> None:
+    with chatops.Client.from_zuliprc(lab.org.zuliprc("owner")) as owner:
+        doc = export_document(owner)
+    doc["organization"]["description"] = "What the file says"
+    declared = tmp_path / "org.yaml"
+    declared.write_text(to_yaml(doc), encoding="utf-8")
+    lines: list[str] = []
+    with pytest.raises(ScheduledRunFailed, match="org_drift: threshold crossed"):
+        run_suite(
+            zuliprc=str(lab.org.zuliprc("admin")),
+            audits="org_drift",
+            report_dir=str(tmp_path / "reports"),
+            post_to="general:drift",
+            parameters={"file": str(declared), "max_drifted_objects": 0},
+            say=lines.append,
+        )
+    assert _summary(tmp_path / "reports" / "latest")["exit_code"] == 1  # written first
+    assert "Posted the summary to #general > drift" in lines
+    assert ["org_drift" in t for t in _posted(lab.org, "drift")] == [True]
+
+
+def test_a_run_that_cannot_start_fails_and_says_why_where_it_posts(
+    lab: Lab, tmp_path: Path
+) -> None:
+    with pytest.raises(ScheduledRunFailed, match="could not start: unknown audit 'nope'"):
+        run_suite(
+            zuliprc=str(lab.org.zuliprc("admin")),
+            audits="nope",
+            report_dir=str(tmp_path / "reports"),
+            post_to="general:cannot start",
+            say=lambda _line: None,
+        )
+    [text] = _posted(lab.org, "cannot start")
+    assert "could not start" in text and "unknown audit 'nope'" in text
