@@ -34,6 +34,7 @@ from chatops.jupyter.scheduled import (
     SUITE_OWN_PARAMETERS,
     ScheduledRunFailed,
     report_folder,
+    run_analytics,
     run_suite,
     suite_parameters_source,
 )
@@ -351,6 +352,10 @@ def test_chatops_schedule_add_list_remove(
         (["add", "audit-suite", "--cron", "0 7 * * 1", "-p", "api_key", "x"], "unknown parameter"),
         (["add", "audit-suite", "--cron", "0 7 * * 1", "-p", "days", "many"], "must be an integer"),
         (["add", "audits", "--cron", "0 7 * * 1"], "unknown notebook 'audits'"),
+        (
+            ["add", "audit-suite", "--cron", "0 7 * * 1", "-p", "zuliprc", "/nowhere/zuliprc"],
+            "zuliprc /nowhere/zuliprc does not exist",
+        ),
         (["add", "audit-suite", "--cron", "0 7 * * 1"], "no running JupyterLab"),
         (["list"], "no running JupyterLab"),
         (["remove", "weekly"], "no running JupyterLab"),
@@ -463,3 +468,28 @@ def test_a_run_that_cannot_start_fails_and_says_why_where_it_posts(
         )
     [text] = _posted(lab.org, "cannot start")
     assert "could not start" in text and "unknown audit 'nope'" in text
+
+
+def test_a_zuliprc_parameter_is_the_files_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "audit.zuliprc").write_text("[api]\n")
+    monkeypatch.chdir(tmp_path)
+    values = definition_parameters("org-drift", [("zuliprc", "audit.zuliprc")])
+    assert values["zuliprc"] == repr(str(tmp_path.resolve() / "audit.zuliprc"))
+
+
+def test_the_analytics_report_refuses_an_unknown_period_and_says_so(
+    lab: Lab, tmp_path: Path
+) -> None:
+    with pytest.raises(ScheduledRunFailed, match="no period 'yesterday'"):
+        run_analytics(
+            zuliprc=str(lab.org.zuliprc("admin")),
+            period="yesterday",
+            report_dir=str(tmp_path),
+            post_to="general:analytics",
+            say=lambda _line: None,
+        )
+    [text] = _posted(lab.org, "analytics")
+    assert "no period 'yesterday'" in text
+    assert not (tmp_path / "analytics").exists()

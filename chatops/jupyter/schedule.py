@@ -119,6 +119,12 @@ def definition_parameters(name: str, given: Sequence[tuple[str, str]]) -> dict[s
         if pname in seen:
             raise ScheduleError(f"parameter {pname} is given twice")
         seen.add(pname)
+        if pname == "zuliprc" and text:
+            # a path the job can read wherever it runs (a run's folder is a staging copy)
+            path = Path(text).expanduser().resolve()
+            if not path.is_file():
+                raise ScheduleError(f"zuliprc {text} does not exist (give the path of the file)")
+            text = str(path)
         kind = _kind(str(specs[pname].get("inferred_type_name") or "str"))
         try:
             value = coerce_value(pname, text, kind)

@@ -245,7 +245,12 @@ def run_analytics(
     import io
 
     from ..cli import main
+    from ..cli.report import PERIOD_NAMES
 
+    if period not in PERIOD_NAMES:
+        text = f"The scheduled analytics report has no period {period!r}: {', '.join(PERIOD_NAMES)}"
+        _tell_failure(zuliprc, site, post_to, text, say)
+        raise ScheduledRunFailed(text)
     folder = report_folder(report_dir) / "analytics"
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}.html"
@@ -256,7 +261,10 @@ def run_analytics(
         argv += ["--site", site]
     errors = io.StringIO()
     with contextlib.redirect_stderr(errors):
-        code = main(argv)
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # an argument the command refused
+            code = exc.code if isinstance(exc.code, int) else 2
     problem = " ".join(line for line in errors.getvalue().splitlines() if "error" in line)
     if code != 0:
         text = f"The scheduled analytics report failed (exit status {code}): {problem or out}"
