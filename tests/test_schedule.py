@@ -222,6 +222,8 @@ def test_the_lab_has_the_scheduler_with_its_data_beside_the_notebooks(lab: Lab) 
     config = lab.api("GET", "config")
     assert config["supported_features"]["job_name"] is True
     assert (scheduler_dir(lab.folder) / "scheduler.sqlite").is_file()
+    # the runs' files hold what the audits found: the owner's only
+    assert scheduler_dir(lab.folder).stat().st_mode & 0o777 == 0o700
     assert {(lab.folder / n.path).is_file() for n in SCHEDULED.values()} == {True}
 
 

@@ -86,6 +86,7 @@ def prepare(
     settings.mkdir(parents=True, exist_ok=True)
     # the runs' files hold what the audits found: the owner's only, as a report folder is
     scheduler_dir(folder).mkdir(mode=0o700, parents=True, exist_ok=True)
+    scheduler_dir(folder).chmod(0o700)
     (settings / "overrides.json").write_text(json.dumps(LAB_OVERRIDES, indent=1) + "\n")
     copied = _copied(folder)
     for notebook in sorted(source.rglob("*.ipynb")):
