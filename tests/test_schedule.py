@@ -495,3 +495,43 @@ def test_the_analytics_report_refuses_an_unknown_period_and_says_so(
     [text] = _posted(lab.org, "analytics")
     assert "no period 'yesterday'" in text
     assert not (tmp_path / "analytics").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "function", "expected"),
+    [
+        ("audit-suite", "run_suite", {"audits": "", "report_dir": "reports", "parameters": {}}),
+        (
+            "org-drift",
+            "run_suite",
+            {
+                "audits": "org_drift",
+                "parameters": {"file": "", "prune": False, "max_drifted_objects": 0},
+            },
+        ),
+        ("analytics-report", "run_analytics", {"period": "last-30-days", "report_dir": "reports"}),
+    ],
+)
+def test_each_scheduled_notebook_runs_what_its_parameters_say(
+    name: str, function: str, expected: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notebook's cells with the scheduler's injected parameters (here ``zuliprc`` and, for
+    the suite, one audit's threshold), the run itself stood in for."""
+    from chatops.jupyter import scheduled
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(scheduled, function, lambda **kw: calls.append(kw) or Path("."))
+    notebook = nbformat.read(NOTEBOOKS / SCHEDULED[name].path, as_version=4)
+    injected = "zuliprc = '/etc/chatops/audit.zuliprc'"
+    if name == "audit-suite":
+        injected += "\nmax_stale_channels = 3"
+        expected = {**expected, "parameters": {"max_stale_channels": 3}}
+    namespace: dict[str, Any] = {}
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            exec(cell.source, namespace)
+            if "parameters" in cell.metadata.get("tags", []):
+                exec(injected, namespace)  # as the scheduler puts it after the parameters cell
+    [call] = calls
+    assert call["zuliprc"] == "/etc/chatops/audit.zuliprc" and call["site"] == ""
+    assert {k: call[k] for k in expected} == expected
