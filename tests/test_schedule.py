@@ -30,9 +30,11 @@ from chatops.cli import main
 from chatops.jupyter.lab import lab_arguments, lab_environment, prepare, scheduler_dir
 from chatops.jupyter.schedule import definition_parameters
 from chatops.jupyter.scheduled import (
+    LAB_ZULIPRC_VARIABLE,
     SCHEDULED,
     SUITE_OWN_PARAMETERS,
     ScheduledRunFailed,
+    lab_zuliprc,
     report_folder,
     run_analytics,
     run_suite,
@@ -77,9 +79,9 @@ def _credentials(sb: Sandbox) -> list[str]:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """JupyterLab as ``chatops lab`` starts it (without running the console first), on a
-    notebook folder of its own, started in ``base``; a sandbox organization with a risky
-    invitation to audit."""
+    """JupyterLab as ``chatops lab --zuliprc`` starts it (without running the console first),
+    on a notebook folder of its own, started in ``base``; the zuliprc's sandbox organization
+    has a risky invitation to audit."""
     base = tmp_path_factory.mktemp("schedule")
     runtime = base / "runtime"
     with Sandbox.start(base / "org", size="small", seed=37) as org:
@@ -90,7 +92,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         token = os.urandom(12).hex()
         port = free_port()
         with contextlib.chdir(base):  # chatops lab started in base: its reports are base/reports
-            env = lab_environment(run_console=False)
+            env = lab_environment(run_console=False, zuliprc=str(org.zuliprc("admin")))
         env.update(JUPYTER_RUNTIME_DIR=str(runtime), MPLBACKEND="agg")
         log = base / "lab.log"
         with log.open("w") as out:
@@ -198,12 +200,13 @@ def runs(lab: Lab) -> Runs:
     rc = str(lab.org.zuliprc("admin"))
     cron = run_audits(["invitations"], report_dir=reports, zuliprc=rc, jobs=1)
     assert cron.exit_code == 0
-    common = {"zuliprc": rc, "audits": "invitations", "jobs": 1}
+    common = {"audits": "invitations", "jobs": 1}
+    # no zuliprc: the one the lab was started with (chatops lab --zuliprc)
     scheduled = _define_and_run(lab, "suite", common)
     crossed = _define_and_run(
         lab,
         "suite-strict",
-        {**common, "max_risky_invitations": 0, "post_to": f"general:{TOPIC}"},
+        {**common, "zuliprc": rc, "max_risky_invitations": 0, "post_to": f"general:{TOPIC}"},
         run_with_cli=True,
     )
     return Runs(cron.run_dir, scheduled, crossed, reports)
@@ -233,6 +236,7 @@ def test_a_scheduled_run_writes_the_report_and_continues_the_trends(runs: Runs) 
     assert first == runs.cron
     after = _summary(second)
     assert after["previous_run"] == first.name  # compared with the cron run before it
+    assert after["target"] == _summary(first)["target"]  # the lab's organization, not a demo
     assert after["audits"]["invitations"]["trend"]["compared"] is True
     assert after["exit_code"] == 0
     assert [h["run"] for h in _summary(third)["history"]] == [
@@ -535,3 +539,18 @@ def test_each_scheduled_notebook_runs_what_its_parameters_say(
     [call] = calls
     assert call["zuliprc"] == "/etc/chatops/audit.zuliprc" and call["site"] == ""
     assert {k: call[k] for k in expected} == expected
+
+
+def test_with_no_credentials_a_run_acts_with_the_labs_zuliprc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rc = tmp_path / "lab.zuliprc"
+    rc.write_text("[api]\n")
+    monkeypatch.chdir(tmp_path)
+    env = lab_environment(zuliprc="lab.zuliprc")
+    assert env[LAB_ZULIPRC_VARIABLE] == str(rc.resolve())
+    assert LAB_ZULIPRC_VARIABLE not in lab_environment()
+    monkeypatch.setenv(LAB_ZULIPRC_VARIABLE, str(rc))
+    assert lab_zuliprc("", "") == str(rc)
+    assert lab_zuliprc("/other.zuliprc", "") == "/other.zuliprc"
+    assert lab_zuliprc("", "https://chat.example.org") == ""  # site: ZULIP_* credentials

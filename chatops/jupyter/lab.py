@@ -18,7 +18,7 @@ from pathlib import Path
 from .._exceptions import ConfigError
 from .._resources import notebooks_root
 from .lab_ready import RUN_VARIABLE
-from .scheduled import LAB_CWD_VARIABLE
+from .scheduled import LAB_CWD_VARIABLE, LAB_ZULIPRC_VARIABLE
 
 __all__ = [
     "CONSOLE_NOTEBOOK",
@@ -173,11 +173,17 @@ def write_parameterized(source: Path, target: Path, parameters: dict[str, str]) 
     tmp.replace(target)
 
 
-def lab_environment(*, run_console: bool = True) -> dict[str, str]:
-    """The environment JupyterLab runs in: this one, plus the notebook to run before opening."""
+def lab_environment(*, run_console: bool = True, zuliprc: str = "") -> dict[str, str]:
+    """The environment JupyterLab runs in: this one, plus the notebook to run before opening,
+    where it was started and the path of its ``zuliprc`` (what scheduled notebooks act with
+    when they are given no credentials)."""
     env = dict(os.environ)
     # scheduled notebooks take relative report folders from here, as chatops audit run does
     env[LAB_CWD_VARIABLE] = os.getcwd()
+    if zuliprc:
+        env[LAB_ZULIPRC_VARIABLE] = str(Path(zuliprc).expanduser().resolve())
+    else:
+        env.pop(LAB_ZULIPRC_VARIABLE, None)
     if run_console:
         env[RUN_VARIABLE] = CONSOLE_NOTEBOOK
     else:

@@ -26,11 +26,13 @@ from .._exceptions import ChatopsError
 
 __all__ = [
     "LAB_CWD_VARIABLE",
+    "LAB_ZULIPRC_VARIABLE",
     "SCHEDULED",
     "SUITE_OWN_PARAMETERS",
     "ScheduledNotebook",
     "ScheduledRunFailed",
     "audit_parameters",
+    "lab_zuliprc",
     "report_folder",
     "run_analytics",
     "run_suite",
@@ -41,6 +43,10 @@ __all__ = [
 #: as ``chatops audit run`` takes them from where it runs (a scheduled run's own folder is a
 #: staging copy that the scheduler keeps to itself)
 LAB_CWD_VARIABLE = "CHATOPS_LAB_CWD"
+
+#: the zuliprc ``chatops lab --zuliprc`` was started with (its path): what a scheduled notebook
+#: given neither ``zuliprc`` nor ``site`` acts with, rather than a demo organization
+LAB_ZULIPRC_VARIABLE = "CHATOPS_LAB_ZULIPRC"
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,19 @@ def report_folder(text: str) -> Path:
     if not path.is_absolute():
         path = Path(os.environ.get(LAB_CWD_VARIABLE) or os.getcwd()) / path
     return path.resolve()
+
+
+def lab_zuliprc(zuliprc: str, site: str) -> str:
+    """The zuliprc a scheduled run acts with: ``zuliprc`` when given; with neither it nor
+    ``site``, the one ``chatops lab`` was started with (empty when none: a demo sandbox).
+
+    Args:
+        zuliprc: the notebook's ``zuliprc`` parameter.
+        site: the notebook's ``site`` parameter (credentials from ``ZULIP_*``).
+    """
+    if zuliprc or site:
+        return zuliprc
+    return os.environ.get(LAB_ZULIPRC_VARIABLE, "")
 
 
 def audit_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -161,7 +180,8 @@ def run_suite(
     """Run audits as ``chatops audit run`` does and return the run's report folder.
 
     Args:
-        zuliprc: path of a zuliprc file; empty: ``site`` with ``ZULIP_*``, or a demo sandbox.
+        zuliprc: path of a zuliprc file; empty: ``site`` with ``ZULIP_*``, else the zuliprc
+            ``chatops lab`` was started with (:func:`lab_zuliprc`), else a demo sandbox.
         site: server URL (credentials from ``ZULIP_EMAIL``/``ZULIP_API_KEY`` without zuliprc).
         audits: audit names, comma-separated; empty runs them all.
         report_dir: the report folder (:func:`report_folder`); trends compare with its last run.
@@ -183,6 +203,7 @@ def run_suite(
     from ..audit import AuditInputError, run_audits
 
     names = [n.strip() for n in audits.split(",") if n.strip()]
+    zuliprc = lab_zuliprc(zuliprc, site)
     folder = report_folder(report_dir)
     try:
         result = run_audits(
@@ -230,7 +251,8 @@ def run_analytics(
     ``<report_dir>/analytics/<UTC time>.html`` and return its path; post where it is.
 
     Args:
-        zuliprc: path of a zuliprc file; empty: ``site`` with ``ZULIP_*``, or a demo sandbox.
+        zuliprc: path of a zuliprc file; empty: ``site`` with ``ZULIP_*``, else the zuliprc
+            ``chatops lab`` was started with (:func:`lab_zuliprc`), else a demo sandbox.
         site: server URL (credentials from ``ZULIP_EMAIL``/``ZULIP_API_KEY`` without zuliprc).
         period: ``last-7-days``, ``last-30-days``, ``last-90-days`` or ``all``.
         report_dir: the report folder (:func:`report_folder`).
@@ -247,6 +269,7 @@ def run_analytics(
     from ..cli import main
     from ..cli.report import PERIOD_NAMES
 
+    zuliprc = lab_zuliprc(zuliprc, site)
     if period not in PERIOD_NAMES:
         text = f"The scheduled analytics report has no period {period!r}: {', '.join(PERIOD_NAMES)}"
         _tell_failure(zuliprc, site, post_to, text, say)
