@@ -341,6 +341,15 @@ def test_chatops_schedule_add_list_remove(
     assert "audit_suite.ipynb  0 7 * * 1  Europe/Berlin  active" in line
     assert "days=30" in line
 
+    code, out, err = _cli(
+        ["schedule", "add", "org-drift", "--cron", "0 6 * * *", "--paused"], capsys
+    )
+    assert code == 0, err
+    drift = {d["name"]: d for d in lab.api("GET", "job_definitions")["job_definitions"]}
+    assert drift["org-drift"]["active"] is False and drift["org-drift"]["timezone"] == "UTC"
+    assert drift["org-drift"]["input_filename"] == "org_drift.ipynb"
+    assert _cli(["schedule", "remove", "org-drift"], capsys)[0] == 0
+
     code, out, err = _cli(["schedule", "remove", "weekly"], capsys)
     assert code == 0, err
     names = [d["name"] for d in lab.api("GET", "job_definitions")["job_definitions"]]
