@@ -411,7 +411,7 @@ def test_suite_notebook_declares_every_audit_parameter() -> None:
     own = [line for line in cell.source.splitlines() if line.split(":")[0] in SUITE_OWN_PARAMETERS]
     assert [line.split(":")[0] for line in own] == list(SUITE_OWN_PARAMETERS)
     rest = "\n".join(line for line in cell.source.splitlines() if line not in own)
-    assert rest == suite_parameters_source(), "regenerate the suite's audit parameters"
+    assert rest == suite_parameters_source(), "python scripts/suite_parameters.py"
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULED))
