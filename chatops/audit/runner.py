@@ -54,6 +54,7 @@ __all__ = [
     "new_run_dir",
     "point_latest",
     "post_summary",
+    "post_text",
     "run_audits",
 ]
 
@@ -267,9 +268,18 @@ def post_summary(
     say: Echo,
 ) -> bool:
     """Post the run's summary; a failure is said in one line and never fails the run."""
+    text = post_message(payload, run_dir, report_url)
+    return post_text(conn, target, text, say, what="the summary")
+
+
+def post_text(
+    conn: Connection, target: PostTarget, text: str, say: Echo, *, what: str = "a message"
+) -> bool:
+    """Post ``text`` to ``target`` as the account of ``conn`` (secrets scrubbed); a failure is
+    said in one line and never raised. Returns whether it was posted."""
     from .._client import Client
 
-    text = scrub(post_message(payload, run_dir, report_url), conn.secrets)
+    text = scrub(text, conn.secrets)
     where = (
         f"#{target.channel} > {target.topic}" if target.channel else ", ".join(target.recipients)
     )
@@ -284,9 +294,9 @@ def post_summary(
             else:
                 client.messages.send_direct(list(target.recipients), text)
     except Exception as exc:  # posting is a courtesy: the report and exit status stand
-        say(scrub(f"Could not post the summary to {where}: {_first_line(str(exc))}", conn.secrets))
+        say(scrub(f"Could not post {what} to {where}: {_first_line(str(exc))}", conn.secrets))
         return False
-    say(f"Posted the summary to {where}")
+    say(f"Posted {what} to {where}")
     return True
 
 

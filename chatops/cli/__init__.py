@@ -16,6 +16,9 @@
                 [-- JUPYTERLAB OPTIONS...]
     chatops console [--dir chatops-notebooks] [--port 8866] [--no-browser] [--idle-timeout 300]
                     [--site URL | --zuliprc PATH] [-- VOILA OPTIONS...]
+    chatops schedule add NOTEBOOK --cron EXPR [--tz UTC] [-p NAME VALUE]... [--name NAME]
+                         [--paused] [--url URL]
+    chatops schedule list|remove NAME|run NAME [--url URL]
     chatops whoami [--zuliprc PATH]
     chatops data sync [--site URL | --zuliprc PATH] [--cache DIR] [--recheck N] [--concurrency N]
                       [--content] [--verify] [--no-progress]
@@ -44,6 +47,7 @@ failed to run. ``audit apply`` and ``undo`` exit 0 when every change is made, 1 
 failed or was refused, or the person declined.
 
 One module per command group (``sandbox``, ``audit``, ``undo``, ``jupyter``: lab and console,
+``schedule``: job definitions in JupyterLab's scheduler,
 ``data``, ``org``, ``people``, ``report``); each adds its parser and runs its commands.
 ``_args`` holds the parser class and the argument types that check what they can before
 anything starts. ``report analytics`` exits 1 when a view could not be computed (its section
@@ -58,7 +62,7 @@ from collections.abc import Sequence
 from .._exceptions import ChatopsError
 from .._terminal import install as install_terminal
 from .._terminal import say
-from . import audit, data, jupyter, org, people, report, sandbox, undo
+from . import audit, data, jupyter, org, people, report, sandbox, schedule, undo
 from ._args import Parser, fail
 
 __all__ = ["main"]
@@ -72,6 +76,7 @@ def build_parser() -> Parser:
     audit.add(commands)
     undo.add(commands)
     jupyter.add(commands)
+    schedule.add(commands)
     whoami = commands.add_parser("whoami", help="show who the credentials belong to")
     whoami.add_argument("--zuliprc", help="zuliprc file (default ZULIP_CONFIG or ~/.zuliprc)")
     data.add(commands)
@@ -100,6 +105,7 @@ _RUN = {
     "undo": undo.run,
     "lab": jupyter.run_lab,
     "console": jupyter.run_console,
+    "schedule": schedule.run,
     "data": data.run,
     "org": org.run,
     "people": people.run,

@@ -81,7 +81,7 @@ def run_lab(args: argparse.Namespace) -> int:
     command = lab_arguments(args.dir, port=args.port, open_browser=not args.no_browser, extra=extra)
     sys.stderr.flush()
     # JupyterLab takes over this process and its signals; it runs the console notebook first
-    os.execve(command[0], command, lab_environment())
+    os.execve(command[0], command, lab_environment(zuliprc=args.zuliprc or ""))
 
 
 def run_console(args: argparse.Namespace) -> int:

@@ -1,6 +1,7 @@
 """``chatops lab``: JupyterLab on a folder of chatops notebooks, opening the admin console.
 
 prepare(folder, zuliprc=...)      copy the notebooks in; newer versions replace unchanged copies
+scheduler_dir(folder)             where the scheduler keeps its job definitions and runs
 lab_arguments(folder, ...)        the JupyterLab command line
 """
 
@@ -17,15 +18,18 @@ from pathlib import Path
 from .._exceptions import ConfigError
 from .._resources import notebooks_root
 from .lab_ready import RUN_VARIABLE
+from .scheduled import LAB_CWD_VARIABLE, LAB_ZULIPRC_VARIABLE
 
 __all__ = [
     "CONSOLE_NOTEBOOK",
+    "LABEXTENSIONS",
     "LAB_OVERRIDES",
     "lab_arguments",
     "lab_environment",
     "lab_settings_dir",
     "notebooks_root",
     "prepare",
+    "scheduler_dir",
     "write_parameterized",
 ]
 
@@ -41,6 +45,16 @@ LAB_OVERRIDES: dict[str, dict[str, object]] = {
 def lab_settings_dir(folder: Path) -> Path:
     """The lab's application settings (``overrides.json``), kept in a hidden folder of ``folder``."""
     return folder.resolve() / ".chatops-lab" / "settings"
+
+
+#: chatops's own JupyterLab extensions (prebuilt, loaded from here: nothing to install)
+LABEXTENSIONS = Path(__file__).resolve().parent / "labextensions"
+
+
+def scheduler_dir(folder: Path) -> Path:
+    """The scheduler's database and its runs' files (inputs, output notebooks, logs), kept in a
+    hidden folder of ``folder``: the job definitions stay with the notebooks they run."""
+    return folder.resolve() / ".chatops-lab" / "scheduler"
 
 
 def prepare(
@@ -70,6 +84,9 @@ def prepare(
     folder.mkdir(parents=True, exist_ok=True)
     settings = lab_settings_dir(folder)
     settings.mkdir(parents=True, exist_ok=True)
+    # the runs' files hold what the audits found: the owner's only, as a report folder is
+    scheduler_dir(folder).mkdir(mode=0o700, parents=True, exist_ok=True)
+    scheduler_dir(folder).chmod(0o700)
     (settings / "overrides.json").write_text(json.dumps(LAB_OVERRIDES, indent=1) + "\n")
     copied = _copied(folder)
     for notebook in sorted(source.rglob("*.ipynb")):
@@ -156,9 +173,17 @@ def write_parameterized(source: Path, target: Path, parameters: dict[str, str]) 
     tmp.replace(target)
 
 
-def lab_environment(*, run_console: bool = True) -> dict[str, str]:
-    """The environment JupyterLab runs in: this one, plus the notebook to run before opening."""
+def lab_environment(*, run_console: bool = True, zuliprc: str = "") -> dict[str, str]:
+    """The environment JupyterLab runs in: this one, plus the notebook to run before opening,
+    where it was started and the path of its ``zuliprc`` (what scheduled notebooks act with
+    when they are given no credentials)."""
     env = dict(os.environ)
+    # scheduled notebooks take relative report folders from here, as chatops audit run does
+    env[LAB_CWD_VARIABLE] = os.getcwd()
+    if zuliprc:
+        env[LAB_ZULIPRC_VARIABLE] = str(Path(zuliprc).expanduser().resolve())
+    else:
+        env.pop(LAB_ZULIPRC_VARIABLE, None)
     if run_console:
         env[RUN_VARIABLE] = CONSOLE_NOTEBOOK
     else:
@@ -191,6 +216,13 @@ def lab_arguments(
         # runs the console notebook in the server's own kernel before the browser opens it
         # (chatops.jupyter.lab_ready; the notebook is named by CHATOPS_LAB_RUN)
         "--ServerApp.jpserver_extensions=chatops.jupyter.lab_ready=True",
+        # the scheduler (jupyter-scheduler: Create a notebook job, the Notebook Jobs panel,
+        # chatops schedule) on, with its job definitions and runs kept with the notebooks
+        "--ServerApp.jpserver_extensions=jupyter_scheduler=True",
+        f"--SchedulerApp.db_url=sqlite:///{scheduler_dir(folder) / 'scheduler.sqlite'}",
+        f"--Scheduler.staging_path={scheduler_dir(folder) / 'runs'}",
+        # its Create a notebook job form lists the notebook's parameters with their defaults
+        f"--LabApp.extra_labextensions_path={LABEXTENSIONS}",
     ]
     if not open_browser:
         args.append("--no-browser")

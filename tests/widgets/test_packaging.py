@@ -92,6 +92,10 @@ def test_wheel_holds_only_the_chatops_package(wheel: Path) -> None:
     assert sorted(n.removeprefix("chatops/widgets/") for n in names if "/widgets/" in n) == sources
     assert len(names) == len(set(names))  # taken once, not also through the link
     assert "chatops/_notebooks/admin_console.ipynb" in names
+    # what chatops lab schedules, and the scheduler form's extension it loads from the package
+    assert "chatops/_notebooks/scheduled/audit_suite.ipynb" in names
+    ext = "chatops/jupyter/labextensions/chatops-scheduled-notebooks/"
+    assert {ext + "package.json", ext + "static/remoteEntry.js"} <= set(names)
 
 
 def test_a_wheel_built_from_the_sdist_is_the_same(wheel: Path, tmp_path: Path) -> None:
