@@ -220,3 +220,31 @@ def test_kernel_shutdown_sends_no_interrupt() -> None:
 
     assert asyncio.run(run()) is False
     assert signals == [signal.SIGINT]
+
+
+def test_audits_run_when_the_jupyter_runtime_folder_is_too_deep_for_a_socket(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel's Unix sockets are named from a path of at most 100 bytes (a socket's path holds
+    107): under a deep runtime folder (a scheduled run's, a test's) they go to a short folder
+    that only this user can enter, and the audit runs."""
+    from chatops.jupyter.kernels import kernel_socket_base
+
+    deep = tmp_path / ("r" * 80) / "runtime"
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(deep))
+    base = Path(kernel_socket_base())
+    assert len(os.fsencode(f"{base}-5")) <= 102 and base.parent != deep
+    assert base.parent.stat().st_mode & 0o777 == 0o700 and base.parent.stat().st_uid == os.getuid()
+    result = pipeline.run_audits(
+        ["org_overview"], report_dir=tmp_path / "reports", zuliprc=str(sandbox.zuliprc("admin"))
+    )
+    assert result.exit_code == 0, result.audits[0].error
+    # a folder open to others is not used: a new one of this user's own is
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    (shared / f"chatops-{os.getuid()}").mkdir(mode=0o777)
+    (shared / f"chatops-{os.getuid()}").chmod(0o777)
+    monkeypatch.setattr("tempfile.tempdir", str(shared))
+    other = Path(kernel_socket_base()).parent
+    assert other.parent == shared and other.name != f"chatops-{os.getuid()}"
+    assert other.stat().st_mode & 0o777 == 0o700

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import Any
 
 from .._resources import package_parent
 
-__all__ = ["_current_python_kernel_manager", "kernel_environment"]
+__all__ = ["_current_python_kernel_manager", "kernel_environment", "kernel_socket_base"]
 
 
 @contextlib.contextmanager
@@ -42,6 +44,40 @@ def kernel_environment() -> Iterator[None]:
             os.environ["PYTHONPATH"] = before
 
 
+#: the longest kernel socket path: a Unix socket's path holds at most 107 bytes, and ZeroMQ
+#: adds "-<n>" to the base for each of the kernel's five channels
+_SOCKET_BASE_MAX = 100
+
+
+def _private_socket_dir() -> Path:
+    """A short folder for kernel sockets that only this user can enter, for when the Jupyter
+    runtime folder's path is too long for a socket in it: ``chatops-<uid>`` in the system's
+    temporary folder (0700, refused when it is anyone else's or open to others; then a new
+    folder of its own)."""
+    folder = Path(tempfile.gettempdir()) / f"chatops-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return Path(tempfile.mkdtemp(prefix="chatops-"))
+    return folder
+
+
+def kernel_socket_base() -> str:
+    """The path a kernel's Unix sockets are named from (``<base>-1`` to ``<base>-5``): in the
+    user's Jupyter runtime folder, or in :func:`_private_socket_dir` when that path would be
+    longer than a socket's path may be (a deep ``JUPYTER_RUNTIME_DIR``, a test's temporary
+    folder)."""
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    name = f"chatops-kernel-{uuid.uuid4().hex[:16]}"
+    runtime = Path(jupyter_runtime_dir())
+    if len(os.fsencode(runtime / name)) > _SOCKET_BASE_MAX:
+        return str(_private_socket_dir() / name)
+    runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return str(runtime / name)
+
+
 def _current_python_kernel_manager() -> type[Any]:
     """A kernel manager that starts ipykernel under this interpreter, whatever the kernelspec.
 
@@ -50,7 +86,6 @@ def _current_python_kernel_manager() -> type[Any]:
     would run the audits without chatops (or with another version of it).
     """
     from jupyter_client.manager import AsyncKernelManager
-    from jupyter_core.paths import jupyter_runtime_dir
 
     class CurrentPythonKernelManager(AsyncKernelManager):  # type: ignore[misc]
         def __init__(self, **kwargs: Any) -> None:
@@ -58,10 +93,8 @@ def _current_python_kernel_manager() -> type[Any]:
             # 127.0.0.1: no other local user can reach the kernel, and ipykernel has nothing
             # to warn about.
             if os.name == "posix" and "transport" not in kwargs:
-                runtime = Path(jupyter_runtime_dir())
-                runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
                 kwargs["transport"] = "ipc"
-                kwargs.setdefault("ip", str(runtime / f"chatops-kernel-{uuid.uuid4().hex}"))
+                kwargs.setdefault("ip", kernel_socket_base())
             super().__init__(**kwargs)
 
         def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
