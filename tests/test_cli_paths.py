@@ -172,6 +172,6 @@ def test_an_unknown_option_is_named() -> None:
 
 def test_a_missing_command_lists_the_commands() -> None:
     _one_line_error(
-        chatops_here(), "name a command: sandbox, audit, undo, lab, console, whoami, data"
+        chatops_here(), "name a command: sandbox, audit, undo, lab, console, schedule, whoami, data"
     )
     _one_line_error(chatops_here("audit"), "name a command: list, run, plan, apply")

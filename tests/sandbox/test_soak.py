@@ -123,6 +123,8 @@ def test_a_slow_request_does_not_stall_unrelated_ones(medium: Sandbox, kind: str
         f"{worst * 1000:.1f} ms (alone: median {baseline[len(baseline) // 2] * 1000:.1f} ms)"
     )
     assert took > 0.1, "the slow request was not slow enough to tell"
+    # the proof is in the order of events: quick requests begun after the slow one and answered
+    # before it. (How long the slowest quick one took says more about the machine's other work
+    # than about the server: on a loaded machine one waited 0.74 s beside a 0.45 s page.)
     assert len(meanwhile) >= 2, f"only {len(meanwhile)} quick requests answered during {kind}"
-    assert worst < took, f"server_settings waited {worst:.2f}s behind {kind}"
     assert latencies[len(latencies) // 2] < 0.1
