@@ -41,6 +41,9 @@ def page(lab: Lab, browser: Any) -> Iterator[Any]:
     tab = context.new_page()
     tab.goto(lab.notebook_url(SUITE))
     tab.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90_000)
+    # the notebook is the current widget once the admin has clicked in it: the scheduler's
+    # button makes a job of the current notebook
+    tab.locator(".jp-Notebook .jp-Cell").first.click()
     yield tab
     context.close()
 
@@ -62,6 +65,7 @@ def test_create_a_notebook_job_shows_the_parameters_with_their_defaults(page: An
 
     page.locator("[data-command='scheduling:create-from-notebook']").first.click()
     expect(page.get_by_text("Create Job", exact=True).first).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("textbox", name="Input file")).to_have_value(SUITE, timeout=20_000)
     expect(page.locator("input[name='parameter-0-name']")).to_be_visible(timeout=20_000)
     declared = papermill.inspect_notebook(
         str(Path(__file__).resolve().parents[2] / "notebooks" / SUITE)
