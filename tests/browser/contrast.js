@@ -42,8 +42,10 @@
     if (!rects.length) continue;
     const style = getComputedStyle(el);
     if (style.visibility !== "visible") continue;
-    // disabled controls are exempt (WCAG 1.4.3: inactive user interface components)
-    if (el.closest("button:disabled, .mod-disabled, [disabled]")) continue;
+    // disabled controls are exempt (WCAG 1.4.3: inactive user interface components), also
+    // those marked inactive for assistive technology only (DataTables' paging buttons when the
+    // table fits on one page)
+    if (el.closest('button:disabled, .mod-disabled, [disabled], [aria-disabled="true"]')) continue;
     let opacity = 1;
     for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
     const bg = background(el);
