@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,6 +99,29 @@ def test_both_engines_list_the_same_most_reacted_messages(
     pd.testing.assert_frame_equal(got.most_reacted, first)
     assert got.reacted_messages == every.reacted_messages
     assert got.reacted_message_share == every.reacted_message_share
+
+
+def test_topic_participants_counted_in_bitmaps_equal_the_distinct_count(
+    small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = sys.modules[analytics.topic_lifecycle.__module__]
+    used: list[str] = []
+    real = module._participants_sql
+
+    def recorded(*args: object) -> str:
+        used.append(real(*args))
+        return used[-1]
+
+    monkeypatch.setattr(module, "_participants_sql", recorded)
+    bitmaps = analytics.topic_lifecycle(small_ds, engine="duckdb")
+    assert "bitstring_agg" in used[-1]
+    assert compare(small_ds, "topic_lifecycle") > 0  # the pandas engine agrees
+    # with no room for bitmaps: the exact count of distinct senders per topic
+    monkeypatch.setattr(module, "BITMAP_BYTES", 0)
+    distinct = analytics.topic_lifecycle(small_ds, engine="duckdb")
+    assert used[-1] == "count(DISTINCT sender_id)"
+    pd.testing.assert_frame_equal(bitmaps.frame, distinct.frame)
+    assert bitmaps.frame["participants"].gt(1).any()
 
 
 def test_duckdb_reads_a_dataset_folder_by_path(small_ds: Dataset) -> None:

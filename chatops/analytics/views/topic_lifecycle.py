@@ -194,6 +194,89 @@ def _result(
     )
 
 
+#: the most memory the participants' bitmaps may take (one bit per sender id per topic)
+BITMAP_BYTES = 64 * 1024**2
+
+
+def _participants_sql(topics: int, low: Any, high: Any) -> str:
+    """The SQL of a topic's distinct senders: the bits set in a bitmap over the sender ids
+    ``low`` to ``high`` when the ``topics`` bitmaps fit in :data:`BITMAP_BYTES`, else
+    ``count(DISTINCT)``.
+
+    Both are exact. ``count(DISTINCT)`` keeps every (topic, sender) pair in a hash table that
+    grows with the history (1.8 million pairs at 10 million synthetic messages, 7.6 million at
+    100 million); the bitmaps' size is fixed by the topics and the range of the sender ids.
+    """
+    if low is None or topics * ((int(high) - int(low)) // 8 + 1) > BITMAP_BYTES:
+        return "count(DISTINCT sender_id)"
+    return (
+        f"coalesce(bit_count(bitstring_agg(sender_id, {int(low)}, {int(high)}) "
+        "FILTER (sender_id IS NOT NULL)), 0)"
+    )
+
+
+def _topics(k: Kept, only: str) -> pd.DataFrame:
+    """One row per topic from DuckDB, through two small temporary tables dropped after."""
+    con = k.duck.con
+    try:
+        # each topic numbered first (one row per topic name as written, with its senders' lowest
+        # and highest ids), as a table: DuckDB then knows how small it is and joins the messages
+        # to it, never the other way round
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE tl_d AS SELECT stream_id, topic, "
+            f"{topic_name_sql()} AS name, "
+            f"dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) "
+            "AS tid, low, high FROM (SELECT stream_id, topic, min(sender_id) AS low, "
+            "max(sender_id) AS high FROM k "
+            f"WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only} GROUP BY ALL)"
+        )
+        topics, low, high = con.execute(
+            "SELECT count(*), min(low), max(high) FROM tl_d"
+        ).fetchall()[0]
+        # (timestamp, id) as one number: the pandas engine's message order, cheap to compare
+        o = "epoch_us(k.timestamp)::HUGEINT * 10000000000000 + k.id"
+        km = (
+            f"(SELECT d.tid, k.timestamp, k.sender_id, k.channel, {o} AS o, "
+            f"starts_with(k.topic, {RESOLVED_SQL}) AS resolved, "
+            "k.last_moved_timestamp IS NOT NULL AS is_moved, k.edits "
+            f"FROM k JOIN tl_d d ON k.stream_id = d.stream_id AND k.topic = d.topic WHERE {only})"
+        )
+        # then passes over the messages, each keeping one row per topic: its counts and starter,
+        # its first reply (the first message of a sender other than the starter), its edits (from
+        # the messages that have any). Nothing per message is held, sorted or joined but the small
+        # tables of topics.
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE tl_t AS SELECT tid, "
+            "arg_max(channel, o) FILTER (channel IS NOT NULL) AS channel, "
+            "min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
+            f"{_participants_sql(int(topics), low, high)} AS participants, "
+            "arg_min(sender_id, o) FILTER (sender_id IS NOT NULL) AS starter_id, "
+            "arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg "
+            f"FROM {km} GROUP BY tid"
+        )
+        frame = k.frame(
+            "WITH e AS (SELECT tid, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
+            "  bool_or(x.kind IN ('move_topic', 'move_channel')) AS moved_edit, "
+            "  bool_or(x.kind = 'move_topic') AS renamed "
+            f"  FROM (SELECT tid, unnest(edits) AS x FROM {km} WHERE len(edits) > 0) "
+            "  GROUP BY tid), "
+            "r AS (SELECT km.tid, min(km.timestamp) AS first_reply_at "
+            f"  FROM {km} km JOIN tl_t t ON km.tid = t.tid WHERE km.sender_id <> t.starter_id "
+            "  GROUP BY km.tid), "
+            "n AS (SELECT DISTINCT tid, stream_id, name FROM tl_d) "
+            "SELECT n.stream_id, t.channel, n.name AS topic, t.started_at, t.last_at, t.messages, "
+            "  t.participants, t.starter_id, t.resolved, r.first_reply_at, e.resolved_at, "
+            "  coalesce(t.moved_msg, FALSE) OR coalesce(e.moved_edit, FALSE) AS moved, "
+            "  coalesce(e.renamed, FALSE) AS renamed "
+            "FROM tl_t t JOIN n ON n.tid = t.tid LEFT JOIN r ON r.tid = t.tid "
+            "LEFT JOIN e ON e.tid = t.tid ORDER BY n.stream_id, n.name"
+        )
+        return frame
+    finally:
+        con.execute("DROP TABLE IF EXISTS tl_t")
+        con.execute("DROP TABLE IF EXISTS tl_d")
+
+
 def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
     """The duckdb engine: one row per topic (its messages, replies and edits in SQL)."""
     sla = p["first_reply_sla_hours"]
@@ -203,42 +286,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
     if p["channel_names"] is not None:
         wanted = sorted({str(c) for c in p["channel_names"]})
         only = f"channel IN ({', '.join(map(sql_text, wanted))})" if wanted else "FALSE"
-    # (timestamp, id) as one number: the message order of the pandas engine's sort, cheap to compare
-    o = "epoch_us(k.timestamp)::HUGEINT * 10000000000000 + k.id"
-    # each topic numbered first (one row per topic name as written); then passes over the
-    # messages, each keeping one row per topic: its counts and starter, its first reply (the
-    # first message of a sender other than the starter), its edits (from the messages that
-    # have any). Nothing per message is held, sorted or joined but the small table of topics.
-    frame = k.frame(
-        "WITH d AS MATERIALIZED (SELECT stream_id, topic, "
-        f"  {topic_name_sql()} AS name, dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) "
-        "  AS tid FROM (SELECT DISTINCT stream_id, topic FROM k "
-        f"  WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only})), "
-        f"km AS NOT MATERIALIZED (SELECT d.tid, k.timestamp, k.sender_id, k.channel, {o} AS o, "
-        f"  starts_with(k.topic, {RESOLVED_SQL}) AS resolved, "
-        "  k.last_moved_timestamp IS NOT NULL AS is_moved, k.edits "
-        f"  FROM k JOIN d ON k.stream_id = d.stream_id AND k.topic = d.topic WHERE {only}), "
-        "t AS MATERIALIZED (SELECT tid, "
-        "  arg_max(channel, o) FILTER (channel IS NOT NULL) AS channel, "
-        "  min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
-        "  count(DISTINCT sender_id) AS participants, "
-        "  arg_min(sender_id, o) FILTER (sender_id IS NOT NULL) AS starter_id, "
-        "  arg_max(resolved, o) AS resolved, bool_or(is_moved) AS moved_msg "
-        "  FROM km GROUP BY tid), "
-        "e AS (SELECT tid, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
-        "  bool_or(x.kind IN ('move_topic', 'move_channel')) AS moved_edit, "
-        "  bool_or(x.kind = 'move_topic') AS renamed "
-        "  FROM (SELECT tid, unnest(edits) AS x FROM km WHERE len(edits) > 0) GROUP BY tid), "
-        "r AS (SELECT km.tid, min(km.timestamp) AS first_reply_at "
-        "  FROM km JOIN t ON km.tid = t.tid WHERE km.sender_id <> t.starter_id GROUP BY km.tid), "
-        "n AS (SELECT DISTINCT tid, stream_id, name FROM d) "
-        "SELECT n.stream_id, t.channel, n.name AS topic, t.started_at, t.last_at, t.messages, "
-        "  t.participants, t.starter_id, t.resolved, r.first_reply_at, e.resolved_at, "
-        "  coalesce(t.moved_msg, FALSE) OR coalesce(e.moved_edit, FALSE) AS moved, "
-        "  coalesce(e.renamed, FALSE) AS renamed "
-        "FROM t JOIN n ON n.tid = t.tid LEFT JOIN r ON r.tid = t.tid LEFT JOIN e ON e.tid = t.tid "
-        "ORDER BY n.stream_id, n.name"
-    )
+    frame = _topics(k, only)
     frame["stream_id"] = frame["stream_id"].astype("int64")
     frame["starter_id"] = frame["starter_id"].astype("Int64")
     # the size of the pandas engine's Int64 id column is Int64
