@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -122,6 +123,40 @@ def test_topic_participants_counted_in_bitmaps_equal_the_distinct_count(
     assert used[-1] == "count(DISTINCT sender_id)"
     pd.testing.assert_frame_equal(bitmaps.frame, distinct.frame)
     assert bitmaps.frame["participants"].gt(1).any()
+
+
+def test_the_reaction_network_counted_per_person_number_equals_the_pairs_counted_by_id(
+    small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = sys.modules[analytics.reactions_and_engagement.__module__]
+    sql: list[str] = []
+    real = DuckSource._arrow
+
+    def seen(self: DuckSource, text: str, params: list[Any] | None = None) -> Any:
+        sql.append(text)
+        return real(self, text, params)
+
+    monkeypatch.setattr(DuckSource, "_arrow", seen)
+    dense = analytics.reactions_and_engagement(small_ds, engine="duckdb").network
+    assert any("LEFT JOIN kp pr" in s for s in sql)
+    assert compare(small_ds, "reactions_and_engagement") > 0  # the pandas engine agrees
+    # more people than the fixed table holds: the pairs of ids in a hash table
+    monkeypatch.setattr(module, "DENSE_PEOPLE", 1)
+    sql.clear()
+    hashed = analytics.reactions_and_engagement(small_ds, engine="duckdb").network
+    assert not any("LEFT JOIN kp pr" in s for s in sql)
+    pd.testing.assert_frame_equal(dense, hashed)
+    # a reactor or author the users table does not name: the pairs of ids too
+    monkeypatch.setattr(module, "DENSE_PEOPLE", 2047)
+    users = small_ds.frames().users
+    assert users is not None
+    fewer = users[users["user_id"] != int(dense["reactor_id"].iloc[0])]
+    monkeypatch.setattr(Dataset, "_org_table", lambda self, *a: fewer if a[0] == "users" else None)
+    sql.clear()
+    missing = analytics.reactions_and_engagement(small_ds, engine="duckdb").network
+    assert any("LEFT JOIN kp pr" in s for s in sql)
+    pd.testing.assert_frame_equal(dense, missing)
+    assert len(dense) > 10
 
 
 def test_duckdb_reads_a_dataset_folder_by_path(small_ds: Dataset) -> None:

@@ -120,8 +120,12 @@ class Kept:
             for f in table.schema
         ]
         table = table.cast(pa.schema(fields))
+        # each column's Arrow memory freed as it is converted: a frame of millions of rows is
+        # not held twice
         out: pd.DataFrame = table.to_pandas(
-            types_mapper={pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype()}.get
+            types_mapper={pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype()}.get,
+            self_destruct=True,
+            split_blocks=True,
         )
         return out
 

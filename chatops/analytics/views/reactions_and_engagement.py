@@ -113,6 +113,58 @@ def _over_time(
     return over
 
 
+#: the most people whose reactor-author pairs are counted in a fixed table: DuckDB's perfect
+#: hash aggregate takes 11 bits and a null bit for each of the two numbers of a person
+DENSE_PEOPLE = 2047
+
+
+def _network(k: Kept, users: pd.DataFrame | None) -> pd.DataFrame:
+    """Reactions per reactor and author, from the kept reactions of ``kl``.
+
+    The people of ``users`` are numbered first, 0 to n - 1. Up to :data:`DENSE_PEOPLE`
+    people, the pairs of numbers are counted in DuckDB's perfect hash aggregate: a table with a
+    cell for every pair, whose size is fixed by the people however long the history. Past
+    that, without ``users``, or when a reactor or an author is not among them, the pairs of ids
+    are counted in a hash table, which grows with the pairs that occur (1.3 million at 10
+    million synthetic messages, 3.8 million at 100 million).
+    """
+    con = k.duck.con
+    order = "ORDER BY reactions DESC, reactor_id, author_id"
+    pairs = "(SELECT sender_id, unnest(kept).user_id AS user_id FROM kl WHERE len(kept) > 0) p "
+    ids: list[int] = (
+        []
+        if users is None or "user_id" not in users
+        else sorted({int(i) for i in users["user_id"].dropna()})
+    )
+    people = ", ".join(map(str, ids[: DENSE_PEOPLE + 1]))
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE kp AS SELECT id, "
+        "(row_number() OVER (ORDER BY id) - 1)::SMALLINT AS ix "
+        f"FROM (SELECT unnest([{people}])::BIGINT AS id)"
+    )
+    try:
+        if 0 < len(ids) <= DENSE_PEOPLE:
+            con.execute("SET perfect_ht_threshold = 24")
+            try:
+                dense = k.frame(
+                    "SELECT r.id AS reactor_id, a.id AS author_id, n AS reactions FROM ("
+                    f"SELECT pr.ix AS ri, pa.ix AS ai, count(*) AS n FROM {pairs}"
+                    "LEFT JOIN kp pr ON pr.id = p.user_id LEFT JOIN kp pa ON pa.id = p.sender_id "
+                    "WHERE p.user_id IS NOT NULL AND p.sender_id IS NOT NULL GROUP BY ALL) g "
+                    f"LEFT JOIN kp r ON r.ix = g.ri LEFT JOIN kp a ON a.ix = g.ai {order}"
+                )
+            finally:
+                con.execute("RESET perfect_ht_threshold")
+            if dense["reactor_id"].notna().all() and dense["author_id"].notna().all():
+                return dense
+        return k.frame(
+            "SELECT user_id AS reactor_id, sender_id AS author_id, count(*) AS reactions "
+            f"FROM {pairs} WHERE user_id IS NOT NULL AND sender_id IS NOT NULL GROUP BY ALL {order}"
+        )
+    finally:
+        con.execute("DROP TABLE IF EXISTS kp")
+
+
 def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     """The duckdb engine: one row per emoji, per reacted message, per reactor and author."""
     if p["reactions"] is not None:
@@ -141,18 +193,18 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         "FROM (SELECT sender_id, timestamp, kept, unnest(kept) AS r, "
         "generate_subscripts(kept, 1) AS pos FROM kl WHERE len(kept) > 0)"
     )
-    # one pass over the reactions: per emoji and reactor (gid 3), per reactor and author (9),
-    # per day (14), all (15); an emoji's messages are the reacted messages holding it (its
-    # first reaction there counts), and the reacted messages are counted by their first
+    # one pass over the reactions: per emoji and reactor (gid 3), per day (14), all (15); an
+    # emoji's messages are the reacted messages holding it (its first reaction there counts),
+    # and the reacted messages are counted by their first
     k.duck.con.execute(
-        "CREATE OR REPLACE TEMP TABLE kg AS SELECT grouping(emoji_name, user_id, sender_id, t) "
-        "AS gid, emoji_name, user_id, sender_id, t, count(*) AS n, count(*) FILTER (first) AS m, "
+        "CREATE OR REPLACE TEMP TABLE kg AS SELECT grouping(emoji_name, user_id, t) "
+        "AS gid, emoji_name, user_id, t, count(*) AS n, count(*) FILTER (first) AS m, "
         "count(*) FILTER (lead) AS l FROM kr "
-        "GROUP BY GROUPING SETS ((emoji_name, user_id), (user_id, sender_id), (t), ())"
+        "GROUP BY GROUPING SETS ((emoji_name, user_id), (t), ())"
     )
     top = k.frame(
         "SELECT emoji_name, sum(n)::BIGINT AS reactions, sum(m)::BIGINT AS messages, "
-        "count(user_id) AS reactors FROM kg WHERE gid = 3 AND emoji_name IS NOT NULL "
+        "count(user_id) AS reactors FROM kg WHERE gid = 1 AND emoji_name IS NOT NULL "
         "GROUP BY ALL ORDER BY reactions DESC, emoji_name"
     )
     # the most reacted emoji of a message: the most reactions, then the first name
@@ -171,22 +223,17 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     )
     most["message_id"] = most["message_id"].astype("int64")
     most["sender_id"] = most["sender_id"].astype("Int64")
-    network = k.frame(
-        "SELECT user_id AS reactor_id, sender_id AS author_id, n AS reactions FROM kg "
-        "WHERE gid = 9 AND user_id IS NOT NULL AND sender_id IS NOT NULL "
-        "ORDER BY reactions DESC, reactor_id, author_id"
-    )
+    network = _network(k, p["users"])
     # the dtypes the pandas engine's groupby gives (size of an Int64 column is Int64)
     top["reactions"] = top["reactions"].astype("Int64")
     # messages per day from their times alone; kept reactions per day from the pass above
     per_day = k.frame(
         f"SELECT d.t, d.m, coalesce(g.n, 0) AS r FROM (SELECT {day} AS t, count(*) AS m FROM k "
         "WHERE timestamp IS NOT NULL GROUP BY ALL) d "
-        "LEFT JOIN (SELECT t, n FROM kg WHERE gid = 14 AND t IS NOT NULL) g ON g.t = d.t"
+        "LEFT JOIN (SELECT t, n FROM kg WHERE gid = 6 AND t IS NOT NULL) g ON g.t = d.t"
     )
     total, reacted = (
-        int(v)
-        for v in k.duck.con.execute("SELECT n, l FROM kg WHERE gid = 15").fetchone() or (0, 0)
+        int(v) for v in k.duck.con.execute("SELECT n, l FROM kg WHERE gid = 7").fetchone() or (0, 0)
     )
     k.duck.con.execute("DROP TABLE kg")
     n = int(k.scalar("SELECT count(*) FROM k"))
