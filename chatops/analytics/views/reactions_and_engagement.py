@@ -183,14 +183,14 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     # reactions one per row only inside the counts below
     k.duck.con.execute(
         "CREATE OR REPLACE TEMP VIEW kl AS SELECT id AS message_id, channel, topic, sender_id, "
-        f"timestamp, {kept} AS kept FROM k WHERE len(reactions) > 0"
+        f"{day} AS t, {kept} AS kept FROM k WHERE len(reactions) > 0"
     )
     k.duck.con.execute(
         "CREATE OR REPLACE TEMP VIEW kr AS SELECT sender_id, r.user_id AS user_id, "
-        f"r.emoji_name AS emoji_name, {day} AS t, "
+        "r.emoji_name AS emoji_name, t, "
         "list_position(list_transform(kept, lambda x: x.emoji_name), r.emoji_name) = pos AS first, "
         "pos = 1 AS lead "
-        "FROM (SELECT sender_id, timestamp, kept, unnest(kept) AS r, "
+        "FROM (SELECT sender_id, t, kept, unnest(kept) AS r, "
         "generate_subscripts(kept, 1) AS pos FROM kl WHERE len(kept) > 0)"
     )
     # one pass over the reactions: per emoji and reactor (gid 3), per day (14), all (15); an
