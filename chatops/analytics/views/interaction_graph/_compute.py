@@ -331,6 +331,44 @@ def _channel_graph(
     return cg, cedges, cnodes
 
 
+def _reply_pairs(k: Kept) -> pd.DataFrame:
+    """``source``, ``target``, ``weight``: how often ``target`` posted right after ``source``
+    in a topic, counted in DuckDB.
+
+    Topics and senders are numbered first, in two small tables, so the window that pairs each
+    message with the one before it in its topic sorts and holds numbers of four bytes, not
+    names and ids. The pairs of sender numbers are then counted in DuckDB's perfect hash
+    aggregate (a cell per pair) up to 2,047 senders, in a hash table past that.
+    """
+    con = k.duck.con
+    try:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE ig_d AS SELECT stream_id, topic, "
+            f"(dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}))::INTEGER AS tid "
+            "FROM (SELECT DISTINCT stream_id, topic FROM k "
+            "WHERE stream_id IS NOT NULL AND topic IS NOT NULL)"
+        )
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE ig_p AS SELECT id, "
+            "(row_number() OVER (ORDER BY id) - 1)::INTEGER AS ix "
+            "FROM (SELECT DISTINCT sender_id AS id FROM k WHERE sender_id IS NOT NULL)"
+        )
+        con.execute("SET perfect_ht_threshold = 24")
+        return k.frame(
+            "SELECT s.id AS source, t.id AS target, g.n AS weight FROM ("
+            "SELECT a, b, count(*) AS n FROM ("
+            "SELECT lag(p.ix) OVER (PARTITION BY d.tid ORDER BY k.timestamp, k.id) AS a, p.ix AS b "
+            "FROM k JOIN ig_d d ON k.stream_id = d.stream_id AND k.topic = d.topic "
+            "LEFT JOIN ig_p p ON p.id = k.sender_id) "
+            "WHERE a IS NOT NULL AND b IS NOT NULL AND a <> b GROUP BY ALL) g "
+            "JOIN ig_p s ON s.ix = g.a JOIN ig_p t ON t.ix = g.b ORDER BY source, target"
+        )
+    finally:
+        con.execute("RESET perfect_ht_threshold")
+        con.execute("DROP TABLE IF EXISTS ig_p")
+        con.execute("DROP TABLE IF EXISTS ig_d")
+
+
 def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
     """The duckdb engine: one row per reply pair, per sender and per channel."""
     min_weight, communities = p["min_weight"], p["communities"]
@@ -338,19 +376,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
         return None
     if communities not in ("louvain", "greedy"):
         return None
-    # each topic as a number first (one row per topic name as written), so the window that
-    # pairs each message with the one before it in its topic sorts numbers, not names
-    edges = k.frame(
-        "WITH d AS (SELECT stream_id, topic, "
-        f"  dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) AS tid "
-        "  FROM (SELECT DISTINCT stream_id, topic FROM k "
-        "  WHERE stream_id IS NOT NULL AND topic IS NOT NULL)) "
-        "SELECT source, target, count(*) AS weight FROM ("
-        "  SELECT lag(sender_id) OVER (PARTITION BY d.tid ORDER BY timestamp, id) AS source, "
-        "  sender_id AS target FROM k JOIN d ON k.stream_id = d.stream_id AND k.topic = d.topic"
-        ") WHERE source IS NOT NULL AND target IS NOT NULL AND source <> target "
-        "GROUP BY ALL ORDER BY source, target"
-    )
+    edges = _reply_pairs(k)
     senders = k.frame(
         "SELECT sender_id, count(*) AS n, arg_max(sender, id) FILTER (sender IS NOT NULL) AS name "
         "FROM k WHERE sender_id IS NOT NULL GROUP BY sender_id ORDER BY sender_id"
