@@ -9,6 +9,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import networkx as nx
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -499,3 +500,34 @@ def test_demo_v10_graph(demo: AnalyticsFrames) -> None:
     assert len(r.nodes) > 10 and r.communities >= 1
     assert all(str(u).startswith("u-") for u in r.nodes["user_id"])
     assert len(r.channel_nodes) == demo.subscriptions["stream_id"].nunique()
+
+
+@pytest.mark.parametrize("offset", [0, 1 << 31])
+def test_v10_links_and_mutual_pairs_are_the_same_as_two_column_groups(offset: int) -> None:
+    """Pairs of ids packed in one number (ids below 2**31) or grouped as two columns (any
+    ids): the same links in the same order, the same mutual pairs."""
+    from chatops.analytics.views.interaction_graph._compute import _mutual, _undirected
+
+    rng = np.random.default_rng(3)
+    source = rng.integers(1, 60, 5000).astype(np.int64) + offset
+    target = rng.integers(1, 60, 5000).astype(np.int64) + offset
+    keep = source != target
+    source, target = source[keep], target[keep]
+    weight = rng.integers(1, 9, len(source)).astype(np.int64)
+    lo, hi = np.minimum(source, target), np.maximum(source, target)
+    want = (
+        pd.DataFrame({"a": lo, "b": hi, "w": weight})
+        .groupby(["a", "b"], sort=False)["w"]
+        .sum()
+        .reset_index()
+    )
+    a, b, w = _undirected(source, target, weight)
+    assert (a.tolist(), b.tolist(), w.tolist()) == (
+        want["a"].tolist(),
+        want["b"].tolist(),
+        want["w"].tolist(),
+    )
+    edges = pd.DataFrame({"source": source, "target": target})
+    directed = set(zip(source.tolist(), target.tolist(), strict=True))
+    both = {(x, y) for x, y in directed if x < y and (y, x) in directed}
+    assert _mutual(edges) == len(both) > 100

@@ -185,15 +185,11 @@ def _result(
     # one undirected edge per pair, its weight both ways summed, in the order the pairs first
     # come in ``edges`` (heaviest first), so the graph's node and edge order is the same on
     # every run
-    lo = np.minimum(edges["source"].to_numpy(np.int64), edges["target"].to_numpy(np.int64))
-    hi = np.maximum(edges["source"].to_numpy(np.int64), edges["target"].to_numpy(np.int64))
-    und = (
-        pd.DataFrame({"a": lo, "b": hi, "w": edges["weight"].to_numpy(np.int64)})
-        .groupby(["a", "b"], sort=False)["w"]
-        .sum()
-        .reset_index()
+    ea, eb, ew = _undirected(
+        edges["source"].to_numpy(np.int64),
+        edges["target"].to_numpy(np.int64),
+        edges["weight"].to_numpy(np.int64),
     )
-    ea, eb, ew = (und[c].to_numpy(np.int64) for c in ("a", "b", "w"))
     # the people in the order they first appear among the links (the networkx graph's order)
     order = pd.unique(np.column_stack([ea, eb]).ravel()).tolist()
     ids = sorted(order)
@@ -254,19 +250,50 @@ def _result(
         len(parts),
         float(modularity),
         anonymize,
-        len(und),
+        len(ea),
         _mutual(edges),
         _Links(ea, eb, ew, pseudonyms),
     )
 
 
+#: a pair of ids below this as one number (``a << 32 | b``)
+_PACKABLE = 1 << 31
+
+
+def _undirected(
+    source: np.ndarray, target: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One undirected link per pair (``a`` < ``b``), its weights both ways summed, in the order
+    the pairs first come among the directed edges.
+
+    A pair is one 64-bit number when the ids allow (factorized and summed in NumPy, a few
+    arrays of one number per edge); else pandas groups the two columns.
+    """
+    lo, hi = np.minimum(source, target), np.maximum(source, target)
+    if len(lo) and (lo.min() < 0 or hi.max() >= _PACKABLE):
+        und = (
+            pd.DataFrame({"a": lo, "b": hi, "w": weight})
+            .groupby(["a", "b"], sort=False)["w"]
+            .sum()
+            .reset_index()
+        )
+        return tuple(und[c].to_numpy(np.int64) for c in ("a", "b", "w"))  # type: ignore[return-value]
+    codes, pairs = pd.factorize((lo << 32) | hi, sort=False)
+    summed = np.bincount(codes, weights=weight, minlength=len(pairs))
+    return pairs >> 32, pairs & 0xFFFFFFFF, np.rint(summed).astype(np.int64)
+
+
 def _mutual(edges: pd.DataFrame) -> int:
     """The pairs of people with an edge each way among the directed reply ``edges``."""
-    pairs = pd.DataFrame(
-        {"a": edges["source"].to_numpy(np.int64), "b": edges["target"].to_numpy(np.int64)}
-    ).drop_duplicates()
-    back = pairs.rename(columns={"a": "b", "b": "a"})
-    both = pairs[pairs["a"] < pairs["b"]].merge(back, on=["a", "b"], how="inner")
+    a, b = edges["source"].to_numpy(np.int64), edges["target"].to_numpy(np.int64)
+    if len(a) and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) < _PACKABLE:
+        there = np.unique((a << 32) | b)
+        ahead = there[(there >> 32) < (there & 0xFFFFFFFF)]
+        back = ((ahead & 0xFFFFFFFF) << 32) | (ahead >> 32)
+        return int(np.isin(back, there, assume_unique=True).sum())
+    pairs = pd.DataFrame({"a": a, "b": b}).drop_duplicates()
+    back_frame = pairs.rename(columns={"a": "b", "b": "a"})
+    both = pairs[pairs["a"] < pairs["b"]].merge(back_frame, on=["a", "b"], how="inner")
     return len(both)
 
 
