@@ -8,6 +8,7 @@ token off every command line and shuts down the kernels of pages that were close
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -142,11 +143,18 @@ def voila(org: Org) -> Iterator[Voila]:
                 found = re.search(r"console at (http://\S+)\?token=(\w+)", log.read_text())
             yield Voila(found.group(1), found.group(2), process, log)
         finally:
+            # Voila runs as the command's child: it and its kernels must not outlive the test
+            # even when the command is killed before it could stop them
+            tree = _tree(process.pid) if process.poll() is None else []
             process.send_signal(signal.SIGINT)
             try:
                 process.wait(30)
             except subprocess.TimeoutExpired:
                 process.kill()
+            _gone, alive = psutil.wait_procs(tree[1:], timeout=10)
+            for left in alive:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    left.kill()
 
 
 def _tree(pid: int) -> list[psutil.Process]:
