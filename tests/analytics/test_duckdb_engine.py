@@ -102,18 +102,28 @@ def test_both_engines_list_the_same_most_reacted_messages(
     assert got.reacted_message_share == every.reacted_message_share
 
 
+def _spy(
+    monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, arg: int | None = None
+) -> list[Any]:
+    """What ``owner.name`` returns at each call (with ``arg``: its positional argument at that
+    index instead), newest last."""
+    seen: list[Any] = []
+    real = getattr(owner, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        seen.append(result if arg is None else args[arg])
+        return result
+
+    monkeypatch.setattr(owner, name, spy)
+    return seen
+
+
 def test_topic_participants_counted_in_bitmaps_equal_the_distinct_count(
     small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = sys.modules[analytics.topic_lifecycle.__module__]
-    used: list[str] = []
-    real = module._participants_sql
-
-    def recorded(*args: object) -> str:
-        used.append(real(*args))
-        return used[-1]
-
-    monkeypatch.setattr(module, "_participants_sql", recorded)
+    used = _spy(monkeypatch, module, "_participants_sql")
     bitmaps = analytics.topic_lifecycle(small_ds, engine="duckdb")
     assert "bitstring_agg" in used[-1]
     assert compare(small_ds, "topic_lifecycle") > 0  # the pandas engine agrees
@@ -129,14 +139,7 @@ def test_the_reaction_network_counted_per_person_number_equals_the_pairs_counted
     small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = sys.modules[analytics.reactions_and_engagement.__module__]
-    sql: list[str] = []
-    real = DuckSource._arrow
-
-    def seen(self: DuckSource, text: str, params: list[Any] | None = None) -> Any:
-        sql.append(text)
-        return real(self, text, params)
-
-    monkeypatch.setattr(DuckSource, "_arrow", seen)
+    sql = _spy(monkeypatch, DuckSource, "_arrow", arg=1)
     dense = analytics.reactions_and_engagement(small_ds, engine="duckdb").network
     assert any("LEFT JOIN kp pr" in s for s in sql)
     assert compare(small_ds, "reactions_and_engagement") > 0  # the pandas engine agrees
