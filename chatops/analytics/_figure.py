@@ -25,8 +25,10 @@ from matplotlib.dates import AutoDateLocator
 from matplotlib.figure import Figure
 from matplotlib.image import imsave
 from matplotlib.text import Text
-from matplotlib.ticker import FixedLocator, MaxNLocator, StrMethodFormatter
+from matplotlib.ticker import FixedLocator, Formatter, MaxNLocator, StrMethodFormatter
 from matplotlib.transforms import Bbox
+
+from .._terminal import printable
 
 #: resolution of the PNG a figure shows itself as in a notebook
 DISPLAY_DPI = 100
@@ -50,12 +52,59 @@ class ReportFigure(Figure):
 
     def draw(self, renderer: RendererBase) -> None:
         """Draw with every text taken literally: a name holding ``$`` is not TeX to parse (a
-        channel named ``$\\frac{$`` would make every figure showing it fail)."""
+        channel named ``$\\frac{$`` would make every figure showing it fail), and its control
+        and direction characters are shown escaped as the terminal shows them (``\\x1b``),
+        not as a box for a glyph no font has."""
         with literal_text():
             for text in self.findobj(Text):
                 if isinstance(text, Text):
                     text.set_parse_math(False)
+                    shown = text.get_text()
+                    if _shown(shown) != shown:
+                        text.set_text(_shown(shown))
+            # tick labels are made while the axis draws: their formatters escape them
+            for ax in self.axes:
+                for axis in (ax.xaxis, ax.yaxis):
+                    for major in (True, False):
+                        get = axis.get_major_formatter if major else axis.get_minor_formatter
+                        put = axis.set_major_formatter if major else axis.set_minor_formatter
+                        if not isinstance(get(), _Escaped):
+                            put(_Escaped(get()))
             super().draw(renderer)
+
+
+def _shown(text: str) -> str:
+    """``text`` with its controls and direction characters escaped; its line breaks kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+class _Escaped(Formatter):
+    """A tick formatter whose labels show controls escaped (:func:`_shown`)."""
+
+    def __init__(self, inner: Formatter):
+        self.inner = inner
+
+    def __call__(self, x: Any, pos: int | None = None) -> str:
+        return _shown(str(self.inner(x, pos)))
+
+    def format_ticks(self, values: Any) -> list[str]:
+        return [_shown(str(v)) for v in self.inner.format_ticks(values)]
+
+    def format_data(self, value: Any) -> str:
+        return _shown(str(self.inner.format_data(value)))
+
+    def format_data_short(self, value: Any) -> str:
+        return _shown(str(self.inner.format_data_short(value)))
+
+    def get_offset(self) -> str:
+        return _shown(str(self.inner.get_offset()))
+
+    def set_locs(self, locs: Any) -> None:
+        self.inner.set_locs(locs)
+
+    def set_axis(self, axis: Any) -> None:
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
 
 
 def literal_text() -> contextlib.AbstractContextManager[Any]:

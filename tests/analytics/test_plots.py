@@ -270,3 +270,22 @@ def test_demo_plots_render(demo: AnalyticsFrames, view: str, tmp_path: Path) -> 
     assert fig.axes and all(t for t in texts(fig)[:1])
     fig.savefig(tmp_path / f"{view}.png")
     assert (tmp_path / f"{view}.png").stat().st_size > 10_000
+
+
+def test_control_characters_in_a_name_are_drawn_escaped() -> None:
+    """A name holding an escape sequence or a direction override is drawn as the terminal
+    shows it (``\\x1b``), not as a box for a missing glyph; a line break of the figure stays."""
+    import warnings
+
+    from chatops.analytics._figure import ReportFigure, figure_png
+
+    fig = ReportFigure()
+    ax = fig.add_subplot()
+    ax.bar(["Guest\x1b[2K", "\u202eevil"], [1, 2])
+    ax.set_title("first line\nsecond \x07line")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns of each glyph its fonts lack
+        assert figure_png(fig).startswith(b"\x89PNG")
+    assert ax.get_title() == "first line\nsecond \\x07line"
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["Guest\\x1b[2K", "\\u202eevil"]
