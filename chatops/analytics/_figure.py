@@ -59,9 +59,9 @@ class ReportFigure(Figure):
             for text in self.findobj(Text):
                 if isinstance(text, Text):
                     text.set_parse_math(False)
-                    shown = text.get_text()
-                    if _shown(shown) != shown:
-                        text.set_text(_shown(shown))
+                    shown = _shown(text.get_text())
+                    if shown != text.get_text():
+                        text.set_text(shown)
             # tick labels are made while the axis draws: their formatters escape them
             for ax in self.axes:
                 for axis in (ax.xaxis, ax.yaxis):

@@ -10,7 +10,8 @@ engines give the same result. For options a view does not compute in SQL it retu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -77,6 +78,11 @@ def private_channel_ids(channels: pd.DataFrame) -> list[int]:
     return sorted(int(s) for s in c.loc[c["invite_only"].fillna(False).astype(bool), "stream_id"])
 
 
+#: the bits of a group of two numbers below 2,048 (eleven each, and a null bit each) up to
+#: which DuckDB counts in its perfect hash aggregate inside :meth:`Kept.numbered`
+PAIR_BITS = 24
+
+
 class Kept:
     """The kept messages of one view call, as DuckDB's temporary view ``k``.
 
@@ -128,6 +134,27 @@ class Kept:
             split_blocks=True,
         )
         return out
+
+    @contextmanager
+    def numbered(self, table: str, ids: str) -> Iterator[None]:
+        """The ids of the SQL ``ids`` (a column ``id``) numbered 0 to n - 1 in their order, as
+        the temporary table ``table`` (``id``, ``ix``), dropped on leaving.
+
+        While inside, DuckDB counts groups of two such numbers in its perfect hash aggregate
+        (a cell per pair, memory fixed by the numbers, not the rows) when both are below 2,048:
+        :data:`PAIR_BITS` holds the two numbers' bits and a null bit each.
+        """
+        con = self.duck.con
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT id, "
+            f"(row_number() OVER (ORDER BY id) - 1)::INTEGER AS ix FROM ({ids})"
+        )
+        try:
+            con.execute(f"SET perfect_ht_threshold = {PAIR_BITS}")
+            yield
+        finally:
+            con.execute("RESET perfect_ht_threshold")
+            con.execute(f"DROP TABLE IF EXISTS {table}")
 
     def scalar(self, sql: str) -> Any:
         rows = self.duck.con.execute(sql).fetchall()

@@ -128,7 +128,6 @@ def _network(k: Kept, users: pd.DataFrame | None) -> pd.DataFrame:
     are counted in a hash table, which grows with the pairs that occur (1.3 million at 10
     million synthetic messages, 3.8 million at 100 million).
     """
-    con = k.duck.con
     order = "ORDER BY reactions DESC, reactor_id, author_id"
     pairs = "(SELECT sender_id, unnest(kept).user_id AS user_id FROM kl WHERE len(kept) > 0) p "
     ids: list[int] = (
@@ -137,32 +136,21 @@ def _network(k: Kept, users: pd.DataFrame | None) -> pd.DataFrame:
         else sorted({int(i) for i in users["user_id"].dropna()})
     )
     people = ", ".join(map(str, ids[: DENSE_PEOPLE + 1]))
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE kp AS SELECT id, "
-        "(row_number() OVER (ORDER BY id) - 1)::SMALLINT AS ix "
-        f"FROM (SELECT unnest([{people}])::BIGINT AS id)"
-    )
-    try:
+    with k.numbered("kp", f"SELECT unnest([{people}])::BIGINT AS id"):
         if 0 < len(ids) <= DENSE_PEOPLE:
-            con.execute("SET perfect_ht_threshold = 24")
-            try:
-                dense = k.frame(
-                    "SELECT r.id AS reactor_id, a.id AS author_id, n AS reactions FROM ("
-                    f"SELECT pr.ix AS ri, pa.ix AS ai, count(*) AS n FROM {pairs}"
-                    "LEFT JOIN kp pr ON pr.id = p.user_id LEFT JOIN kp pa ON pa.id = p.sender_id "
-                    "WHERE p.user_id IS NOT NULL AND p.sender_id IS NOT NULL GROUP BY ALL) g "
-                    f"LEFT JOIN kp r ON r.ix = g.ri LEFT JOIN kp a ON a.ix = g.ai {order}"
-                )
-            finally:
-                con.execute("RESET perfect_ht_threshold")
+            dense = k.frame(
+                "SELECT r.id AS reactor_id, a.id AS author_id, n AS reactions FROM ("
+                f"SELECT pr.ix AS ri, pa.ix AS ai, count(*) AS n FROM {pairs}"
+                "LEFT JOIN kp pr ON pr.id = p.user_id LEFT JOIN kp pa ON pa.id = p.sender_id "
+                "WHERE p.user_id IS NOT NULL AND p.sender_id IS NOT NULL GROUP BY ALL) g "
+                f"LEFT JOIN kp r ON r.ix = g.ri LEFT JOIN kp a ON a.ix = g.ai {order}"
+            )
             if dense["reactor_id"].notna().all() and dense["author_id"].notna().all():
                 return dense
         return k.frame(
             "SELECT user_id AS reactor_id, sender_id AS author_id, count(*) AS reactions "
             f"FROM {pairs} WHERE user_id IS NOT NULL AND sender_id IS NOT NULL GROUP BY ALL {order}"
         )
-    finally:
-        con.execute("DROP TABLE IF EXISTS kp")
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:

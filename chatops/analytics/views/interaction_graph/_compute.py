@@ -375,24 +375,19 @@ def _reply_pairs(k: Kept) -> pd.DataFrame:
             "FROM (SELECT DISTINCT stream_id, topic FROM k "
             "WHERE stream_id IS NOT NULL AND topic IS NOT NULL)"
         )
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE ig_p AS SELECT id, "
-            "(row_number() OVER (ORDER BY id) - 1)::INTEGER AS ix "
-            "FROM (SELECT DISTINCT sender_id AS id FROM k WHERE sender_id IS NOT NULL)"
-        )
-        con.execute("SET perfect_ht_threshold = 24")
-        return k.frame(
-            "SELECT s.id AS source, t.id AS target, g.n AS weight FROM ("
-            "SELECT a, b, count(*) AS n FROM ("
-            "SELECT lag(p.ix) OVER (PARTITION BY d.tid ORDER BY k.timestamp, k.id) AS a, p.ix AS b "
-            "FROM k JOIN ig_d d ON k.stream_id = d.stream_id AND k.topic = d.topic "
-            "LEFT JOIN ig_p p ON p.id = k.sender_id) "
-            "WHERE a IS NOT NULL AND b IS NOT NULL AND a <> b GROUP BY ALL) g "
-            "JOIN ig_p s ON s.ix = g.a JOIN ig_p t ON t.ix = g.b ORDER BY source, target"
-        )
+        with k.numbered(
+            "ig_p", "SELECT DISTINCT sender_id AS id FROM k WHERE sender_id IS NOT NULL"
+        ):
+            return k.frame(
+                "SELECT s.id AS source, t.id AS target, g.n AS weight FROM ("
+                "SELECT a, b, count(*) AS n FROM ("
+                "SELECT lag(p.ix) OVER (PARTITION BY d.tid ORDER BY k.timestamp, k.id) AS a, "
+                "p.ix AS b FROM k JOIN ig_d d ON k.stream_id = d.stream_id AND k.topic = d.topic "
+                "LEFT JOIN ig_p p ON p.id = k.sender_id) "
+                "WHERE a IS NOT NULL AND b IS NOT NULL AND a <> b GROUP BY ALL) g "
+                "JOIN ig_p s ON s.ix = g.a JOIN ig_p t ON t.ix = g.b ORDER BY source, target"
+            )
     finally:
-        con.execute("RESET perfect_ht_threshold")
-        con.execute("DROP TABLE IF EXISTS ig_p")
         con.execute("DROP TABLE IF EXISTS ig_d")
 
 
