@@ -412,7 +412,8 @@ def test_an_apply_killed_midway_then_run_again_sends_nothing_twice(tmp_path: Pat
         journals: list[Path] = []
         while time.monotonic() < deadline:
             journals = sorted((state / "org").glob("apply-*.jsonl"))
-            if journals and journals[0].read_text().count('"status": "done"') >= 300:
+            # bytes: the command may be halfway through writing a character of its next line
+            if journals and journals[0].read_bytes().count(b'"status": "done"') >= 300:
                 break
             time.sleep(0.02)
         run.send_signal(signal.SIGKILL)
