@@ -13,6 +13,7 @@ import pytest
 from chatops import analytics
 from chatops.analytics import Dataset
 from chatops.analytics.engines import DuckSource
+from chatops.analytics.engines._duck_sql import Kept
 from chatops.sandbox import Sandbox
 
 from .conftest import KEY
@@ -160,6 +161,41 @@ def test_the_reaction_network_counted_per_person_number_equals_the_pairs_counted
     assert any("LEFT JOIN kp pr" in s for s in sql)
     pd.testing.assert_frame_equal(dense, missing)
     assert len(dense) > 10
+
+
+def _limit(duck: DuckSource) -> str:
+    return str(duck.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+
+
+def test_the_reply_window_runs_within_its_own_memory_limit_and_the_engine_gets_its_own_back(
+    small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window over every channel message spills past ``WINDOW_MEMORY``, not past the
+    engine's limit; the engine's own is set again afterwards; a limit already lower stays."""
+    module = sys.modules[analytics.interaction_graph.__module__]
+    seen: list[str] = []
+    real = Kept.frame
+
+    def frame(self: Kept, sql: str) -> pd.DataFrame:
+        if "lag(" in sql:
+            seen.append(_limit(self.duck))
+        return real(self, sql)
+
+    monkeypatch.setattr(Kept, "frame", frame)
+    with DuckSource(small_ds) as duck:
+        before = _limit(duck)
+        kept = Kept(duck, {"users": duck.table("users")})
+        edges = module._reply_pairs(kept)
+        assert seen == ["488.2 MiB"]  # 512MB
+        assert _limit(duck) == before == "953.6 MiB"  # 1GB, the engine's
+    with DuckSource(small_ds, memory_limit="100MB") as duck:
+        low = module._reply_pairs(Kept(duck, {"users": duck.table("users")}))
+        assert seen[-1] == _limit(duck) == "95.3 MiB"
+    pd.testing.assert_frame_equal(edges, low)
+    assert len(edges) > 10
+    with DuckSource(small_ds) as duck, pytest.raises(ValueError, match="'lots'"):
+        with Kept(duck, {}).memory_at_most("lots"):
+            pass
 
 
 def test_duckdb_reads_a_dataset_folder_by_path(small_ds: Dataset) -> None:

@@ -502,18 +502,27 @@ def test_demo_v10_graph(demo: AnalyticsFrames) -> None:
     assert len(r.channel_nodes) == demo.subscriptions["stream_id"].nunique()
 
 
-@pytest.mark.parametrize("offset", [0, 1 << 31])
+@pytest.mark.parametrize("offset", [0, 1 << 31, -(1 << 40)])
 def test_v10_links_and_mutual_pairs_are_the_same_as_two_column_groups(offset: int) -> None:
-    """Pairs of ids packed in one number (ids below 2**31) or grouped as two columns (any
-    ids): the same links in the same order, the same mutual pairs."""
-    from chatops.analytics.views.interaction_graph._compute import _mutual, _undirected
+    """The undirected links found by each edge's reverse among the numbered pairs, whatever
+    the ids (small, past 2**31, negative): the pairs, their weights both ways summed and their
+    order (first come among the edges, heaviest first) as pandas groups them, and the mutual
+    pairs as a set of the directed pairs finds them."""
+    from chatops.analytics.views.interaction_graph._compute import _undirected
 
     rng = np.random.default_rng(3)
-    source = rng.integers(1, 60, 5000).astype(np.int64) + offset
-    target = rng.integers(1, 60, 5000).astype(np.int64) + offset
-    keep = source != target
-    source, target = source[keep], target[keep]
-    weight = rng.integers(1, 9, len(source)).astype(np.int64)
+    pairs = pd.DataFrame(
+        {
+            "source": rng.integers(1, 60, 5000).astype(np.int64) + offset,
+            "target": rng.integers(1, 60, 5000).astype(np.int64) + offset,
+        }
+    )
+    pairs = pairs[pairs["source"] != pairs["target"]].drop_duplicates()
+    pairs["weight"] = rng.integers(1, 9, len(pairs)).astype(np.int64)
+    edges = pairs.sort_values(
+        ["weight", "source", "target"], ascending=[False, True, True], kind="stable"
+    )
+    source, target, weight = (edges[c].to_numpy() for c in ("source", "target", "weight"))
     lo, hi = np.minimum(source, target), np.maximum(source, target)
     want = (
         pd.DataFrame({"a": lo, "b": hi, "w": weight})
@@ -521,13 +530,13 @@ def test_v10_links_and_mutual_pairs_are_the_same_as_two_column_groups(offset: in
         .sum()
         .reset_index()
     )
-    a, b, w = _undirected(source, target, weight)
+    a, b, w, mutual = _undirected(source, target, weight)
     assert (a.tolist(), b.tolist(), w.tolist()) == (
         want["a"].tolist(),
         want["b"].tolist(),
         want["w"].tolist(),
     )
-    edges = pd.DataFrame({"source": source, "target": target})
     directed = set(zip(source.tolist(), target.tolist(), strict=True))
     both = {(x, y) for x, y in directed if x < y and (y, x) in directed}
-    assert _mutual(edges) == len(both) > 100
+    assert mutual == len(both) > 100
+    assert _undirected(source[:0], target[:0], weight[:0])[3] == 0

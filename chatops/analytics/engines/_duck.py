@@ -70,6 +70,7 @@ class DuckSource:
         from ..dataset import Dataset
 
         self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
+        self.memory_limit = memory_limit
         files = [str(p) for p in self.dataset._files()]
         # spills (past memory_limit) under the system's temporary folder, not the working one
         spill = Path(tempfile.gettempdir()) / "chatops-duckdb"

@@ -10,6 +10,7 @@ engines give the same result. For options a view does not compute in SQL it retu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -81,6 +82,30 @@ def private_channel_ids(channels: pd.DataFrame) -> list[int]:
 #: the bits of a group of two numbers below 2,048 (eleven each, and a null bit each) up to
 #: which DuckDB counts in its perfect hash aggregate inside :meth:`Kept.numbered`
 PAIR_BITS = 24
+
+
+#: DuckDB's units of memory, in bytes
+_UNITS = {
+    "b": 1,
+    "byte": 1,
+    "bytes": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+
+
+def _memory_bytes(text: str) -> int | None:
+    """A DuckDB memory setting such as ``"1GB"`` or ``"953.6 MiB"`` in bytes (None: not one)."""
+    found = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    if found is None or found[2].lower() not in _UNITS:
+        return None
+    return int(float(found[1]) * _UNITS[found[2].lower()])
 
 
 class Kept:
@@ -155,6 +180,29 @@ class Kept:
         finally:
             con.execute("RESET perfect_ht_threshold")
             con.execute(f"DROP TABLE IF EXISTS {table}")
+
+    @contextmanager
+    def memory_at_most(self, limit: str) -> Iterator[None]:
+        """DuckDB's memory limit lowered to ``limit`` (e.g. ``"512MB"``) inside the block, if
+        the source's own is higher; the source's own again on leaving.
+
+        For a statement that sorts or windows every message: past the limit DuckDB spills to
+        its temporary folder, so the process's peak stays about the same whatever the history.
+        """
+        own = self.duck.memory_limit
+        lower = _memory_bytes(limit)
+        if lower is None:
+            raise ValueError(f"not a DuckDB memory size: {limit!r}")
+        current = _memory_bytes(own)
+        if current is not None and current <= lower:
+            yield
+            return
+        con = self.duck.con
+        con.execute(f"SET memory_limit = {sql_text(limit)}")
+        try:
+            yield
+        finally:
+            con.execute(f"SET memory_limit = {sql_text(own)}")
 
     def scalar(self, sql: str) -> Any:
         rows = self.duck.con.execute(sql).fetchall()
