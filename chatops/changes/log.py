@@ -11,6 +11,7 @@ undoes it, so ``chatops undo`` reverts a console session as it reverts an apply.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from .._client import Client
 
 __all__ = ["ChangeLog"]
+
+#: numbers the change logs of this process, so that two begun in the same second (a console
+#: cell run again, two panels) never share a journal and one's undo never reverts the other's
+_LOGS = itertools.count(1)
 
 
 class ChangeLog:
@@ -55,7 +60,7 @@ class ChangeLog:
         if self._path is None:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             folder = new_dir(state_dir() / "journals")
-            self._path = folder / f"{self.source}-{stamp}-{os.getpid()}.jsonl"
+            self._path = folder / f"{self.source}-{stamp}-{os.getpid()}-{next(_LOGS)}.jsonl"
         return self._path
 
     @property

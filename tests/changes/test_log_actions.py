@@ -54,3 +54,34 @@ def test_undo_puts_back_one_action_at_a_time(
     assert log.last_action() is None
     with unchanged(fresh_sandbox.store):
         assert log.undo_action(1)["done"] == 0  # undone already: nothing is sent again
+
+
+def test_two_logs_begun_in_the_same_second_keep_their_own_journals(
+    admin: chatops.Client, fresh_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two console sessions of one process whose first changes fall in the same second: each
+    has a journal of its own, so undoing the one's action leaves the other's change alone."""
+    from datetime import UTC, datetime
+
+    import chatops.changes.log as log_module
+
+    moment = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+
+    class Frozen(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> datetime:  # type: ignore[override]
+            return moment
+
+    monkeypatch.setattr(log_module, "datetime", Frozen)
+    first, second = ChangeLog(admin), ChangeLog(admin)
+    first.begin("Status: Apply status")
+    first.make(SetUserStatus(user_id=MEMBER, status={"status_text": "First"}))
+    second.begin("Status: Apply status")
+    second.make(SetUserStatus(user_id=MODERATOR, status={"status_text": "Second"}))
+    assert first.path != second.path
+    assert first.path.name.startswith("console-20261129T120000Z-")
+    assert [len(log.made(1)) for log in (first, second)] == [1, 1]
+    assert second.undo_action(1)["done"] == 1
+    assert _status(admin, MODERATOR)[0] != "Second"
+    assert _status(admin, MEMBER)[0] == "First"  # the other session's change stays
+    assert first.last_action() == 1 and second.last_action() is None

@@ -277,7 +277,7 @@ def _undirected(
 
     Each edge finds its reverse by the pair's number (the people numbered 0 to n - 1, a pair
     ``i * n + j``) in the sorted numbers: a few arrays of one number per edge, whatever the
-    ids, no hash table and no frame.
+    ids, with no hash table of pairs and no frame.
     """
     m = len(source)
     ids = np.unique(np.concatenate([pd.unique(source), pd.unique(target)]))
