@@ -280,6 +280,8 @@ def _undirected(
     ids, with no hash table of pairs and no frame.
     """
     m = len(source)
+    if m == 0:
+        return source, target, weight, 0
     ids = np.unique(np.concatenate([pd.unique(source), pd.unique(target)]))
     n = len(ids)
     i, j = np.searchsorted(ids, source), np.searchsorted(ids, target)
@@ -289,15 +291,13 @@ def _undirected(
     del key
     wanted = j * n + i
     del i, j
-    at = np.minimum(np.searchsorted(sorted_key, wanted), max(m - 1, 0))
-    found = sorted_key[at] == wanted if m else np.zeros(0, dtype=bool)
-    del sorted_key, wanted
+    at = np.minimum(np.searchsorted(sorted_key, wanted), m - 1)
     # the position of each edge's reverse among the edges, m when it has none
-    reverse = np.where(found, by_key[at], m)
-    del by_key, at, found
+    reverse = np.where(sorted_key[at] == wanted, by_key[at], m)
+    del sorted_key, wanted, by_key, at
     first = reverse > np.arange(m)
     back = reverse[first]
-    summed = weight[first] + np.where(back < m, weight[np.minimum(back, max(m - 1, 0))], 0)
+    summed = weight[first] + np.where(back < m, weight[np.minimum(back, m - 1)], 0)
     a, b = source[first], target[first]
     mutual = int(np.count_nonzero(reverse < m)) // 2
     return np.minimum(a, b), np.maximum(a, b), summed, mutual
