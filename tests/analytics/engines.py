@@ -34,9 +34,10 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def compare(ds: Dataset, view: str, **extra: Any) -> int:
-    """Run ``view`` with both engines; assert equal frames and numbers; return the rows compared."""
-    frames = ds.frames()
+def compare(ds: Dataset | str, view: str, engine: str = "duckdb", **extra: Any) -> int:
+    """Run ``view`` with pandas and with ``engine`` (``ds``: the dataset, or its folder's URI for
+    spark); assert equal frames and numbers; return the rows compared."""
+    frames = (ds if isinstance(ds, Dataset) else Dataset(ds.removeprefix("file://"))).frames()
     options, takes = CALLS[view]
     fn = getattr(analytics, view)
     want = fn(
@@ -45,7 +46,7 @@ def compare(ds: Dataset, view: str, **extra: Any) -> int:
         **options,
         **extra,
     )
-    got = fn(ds, **options, **extra, engine="duckdb")
+    got = fn(ds, **options, **extra, engine=engine)
     rows = 0
     assert list(got.frames()) == list(want.frames())
     for name, expected in want.frames().items():

@@ -13,7 +13,7 @@ import pytest
 from chatops import analytics
 from chatops.analytics import Dataset
 from chatops.analytics.engines import DuckSource
-from chatops.analytics.engines._duck_sql import Kept
+from chatops.analytics.engines._sql import Kept
 from chatops.sandbox import Sandbox
 
 from .conftest import KEY
@@ -140,7 +140,7 @@ def test_the_reaction_network_counted_per_person_number_equals_the_pairs_counted
     small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = sys.modules[analytics.reactions_and_engagement.__module__]
-    sql = _spy(monkeypatch, DuckSource, "_arrow", arg=1)
+    sql = _spy(monkeypatch, DuckSource, "arrow", arg=1)
     dense = analytics.reactions_and_engagement(small_ds, engine="duckdb").network
     assert any("LEFT JOIN kp pr" in s for s in sql)
     assert compare(small_ds, "reactions_and_engagement") > 0  # the pandas engine agrees
@@ -178,7 +178,7 @@ def test_the_reply_window_runs_within_its_own_memory_limit_and_the_engine_gets_i
 
     def frame(self: Kept, sql: str) -> pd.DataFrame:
         if "lag(" in sql:
-            seen.append(_limit(self.duck))
+            seen.append(_limit(self.source))  # type: ignore[arg-type]
         return real(self, sql)
 
     monkeypatch.setattr(Kept, "frame", frame)
@@ -244,11 +244,11 @@ def test_both_engines_mark_the_same_partial_day_and_user_group_grids(small_ds: D
 
 def test_engine_errors_name_the_problem(small_ds: Dataset, tmp_path: Path) -> None:
     msgs = small_ds.frames().messages
-    with pytest.raises(ValueError, match="unknown engine 'spark'"):
-        analytics.active_users(msgs, engine="spark")
+    with pytest.raises(ValueError, match="unknown engine 'polars'"):
+        analytics.active_users(msgs, engine="polars")
     with pytest.raises(ValueError, match="pass a Dataset or the path of its folder"):
         analytics.active_users(msgs, engine="duckdb")
-    with pytest.raises(ValueError, match="needs engine='duckdb'"):
+    with pytest.raises(ValueError, match="needs engine='duckdb' or engine='spark'"):
         analytics.active_users(small_ds)
     with pytest.raises(ValueError, match="holds no dataset"):
         analytics.active_users(tmp_path, engine="duckdb")

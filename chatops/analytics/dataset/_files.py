@@ -95,11 +95,15 @@ def read_manifest(cache: Path) -> dict[str, Any] | None:
     path = cache / "manifest.json"
     if not path.exists():
         return None
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return check_manifest(json.loads(path.read_text(encoding="utf-8")), cache)
+
+
+def check_manifest(data: dict[str, Any], where: str | os.PathLike[str]) -> dict[str, Any]:
+    """``data``, the manifest read from ``where``, if this chatops reads its layout."""
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise ValueError(
-            f"{cache} holds a dataset of layout version {version}; this chatops reads version "
+            f"{where} holds a dataset of layout version {version}; this chatops reads version "
             f"{SCHEMA_VERSION}: sync into a new cache folder"
         )
     return data

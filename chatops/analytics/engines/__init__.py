@@ -8,12 +8,12 @@ view's registration (:func:`~chatops.analytics.views._registry.register`) hands 
 - ``pandas``: the view's own code over frames in memory;
 - ``duckdb``: ``messages`` is a :class:`~chatops.analytics.Dataset` or its folder, read by
   DuckDB (:mod:`._duck`); the view's SQL (its ``sql`` in the registry, written with the helpers
-  of :mod:`._duck_sql`) counts over the kept messages and the view's pandas code finishes from
+  of :mod:`._sql`) counts over the kept messages and the view's pandas code finishes from
   those counts, so both engines give the same result.
 
 An engine over the Parquet folder reuses the same definitions: the options, each view's
 finishing code, and the kept messages (``since``, ``until``, ``exclude_bots``) as
-:class:`~._duck_sql.Kept` describes them.
+:class:`~._sql.Kept` describes them.
 """
 
 from __future__ import annotations
@@ -25,20 +25,31 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 import pandas as pd
 
 from ..coverage import unnamed, viewpoint_of
-from ._duck import DuckSource, run_duckdb
-from ._duck_sql import Kept
+from ._duck import DuckSource, open_duckdb
+from ._source import SqlSource, run_sql
+from ._sql import Kept
 
 if TYPE_CHECKING:
     from ..dataset import Dataset
 
-__all__ = ["ENGINES", "DuckSource", "Kept", "MessagesSource", "Sql", "messages_only", "run"]
+__all__ = [
+    "ENGINES",
+    "DuckSource",
+    "Kept",
+    "MessagesSource",
+    "Sql",
+    "SqlSource",
+    "messages_only",
+    "run",
+]
 
 R = TypeVar("R")
 
 #: The engines a view accepts.
-ENGINES = ("pandas", "duckdb")
+ENGINES = ("pandas", "duckdb", "spark")
 
-#: What a view takes as ``messages``: a frame (pandas engine), a dataset or its folder (duckdb).
+#: What a view takes as ``messages``: a frame (pandas engine), a dataset or its folder (duckdb,
+#: spark), or the folder's URI (spark).
 MessagesSource = Union[pd.DataFrame, "Dataset", str, "os.PathLike[str]"]  # noqa: UP007
 
 #: A view's SQL path: the result from the kept messages and the call's arguments, or None for
@@ -52,7 +63,7 @@ def run(params: dict[str, Any], pandas: Callable[..., R], sql: Sql[R] | None = N
     Args:
         params: every argument of the call, by name, defaults filled in (``engine`` included).
         pandas: the view's own code (the pandas engine), called with the same arguments.
-        sql: the view's DuckDB path, if it has one.
+        sql: the view's SQL path, if it has one.
     """
     params = dict(params)
     engine = params.pop("engine")
@@ -65,7 +76,11 @@ def run(params: dict[str, Any], pandas: Callable[..., R], sql: Sql[R] | None = N
             whose = unnamed(viewpoint_of(attrs), bool(params.get("anonymize")))
             result.viewpoint = whose  # type: ignore[attr-defined]
         return result
-    return run_duckdb(params, pandas, sql)
+    if engine == "spark":
+        from ._spark import open_spark
+
+        return run_sql(params, pandas, sql, open_spark, engine)
+    return run_sql(params, pandas, sql, open_duckdb, engine)
 
 
 def messages_only(messages: Any) -> pd.DataFrame:
@@ -74,5 +89,5 @@ def messages_only(messages: Any) -> pd.DataFrame:
         return messages
     raise ValueError(
         f"messages must be a pandas DataFrame with engine='pandas' (got {type(messages).__name__});"
-        " a Dataset or a dataset folder needs engine='duckdb'"
+        " a Dataset or a dataset folder needs engine='duckdb' or engine='spark'"
     )

@@ -2,61 +2,72 @@
 
 With ``engine="duckdb"`` a view takes a :class:`~chatops.analytics.Dataset` (or the path of its
 folder) in place of the messages frame. DuckDB scans the part files the manifest lists, keeps
-only the columns the views read, applies the period (``since``/``until``) and ``exclude_bots``
-in the scan, and unnests the reactions and direct-message recipients of the kept messages only;
-the list columns (edits aside, which are few), the text and the other columns never reach
-pandas. Each view then counts in SQL over those kept messages (its ``_sql`` function, with the
-helpers of :mod:`._duck_sql`) and gets back aggregates only, which the same
-finishing code as the pandas engine's turns into the result, so both engines give the same
-result, value for value (a test compares every view with a SQL path). For options a view does not compute in
-SQL (``tz="sender"``, ``by="user_group"``, long frames passed in, presence) a narrow frame of
-the kept messages goes to the view's pandas code instead.
-
-The frames a view takes and the caller leaves out (users, channels, subscriptions, user groups,
-reactions, edits, direct-message recipients) are read from the dataset.
-
-Categorical columns get the categories the pandas engine gives them (every value of the whole
-dataset, in order of first appearance by message id): groupings on them come out in the same
-order.
+only the columns the views read and applies the period (``since``/``until``) and
+``exclude_bots`` in the scan; the text and the other columns never reach pandas. Each view then
+counts in SQL over those kept messages (its ``_sql`` function, with the helpers of
+:mod:`._sql`) and gets back aggregates only, which the same finishing code as the pandas
+engine's turns into the result, so the engines give the same result, value for value (a test
+compares every view). What is not DuckDB's own (the narrow frames for the options a view does
+not compute in SQL, the long frames, the categories) is :class:`~._source.SqlSource`'s.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from .._common import bot_ids, utc
-from ..coverage import coverage_from_manifest, unnamed
-from ..schema import validate
-from ._duck_sql import Kept
+from ._source import SqlSource
 
 if TYPE_CHECKING:
     import duckdb
 
     from ..dataset import Dataset
 
-__all__ = ["DuckSource", "run_duckdb"]
+__all__ = ["PAIR_BITS", "DuckSource", "open_duckdb"]
 
-R = TypeVar("R")
 
-#: The message columns the views read (the others stay on disk).
-_MESSAGE_COLUMNS = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
-_CATEGORIES = ("type", "channel", "topic", "sender", "client")
-_TABLES = ("users", "channels", "subscriptions", "user_groups")
+#: the bits of a group of two numbers below 2,048 (eleven each, and a null bit each) up to
+#: which DuckDB counts in its perfect hash aggregate inside :meth:`Kept.numbered`
+PAIR_BITS = 24
+
+
+#: DuckDB's units of memory, in bytes
+_UNITS = {
+    "b": 1,
+    "byte": 1,
+    "bytes": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+
+
+def _memory_bytes(text: str) -> int | None:
+    """A DuckDB memory setting such as ``"1GB"`` or ``"953.6 MiB"`` in bytes (None: not one)."""
+    found = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    if found is None or found[2].lower() not in _UNITS:
+        return None
+    return int(float(found[1]) * _UNITS[found[2].lower()])
 
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-class DuckSource:
+class DuckSource(SqlSource):
     """A dataset folder seen through DuckDB: the narrow frames the views need.
 
     Args:
@@ -64,12 +75,16 @@ class DuckSource:
         memory_limit: DuckDB's own memory ceiling (it spills past it), e.g. ``"1GB"``.
     """
 
+    engine = "duckdb"
+
     def __init__(self, dataset: Dataset | str | os.PathLike[str], memory_limit: str = "1GB"):
         import duckdb
 
         from ..dataset import Dataset
 
+        super().__init__()
         self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
+        self.manifest = self.dataset.manifest
         self.memory_limit = memory_limit
         files = [str(p) for p in self.dataset._files()]
         # spills (past memory_limit) under the system's temporary folder, not the working one
@@ -88,235 +103,54 @@ class DuckSource:
         if files:
             listed = ", ".join(_quote(f) for f in files)
             self.con.execute(f"CREATE VIEW m AS SELECT * FROM read_parquet([{listed}])")
-        self._categories: dict[str, pd.Index] = {}
-        self._tables: dict[str, pd.DataFrame | None] = {}
 
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> DuckSource:
-        return self
+    def _org_table(self, name: str) -> pd.DataFrame | None:
+        return self.dataset._org_table(name, name)
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- small tables
-
-    def table(self, name: str) -> pd.DataFrame | None:
-        """``users``, ``channels``, ``subscriptions`` or ``user_groups`` (None when absent)."""
-        if name not in self._tables:
-            self._tables[name] = self.dataset._org_table(name, name)
-        return self._tables[name]
-
-    def _arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
+    def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         rel = self.con.sql(sql, params=params or None)
         # to_arrow_table on DuckDB 1.4 and later; .arrow() before
         fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
         table: pa.Table = fetch()
         return table
 
-    def categories(self, column: str, source: str = "m", order: str = "id") -> pd.Index:
-        """Every value of ``column`` in order of first appearance (by ``order``)."""
-        key = f"{source}.{column}"
-        if key not in self._categories:
-            t = self._arrow(
-                f"SELECT {column} AS v FROM {source} WHERE {column} IS NOT NULL "
-                f"GROUP BY {column} ORDER BY min({order})"
-            )
-            self._categories[key] = pd.Index(t["v"].to_pylist(), dtype="object")
-        return self._categories[key]
+    def execute(self, sql: str) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = self.con.execute(sql).fetchall()
+        return rows
 
-    # -- the scan
+    @contextmanager
+    def pair_counting(self) -> Iterator[None]:
+        """DuckDB counts groups of two numbers below 2,048 in its perfect hash aggregate (a cell
+        per pair, memory fixed by the numbers, not the rows): :data:`PAIR_BITS` holds the two
+        numbers' bits and a null bit each."""
+        self.con.execute(f"SET perfect_ht_threshold = {PAIR_BITS}")
+        try:
+            yield
+        finally:
+            self.con.execute("RESET perfect_ht_threshold")
 
-    def where(
-        self,
-        since: Any = None,
-        until: Any = None,
-        exclude_bots: bool = False,
-        users: pd.DataFrame | None = None,
-    ) -> tuple[str, list[Any]]:
-        """The WHERE clause (and its parameters) of the period and the bots."""
-        clauses, params = ["TRUE"], []
-        if since is not None:
-            clauses.append("timestamp >= ?")
-            params.append(utc(since).to_pydatetime())
-        if until is not None:
-            clauses.append("timestamp < ?")
-            params.append(utc(until).to_pydatetime())
-        if exclude_bots and users is not None:
-            bots = sorted(bot_ids(users))
-            if bots:
-                clauses.append(f"sender_id NOT IN ({', '.join(str(b) for b in bots)})")
-        return " AND ".join(clauses), params
-
-    def _categorical(self, table: pa.Table, column: str, categories: pd.Index) -> pd.Categorical:
-        col = table[column]
-        encoded = pc.dictionary_encode(col.combine_chunks())
-        values = encoded.dictionary
-        position = pc.index_in(values, value_set=pa.array(list(categories), pa.string()))
-        codes = pc.take(position, encoded.indices).fill_null(-1)
-        return pd.Categorical.from_codes(codes.to_numpy(zero_copy_only=False), categories)
-
-    def messages(self, where: str = "TRUE", params: list[Any] | None = None) -> pd.DataFrame:
-        """The kept messages, in id order, with the columns the views read."""
-        cols = [*_MESSAGE_COLUMNS, "sender", "client"]
-        if self._empty:
-            return validate(pd.DataFrame({c: [] for c in cols}), "messages")
-        t = self._arrow(
-            f"SELECT {', '.join(cols)}, last_moved_timestamp IS NOT NULL AS is_moved "
-            f"FROM m WHERE {where} ORDER BY id",
-            params,
-        )
-        out: dict[str, Any] = {}
-        for name in t.column_names:
-            if name in _CATEGORIES:
-                out[name] = self._categorical(t, name, self.categories(name))
-            elif name == "timestamp":
-                out[name] = pd.to_datetime(
-                    t[name].to_numpy(zero_copy_only=False).astype("datetime64[ns]"), utc=True
-                )
-            elif name == "is_moved":
-                out[name] = pd.array(t[name].to_numpy(zero_copy_only=False), dtype="boolean")
-            else:
-                out[name] = t[name].to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
-        del t
-        df = validate(pd.DataFrame(out, copy=False), "messages")
-        df.attrs.update(self.coverage_attrs())
-        return df
-
-    def coverage_attrs(self) -> dict[str, Any]:
-        """``coverage`` and ``coverage_detail``, as the dataset's frames carry them."""
-        first = last = None
-        if not self._empty:
-            rows = self.con.sql("SELECT min(timestamp), max(timestamp) FROM m").fetchall()
-            row = rows[0] if rows else None
-            if row is not None and row[0] is not None:
-                first, last = pd.Timestamp(row[0]), pd.Timestamp(row[1])
-        cov = coverage_from_manifest(self.dataset.manifest, first=first, last=last)
-        return {"coverage": cov.note(), "coverage_detail": cov, "viewpoint": cov.viewpoint}
-
-    def _unnested(self, column: str, fields: list[str], where: str, params: list[Any]) -> pa.Table:
-        select = ", ".join(f"e.{f} AS {f}" for f in fields)
-        return self._arrow(
-            f"SELECT id AS message_id, {select} FROM ("
-            f"  SELECT id, unnest({column}) AS e, generate_subscripts({column}, 1) AS pos"
-            f"  FROM m WHERE {where} AND len({column}) > 0"
-            f") ORDER BY id, pos",
-            params,
-        )
-
-    def _flat_view(self, column: str, fields: list[str]) -> str:
-        name = f"flat_{column}"
-        select = ", ".join(f"e.{f} AS {f}" for f in fields)
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT id * 100000 + pos AS o, {select} FROM ("
-            f"  SELECT id, unnest({column}) AS e, generate_subscripts({column}, 1) AS pos"
-            f"  FROM m WHERE len({column}) > 0)"
-        )
-        return name
-
-    def long_frame(
-        self, kind: str, where: str = "TRUE", params: list[Any] | None = None
-    ) -> pd.DataFrame:
-        """``reactions``, ``edits`` or ``dm_recipients`` of the kept messages."""
-        if self._empty:
-            return validate(pd.DataFrame({"message_id": [], "user_id": []}), kind)
-        params = params or []
-        if kind == "dm_recipients":
-            t = self._arrow(
-                "SELECT id AS message_id, unnest(dm_recipients) AS user_id FROM m "
-                f"WHERE {where} AND len(dm_recipients) > 0 ORDER BY id",
-                params,
-            )
-            return validate(t.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get), kind)
-        if kind == "reactions":
-            fields = ["user_id", "emoji_name", "emoji_code", "reaction_type"]
-            cats = ["emoji_name", "emoji_code", "reaction_type"]
-        elif kind == "edits":
-            fields = [
-                "timestamp",
-                "user_id",
-                "kind",
-                "prev_topic",
-                "topic",
-                "prev_stream_id",
-                "stream_id",
-            ]
-            cats = ["kind"]
-        else:
-            raise ValueError(f"unknown long frame {kind!r}; choose reactions, edits, dm_recipients")
-        t = self._unnested(kind, fields, where, params)
-        flat = self._flat_view(kind, [c for c in cats])
-        out: dict[str, Any] = {}
-        for name in t.column_names:
-            if name in cats:
-                out[name] = self._categorical(t, name, self.categories(name, flat, "o"))
-            elif name == "timestamp":
-                out[name] = pd.to_datetime(
-                    t[name].to_numpy(zero_copy_only=False).astype("datetime64[ns]"), utc=True
-                )
-            else:
-                out[name] = t[name].to_pandas(
-                    types_mapper={pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype()}.get
-                )
-        return validate(pd.DataFrame(out, copy=False), kind)
+    @contextmanager
+    def memory_at_most(self, limit: str) -> Iterator[None]:
+        """DuckDB's memory limit lowered to ``limit`` (e.g. ``"512MB"``) inside the block, if
+        the source's own is higher; the source's own again on leaving (DuckDB's ``RESET`` would
+        go back to its default, not to the source's limit)."""
+        lower = _memory_bytes(limit)
+        if lower is None:
+            raise ValueError(f"not a DuckDB memory size: {limit!r}")
+        current = _memory_bytes(self.memory_limit)
+        if current is not None and current <= lower:
+            yield
+            return
+        self.con.execute(f"SET memory_limit = '{limit}'")
+        try:
+            yield
+        finally:
+            self.con.execute(f"SET memory_limit = '{self.memory_limit}'")
 
 
-#: The frames a view may take, besides ``messages``, that the dataset holds.
-_FRAME_PARAMS = ("users", "channels", "subscriptions", "user_groups", "reactions", "edits")
-_LONG = ("reactions", "edits", "dm_recipients")
-
-
-def run_duckdb(
-    params: dict[str, Any],
-    pandas: Callable[..., R],
-    sql: Callable[[Kept, dict[str, Any]], R | None] | None = None,
-) -> R:
-    """A view's call (``params``: every argument but ``engine``) over a dataset read by DuckDB.
-
-    ``sql`` is the view's own DuckDB path: given the kept messages, it returns the result, or
-    None for options it does not compute in SQL; then the kept messages go to the view's pandas
-    code (``pandas``) as a narrow frame.
-    """
-    params = dict(params)
-    source = params["messages"]
-    if isinstance(source, pd.DataFrame):
-        raise ValueError(
-            "engine='duckdb' reads a dataset: pass a Dataset or the path of its folder "
-            "as messages, not a frame"
-        )
-    if not isinstance(source, str | os.PathLike | Path) and not hasattr(source, "manifest"):
-        raise ValueError(
-            f"engine='duckdb' takes a Dataset or a dataset folder, got {type(source).__name__}"
-        )
-    with DuckSource(source) as duck:
-        for name in _TABLES:
-            if name in params and params[name] is None:
-                params[name] = duck.table(name)
-        whose = unnamed(
-            coverage_from_manifest(duck.dataset.manifest).viewpoint,
-            bool(params.get("anonymize")),
-        )
-        if sql is not None and not duck._empty:
-            done = sql(Kept(duck, params), params)
-            if done is not None:
-                return _seen_by(done, whose)
-        where, args = duck.where(
-            params.get("since"),
-            params.get("until"),
-            bool(params.get("exclude_bots")),
-            params.get("users"),
-        )
-        for name in _LONG:
-            if name in params and params[name] is None:
-                scope = ("TRUE", []) if name == "edits" else (where, args)
-                params[name] = duck.long_frame(name, *scope)
-        params["messages"] = duck.messages(where, args)
-    return _seen_by(pandas(**params, engine="pandas"), whose)
-
-
-def _seen_by(result: R, whose: str | None) -> R:
-    """``result`` with its ``viewpoint`` (a view result's) set to ``whose``."""
-    if hasattr(result, "viewpoint"):
-        result.viewpoint = whose
-    return result
+def open_duckdb(source: Any) -> DuckSource:
+    """The dataset (a :class:`~chatops.analytics.Dataset` or its folder) read by DuckDB."""
+    return DuckSource(source)

@@ -61,14 +61,15 @@ class View(Generic[R]):
     number: int
     name: str
     title: str
-    #: the view: frames (or, with ``engine="duckdb"``, a dataset) and options -> ``result``
+    #: the view: frames (or, with an engine over the dataset, a dataset) and options -> ``result``
     function: Callable[..., R]
     result: type[R]
     #: draws a result: a new figure, or its main panel on the axes given
     plot: Callable[[R, Axes | None], Figure]
     #: the sentence an analyst writes under the figure (its arguments vary by view)
     sentence: Callable[..., str]
-    #: the DuckDB path of ``function``, if it has one (:mod:`chatops.analytics.engines`)
+    #: the SQL of ``function`` (DuckDB's dialect), which the engines over the dataset run, if it
+    #: has one (:mod:`chatops.analytics.engines`)
     sql: Sql[R] | None
 
 
@@ -98,7 +99,7 @@ def register(
         result: the result class; its ``view`` is the function's name.
         plot: draws a result.
         sentence: the sentence under the figure.
-        sql: the view's DuckDB path.
+        sql: the view's SQL path (its one definition for DuckDB and Spark).
     """
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:

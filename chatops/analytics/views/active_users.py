@@ -29,7 +29,7 @@ from .._figure import figure_of as _figure_of
 from .._percent import percent
 from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import Kept
+from ..engines._sql import Kept
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
@@ -145,7 +145,7 @@ def _result(
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers | None:
-    """The duckdb engine's pairs: one row per person and local day they posted."""
+    """The SQL's pairs (DuckDB, Spark): one row per person and local day they posted."""
     if p["definition"] != "sent":
         return None
     tz = check_tz(p["tz"])

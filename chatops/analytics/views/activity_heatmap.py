@@ -23,7 +23,7 @@ from .._figure import axes as _axes
 from .._figure import counts, finish, new_figure
 from .._figure import empty as _empty
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import Kept
+from ..engines._sql import Kept
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
@@ -131,7 +131,7 @@ def _result(
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ActivityHeatmap | None:
-    """The duckdb engine's counts: one row per group, weekday and hour."""
+    """The SQL's counts (DuckDB, Spark): one row per group, weekday and hour."""
     tz, by = p["tz"], p["by"]
     if tz == SENDER or by not in (None, "channel"):
         return None

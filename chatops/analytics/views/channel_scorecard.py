@@ -26,7 +26,7 @@ from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import RESOLVED_SQL, Kept, literal_time, topic_name_sql
+from ..engines._sql import RESOLVED_SQL, Kept, literal_time, topic_name_sql
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
@@ -161,7 +161,7 @@ def _result(
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ChannelScorecard | None:
-    """The duckdb engine's counts: one row per topic, one per channel."""
+    """The SQL's counts (DuckDB, Spark): one row per topic, one per channel."""
     td = parse_period(p["period"])
     assert td is not None
     if p["top_n"] <= 0:

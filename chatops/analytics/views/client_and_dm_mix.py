@@ -32,7 +32,7 @@ from .._percent import percent
 from ..change import Change, change_of_buckets
 from ..coverage import EXPORT_HINT
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import Kept
+from ..engines._sql import Kept
 from ..pseudonyms import PseudonymKey
 from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
@@ -148,7 +148,7 @@ def _result(
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix | None:
-    """The duckdb engine's counts: one row per client, one per local day (or hour)."""
+    """The SQL's counts (DuckDB, Spark): one row per client, one per local day (or hour)."""
     if p["dm_recipients"] is not None:
         return None
     code = check_freq(p["freq"])
@@ -159,7 +159,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix | None:
     days = k.frame(
         f"SELECT date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)}) AS t, "
         "count(*) FILTER (stream_id IS NOT NULL) AS ch, count(*) FILTER (stream_id IS NULL) AS dm, "
-        "count(*) FILTER (stream_id IS NULL AND len(list_distinct(dm_recipients)) > 2) AS gdm "
+        "count(*) FILTER (stream_id IS NULL AND array_length(list_distinct(dm_recipients)) > 2) AS gdm "
         "FROM k WHERE timestamp IS NOT NULL GROUP BY ALL"
     )
     by_period = None

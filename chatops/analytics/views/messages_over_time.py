@@ -31,7 +31,7 @@ from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import Kept, in_list, private_channel_ids
+from ..engines._sql import Kept, in_list, private_channel_ids
 from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
 from ..pseudonyms import PseudonymKey
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
@@ -191,7 +191,7 @@ _TYPES = ("public channel", "private channel", "channel", "direct message", "gro
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
-    """The duckdb engine's counts: one row per local hour or day and split."""
+    """The SQL's counts (DuckDB, Spark): one row per local hour or day and split."""
     freq, tz, split = p["freq"], p["tz"], p["split"]
     if tz == SENDER or split not in _SPLITS or p["dm_recipients"] is not None:
         return None
@@ -215,7 +215,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
                 "THEN 'private channel' ELSE 'public channel' END"
             )
         key = (
-            "CASE WHEN stream_id IS NULL THEN (CASE WHEN len(list_distinct(dm_recipients)) > 2 "
+            "CASE WHEN stream_id IS NULL THEN (CASE WHEN array_length(list_distinct(dm_recipients)) > 2 "
             f"THEN 'group direct message' ELSE 'direct message' END) ELSE {channel} END"
         )
     else:

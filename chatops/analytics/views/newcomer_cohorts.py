@@ -27,7 +27,7 @@ from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import Kept
+from ..engines._sql import Kept
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE
@@ -209,7 +209,7 @@ def _tenure(
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> NewcomerCohorts | None:
-    """The duckdb engine's counts: one row per sender and local day, one per sender's start."""
+    """The SQL's counts (DuckDB, Spark): one row per sender and local day, one per sender's start."""
     cohort, horizon, cohort_by, users = p["cohort"], p["horizon"], p["cohort_by"], p["users"]
     if cohort not in ("W", "M") or cohort_by not in ("first_post", "date_joined"):
         return None

@@ -28,7 +28,7 @@ from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._percent import percent
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import Kept, in_list
+from ..engines._sql import Kept, in_list
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
@@ -122,7 +122,7 @@ def _result(
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ParticipationDistribution | None:
-    """The duckdb engine's counts: one row per sender, one per person who reacted."""
+    """The SQL's counts (DuckDB, Spark): one row per sender, one per person who reacted."""
     if p["reactions"] is not None:
         return None
     if p["top_n"] <= 0:
@@ -136,7 +136,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ParticipationDistribution | None:
     drop = f"AND NOT {in_list('user_id', bots)}" if p["exclude_bots"] else ""
     given = k.frame(
         "SELECT user_id, count(*) AS n FROM (SELECT unnest(reactions, recursive := true) FROM k "
-        f"WHERE len(reactions) > 0) WHERE user_id IS NOT NULL {drop} GROUP BY user_id"
+        f"WHERE array_length(reactions) > 0) WHERE user_id IS NOT NULL {drop} GROUP BY user_id"
     )
     named = sent[sent["name"].notna()]
     return _result(

@@ -32,7 +32,7 @@ from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of_buckets
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import Kept, in_list
+from ..engines._sql import Kept, in_list
 from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
 from ._options import ViewOptions, with_defaults
@@ -129,14 +129,14 @@ def _network(k: Kept, users: pd.DataFrame | None) -> pd.DataFrame:
     million synthetic messages, 3.8 million at 100 million).
     """
     order = "ORDER BY reactions DESC, reactor_id, author_id"
-    pairs = "(SELECT sender_id, unnest(kept).user_id AS user_id FROM kl WHERE len(kept) > 0) p "
+    pairs = "(SELECT sender_id, unnest(kept).user_id AS user_id FROM kl WHERE array_length(kept) > 0) p "
     ids: list[int] = (
         []
         if users is None or "user_id" not in users
         else sorted({int(i) for i in users["user_id"].dropna()})
     )
     people = ", ".join(map(str, ids[: DENSE_PEOPLE + 1]))
-    with k.numbered("kp", f"SELECT unnest([{people}])::BIGINT AS id"):
+    with k.numbered("kp", f"SELECT unnest([{people}]::BIGINT[]) AS id"):
         if 0 < len(ids) <= DENSE_PEOPLE:
             dense = k.frame(
                 "SELECT r.id AS reactor_id, a.id AS author_id, n AS reactions FROM ("
@@ -154,7 +154,7 @@ def _network(k: Kept, users: pd.DataFrame | None) -> pd.DataFrame:
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
-    """The duckdb engine: one row per emoji, per reacted message, per reactor and author."""
+    """The SQL path (DuckDB, Spark): a row per emoji, reacted message, reactor and author."""
     if p["reactions"] is not None:
         return None
     code = check_freq(p["freq"])
@@ -169,22 +169,22 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     day = f"date_trunc('{'hour' if code == 'h' else 'day'}', {k.local(tz)})"
     # each reacted message's kept reactions as a list (no row per reaction), and those
     # reactions one per row only inside the counts below
-    k.duck.con.execute(
+    k.execute(
         "CREATE OR REPLACE TEMP VIEW kl AS SELECT id AS message_id, channel, topic, sender_id, "
-        f"{day} AS t, {kept} AS kept FROM k WHERE len(reactions) > 0"
+        f"{day} AS t, {kept} AS kept FROM k WHERE array_length(reactions) > 0"
     )
-    k.duck.con.execute(
+    k.execute(
         "CREATE OR REPLACE TEMP VIEW kr AS SELECT sender_id, r.user_id AS user_id, "
         "r.emoji_name AS emoji_name, t, "
         "list_position(list_transform(kept, lambda x: x.emoji_name), r.emoji_name) = pos AS first, "
         "pos = 1 AS lead "
         "FROM (SELECT sender_id, t, kept, unnest(kept) AS r, "
-        "generate_subscripts(kept, 1) AS pos FROM kl WHERE len(kept) > 0)"
+        "generate_subscripts(kept, 1) AS pos FROM kl WHERE array_length(kept) > 0)"
     )
     # one pass over the reactions: per emoji and reactor (gid 3), per day (14), all (15); an
     # emoji's messages are the reacted messages holding it (its first reaction there counts),
     # and the reacted messages are counted by their first
-    k.duck.con.execute(
+    k.execute(
         "CREATE OR REPLACE TEMP TABLE kg AS SELECT grouping(emoji_name, user_id, t) "
         "AS gid, emoji_name, user_id, t, count(*) AS n, count(*) FILTER (first) AS m, "
         "count(*) FILTER (lead) AS l FROM kr "
@@ -199,14 +199,14 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     names = "list_transform(kept, lambda x: x.emoji_name)"
     top_emoji = (
         f"list_sort(list_transform(list_distinct({names}), lambda e: "
-        f"{{'n': -len(list_filter({names}, lambda y: y = e)), 'e': e}}))[1].e"
+        f"{{'n': -array_length(list_filter({names}, lambda y: y = e)), 'e': e}}))[1].e"
     )
     # the first ``limit`` by a top-n pass (no sort of every reacted message), then their emoji
     most = k.frame(
         "SELECT message_id, channel, topic, sender_id, reactions, "
         f"CASE WHEN reactions = 1 THEN kept[1].emoji_name ELSE {top_emoji} END AS top_emoji "
-        "FROM (SELECT message_id, channel, topic, sender_id, len(kept) AS reactions, kept "
-        "FROM kl WHERE len(kept) > 0 ORDER BY reactions DESC, message_id"
+        "FROM (SELECT message_id, channel, topic, sender_id, array_length(kept) AS reactions, kept "
+        "FROM kl WHERE array_length(kept) > 0 ORDER BY reactions DESC, message_id"
         f"{'' if limit is None else f' LIMIT {int(limit)}'}) ORDER BY reactions DESC, message_id"
     )
     most["message_id"] = most["message_id"].astype("int64")
@@ -221,9 +221,9 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
         "LEFT JOIN (SELECT t, n FROM kg WHERE gid = 6 AND t IS NOT NULL) g ON g.t = d.t"
     )
     total, reacted = (
-        int(v) for v in k.duck.con.execute("SELECT n, l FROM kg WHERE gid = 7").fetchone() or (0, 0)
+        int(v) for v in (k.execute("SELECT n, l FROM kg WHERE gid = 7") or [(0, 0)])[0]
     )
-    k.duck.con.execute("DROP TABLE kg")
+    k.execute("DROP TABLE kg")
     n = int(k.scalar("SELECT count(*) FROM k"))
     if len(per_day):
         ordinals = pd.PeriodIndex(pd.to_datetime(per_day["t"]).dt.to_period(code)).asi8

@@ -28,7 +28,7 @@ from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
+from ..engines._sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
@@ -217,12 +217,11 @@ def _participants_sql(topics: int, low: Any, high: Any) -> str:
 
 def _topics(k: Kept, only: str) -> pd.DataFrame:
     """One row per topic from DuckDB, through two small temporary tables dropped after."""
-    con = k.duck.con
     try:
         # each topic numbered first (one row per topic name as written, with its senders' lowest
         # and highest ids), as a table: DuckDB then knows how small it is and joins the messages
         # to it, never the other way round
-        con.execute(
+        k.execute(
             "CREATE OR REPLACE TEMP TABLE tl_d AS SELECT stream_id, topic, "
             f"{topic_name_sql()} AS name, "
             f"dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}) "
@@ -230,9 +229,7 @@ def _topics(k: Kept, only: str) -> pd.DataFrame:
             "max(sender_id) AS high FROM k "
             f"WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only} GROUP BY ALL)"
         )
-        topics, low, high = con.execute(
-            "SELECT count(*), min(low), max(high) FROM tl_d"
-        ).fetchall()[0]
+        topics, low, high = k.execute("SELECT count(*), min(low), max(high) FROM tl_d")[0]
         # (timestamp, id) as one number: the pandas engine's message order, cheap to compare
         o = "epoch_us(k.timestamp)::HUGEINT * 10000000000000 + k.id"
         km = (
@@ -245,7 +242,7 @@ def _topics(k: Kept, only: str) -> pd.DataFrame:
         # its first reply (the first message of a sender other than the starter), its edits (from
         # the messages that have any). Nothing per message is held, sorted or joined but the small
         # tables of topics.
-        con.execute(
+        k.execute(
             "CREATE OR REPLACE TEMP TABLE tl_t AS SELECT tid, "
             "arg_max(channel, o) FILTER (channel IS NOT NULL) AS channel, "
             "min(timestamp) AS started_at, max(timestamp) AS last_at, count(*) AS messages, "
@@ -258,7 +255,7 @@ def _topics(k: Kept, only: str) -> pd.DataFrame:
             "WITH e AS (SELECT tid, min(x.timestamp) FILTER (x.kind = 'resolve') AS resolved_at, "
             "  bool_or(x.kind IN ('move_topic', 'move_channel')) AS moved_edit, "
             "  bool_or(x.kind = 'move_topic') AS renamed "
-            f"  FROM (SELECT tid, unnest(edits) AS x FROM {km} WHERE len(edits) > 0) "
+            f"  FROM (SELECT tid, unnest(edits) AS x FROM {km} WHERE array_length(edits) > 0) "
             "  GROUP BY tid), "
             "r AS (SELECT km.tid, min(km.timestamp) AS first_reply_at "
             f"  FROM {km} km JOIN tl_t t ON km.tid = t.tid WHERE km.sender_id <> t.starter_id "
@@ -273,12 +270,12 @@ def _topics(k: Kept, only: str) -> pd.DataFrame:
         )
         return frame
     finally:
-        con.execute("DROP TABLE IF EXISTS tl_t")
-        con.execute("DROP TABLE IF EXISTS tl_d")
+        k.execute("DROP TABLE IF EXISTS tl_t")
+        k.execute("DROP TABLE IF EXISTS tl_d")
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
-    """The duckdb engine: one row per topic (its messages, replies and edits in SQL)."""
+    """The SQL path (DuckDB, Spark): one row per topic (its messages, replies, edits)."""
     sla = p["first_reply_sla_hours"]
     if p["edits"] is not None or not sla > 0:
         return None

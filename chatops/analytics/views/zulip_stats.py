@@ -54,7 +54,7 @@ from .._percent import percent
 from ..change import Change, change_of
 from ..coverage import unnamed
 from ..engines import MessagesSource, messages_only
-from ..engines._duck_sql import private_channel_ids
+from ..engines._sql import private_channel_ids
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
 from ._options import ViewOptions, with_defaults

@@ -22,7 +22,7 @@ from ..._common import (
 )
 from ..._igraph import igraph
 from ...engines import MessagesSource, messages_only
-from ...engines._duck_sql import Kept, topic_name_sql
+from ...engines._sql import Kept, topic_name_sql
 from ...pseudonyms import PseudonymKey, load_key
 from ...schema import validate
 from .._options import ViewOptions, with_defaults
@@ -381,9 +381,8 @@ def _reply_pairs(k: Kept) -> pd.DataFrame:
     aggregate (a cell per pair) up to 2,047 senders, in a hash table past that. The window
     runs within :data:`WINDOW_MEMORY`.
     """
-    con = k.duck.con
     try:
-        con.execute(
+        k.execute(
             "CREATE OR REPLACE TEMP TABLE ig_d AS SELECT stream_id, topic, "
             f"(dense_rank() OVER (ORDER BY stream_id, {topic_name_sql()}))::INTEGER AS tid "
             "FROM (SELECT DISTINCT stream_id, topic FROM k "
@@ -405,11 +404,11 @@ def _reply_pairs(k: Kept) -> pd.DataFrame:
                 "JOIN ig_p s ON s.ix = g.a JOIN ig_p t ON t.ix = g.b ORDER BY source, target"
             )
     finally:
-        con.execute("DROP TABLE IF EXISTS ig_d")
+        k.execute("DROP TABLE IF EXISTS ig_d")
 
 
 def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
-    """The duckdb engine: one row per reply pair, per sender and per channel."""
+    """The SQL path (DuckDB, Spark): one row per reply pair, per sender and per channel."""
     min_weight, communities = p["min_weight"], p["communities"]
     if not isinstance(min_weight, int | np.integer) or min_weight < 1:
         return None

@@ -1,16 +1,21 @@
-"""Views that aggregate in DuckDB SQL: the kept messages as the view ``k``.
+"""Each view's one SQL definition, over the kept messages as the view ``k``.
 
-With ``engine="duckdb"`` a view that knows how (for the options it is called with) counts in
-SQL over ``k`` (the dataset's messages in the period, bots dropped when asked) and gets back
-aggregates only (one row per day, person, channel, topic or cell of its result), never one row
-per message. The view then finishes with the same pandas code as the pandas engine, so both
-engines give the same result. For options a view does not compute in SQL it returns None and
-:func:`~._duck.run_duckdb` falls back to handing the narrow message frame to the pandas code.
+With ``engine="duckdb"`` or ``engine="spark"`` a view that knows how (for the options it is
+called with) counts in SQL over ``k`` (the dataset's messages in the period, bots dropped when
+asked) and gets back aggregates only (one row per day, person, channel, topic or cell of its
+result), never one row per message. The view then finishes with the same pandas code as the
+pandas engine, so every engine gives the same result. For options a view does not compute in
+SQL it returns None and :func:`~._duck.run_sql` falls back to handing the narrow message frame
+to the pandas code.
+
+The SQL is written once, in DuckDB's dialect, and run as it is by DuckDB; Spark runs its
+translation by sqlglot (:mod:`._spark_sql`). A view reaches its engine only through
+:class:`Kept`, whose ``source`` is a :class:`~._duck.DuckSource` or a
+:class:`~._spark.SparkSource`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -22,7 +27,7 @@ from .._common import TimeLike, bot_ids, prepare_messages, utc
 from ..schema import RESOLVED_PREFIX, validate
 
 if TYPE_CHECKING:
-    from ._duck import DuckSource
+    from ._source import SqlSource
 
 __all__ = [
     "RESOLVED_SQL",
@@ -79,45 +84,16 @@ def private_channel_ids(channels: pd.DataFrame) -> list[int]:
     return sorted(int(s) for s in c.loc[c["invite_only"].fillna(False).astype(bool), "stream_id"])
 
 
-#: the bits of a group of two numbers below 2,048 (eleven each, and a null bit each) up to
-#: which DuckDB counts in its perfect hash aggregate inside :meth:`Kept.numbered`
-PAIR_BITS = 24
-
-
-#: DuckDB's units of memory, in bytes
-_UNITS = {
-    "b": 1,
-    "byte": 1,
-    "bytes": 1,
-    "kb": 10**3,
-    "mb": 10**6,
-    "gb": 10**9,
-    "tb": 10**12,
-    "kib": 2**10,
-    "mib": 2**20,
-    "gib": 2**30,
-    "tib": 2**40,
-}
-
-
-def _memory_bytes(text: str) -> int | None:
-    """A DuckDB memory setting such as ``"1GB"`` or ``"953.6 MiB"`` in bytes (None: not one)."""
-    found = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
-    if found is None or found[2].lower() not in _UNITS:
-        return None
-    return int(float(found[1]) * _UNITS[found[2].lower()])
-
-
 class Kept:
-    """The kept messages of one view call, as DuckDB's temporary view ``k``.
+    """The kept messages of one view call, as the temporary view ``k`` of the engine's source.
 
     Args:
-        duck: the open source.
+        source: the open source (DuckDB's or Spark's).
         params: the view's arguments (``users`` already filled from the dataset).
     """
 
-    def __init__(self, duck: DuckSource, params: dict[str, Any]):
-        self.duck = duck
+    def __init__(self, source: SqlSource, params: dict[str, Any]):
+        self.source = source
         self.params = params
         since, until = params.get("since"), params.get("until")
         exclude_bots = bool(params.get("exclude_bots"))
@@ -139,12 +115,12 @@ class Kept:
         if exclude_bots and self.bots:
             clauses.append(f"sender_id NOT IN ({', '.join(str(b) for b in self.bots)})")
         self.where = " AND ".join(clauses)
-        duck.con.execute(f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}")
-        self.attrs = duck.coverage_attrs()
+        source.execute(f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}")
+        self.attrs = source.coverage_attrs()
 
     def frame(self, sql: str) -> pd.DataFrame:
         """The result of ``sql`` as a pandas frame (text as ``string``, times in ns)."""
-        table: pa.Table = self.duck._arrow(sql)
+        table: pa.Table = self.source.arrow(sql)
         # times in nanoseconds, as the pandas engine's frames hold them
         fields = [
             pa.field(f.name, pa.timestamp("ns", f.type.tz)) if pa.types.is_timestamp(f.type) else f
@@ -169,43 +145,34 @@ class Kept:
         (a cell per pair, memory fixed by the numbers, not the rows) when both are below 2,048:
         :data:`PAIR_BITS` holds the two numbers' bits and a null bit each.
         """
-        con = self.duck.con
-        con.execute(
+        self.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT id, "
             f"(row_number() OVER (ORDER BY id) - 1)::INTEGER AS ix FROM ({ids})"
         )
         try:
-            con.execute(f"SET perfect_ht_threshold = {PAIR_BITS}")
-            yield
+            with self.source.pair_counting():
+                yield
         finally:
-            con.execute("RESET perfect_ht_threshold")
-            con.execute(f"DROP TABLE IF EXISTS {table}")
+            self.execute(f"DROP TABLE IF EXISTS {table}")
 
     @contextmanager
     def memory_at_most(self, limit: str) -> Iterator[None]:
-        """DuckDB's memory limit lowered to ``limit`` (e.g. ``"512MB"``) inside the block, if
-        the source's own is higher; the source's own again on leaving.
+        """The engine's memory for one statement bounded by ``limit`` (e.g. ``"512MB"``) inside
+        the block, if the source's own is higher (:meth:`~._duck.DuckSource.memory_at_most`).
 
-        For a statement that sorts or windows every message: past the limit DuckDB spills to
-        its temporary folder, so the process's peak stays about the same whatever the history.
+        For a statement that sorts or windows every message: past the limit the engine spills
+        to disk, so the process's peak stays about the same whatever the history.
         """
-        own = self.duck.memory_limit
-        lower = _memory_bytes(limit)
-        if lower is None:
-            raise ValueError(f"not a DuckDB memory size: {limit!r}")
-        current = _memory_bytes(own)
-        if current is not None and current <= lower:
+        with self.source.memory_at_most(limit):
             yield
-            return
-        con = self.duck.con
-        con.execute(f"SET memory_limit = {sql_text(limit)}")
-        try:
-            yield
-        finally:
-            con.execute(f"SET memory_limit = {sql_text(own)}")
+
+    def execute(self, sql: str) -> list[tuple[Any, ...]]:
+        """Run ``sql`` (a statement or a query); its rows (none for a statement)."""
+        return self.source.execute(sql)
 
     def scalar(self, sql: str) -> Any:
-        rows = self.duck.con.execute(sql).fetchall()
+        """The first value of the first row of ``sql`` (None when no row)."""
+        rows = self.execute(sql)
         return rows[0][0] if rows else None
 
     def coverage(self, coverage: str | None) -> str | None:
@@ -222,9 +189,7 @@ class Kept:
         end = self.end(as_of, until)
         start = end - period
         self.where += f" AND timestamp > {literal_time(start)} AND timestamp <= {literal_time(end)}"
-        self.duck.con.execute(
-            f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}"
-        )
+        self.execute(f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}")
 
     def end(self, as_of: TimeLike | None, until: TimeLike | None) -> pd.Timestamp:
         """``as_of``, else ``until``, else the last kept message's time (else now)."""

@@ -1,0 +1,307 @@
+"""What the dataset engines share: the dataset's messages as the SQL view ``m``, and a view's
+call run over them.
+
+:class:`SqlSource` is a dataset seen through an SQL engine. Its subclasses open the engine and
+run SQL (:class:`~._duck.DuckSource` with DuckDB, :class:`~._spark.SparkSource` with Spark);
+everything else is written here once, in DuckDB's dialect: the narrow frames of the kept
+messages (for the options a view does not compute in SQL), the long frames (reactions, edits,
+direct-message recipients), the categories, the coverage.
+
+Categorical columns get the categories the pandas engine gives them (every value of the whole
+dataset, in order of first appearance by message id): groupings on them come out in the same
+order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._common import bot_ids, utc
+from ..coverage import coverage_from_manifest, unnamed
+from ..schema import validate
+from ._sql import Kept
+
+__all__ = ["SqlSource", "run_sql"]
+
+R = TypeVar("R")
+
+#: The message columns the views read (the others stay on disk).
+_MESSAGE_COLUMNS = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
+_CATEGORIES = ("type", "channel", "topic", "sender", "client")
+_TABLES = ("users", "channels", "subscriptions", "user_groups")
+
+
+class SqlSource:
+    """A dataset folder seen through an SQL engine, with its messages as the view ``m``.
+
+    A subclass opens the engine, creates ``m`` over the dataset's part files and sets
+    ``manifest`` and ``_empty`` (no part file); it runs SQL through :meth:`arrow` and
+    :meth:`execute`.
+    """
+
+    #: the engine's name, as ``engine=`` takes it
+    engine = ""
+    manifest: dict[str, Any]
+    _empty: bool
+
+    def __init__(self) -> None:
+        self._categories: dict[str, pd.Index] = {}
+        self._tables: dict[str, pd.DataFrame | None] = {}
+
+    # -- what a subclass provides
+
+    def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
+        """The result of the query ``sql`` (DuckDB's dialect, ``?`` for ``params``) in Arrow."""
+        raise NotImplementedError
+
+    def execute(self, sql: str) -> list[tuple[Any, ...]]:
+        """Run ``sql`` (DuckDB's dialect); its rows (none for a statement)."""
+        raise NotImplementedError
+
+    def _org_table(self, name: str) -> pd.DataFrame | None:
+        raise NotImplementedError
+
+    @contextmanager
+    def pair_counting(self) -> Iterator[None]:
+        """Groups of two small numbers counted in a table with a cell per pair, if the engine
+        can (:meth:`Kept.numbered`)."""
+        yield
+
+    @contextmanager
+    def memory_at_most(self, limit: str) -> Iterator[None]:
+        """The engine's memory bounded by ``limit`` inside the block, if it can be."""
+        yield
+
+    def close(self) -> None:
+        """Let go of the engine."""
+
+    def __enter__(self) -> SqlSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- small tables
+
+    def table(self, name: str) -> pd.DataFrame | None:
+        """``users``, ``channels``, ``subscriptions`` or ``user_groups`` (None when absent)."""
+        if name not in self._tables:
+            self._tables[name] = self._org_table(name)
+        return self._tables[name]
+
+    def categories(self, column: str, source: str = "m", order: str = "id") -> pd.Index:
+        """Every value of ``column`` in order of first appearance (by ``order``)."""
+        key = f"{source}.{column}"
+        if key not in self._categories:
+            t = self.arrow(
+                f"SELECT {column} AS v FROM {source} WHERE {column} IS NOT NULL "
+                f"GROUP BY {column} ORDER BY min({order})"
+            )
+            self._categories[key] = pd.Index(t["v"].to_pylist(), dtype="object")
+        return self._categories[key]
+
+    # -- the scan
+
+    def where(
+        self,
+        since: Any = None,
+        until: Any = None,
+        exclude_bots: bool = False,
+        users: pd.DataFrame | None = None,
+    ) -> tuple[str, list[Any]]:
+        """The WHERE clause (and its parameters) of the period and the bots."""
+        clauses, params = ["TRUE"], []
+        if since is not None:
+            clauses.append("timestamp >= ?")
+            params.append(utc(since).to_pydatetime())
+        if until is not None:
+            clauses.append("timestamp < ?")
+            params.append(utc(until).to_pydatetime())
+        if exclude_bots and users is not None:
+            bots = sorted(bot_ids(users))
+            if bots:
+                clauses.append(f"sender_id NOT IN ({', '.join(str(b) for b in bots)})")
+        return " AND ".join(clauses), params
+
+    def _categorical(self, table: pa.Table, column: str, categories: pd.Index) -> pd.Categorical:
+        col = table[column]
+        encoded = pc.dictionary_encode(col.combine_chunks())
+        values = encoded.dictionary
+        position = pc.index_in(values, value_set=pa.array(list(categories), pa.string()))
+        codes = pc.take(position, encoded.indices).fill_null(-1)
+        return pd.Categorical.from_codes(codes.to_numpy(zero_copy_only=False), categories)
+
+    def messages(self, where: str = "TRUE", params: list[Any] | None = None) -> pd.DataFrame:
+        """The kept messages, in id order, with the columns the views read."""
+        cols = [*_MESSAGE_COLUMNS, "sender", "client"]
+        if self._empty:
+            return validate(pd.DataFrame({c: [] for c in cols}), "messages")
+        t = self.arrow(
+            f"SELECT {', '.join(cols)}, last_moved_timestamp IS NOT NULL AS is_moved "
+            f"FROM m WHERE {where} ORDER BY id",
+            params,
+        )
+        out: dict[str, Any] = {}
+        for name in t.column_names:
+            if name in _CATEGORIES:
+                out[name] = self._categorical(t, name, self.categories(name))
+            elif name == "timestamp":
+                out[name] = pd.to_datetime(
+                    t[name].to_numpy(zero_copy_only=False).astype("datetime64[ns]"), utc=True
+                )
+            elif name == "is_moved":
+                out[name] = pd.array(t[name].to_numpy(zero_copy_only=False), dtype="boolean")
+            else:
+                out[name] = t[name].to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+        del t
+        df = validate(pd.DataFrame(out, copy=False), "messages")
+        df.attrs.update(self.coverage_attrs())
+        return df
+
+    def coverage_attrs(self) -> dict[str, Any]:
+        """``coverage`` and ``coverage_detail``, as the dataset's frames carry them."""
+        first = last = None
+        if not self._empty:
+            rows = self.execute("SELECT min(timestamp), max(timestamp) FROM m")
+            row = rows[0] if rows else None
+            if row is not None and row[0] is not None:
+                first, last = pd.Timestamp(row[0]), pd.Timestamp(row[1])
+        cov = coverage_from_manifest(self.manifest, first=first, last=last)
+        return {"coverage": cov.note(), "coverage_detail": cov, "viewpoint": cov.viewpoint}
+
+    def _unnested(self, column: str, fields: list[str], where: str, params: list[Any]) -> pa.Table:
+        select = ", ".join(f"e.{f} AS {f}" for f in fields)
+        return self.arrow(
+            f"SELECT id AS message_id, {select} FROM ("
+            f"  SELECT id, unnest({column}) AS e, generate_subscripts({column}, 1) AS pos"
+            f"  FROM m WHERE {where} AND array_length({column}) > 0"
+            f") ORDER BY id, pos",
+            params,
+        )
+
+    def _flat_view(self, column: str, fields: list[str]) -> str:
+        name = f"flat_{column}"
+        select = ", ".join(f"e.{f} AS {f}" for f in fields)
+        self.execute(
+            f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT id * 100000 + pos AS o, {select} FROM ("
+            f"  SELECT id, unnest({column}) AS e, generate_subscripts({column}, 1) AS pos"
+            f"  FROM m WHERE array_length({column}) > 0)"
+        )
+        return name
+
+    def long_frame(
+        self, kind: str, where: str = "TRUE", params: list[Any] | None = None
+    ) -> pd.DataFrame:
+        """``reactions``, ``edits`` or ``dm_recipients`` of the kept messages."""
+        if self._empty:
+            return validate(pd.DataFrame({"message_id": [], "user_id": []}), kind)
+        params = params or []
+        if kind == "dm_recipients":
+            t = self.arrow(
+                "SELECT id AS message_id, unnest(dm_recipients) AS user_id FROM m "
+                f"WHERE {where} AND array_length(dm_recipients) > 0 ORDER BY id",
+                params,
+            )
+            return validate(t.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get), kind)
+        if kind == "reactions":
+            fields = ["user_id", "emoji_name", "emoji_code", "reaction_type"]
+            cats = ["emoji_name", "emoji_code", "reaction_type"]
+        elif kind == "edits":
+            fields = [
+                "timestamp",
+                "user_id",
+                "kind",
+                "prev_topic",
+                "topic",
+                "prev_stream_id",
+                "stream_id",
+            ]
+            cats = ["kind"]
+        else:
+            raise ValueError(f"unknown long frame {kind!r}; choose reactions, edits, dm_recipients")
+        t = self._unnested(kind, fields, where, params)
+        flat = self._flat_view(kind, [c for c in cats])
+        out: dict[str, Any] = {}
+        for name in t.column_names:
+            if name in cats:
+                out[name] = self._categorical(t, name, self.categories(name, flat, "o"))
+            elif name == "timestamp":
+                out[name] = pd.to_datetime(
+                    t[name].to_numpy(zero_copy_only=False).astype("datetime64[ns]"), utc=True
+                )
+            else:
+                out[name] = t[name].to_pandas(
+                    types_mapper={pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype()}.get
+                )
+        return validate(pd.DataFrame(out, copy=False), kind)
+
+
+#: The frames a view may take, besides ``messages``, that the dataset holds.
+_FRAME_PARAMS = ("users", "channels", "subscriptions", "user_groups", "reactions", "edits")
+_LONG = ("reactions", "edits", "dm_recipients")
+
+
+def run_sql(
+    params: dict[str, Any],
+    pandas: Callable[..., R],
+    sql: Callable[[Kept, dict[str, Any]], R | None] | None,
+    open_source: Callable[[Any], SqlSource],
+    engine: str,
+) -> R:
+    """A view's call (``params``: every argument but ``engine``) over a dataset read by the
+    source ``open_source`` opens on ``params["messages"]``.
+
+    ``sql`` is the view's SQL path: given the kept messages, it returns the result, or None for
+    options it does not compute in SQL; then the kept messages go to the view's pandas code
+    (``pandas``) as a narrow frame.
+    """
+    params = dict(params)
+    source = params["messages"]
+    if isinstance(source, pd.DataFrame):
+        raise ValueError(
+            f"engine={engine!r} reads a dataset: pass a Dataset or the path of its folder "
+            "as messages, not a frame"
+        )
+    if not isinstance(source, str | os.PathLike | Path) and not hasattr(source, "manifest"):
+        raise ValueError(
+            f"engine={engine!r} takes a Dataset or a dataset folder, got {type(source).__name__}"
+        )
+    with open_source(source) as src:
+        for name in _TABLES:
+            if name in params and params[name] is None:
+                params[name] = src.table(name)
+        whose = unnamed(
+            coverage_from_manifest(src.manifest).viewpoint,
+            bool(params.get("anonymize")),
+        )
+        if sql is not None and not src._empty:
+            done = sql(Kept(src, params), params)
+            if done is not None:
+                return _seen_by(done, whose)
+        where, args = src.where(
+            params.get("since"),
+            params.get("until"),
+            bool(params.get("exclude_bots")),
+            params.get("users"),
+        )
+        for name in _LONG:
+            if name in params and params[name] is None:
+                scope = ("TRUE", []) if name == "edits" else (where, args)
+                params[name] = src.long_frame(name, *scope)
+        params["messages"] = src.messages(where, args)
+    return _seen_by(pandas(**params, engine="pandas"), whose)
+
+
+def _seen_by(result: R, whose: str | None) -> R:
+    """``result`` with its ``viewpoint`` (a view result's) set to ``whose``."""
+    if hasattr(result, "viewpoint"):
+        result.viewpoint = whose
+    return result

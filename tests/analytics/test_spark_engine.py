@@ -1,0 +1,236 @@
+"""engine="spark": every view over the dataset's Parquet folder, in Spark's local mode, equals
+the pandas engine (and so the DuckDB engine, which equals it in test_duckdb_engine.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from chatops import analytics
+from chatops.analytics import Dataset
+from chatops.analytics.engines._spark_sql import to_spark
+from chatops.sandbox import Sandbox
+
+from .conftest import KEY
+from .engines import CALLS, compare
+
+_MISSING = [
+    what
+    for what, there in (
+        ("a Java runtime (apt-get install default-jre-headless)", shutil.which("java")),
+        ("pyspark (pip install 'chatops[spark]')", importlib.util.find_spec("pyspark")),
+    )
+    if not there
+]
+if _MISSING:  # pragma: no cover
+    if os.environ.get("CI"):  # ./run tests installs both: in CI a missing one fails
+        raise RuntimeError(f"the Spark tests need {' and '.join(_MISSING)}")
+    pytest.skip(f"the Spark tests need {' and '.join(_MISSING)}", allow_module_level=True)
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    """A local session, as a notebook or spark-submit would hand the views, tuned for the tiny
+    datasets of the tests: the JIT's first tier only, and no generated code (both save the
+    JVM's CPU on queries over a few thousand rows)."""
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("chatops-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+        # the caller's own zone: the views must not depend on it, and must leave it as it was
+        .config("spark.sql.session.timeZone", "America/New_York")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def small_ds(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    return Dataset.sync(
+        sandbox.zuliprc("admin"), cache=tmp_path_factory.mktemp("spark") / "c", progress=False
+    )
+
+
+@pytest.mark.parametrize("view", list(CALLS))
+def test_spark_equals_pandas_on_small(spark: SparkSession, small_ds: Dataset, view: str) -> None:
+    assert compare(small_ds, view, engine="spark") > 0
+    # the caller's session as it was: its zone, and none of the view's temporary views
+    assert spark.conf.get("spark.sql.session.timeZone") == "America/New_York"
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("chatops_")]
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        "messages_over_time",
+        "topic_lifecycle",
+        "client_and_dm_mix",
+        "reactions_and_engagement",
+        "interaction_graph",
+    ],
+)
+def test_spark_equals_pandas_with_period_and_bots_pushed_down(
+    spark: SparkSession, small_ds: Dataset, view: str
+) -> None:
+    ts = small_ds.frames().messages["timestamp"]
+    kept = compare(
+        small_ds,
+        view,
+        engine="spark",
+        since=ts.quantile(0.25),
+        until=ts.quantile(0.9),
+        exclude_bots=True,
+    )
+    assert kept > 0
+
+
+def test_spark_equals_pandas_on_options_its_sql_leaves_to_pandas(
+    spark: SparkSession, small_ds: Dataset
+) -> None:
+    """``by="user_group"``, frames passed in, pseudonyms: the kept messages come back as a narrow
+    frame (or pseudonyms are made in Python) and give the pandas engine's result."""
+    frames = small_ds.frames()
+    want = analytics.activity_heatmap(
+        frames.messages, by="user_group", user_groups=frames.user_groups
+    )
+    got = analytics.activity_heatmap(small_ds, by="user_group", engine="spark")
+    pd.testing.assert_frame_equal(got.frame, want.frame)
+    ts = frames.messages["timestamp"]
+    since = ts.quantile(0.5)
+    mix = analytics.client_and_dm_mix(
+        small_ds, dm_recipients=frames.dm_recipients, since=since, engine="spark"
+    )
+    pd.testing.assert_frame_equal(
+        mix.frame,
+        analytics.client_and_dm_mix(
+            frames.messages, dm_recipients=frames.dm_recipients, since=since
+        ).frame,
+    )
+    assert mix.viewpoint == small_ds.manifest["email"]
+    assert compare(small_ds, "interaction_graph", engine="spark", anonymize=True, key=KEY) > 0
+
+
+def test_spark_reads_the_dataset_by_its_uri(spark: SparkSession, small_ds: Dataset) -> None:
+    """A ``file://`` URI goes through Spark's own file systems (as ``s3a://`` and ``hdfs://``
+    do): the manifest and the organization's tables are read by Spark, not from a local path."""
+    uri = small_ds.cache.absolute().as_uri()
+    for view in ("newcomer_cohorts", "channel_scorecard"):
+        assert compare(uri, view, engine="spark") > 0
+    with pytest.raises(ValueError, match="holds no dataset"):
+        analytics.active_users(small_ds.cache.parent.absolute().as_uri(), engine="spark")
+
+
+def test_the_callers_temporary_views_are_left_alone(spark: SparkSession, small_ds: Dataset) -> None:
+    """A view's own temporary views are named for it: the caller's ``k`` and ``m`` (the names
+    the views' SQL uses) neither change the result nor are changed."""
+    spark.range(3).createOrReplaceTempView("k")
+    spark.range(5).createOrReplaceTempView("m")
+    try:
+        assert compare(small_ds, "active_users", engine="spark") > 0
+        assert spark.table("k").count() == 3 and spark.table("m").count() == 5
+    finally:
+        spark.catalog.dropTempView("k")
+        spark.catalog.dropTempView("m")
+
+
+def test_the_dataset_is_readable_by_spark_as_it_is(spark: SparkSession, small_ds: Dataset) -> None:
+    """The messages folder read by Spark on its own: the partition column, the times (UTC
+    instants, whatever the session's zone), the dictionary-encoded names as text, the lists."""
+    read = spark.read.parquet(str(small_ds.cache / "messages"))
+    kinds = {f.name: f.dataType.simpleString() for f in read.schema.fields}
+    assert kinds["timestamp"] == "timestamp" and kinds["channel"] == "string"
+    assert kinds["narrow"] == "string"
+    assert kinds["reactions"].startswith("array<struct<user_id:bigint,emoji_name:string")
+    want = small_ds.table()
+    got = read.select("id", "timestamp", "channel", "narrow").orderBy("id").toArrow()
+    assert got.num_rows == want.num_rows == small_ds.message_count
+    assert got["id"].to_pylist() == want["id"].to_pylist()
+    # the same instants (Spark gives them in the session's zone, Parquet holds UTC)
+    assert (
+        pc.equal(
+            got["timestamp"].cast(pa.timestamp("us", "UTC")),
+            want["timestamp"].cast(pa.timestamp("us", "UTC")),
+        ).to_pylist()
+        == [True] * want.num_rows
+    )
+    assert got["channel"].to_pylist() == want["channel"].cast(pa.string()).to_pylist()
+    held = {k for k, n in small_ds.manifest["narrows"].items() if n["files"]}
+    assert set(got["narrow"].to_pylist()) == held
+
+
+@pytest.mark.parametrize(
+    "zone", ["Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"]
+)
+def test_local_times_and_weekdays_are_duckdbs_across_daylight_saving(
+    spark: SparkSession, zone: str
+) -> None:
+    """``timezone()``, ``isodow()`` and ``date_trunc()`` as translated give DuckDB's values,
+    hour by hour over a year's changes of clock (sqlglot's own ``isodow`` counts from Sunday)."""
+    start = pd.Timestamp("2026-03-01", tz="UTC")
+    times = pd.date_range(start, periods=24 * 366, freq="h").to_series(name="timestamp")
+    frame = pd.DataFrame({"timestamp": times.to_numpy()})
+    sql = (
+        f"SELECT timestamp, timezone('{zone}', timestamp) AS local, "
+        f"isodow(timezone('{zone}', timestamp)) AS dow, "
+        f"date_trunc('day', timezone('{zone}', timestamp)) AS day FROM t ORDER BY timestamp"
+    )
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.register("t", frame)
+    want = con.sql(sql).df()
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    try:
+        spark.sql(
+            "SELECT explode(sequence(TIMESTAMP '2026-03-01 00:00:00', "
+            f"TIMESTAMP '2026-03-01 00:00:00' + INTERVAL {24 * 366 - 1} HOURS, "
+            "INTERVAL 1 HOUR)) AS timestamp"
+        ).createOrReplaceTempView("p_t")
+        (statement,) = to_spark(sql, "p_")
+        got = spark.sql(statement).toArrow().to_pandas()
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+        spark.catalog.dropTempView("p_t")
+    assert list(got["timestamp"]) == list(want["timestamp"])
+    assert list(got["dow"]) == list(want["dow"]) and set(want["dow"]) == set(range(1, 8))
+    for column in ("local", "day"):
+        assert list(pd.to_datetime(got[column])) == list(pd.to_datetime(want[column])), column
+
+
+def test_a_missing_pyspark_is_named_with_the_extra_to_install(
+    small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(ImportError, match=r"pip install 'chatops\[spark\]'"):
+        analytics.active_users(small_ds, engine="spark")
+
+
+@pytest.fixture(scope="module")
+def medium_ds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dataset]:
+    root = tmp_path_factory.mktemp("spark-medium")
+    with Sandbox.start(root / "sb", size="medium", seed=7) as sb:
+        yield Dataset.sync(sb.zuliprc("admin"), cache=root / "c", progress=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("view", list(CALLS))
+def test_spark_equals_pandas_on_medium(spark: SparkSession, medium_ds: Dataset, view: str) -> None:
+    assert compare(medium_ds, view, engine="spark") > 0
