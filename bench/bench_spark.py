@@ -5,7 +5,10 @@
 
 Every run is a fresh Python process (a fresh JVM for Spark), with the options of the engine-
 equality test (``tests/analytics/engines.py``). The time is the view call alone, measured inside
-the child (Spark's session is started before it, and its start is reported apart): for Spark the
+the child (Spark's session is started before it, and its start is reported apart). Spark's runs
+are held to 1 or 2 CPUs (the process and its JVM, by CPU affinity), with ``local[1]`` or
+``local[2]``: without it the JVM's collector and compiler threads use the second core of a
+"1 core" run too. For Spark the
 first call in a fresh JVM, and a second call in the same JVM, its code compiled. The peak is
 the most memory the child and everything it started (Spark's JVM) held at once, sampled every
 20 ms from ``/proc``, beside the kernel's own peak for the Python process (``wait4``; for DuckDB
@@ -44,6 +47,10 @@ fn = getattr(analytics, view)
 ds = Dataset(folder)
 start = 0.0
 if engine == "spark":
+    import os
+    # the process and the JVM it starts on the first ``cores`` CPUs only: Spark's own threads
+    # (its collector's, its compiler's) then share those cores, as on a machine of that size
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: int(cores)])
     from chatops.analytics.engines._spark import local_session
     t0 = time.perf_counter()
     local_session(int(cores))
@@ -130,7 +137,8 @@ def main() -> None:
         f" {psutil.virtual_memory().total / 1024**3:.0f} GB, Python {platform.python_version()},"
         f" pyspark {pyspark.__version__}, load average {os.getloadavg()[0]:.1f} at the start."
         " Time: the view call in a fresh process (Spark's session started before it);"
-        " peak: the process and its JVM together, sampled.\n",
+        " peak: the process and its JVM together, sampled. Spark's runs held to 1 or 2 CPUs"
+        " (CPU affinity) with local[1] or local[2].\n",
         "| view | duckdb s | duckdb GB | spark 2 cores s (first / again) | spark 1 core s"
         " (first / again) | 1 -> 2 cores (again) | spark GB (2 cores, with JVM) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",

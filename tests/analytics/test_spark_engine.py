@@ -128,6 +128,22 @@ def test_spark_equals_pandas_on_options_its_sql_leaves_to_pandas(
     assert compare(small_ds, "interaction_graph", engine="spark", anonymize=True, key=KEY) > 0
 
 
+def test_the_stats_view_runs_on_spark_through_the_narrow_frame(
+    spark: SparkSession, small_ds: Dataset
+) -> None:
+    """V11 (/stats) has no SQL of its own: on Spark, as on DuckDB, the kept messages and the
+    long frames come back narrow and its pandas code gives the same result."""
+    f = small_ds.frames()
+    want = analytics.zulip_stats(
+        f.messages, users=f.users, channels=f.channels, dm_recipients=f.dm_recipients, edits=f.edits
+    )
+    got = analytics.zulip_stats(small_ds, engine="spark")
+    assert list(got.frames()) == list(want.frames())
+    for name, frame in want.frames().items():
+        pd.testing.assert_frame_equal(got.frames()[name], frame, obj=name)
+    assert len(want.frame) > 0
+
+
 def test_spark_reads_the_dataset_by_its_uri(spark: SparkSession, small_ds: Dataset) -> None:
     """A ``file://`` URI goes through Spark's own file systems (as ``s3a://`` and ``hdfs://``
     do): the manifest and the organization's tables are read by Spark, not from a local path."""

@@ -146,10 +146,13 @@ class SparkSource(SqlSource):
         self._views[self.prefix + "m"] = False
 
     def _read_text(self, uri: str) -> str | None:
+        """The text of the file at ``uri``, read by Spark (None when there is none)."""
+        from pyspark.errors import AnalysisException
+
         try:
             rows = self.spark.read.text(uri, wholetext=True).collect()
-        except Exception as exc:  # Spark's AnalysisException: the path does not exist
-            if "PATH_NOT_FOUND" in str(exc) or "does not exist" in str(exc):
+        except AnalysisException as exc:
+            if exc.getCondition() == "PATH_NOT_FOUND":
                 return None
             raise
         return str(rows[0][0]) if rows else None
@@ -157,10 +160,12 @@ class SparkSource(SqlSource):
     def _org_table(self, name: str) -> pd.DataFrame | None:
         if self.dataset is not None:
             return self.dataset._org_table(name, name)
+        from pyspark.errors import AnalysisException
+
         try:
             table = self.spark.read.parquet(f"{self.root}/tables/{name}.parquet").toArrow()
-        except Exception as exc:
-            if "PATH_NOT_FOUND" in str(exc) or "does not exist" in str(exc):
+        except AnalysisException as exc:
+            if exc.getCondition() == "PATH_NOT_FOUND":
                 return None
             raise
         return validate(table.to_pandas(), name)
