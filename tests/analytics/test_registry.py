@@ -145,5 +145,7 @@ def test_unknown_keywords_and_engines_are_refused_by_name() -> None:
     df = messages([(1, "2024-01-01 10:00", "general", "t", 1)])
     with pytest.raises(TypeError, match="^channel_scorecard\\(\\) got an unexpected keyword"):
         analytics.channel_scorecard(df, sinse="2024-01-01")  # type: ignore[call-arg]
-    with pytest.raises(ValueError, match="unknown engine 'spark'; choose one of pandas, duckdb"):
-        analytics.channel_scorecard(df, engine="spark")
+    with pytest.raises(
+        ValueError, match="unknown engine 'polars'; choose one of pandas, duckdb, spark"
+    ):
+        analytics.channel_scorecard(df, engine="polars")

@@ -80,8 +80,9 @@ class ViewOptions(TypedDict, total=False):
         str,
         Option(
             "pandas",
-            "``pandas`` (frames) or ``duckdb`` (``messages`` is a ``Dataset`` or its folder, "
-            "read by DuckDB; :mod:`chatops.analytics.engines`).",
+            "``pandas`` (frames), ``duckdb`` (``messages`` is a ``Dataset`` or its folder, "
+            "read by DuckDB) or ``spark`` (a ``Dataset``, its folder or its URI, read by "
+            "Spark in the active session or a local one; :mod:`chatops.analytics.engines`).",
         ),
     ]
 
