@@ -152,6 +152,8 @@ def test_spark_reads_the_dataset_by_its_uri(spark: SparkSession, small_ds: Datas
         assert compare(uri, view, engine="spark") > 0
     with pytest.raises(ValueError, match="holds no dataset"):
         analytics.active_users(small_ds.cache.parent.absolute().as_uri(), engine="spark")
+    assert spark.conf.get("spark.sql.session.timeZone") == "America/New_York"
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("chatops_")]
 
 
 def test_the_callers_temporary_views_are_left_alone(spark: SparkSession, small_ds: Dataset) -> None:

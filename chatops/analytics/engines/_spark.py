@@ -101,9 +101,6 @@ class SparkSource(SqlSource):
         super().__init__()
         self.spark = spark or local_session()
         self.prefix = f"chatops_{os.getpid()}_{next(_SOURCES)}_"
-        self._zone = self.spark.conf.get("spark.sql.session.timeZone")
-        # the views' local times are computed with named zones from UTC instants
-        self.spark.conf.set("spark.sql.session.timeZone", "UTC")
         # the source's temporary views in the order made (each True once cached)
         self._views: dict[str, bool] = {}
         self.dataset: Dataset | None = None
@@ -123,6 +120,10 @@ class SparkSource(SqlSource):
         self._empty = not files
         if files:
             self._read(files, local=self.dataset is not None)
+        # last, so a dataset refused leaves the session as it was: the views' local times are
+        # computed with named zones from UTC instants
+        self._zone = self.spark.conf.get("spark.sql.session.timeZone")
+        self.spark.conf.set("spark.sql.session.timeZone", "UTC")
 
     def _read(self, files: list[str], local: bool) -> None:
         """The part files as the view ``m``.

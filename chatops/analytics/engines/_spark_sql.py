@@ -166,14 +166,10 @@ def _statements(tree: exp.Expr, prefix: str) -> list[str]:
     return [tree.sql(dialect="spark")]
 
 
-@functools.lru_cache(maxsize=512)
-def to_spark(sql: str, prefix: str = "") -> tuple[str, ...]:
-    """The Spark statements that do what the DuckDB statement ``sql`` does.
-
-    Args:
-        sql: one statement in DuckDB's dialect, as the views write it.
-        prefix: put before every table name (the source's own, see the module).
-    """
+@functools.lru_cache(maxsize=256)
+def _translated(sql: str) -> exp.Expr:
+    """The DuckDB statement ``sql`` in Spark's forms, its tables not yet prefixed (the same
+    statements come back for every view call: each is translated once)."""
     tree = sqlglot.parse_one(sql, read="duckdb")
     for select in list(tree.find_all(exp.Select)):
         _positions(select)
@@ -183,4 +179,14 @@ def to_spark(sql: str, prefix: str = "") -> tuple[str, ...]:
     while before != (now := tree.sql(dialect="duckdb")):
         before = now
         tree = tree.transform(_function)
-    return tuple(_statements(tree, prefix))
+    return tree
+
+
+def to_spark(sql: str, prefix: str = "") -> tuple[str, ...]:
+    """The Spark statements that do what the DuckDB statement ``sql`` does.
+
+    Args:
+        sql: one statement in DuckDB's dialect, as the views write it.
+        prefix: put before every table name (the source's own, see the module).
+    """
+    return tuple(_statements(_translated(sql).copy(), prefix))
