@@ -13,7 +13,8 @@ first call in a fresh JVM, and a second call in the same JVM, its code compiled.
 the most memory the child and everything it started (Spark's JVM) held at once, sampled every
 20 ms from ``/proc``, beside the kernel's own peak for the Python process (``wait4``; for DuckDB
 that is the whole of it). Spark runs in its local mode as ``local_session(cores)`` starts it: the
-driver's default heap, every other setting Spark's own.
+driver's default heap, no web UI, ``max(4, 2 * cores)`` shuffle partitions, every other setting
+Spark's own.
 """
 
 from __future__ import annotations

@@ -36,15 +36,13 @@ def _same(a: Any, b: Any) -> bool:
 
 def compare(ds: Dataset | str, view: str, engine: str = "duckdb", **extra: Any) -> int:
     """Run ``view`` with pandas and with ``engine`` (``ds``: the dataset, or its folder's URI for
-    spark); assert equal frames and numbers; return the rows compared."""
+    spark); assert equal frames and numbers; return the rows compared. A frame in ``extra``
+    (``users=``) replaces the dataset's in both calls."""
     frames = (ds if isinstance(ds, Dataset) else Dataset(ds.removeprefix("file://"))).frames()
     options, takes = CALLS[view]
     fn = getattr(analytics, view)
     want = fn(
-        frames.messages,
-        **{name: getattr(frames, name) for name in takes},
-        **options,
-        **extra,
+        frames.messages, **({name: getattr(frames, name) for name in takes} | extra), **options
     )
     got = fn(ds, **options, **extra, engine=engine)
     rows = 0

@@ -27,7 +27,7 @@ _MISSING = [
     what
     for what, there in (
         ("a Java runtime (apt-get install default-jre-headless)", shutil.which("java")),
-        ("pyspark (pip install 'chatops[spark]')", importlib.util.find_spec("pyspark")),
+        ("pyspark (pip install 'chatops-workbench[spark]')", importlib.util.find_spec("pyspark")),
     )
     if not there
 ]
@@ -90,16 +90,51 @@ def test_spark_equals_pandas_on_small(spark: SparkSession, small_ds: Dataset, vi
 def test_spark_equals_pandas_with_period_and_bots_pushed_down(
     spark: SparkSession, small_ds: Dataset, view: str
 ) -> None:
-    ts = small_ds.frames().messages["timestamp"]
+    frames = small_ds.frames()
+    assert frames.users is not None
+    ts = frames.messages["timestamp"]
+    since, until = ts.quantile(0.25), ts.quantile(0.9)
+    # the demo's bots post nothing: its busiest sender is taken for one, so there is something
+    # for exclude_bots to drop
+    busiest = int(frames.messages["sender_id"].value_counts().index[0])
+    users = frames.users.assign(
+        is_bot=frames.users["is_bot"] | (frames.users["user_id"] == busiest)
+    )
+    period = frames.messages[(ts >= since) & (ts < until)]
+    assert (period["sender_id"] == busiest).sum() > 10
     kept = compare(
         small_ds,
         view,
         engine="spark",
-        since=ts.quantile(0.25),
-        until=ts.quantile(0.9),
+        since=since,
+        until=until,
         exclude_bots=True,
+        users=users,
     )
     assert kept > 0
+    # and the busiest sender's messages were dropped in Spark's scan
+    options = CALLS[view][0]
+    call = getattr(analytics, view)
+    kept_out = call(
+        small_ds,
+        **options,
+        since=since,
+        until=until,
+        users=users,
+        exclude_bots=True,
+        engine="spark",
+    )
+    left_in = call(
+        small_ds,
+        **options,
+        since=since,
+        until=until,
+        users=users,
+        exclude_bots=False,
+        engine="spark",
+    )
+    assert kept_out.frames().keys() == left_in.frames().keys()
+    assert any(not kept_out.frames()[n].equals(left_in.frames()[n]) for n in left_in.frames())
 
 
 def test_spark_equals_pandas_on_options_its_sql_leaves_to_pandas(
@@ -156,6 +191,18 @@ def test_spark_reads_the_dataset_by_its_uri(spark: SparkSession, small_ds: Datas
     assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("chatops_")]
 
 
+def test_a_view_that_fails_midway_leaves_the_session_as_it_was(
+    spark: SparkSession, small_ds: Dataset
+) -> None:
+    """A view refused inside its SQL path (after the kept messages were made) drops what it
+    made and sets the zone back; the next view runs."""
+    with pytest.raises(ValueError, match="top_n must be positive"):
+        analytics.reactions_and_engagement(small_ds, top_n=0, engine="spark")
+    assert spark.conf.get("spark.sql.session.timeZone") == "America/New_York"
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("chatops_")]
+    assert compare(small_ds, "client_and_dm_mix", engine="spark") > 0
+
+
 def test_the_callers_temporary_views_are_left_alone(spark: SparkSession, small_ds: Dataset) -> None:
     """A view's own temporary views are named for it: the caller's ``k`` and ``m`` (the names
     the views' SQL uses) neither change the result nor are changed."""
@@ -177,6 +224,9 @@ def test_the_dataset_is_readable_by_spark_as_it_is(spark: SparkSession, small_ds
     assert kinds["timestamp"] == "timestamp" and kinds["channel"] == "string"
     assert kinds["narrow"] == "string"
     assert kinds["reactions"].startswith("array<struct<user_id:bigint,emoji_name:string")
+    assert kinds["edits"].startswith("array<struct<timestamp:timestamp,user_id:bigint,kind:string")
+    assert kinds["dm_recipients"] == "array<bigint>"
+    assert kinds["topic_links"] == "array<struct<text:string,url:string>>"
     want = small_ds.table()
     got = read.select("id", "timestamp", "channel", "narrow").orderBy("id").toArrow()
     assert got.num_rows == want.num_rows == small_ds.message_count
@@ -237,7 +287,7 @@ def test_a_missing_pyspark_is_named_with_the_extra_to_install(
 ) -> None:
     monkeypatch.setitem(sys.modules, "pyspark", None)
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
-    with pytest.raises(ImportError, match=r"pip install 'chatops\[spark\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'chatops-workbench\[spark\]'"):
         analytics.active_users(small_ds, engine="spark")
 
 

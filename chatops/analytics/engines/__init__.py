@@ -9,11 +9,14 @@ view's registration (:func:`~chatops.analytics.views._registry.register`) hands 
 - ``duckdb``: ``messages`` is a :class:`~chatops.analytics.Dataset` or its folder, read by
   DuckDB (:mod:`._duck`); the view's SQL (its ``sql`` in the registry, written with the helpers
   of :mod:`._sql`) counts over the kept messages and the view's pandas code finishes from
-  those counts, so both engines give the same result.
+  those counts, so the engines give the same result;
+- ``spark``: the same, read by Apache Spark (:mod:`._spark`), in the active ``SparkSession``
+  or a local one, from the folder or its URI (``s3a://``, ``hdfs://``, ``file://``); the same
+  SQL, translated by sqlglot (:mod:`._spark_sql`).
 
-An engine over the Parquet folder reuses the same definitions: the options, each view's
+The engines over the Parquet folder share every definition: the options, each view's SQL and
 finishing code, and the kept messages (``since``, ``until``, ``exclude_bots``) as
-:class:`~._sql.Kept` describes them.
+:class:`~._sql.Kept` describes them. A view has no code of its own for one engine.
 """
 
 from __future__ import annotations

@@ -13,14 +13,20 @@ For the options a view does not compute in SQL (as with DuckDB) the kept message
 a narrow frame: that is one row per message, so on a cluster's history give those options to a
 smaller period.
 
-Needs the ``spark`` extra (``pip install 'chatops[spark]'``) and a Java runtime.
+A view sets the session's time zone to UTC while it runs (its local times are computed from UTC
+instants with named zones) and sets it back after; the views on Spark in one process therefore
+run one at a time (Spark spreads each one's work over the cluster).
+
+Needs the ``spark`` extra (``pip install 'chatops-workbench[spark]'``) and a Java runtime.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import logging
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -41,6 +47,9 @@ __all__ = ["SparkSource", "local_session", "open_spark"]
 
 #: each source's prefix for its temporary views, unique in the process
 _SOURCES = itertools.count(1)
+#: held by an open source: the session's time zone is the session's, not the view's
+_ONE_AT_A_TIME = threading.Lock()
+_log = logging.getLogger(__name__)
 
 
 def _pyspark() -> Any:
@@ -48,22 +57,28 @@ def _pyspark() -> Any:
         import pyspark.sql
     except ImportError:
         raise ImportError(
-            "engine='spark' needs pyspark: pip install 'chatops[spark]' (and a Java runtime)"
+            "engine='spark' needs pyspark: pip install 'chatops-workbench[spark]'"
+            " (and a Java runtime)"
         ) from None
     return pyspark.sql
 
 
 def local_session(cores: int | None = None) -> SparkSession:
-    """The active Spark session, or a local one (``local[cores]``, every core by default) with
-    the settings the views need: times in UTC, no web UI, few shuffle partitions.
+    """The active (or default) Spark session, as it is; else a local one (``local[cores]``,
+    every core by default) with no web UI and few shuffle partitions.
 
     Args:
         cores: the local cores Spark runs on (when it starts the session).
     """
     sql = _pyspark()
-    active = sql.SparkSession.getActiveSession()
-    if active is not None:
-        return active  # type: ignore[no-any-return]
+    from pyspark.errors import PySparkException
+
+    try:
+        # the caller's session from any thread, its settings untouched (the builder would
+        # apply its own to it)
+        return sql.SparkSession.active()  # type: ignore[no-any-return]
+    except PySparkException:
+        pass
     n = cores or os.cpu_count() or 1
     spark = (
         sql.SparkSession.builder.master(f"local[{n}]")
@@ -95,11 +110,19 @@ class SparkSource(SqlSource):
     def __init__(
         self, dataset: Dataset | str | os.PathLike[str], spark: SparkSession | None = None
     ):
+        super().__init__()
+        self.spark = spark or local_session()
+        _ONE_AT_A_TIME.acquire()
+        try:
+            self._open(dataset)
+        except BaseException:
+            _ONE_AT_A_TIME.release()
+            raise
+
+    def _open(self, dataset: Dataset | str | os.PathLike[str]) -> None:
         from ..dataset import Dataset
         from ..dataset._files import check_manifest
 
-        super().__init__()
-        self.spark = spark or local_session()
         self.prefix = f"chatops_{os.getpid()}_{next(_SOURCES)}_"
         # the source's temporary views in the order made (each True once cached)
         self._views: dict[str, bool] = {}
@@ -116,7 +139,9 @@ class SparkSource(SqlSource):
             self.dataset = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
             self.root = str(self.dataset.cache)
             self.manifest = self.dataset.manifest
-            files = [str(Path(p).absolute()) for p in self.dataset._files()]
+            # the local file system named: a cluster's session would read a bare path from its
+            # default one (HDFS)
+            files = [f"file://{Path(p).absolute()}" for p in self.dataset._files()]
         self._empty = not files
         if files:
             self._read(files, local=self.dataset is not None)
@@ -195,18 +220,33 @@ class SparkSource(SqlSource):
         return table
 
     def execute(self, sql: str) -> list[tuple[Any, ...]]:
-        return [tuple(row.values()) for row in self.arrow(sql).to_pylist()]
+        table = self.arrow(sql)
+        return list(zip(*(column.to_pylist() for column in table.columns), strict=True))
 
     def close(self) -> None:
-        """Drop the source's temporary views and their caches; the session's zone as it was."""
-        # newest first: a view is dropped before the views it reads
-        for name, cached in reversed(list(self._views.items())):
-            if cached:
-                self.spark.sql(f"UNCACHE TABLE IF EXISTS {name}")
-            self.spark.catalog.dropTempView(name)
-        self._views.clear()
-        if self._zone is not None:
-            self.spark.conf.set("spark.sql.session.timeZone", self._zone)
+        """Drop the source's temporary views and their caches; the session's zone as it was.
+
+        Each step is tried whatever the others did (a view that failed midway, a session
+        stopped): what could not be undone is logged, and the error that ended the view, if
+        any, is the one raised.
+        """
+        try:
+            # newest first: a view is dropped before the views it reads
+            for name, cached in reversed(list(self._views.items())):
+                try:
+                    if cached:
+                        self.spark.sql(f"UNCACHE TABLE IF EXISTS {name}")
+                    self.spark.catalog.dropTempView(name)
+                except Exception as exc:
+                    _log.warning("could not drop Spark's temporary view %s: %s", name, exc)
+            self._views.clear()
+            try:
+                if self._zone is not None:
+                    self.spark.conf.set("spark.sql.session.timeZone", self._zone)
+            except Exception as exc:
+                _log.warning("could not set the Spark session's time zone back: %s", exc)
+        finally:
+            _ONE_AT_A_TIME.release()
 
 
 def open_spark(source: Any) -> SparkSource:

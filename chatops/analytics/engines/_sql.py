@@ -5,7 +5,7 @@ called with) counts in SQL over ``k`` (the dataset's messages in the period, bot
 asked) and gets back aggregates only (one row per day, person, channel, topic or cell of its
 result), never one row per message. The view then finishes with the same pandas code as the
 pandas engine, so every engine gives the same result. For options a view does not compute in
-SQL it returns None and :func:`~._duck.run_sql` falls back to handing the narrow message frame
+SQL it returns None and :func:`~._source.run_sql` falls back to handing the narrow message frame
 to the pandas code.
 
 The SQL is written once, in DuckDB's dialect, and run as it is by DuckDB; Spark runs its
