@@ -28,6 +28,16 @@ CALLS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 }
 
 
+#: The views whose period and bot filters each engine applies in its scan (tested per engine).
+PUSHED_DOWN = (
+    "messages_over_time",
+    "topic_lifecycle",
+    "client_and_dm_mix",
+    "reactions_and_engagement",
+    "interaction_graph",
+)
+
+
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True

@@ -17,7 +17,7 @@ from chatops.analytics.engines._sql import Kept
 from chatops.sandbox import Sandbox
 
 from .conftest import KEY
-from .engines import CALLS, compare
+from .engines import CALLS, PUSHED_DOWN, compare
 
 
 @pytest.fixture(scope="module")
@@ -39,16 +39,7 @@ def test_duckdb_equals_pandas_on_small(small_ds: Dataset, view: str) -> None:
     assert compare(small_ds, view) > 0
 
 
-@pytest.mark.parametrize(
-    "view",
-    [
-        "messages_over_time",
-        "topic_lifecycle",
-        "client_and_dm_mix",
-        "reactions_and_engagement",
-        "interaction_graph",
-    ],
-)
+@pytest.mark.parametrize("view", PUSHED_DOWN)
 def test_duckdb_equals_pandas_with_period_and_bots_pushed_down(
     small_ds: Dataset, view: str
 ) -> None:

@@ -21,7 +21,7 @@ from chatops.analytics.engines._spark_sql import to_spark
 from chatops.sandbox import Sandbox
 
 from .conftest import KEY
-from .engines import CALLS, compare
+from .engines import CALLS, PUSHED_DOWN, compare
 
 _MISSING = [
     what
@@ -77,16 +77,7 @@ def test_spark_equals_pandas_on_small(spark: SparkSession, small_ds: Dataset, vi
     assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("chatops_")]
 
 
-@pytest.mark.parametrize(
-    "view",
-    [
-        "messages_over_time",
-        "topic_lifecycle",
-        "client_and_dm_mix",
-        "reactions_and_engagement",
-        "interaction_graph",
-    ],
-)
+@pytest.mark.parametrize("view", PUSHED_DOWN)
 def test_spark_equals_pandas_with_period_and_bots_pushed_down(
     spark: SparkSession, small_ds: Dataset, view: str
 ) -> None:
