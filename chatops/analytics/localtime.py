@@ -13,13 +13,14 @@ import pandas as pd
 from ._common import check_tz
 from .schema import validate
 
-__all__ = ["SENDER", "sender_local_times", "sender_zone_note", "with_note"]
+__all__ = ["SENDER", "sender_zone_note", "sender_zones", "with_note"]
 
 #: The ``tz`` value that asks for each sender's own time zone.
 SENDER = "sender"
 
 
-def _zones(users: pd.DataFrame | None) -> dict[int, str]:
+def sender_zones(users: pd.DataFrame | None) -> dict[int, str]:
+    """Each user's time zone, for those with one this machine knows."""
     if users is None:
         return {}
     u = validate(users, "users")
@@ -32,27 +33,6 @@ def _zones(users: pd.DataFrame | None) -> dict[int, str]:
         except ValueError:
             continue  # a zone this machine does not know: counted in the default
     return out
-
-
-def sender_local_times(
-    timestamps: pd.Series, sender_ids: pd.Series, users: pd.DataFrame | None, default_tz: str
-) -> tuple[pd.Series, int, int]:
-    """The naive local time of each message on its sender's clock.
-
-    Returns the local times (same index), the number of distinct senders without a known
-    time zone (counted in ``default_tz``) and the number of distinct senders.
-    """
-    check_tz(default_tz)
-    zones = _zones(users)
-    ids = sender_ids.astype("Int64")
-    zone = ids.map(zones).astype("object").where(ids.map(zones).notna(), default_tz)
-    out = pd.Series(pd.NaT, index=timestamps.index, dtype="datetime64[ns]")
-    for name, idx in zone.groupby(zone, sort=True).groups.items():
-        local = timestamps.loc[idx].dt.tz_convert(str(name)).dt.tz_localize(None)
-        out.loc[idx] = local.astype("datetime64[ns]")
-    senders = {int(s) for s in ids.dropna()}
-    missing = len(senders - set(zones))
-    return out, missing, len(senders)
 
 
 def sender_zone_note(missing: int, senders: int, default_tz: str) -> str:

@@ -128,17 +128,42 @@ def test_spark_equals_pandas_with_period_and_bots_pushed_down(
     assert any(not kept_out.frames()[n].equals(left_in.frames()[n]) for n in left_in.frames())
 
 
-def test_spark_equals_pandas_on_options_its_sql_leaves_to_pandas(
+def test_spark_equals_pandas_on_options_with_frames_of_their_own(
     spark: SparkSession, small_ds: Dataset
 ) -> None:
-    """``by="user_group"``, frames passed in, pseudonyms: the kept messages come back as a narrow
-    frame (or pseudonyms are made in Python) and give the pandas engine's result."""
+    """The options whose SQL reads a small frame as a table (a user group's members, the senders'
+    zones, presence), a long frame passed in (the kept messages come back as a frame), and
+    pseudonyms (made in Python) give the frames' result."""
     frames = small_ds.frames()
     want = analytics.activity_heatmap(
         frames.messages, by="user_group", user_groups=frames.user_groups
     )
     got = analytics.activity_heatmap(small_ds, by="user_group", engine="spark")
     pd.testing.assert_frame_equal(got.frame, want.frame)
+    users = frames.users.assign(
+        timezone=["Asia/Kolkata", "America/New_York", None, "Not/AZone"] * (len(frames.users) // 4)
+        + ["Europe/Berlin"] * (len(frames.users) % 4)
+    )
+    for view in (analytics.activity_heatmap, analytics.messages_over_time):
+        want = view(frames.messages, users=users, tz="sender", default_tz="Australia/Lord_Howe")
+        got = view(
+            small_ds, users=users, tz="sender", default_tz="Australia/Lord_Howe", engine="spark"
+        )
+        pd.testing.assert_frame_equal(got.frame, want.frame)
+        assert got.coverage == want.coverage and "senders have none" in str(got.coverage)
+    seen = pd.DataFrame(
+        {
+            "user_id": frames.users["user_id"],
+            "timestamp": frames.messages["timestamp"].max()
+            - pd.to_timedelta(range(len(frames.users)), unit="D"),
+        }
+    )
+    want = analytics.active_users(
+        frames.messages, users=frames.users, presence=seen, definition="any"
+    )
+    got = analytics.active_users(small_ds, presence=seen, definition="any", engine="spark")
+    pd.testing.assert_frame_equal(got.frame, want.frame)
+    assert not want.frame.equals(analytics.active_users(frames.messages, users=frames.users).frame)
     ts = frames.messages["timestamp"]
     since = ts.quantile(0.5)
     mix = analytics.client_and_dm_mix(

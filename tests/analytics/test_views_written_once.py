@@ -1,10 +1,12 @@
 """Each view's aggregation is written once: one SQL definition (its ``_sql``, in DuckDB's
-dialect), which DuckDB runs as it is and Spark runs as sqlglot translates it; the engines hold no
-view's logic and the views hold no engine's.
+dialect), which DuckDB runs as it is (over frames in memory and over a dataset's folder) and
+Spark runs as sqlglot translates it; the engines hold no view's logic and the views hold no
+engine's.
 
 These checks read the source, so a second body for one engine fails here however it is added:
-a branch on the engine's name in a view, a view reaching past :class:`Kept` into DuckDB or Spark,
-a keyword for another engine's path in ``register``, or a view's SQL in an engine's module.
+a view function that computes its result (a pandas body beside its SQL), a branch on the
+engine's name in a view, a view reaching past :class:`Kept` into DuckDB or Spark, a keyword for
+another engine's path in ``register``, or a view's SQL in an engine's module.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pytest
 
 from chatops.analytics import engines
 from chatops.analytics.engines import ENGINES
+from chatops.analytics.schema import empty
 from chatops.analytics.views import REGISTRY, _registry
 
 ANALYTICS = Path(engines.__file__).resolve().parents[1]
@@ -127,19 +130,43 @@ def test_every_view_registers_one_sql_definition_that_every_sql_engine_runs(
         # one definition per view module
         source = inspect.getsource(module)
         assert len(re.findall(r"^def _sql\(", source, re.M)) == 1, name
-    # both engines over the dataset hand the view's ``sql``, and no other, to the same runner
+    # every engine hands the view's ``sql``, and no other, to its runner: the frames in memory
+    # to DuckDB in process, a dataset to the runner over the dataset
     handed: list[tuple[str, Any]] = []
 
-    def runner(params: dict[str, Any], pandas: Any, sql: Any, open_source: Any, engine: str) -> Any:
+    def runner(params: dict[str, Any], view: Any, sql: Any, open_source: Any, engine: str) -> Any:
         handed.append((engine, sql))
         return SimpleNamespace(coverage=None)
 
+    def in_memory(params: dict[str, Any], sql: Any) -> Any:
+        handed.append(("pandas", sql))
+        return SimpleNamespace(coverage=None)
+
     monkeypatch.setattr(engines, "run_sql", runner)
+    monkeypatch.setattr(engines, "in_memory", in_memory)
+    frames = {"users": empty("users"), "reactions": empty("reactions")}
     for name, view in with_sql.items():
         handed.clear()
+        takes = inspect.signature(view.function).parameters
+        view.function(empty("messages"), **{n: f for n, f in frames.items() if n in takes})
         for engine in ENGINES[1:]:
             view.function("a-dataset-folder", engine=engine)
-        assert handed == [(engine, view.sql) for engine in ENGINES[1:]], name
+        assert handed == [(engine, view.sql) for engine in ENGINES], name
+
+
+@pytest.mark.parametrize("name", [n for n, v in REGISTRY.items() if v.sql is not None])
+def test_a_view_with_sql_has_no_other_body(name: str) -> None:
+    """The function of a view with SQL checks its arguments and returns nothing: its result
+    comes from its SQL on every engine, frames in memory included, so no pandas body of the
+    same counting can sit beside the SQL."""
+    fn = inspect.unwrap(REGISTRY[name].function)
+    tree = ast.parse(inspect.getsource(fn).strip())
+    (node,) = tree.body
+    assert isinstance(node, ast.FunctionDef) and node.name == name
+    assert node.returns is not None and ast.unparse(node.returns) == "None", name
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Return):
+            assert inner.value is None, f"{name} returns a value at line {inner.lineno}"
 
 
 def test_the_engine_modules_hold_no_view() -> None:

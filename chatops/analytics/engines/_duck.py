@@ -5,10 +5,10 @@ folder) in place of the messages frame. DuckDB scans the part files the manifest
 only the columns the views read and applies the period (``since``/``until``) and
 ``exclude_bots`` in the scan; the text and the other columns never reach pandas. Each view then
 counts in SQL over those kept messages (its ``_sql`` function, with the helpers of
-:mod:`._sql`) and gets back aggregates only, which the same finishing code as the pandas
-engine's turns into the result, so the engines give the same result, value for value (a test
-compares every view). What is not DuckDB's own (the narrow frames for the options a view does
-not compute in SQL, the long frames, the categories) is :class:`~._source.SqlSource`'s.
+:mod:`._sql`) and gets back aggregates only, which the view's finishing code turns into the
+result, as on the other engines, so they give the same result, value for value (a test
+compares every view). What is not DuckDB's own (the kept messages as frames, the long frames,
+the categories) is :class:`~._source.SqlSource`'s.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _quote(text: str) -> str:
 
 
 class DuckSource(SqlSource):
-    """A dataset folder seen through DuckDB: the narrow frames the views need.
+    """A dataset folder seen through DuckDB, its messages as the view ``m``.
 
     Args:
         dataset: a :class:`~chatops.analytics.Dataset` or the path of its folder.
@@ -116,6 +116,9 @@ class DuckSource(SqlSource):
         fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
         table: pa.Table = fetch()
         return table
+
+    def load(self, name: str, table: pa.Table) -> None:
+        self.con.register(name, table)
 
     def execute(self, sql: str) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = self.con.execute(sql).fetchall()

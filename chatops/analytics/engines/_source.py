@@ -1,42 +1,41 @@
-"""What the dataset engines share: the dataset's messages as the SQL view ``m``, and a view's
-call run over them.
+"""What the engines share: the messages as the SQL view ``m``, and a view's call run over a
+dataset.
 
-:class:`SqlSource` is a dataset seen through an SQL engine. Its subclasses open the engine and
-run SQL (:class:`~._duck.DuckSource` with DuckDB, :class:`~._spark.SparkSource` with Spark);
-everything else is written here once, in DuckDB's dialect: the narrow frames of the kept
-messages (for the options a view does not compute in SQL), the long frames (reactions, edits,
-direct-message recipients), the categories, the coverage.
+:class:`SqlSource` is the messages seen through an SQL engine. Its subclasses open the engine
+and run SQL (:class:`~._memory.MemorySource` over frames in memory and
+:class:`~._duck.DuckSource` over a dataset's folder, with DuckDB; :class:`~._spark.SparkSource`
+with Spark); everything else is written here once, in DuckDB's dialect: the kept messages of a
+dataset as frames (for a call that brings a long frame of its own, and for V11, which has no
+SQL), the long frames (reactions, edits, direct-message recipients), the categories, the
+coverage.
 
-Categorical columns get the categories the pandas engine gives them (every value of the whole
+Categorical columns get the categories the dataset's frames have (every value of the whole
 dataset, in order of first appearance by message id): groupings on them come out in the same
 order.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._common import bot_ids, utc
-from ..coverage import coverage_from_manifest, unnamed
+from ..coverage import coverage_from_manifest
 from ..schema import validate
-from ._sql import Kept
 
-__all__ = ["SqlSource", "run_sql"]
+__all__ = ["TABLES", "SqlSource"]
 
-R = TypeVar("R")
 
 #: The message columns the views read (the others stay on disk).
 _MESSAGE_COLUMNS = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
 _CATEGORIES = ("type", "channel", "topic", "sender", "client")
-_TABLES = ("users", "channels", "subscriptions", "user_groups")
+#: The organization's tables a view may take, filled in from the dataset when not given.
+TABLES = ("users", "channels", "subscriptions", "user_groups")
 
 
 class SqlSource:
@@ -64,6 +63,10 @@ class SqlSource:
 
     def execute(self, sql: str) -> list[tuple[Any, ...]]:
         """Run ``sql`` (DuckDB's dialect); its rows (none for a statement)."""
+        raise NotImplementedError
+
+    def load(self, name: str, table: pa.Table) -> None:
+        """``table`` (small: a frame of the call) as the table ``name`` of the SQL."""
         raise NotImplementedError
 
     def _org_table(self, name: str) -> pd.DataFrame | None:
@@ -242,66 +245,3 @@ class SqlSource:
                     types_mapper={pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype()}.get
                 )
         return validate(pd.DataFrame(out, copy=False), kind)
-
-
-#: The frames a view may take, besides ``messages``, that the dataset holds.
-_FRAME_PARAMS = ("users", "channels", "subscriptions", "user_groups", "reactions", "edits")
-_LONG = ("reactions", "edits", "dm_recipients")
-
-
-def run_sql(
-    params: dict[str, Any],
-    pandas: Callable[..., R],
-    sql: Callable[[Kept, dict[str, Any]], R | None] | None,
-    open_source: Callable[[Any], SqlSource],
-    engine: str,
-) -> R:
-    """A view's call (``params``: every argument but ``engine``) over a dataset read by the
-    source ``open_source`` opens on ``params["messages"]``.
-
-    ``sql`` is the view's SQL path: given the kept messages, it returns the result, or None for
-    options it does not compute in SQL; then the kept messages go to the view's pandas code
-    (``pandas``) as a narrow frame.
-    """
-    params = dict(params)
-    source = params["messages"]
-    if isinstance(source, pd.DataFrame):
-        raise ValueError(
-            f"engine={engine!r} reads a dataset: pass a Dataset or the path of its folder "
-            "as messages, not a frame"
-        )
-    if not isinstance(source, str | os.PathLike | Path) and not hasattr(source, "manifest"):
-        raise ValueError(
-            f"engine={engine!r} takes a Dataset or a dataset folder, got {type(source).__name__}"
-        )
-    with open_source(source) as src:
-        for name in _TABLES:
-            if name in params and params[name] is None:
-                params[name] = src.table(name)
-        whose = unnamed(
-            coverage_from_manifest(src.manifest).viewpoint,
-            bool(params.get("anonymize")),
-        )
-        if sql is not None and not src._empty:
-            done = sql(Kept(src, params), params)
-            if done is not None:
-                return _seen_by(done, whose)
-        where, args = src.where(
-            params.get("since"),
-            params.get("until"),
-            bool(params.get("exclude_bots")),
-            params.get("users"),
-        )
-        for name in _LONG:
-            if name in params and params[name] is None:
-                scope = ("TRUE", []) if name == "edits" else (where, args)
-                params[name] = src.long_frame(name, *scope)
-        params["messages"] = src.messages(where, args)
-    return _seen_by(pandas(**params, engine="pandas"), whose)
-
-
-def _seen_by(result: R, whose: str | None) -> R:
-    """``result`` with its ``viewpoint`` (a view result's) set to ``whose``."""
-    if hasattr(result, "viewpoint"):
-        result.viewpoint = whose
-    return result

@@ -9,9 +9,9 @@ the view's SQL (written once, in DuckDB's dialect, :mod:`._sql`) runs as Spark S
 sqlglot (:mod:`._spark_sql`): only aggregates come back to Python, where the same finishing
 code as the other engines' makes the result.
 
-For the options a view does not compute in SQL (as with DuckDB) the kept messages come back as
-a narrow frame: that is one row per message, so on a cluster's history give those options to a
-smaller period.
+A call that brings a long frame of its own (``reactions=``, ``edits=``, ``dm_recipients=``), and
+V11 (which has no SQL), take the kept messages back to the driver as a frame (as with DuckDB):
+that is one row per message, so on a cluster's history give those calls a smaller period.
 
 A view sets the session's time zone to UTC while it runs (its local times are computed from UTC
 instants with named zones) and sets it back after; the views on Spark in one process therefore
@@ -98,7 +98,7 @@ def _is_uri(source: Any) -> bool:
 
 
 class SparkSource(SqlSource):
-    """A dataset folder (or its URI) seen through Spark: the narrow frames the views need.
+    """A dataset folder (or its URI) seen through Spark, its messages as the view ``m``.
 
     Args:
         dataset: a :class:`~chatops.analytics.Dataset`, the path of its folder or its URI.
@@ -218,6 +218,11 @@ class SparkSource(SqlSource):
     def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         table: pa.Table = self._run(sql, params).toArrow()
         return table
+
+    def load(self, name: str, table: pa.Table) -> None:
+        view = self.prefix + name
+        self.spark.createDataFrame(table).createOrReplaceTempView(view)
+        self._views.setdefault(view, False)
 
     def execute(self, sql: str) -> list[tuple[Any, ...]]:
         table = self.arrow(sql)

@@ -1,17 +1,15 @@
 """Each view's one SQL definition, over the kept messages as the view ``k``.
 
-With ``engine="duckdb"`` or ``engine="spark"`` a view that knows how (for the options it is
-called with) counts in SQL over ``k`` (the dataset's messages in the period, bots dropped when
-asked) and gets back aggregates only (one row per day, person, channel, topic or cell of its
-result), never one row per message. The view then finishes with the same pandas code as the
-pandas engine, so every engine gives the same result. For options a view does not compute in
-SQL it returns None and :func:`~._source.run_sql` falls back to handing the narrow message frame
-to the pandas code.
+On every engine a view counts in SQL over ``k`` (the messages in the period, bots dropped
+when asked) and gets back aggregates only (one row per day, person, channel, topic or cell of
+its result), never one row per message; the view's pandas code finishes from those, so every
+engine gives the same result. The small frames a call brings (the senders' zones, a user
+group's members, presence) reach the SQL as tables (:meth:`Kept.load`).
 
-The SQL is written once, in DuckDB's dialect, and run as it is by DuckDB; Spark runs its
-translation by sqlglot (:mod:`._spark_sql`). A view reaches its engine only through
-:class:`Kept`, whose ``source`` is a :class:`~._duck.DuckSource` or a
-:class:`~._spark.SparkSource`.
+The SQL is written once, in DuckDB's dialect, and run as it is by DuckDB, over the frames in
+memory (:mod:`._memory`) or the dataset's folder (:mod:`._duck`); Spark runs its translation
+by sqlglot (:mod:`._spark_sql`). A view reaches its engine only through :class:`Kept`, whose
+``source`` is a :class:`~._source.SqlSource`.
 """
 
 from __future__ import annotations
@@ -23,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import pyarrow as pa
 
-from .._common import TimeLike, bot_ids, prepare_messages, utc
+from .._common import TimeLike, bot_ids, check_tz, prepare_messages, utc
+from ..localtime import SENDER, sender_zone_note, sender_zones
 from ..schema import RESOLVED_PREFIX, validate
 
 if TYPE_CHECKING:
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RESOLVED_SQL",
     "Kept",
+    "arrow_of",
     "topic_name_sql",
     "in_list",
     "literal_time",
@@ -84,6 +84,22 @@ def private_channel_ids(channels: pd.DataFrame) -> list[int]:
     return sorted(int(s) for s in c.loc[c["invite_only"].fillna(False).astype(bool), "stream_id"])
 
 
+def _readable(field: pa.Field) -> pa.Field:
+    """A column as the engines read the dataset's: text for categories, UTC instants in µs."""
+    if pa.types.is_dictionary(field.type):
+        return pa.field(field.name, field.type.value_type)
+    if pa.types.is_timestamp(field.type):
+        return pa.field(field.name, pa.timestamp("us", "UTC"))
+    return field
+
+
+def arrow_of(frame: pd.DataFrame) -> pa.Table:
+    """``frame`` in Arrow as the engines read a dataset's columns (categories as text,
+    instants in microseconds, UTC)."""
+    table = pa.Table.from_pandas(pd.DataFrame(frame, copy=False), preserve_index=False)
+    return table.cast(pa.schema([_readable(f) for f in table.schema]))
+
+
 class Kept:
     """The kept messages of one view call, as the temporary view ``k`` of the engine's source.
 
@@ -98,7 +114,7 @@ class Kept:
         since, until = params.get("since"), params.get("until")
         exclude_bots = bool(params.get("exclude_bots"))
         users = params.get("users")
-        # the same checks (and errors) as the pandas engine's, on no rows
+        # the checks (and errors) of a frame's period and bots, on no rows
         prepare_messages(
             validate(pd.DataFrame({c: [] for c in _REQUIRED}), "messages"),
             users=users,
@@ -115,13 +131,48 @@ class Kept:
         if exclude_bots and self.bots:
             clauses.append(f"sender_id NOT IN ({', '.join(str(b) for b in self.bots)})")
         self.where = " AND ".join(clauses)
-        source.execute(f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}")
+        #: what ``k`` selects its rows from: the messages, with the senders' zones once asked
+        self._rows = "SELECT * FROM m"
+        self._define()
         self.attrs = source.coverage_attrs()
+
+    def _define(self) -> None:
+        self.execute(f"CREATE OR REPLACE TEMP VIEW k AS {self._rows} WHERE {self.where}")
+
+    def load(self, name: str, frame: pd.DataFrame) -> None:
+        """A small frame of the call (the senders' zones, a group's members, presence) as the
+        table ``name`` of the view's SQL."""
+        self.source.load(name, arrow_of(frame))
+
+    def on_sender_clocks(self, users: pd.DataFrame | None, default_tz: str) -> str:
+        """``k`` with each message's ``zone``: its sender's own (the users' ``timezone``), or
+        ``default_tz`` for people without one, which :meth:`local` of ``"sender"`` reads.
+        Returns the note saying how many senders have none."""
+        check_tz(default_tz)
+        zones = sender_zones(users)
+        self.load(
+            "zones",
+            pd.DataFrame(
+                {
+                    "user_id": pd.array(list(zones), dtype="int64"),
+                    "zone": pd.array(list(zones.values()), dtype="string"),
+                }
+            ),
+        )
+        self._rows = (
+            f"SELECT m.*, coalesce(z.zone, {tz_literal(default_tz)}) AS zone, "
+            "z.zone IS NULL AS zoneless FROM m LEFT JOIN zones AS z ON z.user_id = m.sender_id"
+        )
+        self._define()
+        missing, senders = self.execute(
+            "SELECT count(DISTINCT sender_id) FILTER (zoneless), count(DISTINCT sender_id) FROM k"
+        )[0]
+        return sender_zone_note(int(missing), int(senders), default_tz)
 
     def frame(self, sql: str) -> pd.DataFrame:
         """The result of ``sql`` as a pandas frame (text as ``string``, times in ns)."""
         table: pa.Table = self.source.arrow(sql)
-        # times in nanoseconds, as the pandas engine's frames hold them
+        # times in nanoseconds, as the views' frames hold them
         fields = [
             pa.field(f.name, pa.timestamp("ns", f.type.tz)) if pa.types.is_timestamp(f.type) else f
             for f in table.schema
@@ -189,7 +240,7 @@ class Kept:
         end = self.end(as_of, until)
         start = end - period
         self.where += f" AND timestamp > {literal_time(start)} AND timestamp <= {literal_time(end)}"
-        self.execute(f"CREATE OR REPLACE TEMP VIEW k AS SELECT * FROM m WHERE {self.where}")
+        self._define()
 
     def end(self, as_of: TimeLike | None, until: TimeLike | None) -> pd.Timestamp:
         """``as_of``, else ``until``, else the last kept message's time (else now)."""
@@ -201,5 +252,8 @@ class Kept:
         return pd.Timestamp.now(tz="UTC") if last is None else utc(pd.Timestamp(last))
 
     def local(self, tz: str) -> str:
-        """The SQL of a message's local (naive) time in ``tz``."""
+        """The SQL of a message's local (naive) time in ``tz`` (``"sender"``: on its sender's
+        clock, after :meth:`on_sender_clocks`)."""
+        if tz == SENDER:
+            return "timezone(zone, timestamp)"
         return f"timezone({tz_literal(tz)}, timestamp)"

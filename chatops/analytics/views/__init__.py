@@ -19,8 +19,10 @@ Definitions used throughout: a user is *active* in a window when they sent a mes
 with the resolved prefix ``"✔ "`` removed, so a topic keeps its identity when resolved.
 
 Each view is in one place: its module (``views/<view>.py``; ``views/interaction_graph/``, a
-package) holds its computation, its result class, its DuckDB SQL, its plot and its sentence,
-and registers them in :data:`REGISTRY`, in order V1 to V11::
+package) holds its function (its signature, its documentation and the checks of its
+arguments), its computation (its SQL, which every engine runs, and the pandas code that
+finishes the SQL's aggregates; V11 has pandas code only), its result class, its plot and its
+sentence, and registers them in :data:`REGISTRY`, in order V1 to V11::
 
     >>> v = REGISTRY["channel_scorecard"]
     >>> v.title, v.result, v.plot, v.sentence

@@ -111,14 +111,15 @@ def with_defaults(options: ViewOptions) -> ViewOptions:
     return cast(ViewOptions, {name: o.default for name, (_, o) in OPTIONS.items()} | options)
 
 
-def signature(view: inspect.Signature) -> inspect.Signature:
-    """A view's signature with its ``**options`` spelled out as keyword-only parameters."""
+def signature(view: inspect.Signature, returns: type) -> inspect.Signature:
+    """A view's signature with its ``**options`` spelled out as keyword-only parameters,
+    returning ``returns`` (its result class)."""
     own = [p for p in view.parameters.values() if p.kind is not p.VAR_KEYWORD]
     spelled = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=t)
         for name, (t, o) in OPTIONS.items()
     ]
-    return view.replace(parameters=[*own, *spelled])
+    return view.replace(parameters=[*own, *spelled], return_annotation=returns)
 
 
 def document(doc: str | None) -> str:

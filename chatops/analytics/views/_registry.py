@@ -68,8 +68,8 @@ class View(Generic[R]):
     plot: Callable[[R, Axes | None], Figure]
     #: the sentence an analyst writes under the figure (its arguments vary by view)
     sentence: Callable[..., str]
-    #: the SQL of ``function`` (DuckDB's dialect), which the engines over the dataset run, if it
-    #: has one (:mod:`chatops.analytics.engines`)
+    #: the view's SQL (DuckDB's dialect), which every engine runs, if it has one
+    #: (:mod:`chatops.analytics.engines`)
     sql: Sql[R] | None
 
 
@@ -85,7 +85,7 @@ def register(
     plot: Callable[[R, Axes | None], Figure],
     sentence: Callable[..., str],
     sql: Sql[R] | None = None,
-) -> Callable[[Callable[P, R]], Callable[P, R]]:
+) -> Callable[[Callable[P, R | None]], Callable[P, R]]:
     """Register the decorated function as view ``number`` with what belongs to it.
 
     The function takes the shared options as ``**options: Unpack[ViewOptions]``; the view
@@ -93,20 +93,24 @@ def register(
     which checks the call's keywords, fills in the defaults and runs the engine the call names
     (:func:`chatops.analytics.engines.run`).
 
+    A view with ``sql`` is counted by it on every engine, and its function only checks the
+    arguments (raising on a mistake before any work) and returns None. A view without (V11)
+    is its function's code over frames.
+
     Args:
         number: the view's number (V1 to V11), its place in :data:`REGISTRY`.
         title: the view's title, as the explorer's tab shows it.
         result: the result class; its ``view`` is the function's name.
         plot: draws a result.
         sentence: the sentence under the figure.
-        sql: the view's SQL path (its one definition for DuckDB and Spark).
+        sql: the view's SQL, its one definition for every engine.
     """
 
-    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+    def decorate(fn: Callable[P, R | None]) -> Callable[P, R]:
         name = fn.__name__
         if result.view != name:
             raise ValueError(f"{result.__name__}.view is {result.view!r}, not {name!r}")
-        spelled = signature(inspect.signature(fn))
+        spelled = signature(inspect.signature(fn), result)
 
         @functools.wraps(fn)
         def view(*args: P.args, **kwargs: P.kwargs) -> R:

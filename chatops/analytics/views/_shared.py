@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from .._common import TimeLike, anonymize_frame, bot_ids, utc
 from ..coverage import EXPORT_HINT, viewpoint_of
 from ..pseudonyms import PseudonymKey, load_key
-from ..schema import RESOLVED_PREFIX, validate
+from ..schema import validate
 
 #: Display names of sending clients, after the server's own /stats label map.
 CLIENT_LABELS: dict[str, str] = {
@@ -41,15 +43,6 @@ def group_dm_ids(dm_recipients: pd.DataFrame | None) -> set[int]:
     d = validate(dm_recipients, "dm_recipients")
     sizes = d.groupby("message_id")["user_id"].nunique()
     return {int(i) for i in sizes[sizes > 2].index}
-
-
-def _topic_keys(df: pd.DataFrame) -> pd.DataFrame:
-    """Channel messages with ``topic_name`` (resolved prefix removed) and ``resolved``."""
-    ch = df[df["stream_id"].notna() & df["topic"].notna()].copy()
-    names = ch["topic"].astype("string")
-    ch["resolved"] = names.str.startswith(RESOLVED_PREFIX).fillna(False).astype(bool)
-    ch["topic_name"] = names.str.removeprefix(RESOLVED_PREFIX)
-    return ch
 
 
 def _window_mask(ts: pd.Series, start: pd.Timestamp, end: pd.Timestamp) -> pd.Series:
@@ -114,3 +107,10 @@ def data_end(messages: pd.DataFrame, end: TimeLike | None = None) -> pd.Timestam
     if ts.notna().any():
         return pd.Timestamp(ts.max())
     raise ValueError("no messages, so no end of the data: pass end=...")
+
+
+def needs_columns(messages: Any, *columns: str) -> None:
+    """A messages frame checked for the columns a view reads beyond the required ones (a
+    dataset has them all)."""
+    if isinstance(messages, pd.DataFrame):
+        validate(messages, "messages", require=columns)

@@ -1,4 +1,4 @@
-"""V2: :func:`active_users`: its result, its DuckDB SQL, its plot and its sentence.
+"""V2: :func:`active_users`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -19,8 +19,6 @@ from matplotlib.patches import Patch
 from .._common import (
     TimeLike,
     check_tz,
-    coverage_of,
-    prepare_messages,
     utc,
 )
 from .._figure import counts, finish, new_figure, tidy
@@ -28,12 +26,12 @@ from .._figure import empty as _empty
 from .._figure import figure_of as _figure_of
 from .._percent import percent
 from ..change import Change, change_of
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import Kept
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
 from ._shared import _finish, data_end, humans, seen_by, whose_messages
@@ -144,26 +142,38 @@ def _result(
     )
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers | None:
-    """The SQL's pairs (DuckDB, Spark): one row per person and local day they posted."""
-    if p["definition"] != "sent":
-        return None
-    tz = check_tz(p["tz"])
-    wins = tuple(p["windows"])
-    if not wins or any(not isinstance(w, int | np.integer) or w <= 0 for w in wins):
-        raise ValueError(f"windows must be positive whole days, got {list(wins)!r}")
+def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers:
+    """The view's pairs: one row per person and local day they posted (or were seen)."""
+    tz, wins, definition = p["tz"], tuple(p["windows"]), p["definition"]
+    events = "SELECT sender_id, timestamp FROM k"
+    if definition == "any":
+        seen = validate(p["presence"], "presence")
+        k.load(
+            "presence", pd.DataFrame({"sender_id": seen["user_id"], "timestamp": seen["timestamp"]})
+        )
+        # the period and the bots as for the messages
+        events += f" UNION ALL SELECT sender_id, timestamp FROM presence WHERE {k.where}"
     pairs = k.frame(
-        f"SELECT DISTINCT sender_id AS user_id, date_trunc('day', {k.local(tz)}) AS day FROM k "
-        "WHERE sender_id IS NOT NULL AND timestamp IS NOT NULL"
+        f"SELECT DISTINCT sender_id AS user_id, date_trunc('day', {k.local(tz)}) AS day "
+        f"FROM ({events}) WHERE sender_id IS NOT NULL AND timestamp IS NOT NULL"
     )
     if pairs.empty:
-        return None
+        frame = pd.DataFrame(
+            {c: [] for c in ["date", "window", "label", "active_users", "partial"]}
+        )
+        return ActiveUsers(
+            frame,
+            k.coverage(p["coverage"]),
+            pd.DataFrame({c: [] for c in ["date", "dau", "mau", "stickiness"]}),
+            wins,
+            definition,
+        )
     day = pd.Series(pd.to_datetime(pairs["day"]).to_numpy(dtype="datetime64[ns]"))
     return _result(
         day,
         pairs["user_id"],
         wins,
-        "sent",
+        definition,
         tz,
         k.coverage(p["coverage"]),
         p["anonymize"],
@@ -326,7 +336,7 @@ def active_users(
     tz: str = "UTC",
     as_of: TimeLike | None = None,
     **options: Unpack[ViewOptions],
-) -> ActiveUsers:
+) -> None:
     """V2: for each day, how many users were active in the trailing ``window`` days.
 
     Args:
@@ -340,8 +350,6 @@ def active_users(
         as_of: the time the data was taken; a day ending after it is ``partial``. Default
             ``until``, else now.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
     check_tz(tz)
     wins = tuple(windows)
     if not wins or any(not isinstance(w, int | np.integer) or w <= 0 for w in wins):
@@ -350,46 +358,5 @@ def active_users(
         raise ValueError(f"unknown definition {definition!r}; choose 'sent' or 'any'")
     if definition == "any" and presence is None:
         raise ValueError("definition='any' needs the presence frame (presence=...)")
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    events = df[["sender_id", "timestamp"]].rename(columns={"sender_id": "user_id"})
-    if definition == "any" and presence is not None:
-        p = validate(presence, "presence")
-        p = prepare_messages(
-            p.assign(
-                id=0, type="stream", stream_id=0, channel="", topic="", sender_id=p["user_id"]
-            ),
-            users=users,
-            since=o["since"],
-            until=o["until"],
-            exclude_bots=o["exclude_bots"],
-        )
-        events = pd.concat(
-            [events, p[["sender_id", "timestamp"]].rename(columns={"sender_id": "user_id"})]
-        )
-    events = events.dropna()
-    stick_cols = ["date", "dau", "mau", "stickiness"]
-    if events.empty:
-        frame = pd.DataFrame(
-            {c: [] for c in ["date", "window", "label", "active_users", "partial"]}
-        )
-        return ActiveUsers(
-            frame,
-            coverage_of(o["coverage"], df),
-            pd.DataFrame({c: [] for c in stick_cols}),
-            wins,
-            definition,
-        )
-    day = events["timestamp"].dt.tz_convert(tz).dt.tz_localize(None).dt.floor("D")
-    return _result(
-        day,
-        events["user_id"],
-        wins,
-        definition,
-        tz,
-        coverage_of(o["coverage"], df),
-        o["anonymize"],
-        o["key"],
-        _cut(as_of, o["until"]),
-    )
+    if presence is not None:
+        validate(presence, "presence")

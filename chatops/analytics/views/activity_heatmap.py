@@ -1,4 +1,4 @@
-"""V6: :func:`activity_heatmap`: its result, its DuckDB SQL, its plot and its sentence.
+"""V6: :func:`activity_heatmap`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -16,19 +16,17 @@ from matplotlib.figure import Figure
 
 from .._common import (
     check_tz,
-    coverage_of,
-    prepare_messages,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, new_figure
 from .._figure import empty as _empty
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import Kept
-from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
+from ..localtime import SENDER, with_note
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import zone
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
 from ._shared import _WEEKDAYS, _finish, humans, seen_by, whose_messages
@@ -130,20 +128,31 @@ def _result(
     )
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> ActivityHeatmap | None:
-    """The SQL's counts (DuckDB, Spark): one row per group, weekday and hour."""
+def _sql(k: Kept, p: dict[str, Any]) -> ActivityHeatmap:
+    """The view's counts: one row per group, weekday and hour."""
     tz, by = p["tz"], p["by"]
-    if tz == SENDER or by not in (None, "channel"):
-        return None
-    check_tz(tz)
+    note = k.on_sender_clocks(p["users"], p["default_tz"]) if tz == SENDER else None
     local = k.local(tz)
-    group = ", coalesce(channel, '(direct message)') AS \"group\"" if by == "channel" else ""
-    counts = k.frame(
-        f"SELECT (isodow({local}) - 1)::INTEGER AS weekday, hour({local})::INTEGER AS hour{group}, "
-        "count(*) AS messages FROM k GROUP BY ALL"
-    )
-    total = int(counts["messages"].sum())
-    return _result(counts, by, total, k.coverage(p["coverage"]), None, tz, p["anonymize"], p["key"])
+    cell = f"(isodow({local}) - 1)::INTEGER AS weekday, hour({local})::INTEGER AS hour"
+    once = None
+    if by == "user_group":
+        k.load("members", _members(p["user_groups"], p["groups"]))
+        # each message once (for the busiest cells), then once in each group of its sender
+        once = k.frame(
+            f"SELECT {cell}, count(*) AS messages FROM k "
+            "WHERE sender_id IN (SELECT user_id FROM members) GROUP BY ALL"
+        )
+        counts = k.frame(
+            f'SELECT {cell}, g."group" AS "group", count(*) AS messages '
+            "FROM k JOIN members AS g ON g.user_id = k.sender_id GROUP BY ALL"
+        )
+        total = int(once["messages"].sum())
+    else:
+        group = ", coalesce(channel, '(direct message)') AS \"group\"" if by == "channel" else ""
+        counts = k.frame(f"SELECT {cell}{group}, count(*) AS messages FROM k GROUP BY ALL")
+        total = int(counts["messages"].sum())
+    coverage = k.coverage(p["coverage"])
+    return _result(counts, by, total, coverage, note, tz, p["anonymize"], p["key"], once)
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -297,7 +306,7 @@ def activity_heatmap(
     users: pd.DataFrame | None = None,
     default_tz: str = "UTC",
     **options: Unpack[ViewOptions],
-) -> ActivityHeatmap:
+) -> None:
     """V6: when people write: an hour x weekday grid of message counts.
 
     Args:
@@ -317,52 +326,15 @@ def activity_heatmap(
             zone of people who have none (the organization's); the note under the figure
             says how many.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
-    if tz != SENDER:
-        check_tz(tz)
+    check_tz(default_tz if tz == SENDER else tz)
     if by not in (None, "channel", "user_group"):
         raise ValueError(f"unknown by {by!r}; choose None, 'channel' or 'user_group'")
-    if by == "user_group" and user_groups is None:
-        raise ValueError("by='user_group' needs the user_groups frame (user_groups=...)")
     if groups is not None and by != "user_group":
         raise ValueError("groups=... chooses user groups: it needs by='user_group'")
-    members = None if user_groups is None or by != "user_group" else _members(user_groups, groups)
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    note = None
-    if tz == SENDER:
-        local, missing, senders = sender_local_times(
-            df["timestamp"], df["sender_id"], users, default_tz
-        )
-        note = sender_zone_note(missing, senders, default_tz)
-    else:
-        local = df["timestamp"].dt.tz_convert(tz)
-    cells = pd.DataFrame(
-        {"weekday": local.dt.day_of_week, "hour": local.dt.hour, "sender_id": df["sender_id"]}
-    )
-    if by == "channel":
-        cells["group"] = df["channel"].astype("string").fillna("(direct message)")
-    once = None
-    if members is not None:
-        # each message once (for the busiest cells), then once in each group of its sender
-        inside = cells[cells["sender_id"].isin(members["user_id"].tolist()).fillna(False)]
-        once = inside.groupby(["weekday", "hour"]).size().rename("messages").reset_index()
-        cells = cells.merge(members, left_on="sender_id", right_on="user_id", how="inner")
-    keys = ["weekday", "hour"] if by is None else ["group", "weekday", "hour"]
-    counts = cells.groupby(keys).size().rename("messages").reset_index()
-    return _result(
-        counts,
-        by,
-        len(df) if once is None else int(once["messages"].sum()),
-        coverage_of(o["coverage"], df),
-        note,
-        tz,
-        o["anonymize"],
-        o["key"],
-        once,
-    )
+    if by == "user_group":
+        if user_groups is None:
+            raise ValueError("by='user_group' needs the user_groups frame (user_groups=...)")
+        _members(user_groups, groups)
 
 
 def _members(user_groups: pd.DataFrame, groups: Sequence[str] | str | None) -> pd.DataFrame:

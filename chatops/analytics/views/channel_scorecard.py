@@ -1,4 +1,4 @@
-"""V3: :func:`channel_scorecard`: its result, its DuckDB SQL, its plot and its sentence.
+"""V3: :func:`channel_scorecard`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -16,24 +16,21 @@ from matplotlib.figure import Figure
 
 from .._common import (
     TimeLike,
-    coverage_of,
-    default_as_of,
     parse_period,
-    prepare_messages,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import RESOLVED_SQL, Kept, literal_time, topic_name_sql
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _topic_keys, _window_mask, humans, seen_by, whose_messages
+from ._shared import _finish, _window_mask, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -160,12 +157,10 @@ def _result(
     )
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> ChannelScorecard | None:
-    """The SQL's counts (DuckDB, Spark): one row per topic, one per channel."""
+def _sql(k: Kept, p: dict[str, Any]) -> ChannelScorecard:
+    """The view's counts: one row per topic, one per channel."""
     td = parse_period(p["period"])
     assert td is not None
-    if p["top_n"] <= 0:
-        raise ValueError(f"top_n must be positive, got {p['top_n']}")
     end = k.end(p["as_of"], p["until"])
     start = end - td
     lo, mid, hi = (literal_time(t) for t in (start - td, start, end))
@@ -300,7 +295,7 @@ def channel_scorecard(
     as_of: TimeLike | None = None,
     top_n: int = 10,
     **options: Unpack[ViewOptions],
-) -> ChannelScorecard:
+) -> None:
     """V3: per-channel activity in ``(as_of - period, as_of]``, with the change on the period before.
 
     Args:
@@ -314,48 +309,6 @@ def channel_scorecard(
         as_of: the end of the period; default ``until``, else the last message's time.
         top_n: how many channels the plot's leaderboard shows.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
-    td = parse_period(period)
-    assert td is not None
+    parse_period(period)
     if top_n <= 0:
         raise ValueError(f"top_n must be positive, got {top_n}")
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    end = default_as_of(df, o["until"], as_of)
-    start = end - td
-    ch = _topic_keys(df)
-    ch = ch[ch["timestamp"] <= end]
-    ch["stream_id"] = ch["stream_id"].astype("int64")
-    in_cur = _window_mask(ch["timestamp"], start, end)
-    in_prev = _window_mask(ch["timestamp"], start - td, start)
-    keys = [ch["stream_id"], ch["topic_name"]]
-    per = ch.groupby(keys)["timestamp"].agg(first="min", last="max")
-    per["size"] = in_cur.groupby(keys).sum()
-    per["resolved"] = (ch["resolved"] & in_cur).groupby(keys).any()
-    per["previous"] = in_prev.groupby(keys).sum()
-    topics = per.reset_index().rename(columns={"level_0": "stream_id", "level_1": "topic_name"})
-    cur = ch[in_cur]
-    posters = cur.groupby("stream_id")["sender_id"].nunique()
-    names: dict[int, str] = {
-        int(s): str(n)
-        for s, n in ch[["stream_id", "channel"]]
-        .drop_duplicates("stream_id", keep="last")
-        .to_numpy()
-    }
-    return _result(
-        topics,
-        posters,
-        names,
-        channels,
-        subscriptions,
-        compare_previous,
-        start,
-        end,
-        td,
-        coverage_of(o["coverage"], df),
-        top_n,
-        o["anonymize"],
-        o["key"],
-    )

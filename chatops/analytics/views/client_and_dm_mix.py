@@ -1,4 +1,4 @@
-"""V9: :func:`client_and_dm_mix`: its result, its DuckDB SQL, its plot and its sentence.
+"""V9: :func:`client_and_dm_mix`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -18,12 +18,8 @@ from .._common import (
     TimeLike,
     check_freq,
     check_tz,
-    coverage_of,
-    default_as_of,
-    local_periods,
     parse_period,
     period_bounds,
-    prepare_messages,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
@@ -31,20 +27,19 @@ from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of_buckets
 from ..coverage import EXPORT_HINT
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import Kept
 from ..pseudonyms import PseudonymKey
 from ._draw import PALETTE, date_axis, naive
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
 from ._shared import (
     CLIENT_LABELS,
     _finish,
-    _window_mask,
     dm_caveat,
-    group_dm_ids,
     humans,
+    needs_columns,
     seen_by,
     whose_messages,
 )
@@ -147,10 +142,8 @@ def _result(
     )
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix | None:
-    """The SQL's counts (DuckDB, Spark): one row per client, one per local day (or hour)."""
-    if p["dm_recipients"] is not None:
-        return None
+def _sql(k: Kept, p: dict[str, Any]) -> ClientAndDmMix:
+    """The view's counts: one row per client, one per local day (or hour)."""
     code = check_freq(p["freq"])
     tz = check_tz(p["tz"])
     td = parse_period(p["period"])
@@ -286,7 +279,7 @@ def client_and_dm_mix(
     period: str | pd.Timedelta | None = None,
     as_of: TimeLike | None = None,
     **options: Unpack[ViewOptions],
-) -> ClientAndDmMix:
+) -> None:
     """V9: the client mix, and the direct-message share over time ("work hidden in DMs").
 
     Args:
@@ -298,39 +291,7 @@ def client_and_dm_mix(
         period: only the period ending at ``as_of``; None for all.
         as_of: the end of ``period``; default ``until``, else the last message's time.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
+    needs_columns(messages, "client")
     check_freq(freq)
     check_tz(tz)
-    td = parse_period(period)
-    df = prepare_messages(
-        messages,
-        users=users,
-        since=o["since"],
-        until=o["until"],
-        exclude_bots=o["exclude_bots"],
-        require=("client",),
-    )
-    if td is not None:
-        end = default_as_of(df, o["until"], as_of)
-        df = df[_window_mask(df["timestamp"], end - td, end)]
-    raw = df["client"].astype("string").fillna("")
-    clients = raw.value_counts().rename_axis("client").rename("n").reset_index()
-    is_dm = df["stream_id"].isna()
-    group = group_dm_ids(dm_recipients)
-    is_group = is_dm & df["id"].isin(list(group)).fillna(False).astype(bool)
-    by_period = None
-    if len(df):
-        by_period = (
-            pd.DataFrame(
-                {
-                    "p": local_periods(df["timestamp"], freq, tz),
-                    "ch": ~is_dm,
-                    "dm": is_dm,
-                    "gdm": is_group,
-                }
-            )
-            .groupby("p")[["ch", "dm", "gdm"]]
-            .sum()
-        )
-    return _result(clients, by_period, tz, coverage_of(o["coverage"], df), o["anonymize"], o["key"])
+    parse_period(period)

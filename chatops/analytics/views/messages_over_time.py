@@ -1,4 +1,4 @@
-"""V1: :func:`messages_over_time`: its result, its DuckDB SQL, its plot and its sentence.
+"""V1: :func:`messages_over_time`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -16,29 +16,24 @@ from matplotlib.patches import Patch
 
 from .._common import (
     TimeLike,
-    bot_ids,
     check_freq,
     check_tz,
-    coverage_of,
-    default_as_of,
-    local_periods,
     period_bounds,
-    prepare_messages,
     utc,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from ..change import Change, change_of
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import Kept, in_list, private_channel_ids
-from ..localtime import SENDER, sender_local_times, sender_zone_note, with_note
+from ..localtime import SENDER, with_note
 from ..pseudonyms import PseudonymKey
 from ._draw import FREQ_WORD, PALETTE, date_axis, naive, zone
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, group_dm_ids, humans, seen_by, whose_messages
+from ._shared import _finish, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -78,63 +73,6 @@ class MessagesOverTime(ViewResult):
 
 
 _SPLITS = (None, "is_bot", "recipient_type", "channel", "client")
-
-
-def _recipient_types(
-    df: pd.DataFrame, channels: pd.DataFrame | None, dm_recipients: pd.DataFrame | None
-) -> pd.Series:
-    private = private_channel_ids(channels) if channels is not None else []
-    group = group_dm_ids(dm_recipients)
-    dm = df["stream_id"].isna().to_numpy()
-    in_group = df["id"].isin(list(group)).fillna(False).to_numpy(dtype=bool)
-    in_private = df["stream_id"].isin(list(private)).fillna(False).to_numpy(dtype=bool)
-    channel = (
-        "channel" if channels is None else np.where(in_private, "private channel", "public channel")
-    )
-    out = np.where(dm, np.where(in_group, "group direct message", "direct message"), channel)
-    return pd.Series(out, index=df.index, dtype="string")
-
-
-def _split_keys(
-    df: pd.DataFrame,
-    split: str | None,
-    users: pd.DataFrame | None,
-    channels: pd.DataFrame | None,
-    dm_recipients: pd.DataFrame | None,
-) -> tuple[pd.Series, list[str]]:
-    """Each message's split, and the splits in the order the view lists them."""
-    if split is None:
-        keys = pd.Series("all", index=df.index, dtype="string")
-        order = ["all"]
-    elif split == "is_bot":
-        bots = bot_ids(users)
-        keys = pd.Series(
-            np.where(df["sender_id"].isin(list(bots)).fillna(False), "bot", "human"),
-            index=df.index,
-            dtype="string",
-        )
-        order = ["human", "bot"]
-    elif split == "recipient_type":
-        keys = _recipient_types(df, channels, dm_recipients)
-        order = [
-            k
-            for k in (
-                "public channel",
-                "private channel",
-                "channel",
-                "direct message",
-                "group direct message",
-            )
-            if k in set(keys)
-        ]
-    else:
-        keys = (
-            df[split]
-            .astype("string")
-            .fillna("(direct message)" if split == "channel" else "(none)")
-        )
-        order = list(keys.value_counts().index)
-    return keys, order
 
 
 def _result(
@@ -190,15 +128,11 @@ def _result(
 _TYPES = ("public channel", "private channel", "channel", "direct message", "group direct message")
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
-    """The SQL's counts (DuckDB, Spark): one row per local hour or day and split."""
+def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime:
+    """The view's counts: one row per local hour or day and split."""
     freq, tz, split = p["freq"], p["tz"], p["split"]
-    if tz == SENDER or split not in _SPLITS or p["dm_recipients"] is not None:
-        return None
     code = check_freq(freq)
-    check_tz(tz)
-    if split == "is_bot" and p["users"] is None:
-        return None
+    note = k.on_sender_clocks(p["users"], p["default_tz"]) if tz == SENDER else None
     unit = "hour" if code == "h" else "day"
     if split is None:
         key = "'all'"
@@ -225,7 +159,16 @@ def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
         "count(*) AS n, min(id) AS first FROM k WHERE timestamp IS NOT NULL GROUP BY ALL"
     )
     if agg.empty:
-        return None
+        cols = ["bucket_start", "bucket_end", "split", "messages", "cumulative", "partial"]
+        return MessagesOverTime(
+            pd.DataFrame({c: [] for c in cols}),
+            k.coverage(p["coverage"]),
+            freq,
+            tz,
+            split,
+            0,
+            bots_excluded=bool(p["exclude_bots"]),
+        )
     if split in (None, "is_bot"):
         order = ["all"] if split is None else ["human", "bot"]
     elif split == "recipient_type":
@@ -251,7 +194,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> MessagesOverTime | None:
         tz,
         split,
         total,
-        k.coverage(p["coverage"]),
+        k.coverage(p["coverage"]) if note is None else with_note(k.coverage(p["coverage"]), note),
         p["default_tz"],
         p["anonymize"],
         p["key"],
@@ -456,7 +399,7 @@ def messages_over_time(
     as_of: TimeLike | None = None,
     default_tz: str = "UTC",
     **options: Unpack[ViewOptions],
-) -> MessagesOverTime:
+) -> None:
     """V1: messages per ``freq`` bucket in time zone ``tz``, split, empty buckets included.
 
     Args:
@@ -475,64 +418,9 @@ def messages_over_time(
             ``users``), the zone of people who have none, and the zone the bucket bounds are
             given in; the note under the figure says how many have none.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
     check_freq(freq)
-    if tz != SENDER:
-        check_tz(tz)
+    check_tz(default_tz if tz == SENDER else tz)
     if split not in _SPLITS:
         raise ValueError(f"unknown split {split!r}; choose one of {', '.join(map(str, _SPLITS))}")
     if split == "is_bot" and users is None:
         raise ValueError("split='is_bot' needs the users frame (users=...)")
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    keys, order = _split_keys(df, split, users, channels, dm_recipients)
-    cols = ["bucket_start", "bucket_end", "split", "messages", "cumulative", "partial"]
-    if df.empty:
-        frame = pd.DataFrame({c: [] for c in cols})
-        return MessagesOverTime(
-            frame,
-            coverage_of(o["coverage"], df),
-            freq,
-            tz,
-            split,
-            0,
-            bots_excluded=o["exclude_bots"],
-        )
-    note = None
-    if tz == SENDER:
-        local, missing, senders = sender_local_times(
-            df["timestamp"], df["sender_id"], users, default_tz
-        )
-        periods = local.dt.to_period(check_freq(freq))
-        note = sender_zone_note(missing, senders, default_tz)
-    else:
-        periods = local_periods(df["timestamp"], freq, tz)
-    counts = (
-        pd.DataFrame({"period": periods, "split": keys})
-        .groupby(["period", "split"], observed=True)
-        .size()
-        .unstack("split", fill_value=0)
-    )
-    cut = (
-        pd.Timestamp.now(tz="UTC")
-        if as_of is None and o["until"] is None
-        else default_as_of(df, o["until"], as_of)
-    )
-    cov = coverage_of(o["coverage"], df)
-    return _result(
-        counts,
-        order,
-        cut,
-        freq,
-        tz,
-        split,
-        len(df),
-        cov if note is None else with_note(cov, note),
-        default_tz,
-        o["anonymize"],
-        o["key"],
-        o["exclude_bots"],
-        None if o["since"] is None else utc(o["since"]),
-    )

@@ -1,4 +1,4 @@
-"""V7: :func:`newcomer_cohorts`: its result, its DuckDB SQL, its plot and its sentence.
+"""V7: :func:`newcomer_cohorts`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -17,21 +17,19 @@ from .._common import (
     TimeLike,
     check_freq,
     check_tz,
-    coverage_of,
     local_periods,
-    prepare_messages,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import Kept
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import FREQ_WORD, PALETTE
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
 from ._shared import _finish, data_end, humans, seen_by, whose_messages
@@ -208,22 +206,14 @@ def _tenure(
     return tenure
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> NewcomerCohorts | None:
-    """The SQL's counts (DuckDB, Spark): one row per sender and local day, one per sender's start."""
+def _sql(k: Kept, p: dict[str, Any]) -> NewcomerCohorts:
+    """The view's counts: one row per sender and local day, one per sender's start."""
     cohort, horizon, cohort_by, users = p["cohort"], p["horizon"], p["cohort_by"], p["users"]
-    if cohort not in ("W", "M") or cohort_by not in ("first_post", "date_joined"):
-        return None
-    if not isinstance(horizon, int) or horizon <= 0:
-        return None
-    if cohort_by == "date_joined" and users is None:
-        return None
     tz = check_tz(p["tz"])
     days = k.frame(
         f"SELECT sender_id, date_trunc('day', {k.local(tz)}) AS day, count(*) AS n FROM k "
         "WHERE sender_id IS NOT NULL AND timestamp IS NOT NULL GROUP BY ALL"
     )
-    if days.empty:
-        return None
     starts = k.frame(
         "SELECT arg_min(coalesce(channel, '(direct message)'), (timestamp, id)) AS channel "
         "FROM k WHERE sender_id IS NOT NULL GROUP BY sender_id"
@@ -399,7 +389,7 @@ def newcomer_cohorts(
     cohort_by: str = "first_post",
     tz: str = "UTC",
     **options: Unpack[ViewOptions],
-) -> NewcomerCohorts:
+) -> None:
     """V7: newcomer cohorts: who keeps posting after their first period, and the tenure mix.
 
     Args:
@@ -415,8 +405,6 @@ def newcomer_cohorts(
             messages counted.
         tz: the time zone whose calendar makes the periods.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
     if cohort not in ("W", "M"):
         raise ValueError(f"unknown cohort {cohort!r}; choose 'W' or 'M'")
     check_tz(tz)
@@ -426,37 +414,3 @@ def newcomer_cohorts(
         raise ValueError(f"unknown cohort_by {cohort_by!r}; choose 'first_post' or 'date_joined'")
     if cohort_by == "date_joined" and users is None:
         raise ValueError("cohort_by='date_joined' needs the users frame (users=...)")
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    df = df.loc[df["sender_id"].notna(), ["sender_id", "timestamp", "id", "channel"]]
-    df = df.sort_values(["timestamp", "id"], kind="stable")
-    per = local_periods(df["timestamp"], cohort, tz)
-    firsts = df.drop_duplicates("sender_id", keep="first")
-    fc = firsts["channel"].astype("string").fillna("(direct message)").value_counts()
-    # one row per sender and period, weighted by its messages: what the counts need
-    per_sender = (
-        pd.DataFrame(
-            {
-                "sender": df["sender_id"].astype("int64").to_numpy(),
-                "ordinal": pd.PeriodIndex(per).asi8,
-            }
-        )
-        .groupby(["sender", "ordinal"], sort=False)
-        .size()
-        .reset_index(name="n")
-    )
-    return _result(
-        per_sender["sender"],
-        per_sender["ordinal"].astype("int64"),
-        per_sender["n"].astype("int64"),
-        fc,
-        users,
-        cohort,
-        horizon,
-        cohort_by,
-        tz,
-        coverage_of(o["coverage"], df),
-        o["anonymize"],
-        o["key"],
-    )

@@ -1,4 +1,4 @@
-"""V5: :func:`participation_distribution`: its result, its DuckDB SQL, its plot and its sentence.
+"""V5: :func:`participation_distribution`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -17,25 +17,22 @@ from matplotlib.figure import Figure
 from .._common import (
     TimeLike,
     bot_ids,
-    coverage_of,
-    default_as_of,
     gini,
     parse_period,
-    prepare_messages,
     user_names,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._percent import percent
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import Kept, in_list
 from ..pseudonyms import PseudonymKey
 from ..schema import validate
 from ._draw import PALETTE
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _window_mask, humans, seen_by, whose_messages
+from ._shared import _finish, humans, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -121,12 +118,8 @@ def _result(
     )
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> ParticipationDistribution | None:
-    """The SQL's counts (DuckDB, Spark): one row per sender, one per person who reacted."""
-    if p["reactions"] is not None:
-        return None
-    if p["top_n"] <= 0:
-        raise ValueError(f"top_n must be positive, got {p['top_n']}")
+def _sql(k: Kept, p: dict[str, Any]) -> ParticipationDistribution:
+    """The view's counts: one row per sender, one per person who reacted."""
     k.window(parse_period(p["period"]), p["as_of"], p["until"])
     sent = k.frame(
         "SELECT sender_id, count(*) AS n, arg_max(sender, id) FILTER (sender IS NOT NULL) AS name "
@@ -259,7 +252,7 @@ def participation_distribution(
     top_n: int = 10,
     include_lurkers: bool = True,
     **options: Unpack[ViewOptions],
-) -> ParticipationDistribution:
+) -> None:
     """V5: how evenly people take part: per-user counts, Lorenz curve, Gini, lurkers.
 
     Args:
@@ -273,35 +266,6 @@ def participation_distribution(
         include_lurkers: add subscribed humans who never posted, with 0 messages (they count in
             the Gini).
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
-    td = parse_period(period)
+    parse_period(period)
     if top_n <= 0:
         raise ValueError(f"top_n must be positive, got {top_n}")
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    if td is not None:
-        end = default_as_of(df, o["until"], as_of)
-        df = df[_window_mask(df["timestamp"], end - td, end)]
-    bots = bot_ids(users)
-    counts = df.groupby(df["sender_id"].astype("int64")).size()
-    given = pd.Series(dtype="int64")
-    if reactions is not None:
-        r = validate(reactions, "reactions")
-        r = r[r["message_id"].isin(df["id"].tolist()).fillna(False).astype(bool)]
-        if o["exclude_bots"]:
-            r = r[~r["user_id"].isin(list(bots)).fillna(False).astype(bool)]
-        given = r.groupby(r["user_id"].astype("int64")).size()
-    return _result(
-        counts,
-        given,
-        user_names(df, users),
-        subscriptions,
-        include_lurkers,
-        bots,
-        coverage_of(o["coverage"], df),
-        top_n,
-        o["anonymize"],
-        o["key"],
-    )

@@ -1,4 +1,4 @@
-"""V8: :func:`reactions_and_engagement`: its result, its DuckDB SQL, its plot and its sentence.
+"""V8: :func:`reactions_and_engagement`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -16,29 +16,23 @@ from matplotlib.figure import Figure
 
 from .._common import (
     TimeLike,
-    bot_ids,
     check_freq,
     check_tz,
-    coverage_of,
-    default_as_of,
-    local_periods,
     parse_period,
     period_bounds,
-    prepare_messages,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of_buckets
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import Kept, in_list
-from ..schema import validate
 from ._draw import PALETTE, date_axis, naive
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _window_mask, humans, seen_by, whose_messages
+from ._shared import _finish, humans, seen_by, whose_messages
 
 #: how many of the most reacted messages the result lists by default: a list of every reacted
 #: message grows with the history (twenty million rows on 100 million messages)
@@ -153,16 +147,11 @@ def _network(k: Kept, users: pd.DataFrame | None) -> pd.DataFrame:
         )
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
-    """The SQL path (DuckDB, Spark): a row per emoji, reacted message, reactor and author."""
-    if p["reactions"] is not None:
-        return None
+def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement:
+    """The view's SQL: a row per emoji, reacted message, reactor and author."""
     code = check_freq(p["freq"])
     tz = check_tz(p["tz"])
     top_n, limit = p["top_n"], p["most_reacted_limit"]
-    if top_n <= 0:
-        raise ValueError(f"top_n must be positive, got {top_n}")
-    _check_limit(limit)
     k.window(parse_period(p["period"]), p["as_of"], p["until"])
     keep = f"NOT {in_list('r.user_id', k.bots)}" if p["exclude_bots"] else "TRUE"
     kept = f"list_filter(reactions, lambda r: {keep})" if p["exclude_bots"] else "reactions"
@@ -212,7 +201,7 @@ def _sql(k: Kept, p: dict[str, Any]) -> ReactionsAndEngagement | None:
     most["message_id"] = most["message_id"].astype("int64")
     most["sender_id"] = most["sender_id"].astype("Int64")
     network = _network(k, p["users"])
-    # the dtypes the pandas engine's groupby gives (size of an Int64 column is Int64)
+    # the result's dtypes: counts as Int64, as a count of Int64 ids is in pandas
     top["reactions"] = top["reactions"].astype("Int64")
     # messages per day from their times alone; kept reactions per day from the pass above
     per_day = k.frame(
@@ -348,7 +337,7 @@ def reactions_and_engagement(
     top_n: int = 10,
     most_reacted_limit: int | None = MOST_REACTED,
     **options: Unpack[ViewOptions],
-) -> ReactionsAndEngagement:
+) -> None:
     """V8: how people react: top emoji, reactions per message, most-reacted messages.
 
     Args:
@@ -363,89 +352,11 @@ def reactions_and_engagement(
         most_reacted_limit: how many of the most reacted messages ``most_reacted`` lists;
             None lists every reacted message (a list that grows with the history).
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
     check_freq(freq)
     check_tz(tz)
-    td = parse_period(period)
+    parse_period(period)
     if top_n <= 0:
         raise ValueError(f"top_n must be positive, got {top_n}")
     _check_limit(most_reacted_limit)
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    if td is not None:
-        end = default_as_of(df, o["until"], as_of)
-        df = df[_window_mask(df["timestamp"], end - td, end)]
-    if reactions is None:
+    if reactions is None and isinstance(messages, pd.DataFrame):
         raise ValueError("reactions_and_engagement needs the reactions frame (reactions=...)")
-    r = validate(reactions, "reactions")
-    r = r[r["message_id"].isin(df["id"].tolist()).fillna(False).astype(bool)]
-    if o["exclude_bots"]:
-        r = r[~r["user_id"].isin(list(bot_ids(users))).fillna(False).astype(bool)]
-    r = r.assign(emoji_name=r["emoji_name"].astype("string"))
-    top = (
-        r.groupby("emoji_name")
-        .agg(
-            reactions=("message_id", "size"),
-            messages=("message_id", "nunique"),
-            reactors=("user_id", "nunique"),
-        )
-        .reset_index()
-        .sort_values(["reactions", "emoji_name"], ascending=[False, True], kind="stable")
-    )
-    per_msg = r.groupby("message_id").size()
-    if len(df):
-        periods = local_periods(df["timestamp"], freq, tz)
-        ordinals = pd.PeriodIndex(periods).asi8
-        msg_bucket = pd.Series(ordinals, index=df["id"].astype("int64").to_numpy())
-        m_counts = pd.Series(ordinals).value_counts()
-        r_counts = msg_bucket.reindex(r["message_id"].astype("int64").to_numpy()).value_counts()
-        over = _over_time(m_counts, r_counts, periods.dt.freq, tz)
-    else:
-        over = _over_time(None, None, None, tz)
-    info = df.set_index(df["id"].astype("int64"))
-    pairs = r.groupby(["message_id", "emoji_name"]).size().rename("n").reset_index()
-    pairs = pairs.sort_values(["message_id", "n", "emoji_name"], ascending=[True, False, True])
-    top_emoji = pairs.drop_duplicates("message_id").set_index("message_id")["emoji_name"]
-    most = per_msg.rename("reactions").reset_index()
-    most["message_id"] = most["message_id"].astype("int64")
-    most["channel"] = most["message_id"].map(info["channel"].astype("string"))
-    most["topic"] = most["message_id"].map(info["topic"].astype("string"))
-    most["sender_id"] = most["message_id"].map(info["sender_id"]).astype("Int64")
-    most["top_emoji"] = most["message_id"].map(top_emoji).astype("string")
-    most = most.sort_values(["reactions", "message_id"], ascending=[False, True], kind="stable")
-    most = most[["message_id", "channel", "topic", "sender_id", "reactions", "top_emoji"]]
-    if most_reacted_limit is not None:
-        most = most.head(most_reacted_limit)
-    net = pd.DataFrame(
-        {
-            "reactor_id": r["user_id"].astype("Int64").to_numpy(),
-            "author_id": r["message_id"]
-            .astype("int64")
-            .map(info["sender_id"])
-            .astype("Int64")
-            .to_numpy(),
-        }
-    )
-    network = (
-        net.groupby(["reactor_id", "author_id"])
-        .size()
-        .rename("reactions")
-        .reset_index()
-        .sort_values(["reactions", "reactor_id", "author_id"], ascending=[False, True, True])
-    )
-    n = len(df)
-    return ReactionsAndEngagement(
-        _finish(top, o["anonymize"], o["key"]),
-        coverage_of(o["coverage"], df),
-        _finish(over, o["anonymize"], o["key"]),
-        _finish(most, o["anonymize"], o["key"]),
-        _finish(network, o["anonymize"], o["key"]),
-        len(r),
-        len(r) / n if n else math.nan,
-        len(per_msg) / n if n else math.nan,
-        top_n,
-        len(per_msg),
-        most_reacted_limit,
-    )

@@ -1,4 +1,4 @@
-"""V4: :func:`topic_lifecycle`: its result, its DuckDB SQL, its plot and its sentence.
+"""V4: :func:`topic_lifecycle`: its result, its SQL (its one computation), its plot and its sentence.
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -18,24 +18,20 @@ from matplotlib.ticker import NullLocator
 
 from .._common import (
     TimeLike,
-    coverage_of,
-    default_as_of,
-    prepare_messages,
 )
 from .._figure import axes as _axes
 from .._figure import counts, finish, tidy
 from .._figure import empty as _empty
 from .._percent import percent
 from ..change import Change, change_of
-from ..engines import MessagesSource, messages_only
+from ..engines import MessagesSource
 from ..engines._sql import RESOLVED_SQL, Kept, sql_text, topic_name_sql
 from ..pseudonyms import PseudonymKey
-from ..schema import validate
 from ._draw import PALETTE
-from ._options import ViewOptions, with_defaults
+from ._options import ViewOptions
 from ._registry import register
 from ._result import ViewResult
-from ._shared import _finish, _topic_keys, seen_by, whose_messages
+from ._shared import _finish, seen_by, whose_messages
 
 
 @dataclasses.dataclass
@@ -230,7 +226,7 @@ def _topics(k: Kept, only: str) -> pd.DataFrame:
             f"WHERE stream_id IS NOT NULL AND topic IS NOT NULL AND {only} GROUP BY ALL)"
         )
         topics, low, high = k.execute("SELECT count(*), min(low), max(high) FROM tl_d")[0]
-        # (timestamp, id) as one number: the pandas engine's message order, cheap to compare
+        # (timestamp, id) as one number: the messages' order, cheap to compare
         o = "epoch_us(k.timestamp)::HUGEINT * 10000000000000 + k.id"
         km = (
             f"(SELECT d.tid, k.timestamp, k.sender_id, k.channel, {o} AS o, "
@@ -274,11 +270,8 @@ def _topics(k: Kept, only: str) -> pd.DataFrame:
         k.execute("DROP TABLE IF EXISTS tl_d")
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
-    """The SQL path (DuckDB, Spark): one row per topic (its messages, replies, edits)."""
-    sla = p["first_reply_sla_hours"]
-    if p["edits"] is not None or not sla > 0:
-        return None
+def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle:
+    """The view's SQL: one row per topic (its messages, replies, edits)."""
     only = "TRUE"
     if p["channel_names"] is not None:
         wanted = sorted({str(c) for c in p["channel_names"]})
@@ -286,12 +279,14 @@ def _sql(k: Kept, p: dict[str, Any]) -> TopicLifecycle | None:
     frame = _topics(k, only)
     frame["stream_id"] = frame["stream_id"].astype("int64")
     frame["starter_id"] = frame["starter_id"].astype("Int64")
-    # the size of the pandas engine's Int64 id column is Int64
+    # a count of messages is Int64, as a count of Int64 ids is in pandas
     frame["messages"] = frame["messages"].astype("Int64")
     for c in ("resolved", "moved", "renamed"):
         frame[c] = frame[c].astype(bool)
     end = k.end(p["as_of"], p["until"])
-    return _result(frame, end, sla, k.coverage(p["coverage"]), p["anonymize"], p["key"])
+    return _result(
+        frame, end, p["first_reply_sla_hours"], k.coverage(p["coverage"]), p["anonymize"], p["key"]
+    )
 
 
 # -- the plot -----------------------------------------------------------------------------------
@@ -420,7 +415,7 @@ def topic_lifecycle(
     first_reply_sla_hours: float = 24.0,
     as_of: TimeLike | None = None,
     **options: Unpack[ViewOptions],
-) -> TopicLifecycle:
+) -> None:
     """V4: each topic's life: start, end, participants, time to first reply, time to resolve.
 
     Args:
@@ -432,53 +427,5 @@ def topic_lifecycle(
         as_of: the time unresolved topics are censored at; default ``until``, else the last
             message's time.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
     if not first_reply_sla_hours > 0:
         raise ValueError(f"first_reply_sla_hours must be positive, got {first_reply_sla_hours}")
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    end = default_as_of(df, o["until"], as_of)
-    ch = _topic_keys(df)
-    if channel_names is not None:
-        wanted = {str(c) for c in channel_names}
-        ch = ch[ch["channel"].astype("string").isin(wanted).fillna(False).astype(bool)]
-    ch = ch.assign(stream_id=ch["stream_id"].astype("int64")).sort_values(
-        ["timestamp", "id"], kind="stable"
-    )
-    ch["tkey"] = ch.groupby(["stream_id", "topic_name"], sort=True).ngroup()
-    g = ch.groupby("tkey", sort=True)
-    frame = g.agg(
-        stream_id=("stream_id", "first"),
-        channel=("channel", "last"),
-        topic=("topic_name", "first"),
-        started_at=("timestamp", "first"),
-        last_at=("timestamp", "last"),
-        messages=("id", "size"),
-        participants=("sender_id", "nunique"),
-        starter_id=("sender_id", "first"),
-        resolved=("resolved", "last"),
-    )
-    frame["channel"] = frame["channel"].astype("string")
-    starter = g["sender_id"].transform("first")
-    replies = ch[(ch["sender_id"] != starter).fillna(False).astype(bool)]
-    frame["first_reply_at"] = replies.groupby("tkey")["timestamp"].min().reindex(frame.index)
-    frame["resolved_at"] = pd.Series(pd.NaT, index=frame.index, dtype="datetime64[ns, UTC]")
-    moved_msg = ch["is_moved"].fillna(False).astype(bool)
-    frame["moved"] = moved_msg.groupby(ch["tkey"]).any().reindex(frame.index, fill_value=False)
-    frame["renamed"] = False
-    if edits is not None:
-        ev = validate(edits, "edits")
-        topic_of = pd.Series(ch["tkey"].to_numpy(), index=ch["id"].astype("int64").to_numpy())
-        topic_of = topic_of[~topic_of.index.duplicated()]
-        ev = ev.assign(tkey=ev["message_id"].astype("Int64").map(topic_of)).dropna(subset=["tkey"])
-        kind = ev["kind"].astype("string")
-        resolved_at = ev[kind == "resolve"].groupby("tkey")["timestamp"].min()
-        frame["resolved_at"] = resolved_at.reindex(frame.index)
-        moved = set(ev.loc[kind.isin(["move_topic", "move_channel"]).fillna(False), "tkey"])
-        frame["moved"] = frame["moved"] | frame.index.isin(list(moved))
-        frame["renamed"] = frame.index.isin(list(set(ev.loc[kind == "move_topic", "tkey"])))
-    return _result(
-        frame, end, first_reply_sla_hours, coverage_of(o["coverage"], df), o["anonymize"], o["key"]
-    )

@@ -1,7 +1,7 @@
 """V10, the interaction graph: a package, since its computation and its drawing together pass
 what one module should hold.
 
-- :mod:`._compute`: :func:`interaction_graph`, its result, its DuckDB SQL, its sentence;
+- :mod:`._compute`: :func:`interaction_graph`, its result, its SQL, its sentence;
 - :mod:`._plot`: its figure (communities as discs, the strongest links, labels that never
   overlap).
 """

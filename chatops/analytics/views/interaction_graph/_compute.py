@@ -1,4 +1,4 @@
-"""V10: :func:`interaction_graph`: its result, its DuckDB SQL and its sentence (its plot: :mod:`._plot`).
+"""V10: :func:`interaction_graph`: its result, its SQL (its one computation) and its sentence (its plot: :mod:`._plot`).
 
 The options every view shares are :class:`~chatops.analytics.views.ViewOptions`.
 """
@@ -16,19 +16,17 @@ import pandas as pd
 
 from ..._common import (
     bot_ids,
-    coverage_of,
-    prepare_messages,
     user_names,
 )
 from ..._igraph import igraph
-from ...engines import MessagesSource, messages_only
+from ...engines import MessagesSource
 from ...engines._sql import Kept, topic_name_sql
 from ...pseudonyms import PseudonymKey, load_key
 from ...schema import validate
-from .._options import ViewOptions, with_defaults
+from .._options import ViewOptions
 from .._registry import register
 from .._result import ViewResult
-from .._shared import _finish, _topic_keys, seen_by
+from .._shared import _finish, seen_by
 from ._plot import plot_interaction_graph
 
 
@@ -407,13 +405,9 @@ def _reply_pairs(k: Kept) -> pd.DataFrame:
         k.execute("DROP TABLE IF EXISTS ig_d")
 
 
-def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph | None:
-    """The SQL path (DuckDB, Spark): one row per reply pair, per sender and per channel."""
+def _sql(k: Kept, p: dict[str, Any]) -> InteractionGraph:
+    """The view's SQL: one row per reply pair, per sender and per channel."""
     min_weight, communities = p["min_weight"], p["communities"]
-    if not isinstance(min_weight, int | np.integer) or min_weight < 1:
-        return None
-    if communities not in ("louvain", "greedy"):
-        return None
     edges = _reply_pairs(k)
     senders = k.frame(
         "SELECT sender_id, count(*) AS n, arg_max(sender, id) FILTER (sender IS NOT NULL) AS name "
@@ -489,7 +483,7 @@ def interaction_graph(
     communities: str = "louvain",
     seed: int = 0,
     **options: Unpack[ViewOptions],
-) -> InteractionGraph:
+) -> None:
     """V10: the reply graph of users and the co-membership graph of channels, with communities.
 
     ``anonymize`` is off by default, as in the other nine views: pass ``anonymize=True`` before
@@ -506,46 +500,7 @@ def interaction_graph(
         seed: the random seed of Louvain and of the betweenness sample, so the result is the
             same on every run.
     """
-    o = with_defaults(options)
-    messages = messages_only(messages)
     if not isinstance(min_weight, int | np.integer) or min_weight < 1:
         raise ValueError(f"min_weight must be a positive whole number, got {min_weight!r}")
     if communities not in ("louvain", "greedy"):
         raise ValueError(f"unknown communities {communities!r}; choose 'louvain' or 'greedy'")
-    df = prepare_messages(
-        messages, users=users, since=o["since"], until=o["until"], exclude_bots=o["exclude_bots"]
-    )
-    ch = _topic_keys(df).sort_values(["stream_id", "topic_name", "timestamp", "id"], kind="stable")
-    # each side filled on its own: with pyarrow installed, pandas compares strings as Arrow
-    # booleans, whose NA cannot meet a nullable boolean in ``&``
-    same_topic = (ch["stream_id"] == ch["stream_id"].shift()).fillna(False).astype(bool) & (
-        ch["topic_name"] == ch["topic_name"].shift()
-    ).fillna(False).astype(bool)
-    prev_sender = ch["sender_id"].shift()
-    pairs = pd.DataFrame({"source": prev_sender, "target": ch["sender_id"]})[
-        same_topic.fillna(False).astype(bool)
-        & (prev_sender != ch["sender_id"]).fillna(False).astype(bool)
-    ]
-    edges = (
-        pairs.astype("int64").groupby(["source", "target"]).size().rename("weight").reset_index()
-    )
-    cnames: dict[int, str] = {
-        int(k): str(v)
-        for k, v in df[["stream_id", "channel"]].dropna().drop_duplicates("stream_id").to_numpy()
-    }
-    return _result(
-        edges,
-        df.groupby(df["sender_id"].astype("Int64")).size(),
-        user_names(df, users),
-        cnames,
-        subscriptions,
-        channels,
-        users,
-        min_weight,
-        communities,
-        seed,
-        o["exclude_bots"],
-        o["anonymize"],
-        o["key"],
-        coverage_of(o["coverage"], df),
-    )
