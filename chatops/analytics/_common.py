@@ -125,6 +125,22 @@ def user_names(messages: pd.DataFrame, users: pd.DataFrame | None) -> dict[int, 
     return names
 
 
+def check_period_and_bots(
+    users: pd.DataFrame | None, since: TimeLike | None, until: TimeLike | None, exclude_bots: bool
+) -> None:
+    """The checks of the messages kept (the users frame, the period, ``exclude_bots``)."""
+    if users is not None:
+        validate(users, "users")
+    if exclude_bots and users is None:
+        raise ValueError("exclude_bots=True needs the users frame (users=...)")
+    if since is not None:
+        utc(since)
+    if until is not None:
+        utc(until)
+    if since is not None and until is not None and utc(since) >= utc(until):
+        raise ValueError(f"since ({since}) must be before until ({until})")
+
+
 def prepare_messages(
     messages: pd.DataFrame,
     *,
@@ -136,17 +152,12 @@ def prepare_messages(
 ) -> pd.DataFrame:
     """Validate ``messages``, keep ``[since, until)`` and drop bots' messages when asked."""
     df = validate(messages, "messages", require=require)
-    if users is not None:
-        validate(users, "users")
-    if exclude_bots and users is None:
-        raise ValueError("exclude_bots=True needs the users frame (users=...)")
+    check_period_and_bots(users, since, until, exclude_bots)
     mask = pd.Series(True, index=df.index)
     if since is not None:
         mask &= df["timestamp"] >= utc(since)
     if until is not None:
         mask &= df["timestamp"] < utc(until)
-    if since is not None and until is not None and utc(since) >= utc(until):
-        raise ValueError(f"since ({since}) must be before until ({until})")
     if exclude_bots:
         bots = bot_ids(users)
         mask &= ~df["sender_id"].isin(list(bots)).fillna(False).astype(bool)

@@ -10,17 +10,24 @@ aggregates, finished by the view's pandas code as with the other engines.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..schema import validate
 from ._duck import DuckSource
 from ._source import SqlSource
 from ._sql import Kept, arrow_of
+
+if TYPE_CHECKING:
+    import duckdb
 
 R = TypeVar("R")
 
@@ -62,10 +69,40 @@ _LISTS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def _arrow(frame: pd.DataFrame, columns: list[str]) -> pa.Table:
-    """``columns`` of ``frame`` as the engines read a dataset's, plus its row order."""
-    table = arrow_of(frame[columns])
-    return table.append_column("row_", pa.array(np.arange(len(frame), dtype=np.int64)))
+def _gathered(long: pd.DataFrame, name: str, fields: list[str]) -> pa.Table:
+    """``message_id`` and the list ``name`` of each message in ``long``: its rows' ``fields``
+    (a struct each; the ``user_id`` alone for ``dm_recipients``), in their rows' order."""
+    table = arrow_of(long[["message_id", *fields]]).filter(pc.field("message_id").is_valid())
+    # Arrow's sort is stable: a message's rows stay in their order
+    table = table.take(pc.sort_indices(table, sort_keys=[("message_id", "ascending")]))
+    ids = table["message_id"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], int)
+    offsets = pa.array(np.r_[starts, len(ids)].astype(np.int32))
+    if name == "dm_recipients":
+        values: pa.Array = table["user_id"].combine_chunks()
+    else:
+        columns = [table[f].combine_chunks() for f in fields]
+        values = pa.StructArray.from_arrays(columns, names=fields)
+    lists = pa.ListArray.from_arrays(offsets, values)
+    return pa.table({"message_id": pa.array(ids[starts], pa.int64()), name: lists})
+
+
+#: one in-memory DuckDB database per process (made on first use); each source is a connection
+#: of its own to it, whose temporary tables and registered frames are its own
+_DATABASE: tuple[int, Any] | None = None
+_DATABASE_LOCK = threading.Lock()
+
+
+def _connection() -> duckdb.DuckDBPyConnection:
+    """A new connection to the process's in-memory DuckDB (far cheaper than a new database)."""
+    import duckdb
+
+    global _DATABASE
+    with _DATABASE_LOCK:
+        if _DATABASE is None or _DATABASE[0] != os.getpid():
+            _DATABASE = (os.getpid(), duckdb.connect())
+        con: duckdb.DuckDBPyConnection = _DATABASE[1].cursor()
+    return con
 
 
 class MemorySource(DuckSource):
@@ -80,22 +117,18 @@ class MemorySource(DuckSource):
     engine = "pandas"
 
     def __init__(self, messages: pd.DataFrame, lists: dict[str, pd.DataFrame | None]):
-        import duckdb
-
         SqlSource.__init__(self)
         self.manifest = {}
         self._attrs = dict(messages.attrs)
         df = validate(pd.DataFrame(messages, copy=False), "messages")
-        self.con: duckdb.DuckDBPyConnection = duckdb.connect()
+        self.con = _connection()
         self.con.execute("SET TimeZone = 'UTC'")
-        self.memory_limit = str(
-            self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-        )
+        self.memory_limit = ""
         self._empty = False
-        self.con.register("chatops_messages", _arrow(df, list(_COLUMNS)))
+        self.con.register("chatops_messages", arrow_of(df[list(_COLUMNS)]))
         # a frame built by hand may say a message was moved without saying when
         select = [
-            "g.* EXCLUDE (row_, is_moved, last_moved_timestamp)",
+            "g.* EXCLUDE (is_moved, last_moved_timestamp)",
             "coalesce(g.last_moved_timestamp, CASE WHEN g.is_moved THEN g.timestamp END) "
             "AS last_moved_timestamp",
         ]
@@ -107,22 +140,19 @@ class MemorySource(DuckSource):
                 select.append(f"CAST([] AS {struct}[]) AS {name}")
                 continue
             long = validate(pd.DataFrame(frame, copy=False), name)
-            self.con.register(f"chatops_{name}", _arrow(long, ["message_id", *dict(fields)]))
-            item = (
-                "user_id"
-                if name == "dm_recipients"
-                else "{" + ", ".join(f"'{f}': {f}" for f, _ in fields) + "}"
-            )
-            joins.append(
-                f"LEFT JOIN (SELECT message_id, list({item} ORDER BY row_) AS {name} "
-                f"FROM chatops_{name} GROUP BY message_id) AS l_{name} "
-                f"ON l_{name}.message_id = g.id"
-            )
+            self.con.register(f"l_{name}", _gathered(long, name, list(dict(fields))))
+            joins.append(f"LEFT JOIN l_{name} ON l_{name}.message_id = g.id")
             select.append(f"coalesce(l_{name}.{name}, []) AS {name}")
         self.con.execute(
             f"CREATE TEMP VIEW m AS SELECT {', '.join(select)} "
             f"FROM chatops_messages AS g {' '.join(joins)}"
         )
+
+    @contextmanager
+    def memory_at_most(self, limit: str) -> Iterator[None]:
+        """As it is: the frames are in memory already, and DuckDB's limit is the process's
+        database's, shared with the views other threads run."""
+        yield
 
     def coverage_attrs(self) -> dict[str, Any]:
         """The frame's own ``coverage`` (what a dataset put in its ``attrs``)."""

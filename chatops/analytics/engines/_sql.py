@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import pyarrow as pa
 
-from .._common import TimeLike, bot_ids, check_tz, prepare_messages, utc
+from .._common import TimeLike, bot_ids, check_period_and_bots, check_tz, utc
 from ..localtime import SENDER, sender_zone_note, sender_zones
 from ..schema import RESOLVED_PREFIX, validate
 
@@ -39,8 +39,6 @@ __all__ = [
     "sql_text",
     "tz_literal",
 ]
-
-_REQUIRED = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
 
 
 def literal_time(value: TimeLike) -> str:
@@ -114,14 +112,7 @@ class Kept:
         since, until = params.get("since"), params.get("until")
         exclude_bots = bool(params.get("exclude_bots"))
         users = params.get("users")
-        # the checks (and errors) of a frame's period and bots, on no rows
-        prepare_messages(
-            validate(pd.DataFrame({c: [] for c in _REQUIRED}), "messages"),
-            users=users,
-            since=since,
-            until=until,
-            exclude_bots=exclude_bots,
-        )
+        check_period_and_bots(users, since, until, exclude_bots)
         clauses = ["TRUE"]
         if since is not None:
             clauses.append(f"timestamp >= {literal_time(since)}")
