@@ -145,17 +145,20 @@ def _result(
 def _sql(k: Kept, p: dict[str, Any]) -> ActiveUsers:
     """The view's pairs: one row per person and local day they posted (or were seen)."""
     tz, wins, definition = p["tz"], tuple(p["windows"]), p["definition"]
-    events = "SELECT sender_id, timestamp FROM k"
+    events = "k"
     if definition == "any":
         seen = validate(p["presence"], "presence")
         k.load(
             "presence", pd.DataFrame({"sender_id": seen["user_id"], "timestamp": seen["timestamp"]})
         )
         # the period and the bots as for the messages
-        events += f" UNION ALL SELECT sender_id, timestamp FROM presence WHERE {k.where}"
+        events = (
+            "(SELECT sender_id, timestamp FROM k UNION ALL "
+            f"SELECT sender_id, timestamp FROM presence WHERE {k.where})"
+        )
     pairs = k.frame(
         f"SELECT DISTINCT sender_id AS user_id, date_trunc('day', {k.local(tz)}) AS day "
-        f"FROM ({events}) WHERE sender_id IS NOT NULL AND timestamp IS NOT NULL"
+        f"FROM {events} WHERE sender_id IS NOT NULL AND timestamp IS NOT NULL"
     )
     if pairs.empty:
         frame = pd.DataFrame(
