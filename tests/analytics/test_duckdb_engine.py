@@ -1,4 +1,4 @@
-"""engine="duckdb": every view over the dataset's Parquet folder equals the pandas engine."""
+"""engine="duckdb": every view over the dataset's Parquet folder equals the frames in memory."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """engine="spark": every view over the dataset's Parquet folder, in Spark's local mode, equals
-the pandas engine (and so the DuckDB engine, which equals it in test_duckdb_engine.py)."""
+the frames in memory (and so the DuckDB engine, which equals them in test_duckdb_engine.py)."""
 
 from __future__ import annotations
 
@@ -177,6 +177,35 @@ def test_spark_equals_pandas_on_options_with_frames_of_their_own(
     )
     assert mix.viewpoint == small_ds.manifest["email"]
     assert compare(small_ds, "interaction_graph", engine="spark", anonymize=True, key=KEY) > 0
+
+
+def test_a_zone_the_java_runtime_does_not_know_is_named_or_counted_as_none(
+    spark: SparkSession, small_ds: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Java's time-zone data can lag Python's (a zone created since): asked for by name, such a
+    zone is refused with an error naming it, before Spark fails on it; a sender's such zone
+    counts as none (in ``default_tz``), as a zone this machine does not know does."""
+    from chatops.analytics.engines._spark import SparkSource
+
+    source = SparkSource(small_ds, spark)
+    try:
+        known = source.known_zones()
+    finally:
+        source.close()
+    assert known is not None and {"Europe/Berlin", "Asia/Kolkata", "UTC"} <= known
+    monkeypatch.setattr(SparkSource, "known_zones", lambda self: known - {"Asia/Kolkata"})
+    with pytest.raises(
+        ValueError, match="time zone 'Asia/Kolkata' is not in the Java runtime's time-zone data"
+    ):
+        analytics.activity_heatmap(small_ds, tz="Asia/Kolkata", engine="spark")
+    frames = small_ds.frames()
+    users = frames.users.assign(timezone="Asia/Kolkata")
+    got = analytics.activity_heatmap(small_ds, users=users, tz="sender", engine="spark")
+    want = analytics.activity_heatmap(
+        frames.messages, users=frames.users.assign(timezone=None), tz="sender"
+    )
+    pd.testing.assert_frame_equal(got.frame, want.frame)
+    assert got.coverage == want.coverage and "have none" in str(got.coverage)
 
 
 def test_the_stats_view_runs_on_spark_through_the_narrow_frame(

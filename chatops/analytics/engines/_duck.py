@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from ..dataset import Dataset
 
-__all__ = ["PAIR_BITS", "DuckSource", "open_duckdb"]
+__all__ = ["PAIR_BITS", "DuckSource", "open_duckdb", "settings"]
 
 
 #: the bits of a group of two numbers below 2,048 (eleven each, and a null bit each) up to
@@ -63,6 +63,21 @@ def _memory_bytes(text: str) -> int | None:
     return int(float(found[1]) * _UNITS[found[2].lower()])
 
 
+#: the zones DuckDB knows, once read
+_ZONES: frozenset[str] | None = None
+
+
+def settings() -> dict[str, Any]:
+    """The settings of the views' DuckDB databases: every core, spills (past the memory limit)
+    under the system's temporary folder, not the working one, and no order kept where the SQL
+    asks for none."""
+    return {
+        "threads": os.cpu_count() or 1,
+        "temp_directory": str(Path(tempfile.gettempdir()) / "chatops-duckdb"),
+        "preserve_insertion_order": False,
+    }
+
+
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -76,6 +91,7 @@ class DuckSource(SqlSource):
     """
 
     engine = "duckdb"
+    zone_data = "DuckDB's time-zone data"
 
     def __init__(self, dataset: Dataset | str | os.PathLike[str], memory_limit: str = "1GB"):
         import duckdb
@@ -87,15 +103,8 @@ class DuckSource(SqlSource):
         self.manifest = self.dataset.manifest
         self.memory_limit = memory_limit
         files = [str(p) for p in self.dataset._files()]
-        # spills (past memory_limit) under the system's temporary folder, not the working one
-        spill = Path(tempfile.gettempdir()) / "chatops-duckdb"
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(
-            config={
-                "threads": os.cpu_count() or 1,
-                "memory_limit": memory_limit,
-                "temp_directory": str(spill),
-                "preserve_insertion_order": False,
-            }
+            config={**settings(), "memory_limit": memory_limit}
         )
         # local times are computed with named zones; the session zone is fixed, not the machine's
         self.con.execute("SET TimeZone = 'UTC'")
@@ -116,6 +125,14 @@ class DuckSource(SqlSource):
         fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
         table: pa.Table = fetch()
         return table
+
+    def known_zones(self) -> frozenset[str]:
+        """The zones of DuckDB's ICU data (read once per process)."""
+        global _ZONES
+        if _ZONES is None:
+            rows = self.con.execute("SELECT name FROM pg_timezone_names()").fetchall()
+            _ZONES = frozenset(str(r[0]) for r in rows)
+        return _ZONES
 
     def load(self, name: str, table: pa.Table) -> None:
         self.con.register(name, table)

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..schema import validate
-from ._duck import DuckSource
+from ._duck import DuckSource, settings
 from ._source import SqlSource
 from ._sql import Kept, arrow_of
 
@@ -69,6 +69,25 @@ _LISTS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+def _bare(frame: Any) -> Any:
+    """A frame without its ``attrs`` (which pandas would copy into every column taken from
+    it), its columns shared; anything else as it is, for :func:`validate` to name."""
+    return pd.DataFrame(frame, copy=False) if isinstance(frame, pd.DataFrame) else frame
+
+
+def _unique_ids(ids: pd.Series) -> None:
+    """ValueError naming repeated message ids: a reaction, edit or recipient is matched to
+    one message by its id."""
+    repeated = ids[ids.duplicated() & ids.notna()].unique()
+    if len(repeated):
+        shown = ", ".join(str(i) for i in repeated[:5]) + (", ..." if len(repeated) > 5 else "")
+        raise ValueError(
+            f"messages: {len(repeated)} message id(s) appear more than once ({shown}); the "
+            "reactions, edits and dm_recipients frames are matched to messages by id, so each "
+            "message must be one row"
+        )
+
+
 def _gathered(long: pd.DataFrame, name: str, fields: list[str]) -> pa.Table:
     """``message_id`` and the list ``name`` of each message in ``long``: its rows' ``fields``
     (a struct each; the ``user_id`` alone for ``dm_recipients``), in their rows' order."""
@@ -100,7 +119,7 @@ def _connection() -> duckdb.DuckDBPyConnection:
     global _DATABASE
     with _DATABASE_LOCK:
         if _DATABASE is None or _DATABASE[0] != os.getpid():
-            _DATABASE = (os.getpid(), duckdb.connect())
+            _DATABASE = (os.getpid(), duckdb.connect(config=settings()))
         con: duckdb.DuckDBPyConnection = _DATABASE[1].cursor()
     return con
 
@@ -120,7 +139,7 @@ class MemorySource(DuckSource):
         SqlSource.__init__(self)
         self.manifest = {}
         self._attrs = dict(messages.attrs)
-        df = validate(pd.DataFrame(messages, copy=False), "messages")
+        df = validate(_bare(messages), "messages")
         self.con = _connection()
         self.con.execute("SET TimeZone = 'UTC'")
         self.memory_limit = ""
@@ -133,13 +152,15 @@ class MemorySource(DuckSource):
             "AS last_moved_timestamp",
         ]
         joins = []
+        if any(lists.get(name) is not None for name in _LISTS):
+            _unique_ids(df["id"])
         for name, fields in _LISTS.items():
             frame = lists.get(name)
             if frame is None:
                 struct = "BIGINT" if name == "dm_recipients" else f"STRUCT({_struct_type(fields)})"
                 select.append(f"CAST([] AS {struct}[]) AS {name}")
                 continue
-            long = validate(pd.DataFrame(frame, copy=False), name)
+            long = validate(_bare(frame), name)
             self.con.register(f"l_{name}", _gathered(long, name, list(dict(fields))))
             joins.append(f"LEFT JOIN l_{name} ON l_{name}.message_id = g.id")
             select.append(f"coalesce(l_{name}.{name}, []) AS {name}")

@@ -48,6 +48,8 @@ class SqlSource:
 
     #: the engine's name, as ``engine=`` takes it
     engine = ""
+    #: where the engine's zones come from, as an error names it
+    zone_data = "the engine's time-zone data"
     manifest: dict[str, Any]
     _empty: bool
 
@@ -64,6 +66,10 @@ class SqlSource:
     def execute(self, sql: str) -> list[tuple[Any, ...]]:
         """Run ``sql`` (DuckDB's dialect); its rows (none for a statement)."""
         raise NotImplementedError
+
+    def known_zones(self) -> frozenset[str] | None:
+        """The time zones the engine knows by name (None: it does not say)."""
+        return None
 
     def load(self, name: str, table: pa.Table) -> None:
         """``table`` (small: a frame of the call) as the table ``name`` of the SQL."""

@@ -106,6 +106,7 @@ class SparkSource(SqlSource):
     """
 
     engine = "spark"
+    zone_data = "the Java runtime's time-zone data"
 
     def __init__(
         self, dataset: Dataset | str | os.PathLike[str], spark: SparkSession | None = None
@@ -124,6 +125,7 @@ class SparkSource(SqlSource):
         from ..dataset._files import check_manifest
 
         self.prefix = f"chatops_{os.getpid()}_{next(_SOURCES)}_"
+        self._zones: frozenset[str] | None = None
         # the source's temporary views in the order made (each True once cached)
         self._views: dict[str, bool] = {}
         self.dataset: Dataset | None = None
@@ -218,6 +220,16 @@ class SparkSource(SqlSource):
     def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         table: pa.Table = self._run(sql, params).toArrow()
         return table
+
+    def known_zones(self) -> frozenset[str] | None:
+        """The zones of the driver's Java runtime (the executors' are taken to be the same);
+        None in a session without one (Spark Connect)."""
+        if self._zones is None:
+            jvm = getattr(self.spark, "_jvm", None)
+            if jvm is None:
+                return None
+            self._zones = frozenset(str(z) for z in jvm.java.time.ZoneId.getAvailableZoneIds())
+        return self._zones
 
     def load(self, name: str, table: pa.Table) -> None:
         view = self.prefix + name

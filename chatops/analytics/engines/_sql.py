@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -83,9 +84,10 @@ def private_channel_ids(channels: pd.DataFrame) -> list[int]:
 
 
 def _readable(field: pa.Field) -> pa.Field:
-    """A column as the engines read the dataset's: text for categories, UTC instants in µs."""
+    """A column as the engines read the dataset's: categories (the frames' text columns) as
+    text, whatever their values, and UTC instants in µs."""
     if pa.types.is_dictionary(field.type):
-        return pa.field(field.name, field.type.value_type)
+        return pa.field(field.name, pa.string())
     if pa.types.is_timestamp(field.type):
         return pa.field(field.name, pa.timestamp("us", "UTC"))
     return field
@@ -93,9 +95,10 @@ def _readable(field: pa.Field) -> pa.Field:
 
 def arrow_of(frame: pd.DataFrame) -> pa.Table:
     """``frame`` in Arrow as the engines read a dataset's columns (categories as text,
-    instants in microseconds, UTC)."""
+    instants in microseconds, UTC: a finer instant is cut to its microsecond, as the dataset
+    stores it)."""
     table = pa.Table.from_pandas(pd.DataFrame(frame, copy=False), preserve_index=False)
-    return table.cast(pa.schema([_readable(f) for f in table.schema]))
+    return table.cast(pa.schema([_readable(f) for f in table.schema]), safe=False)
 
 
 class Kept:
@@ -139,8 +142,10 @@ class Kept:
         """``k`` with each message's ``zone``: its sender's own (the users' ``timezone``), or
         ``default_tz`` for people without one, which :meth:`local` of ``"sender"`` reads.
         Returns the note saying how many senders have none."""
-        check_tz(default_tz)
-        zones = sender_zones(users)
+        self.zone(default_tz)
+        known = self.source.known_zones()
+        # a zone the engine does not know counts as none, as one this machine does not know
+        zones = {uid: z for uid, z in sender_zones(users).items() if known is None or z in known}
         self.load(
             "zones",
             pd.DataFrame(
@@ -176,6 +181,11 @@ class Kept:
             self_destruct=True,
             split_blocks=True,
         )
+        # a column taken from Arrow without a copy is read-only: copied one at a time, so the
+        # frame can be changed (by the view's finishing, or by whoever gets the result)
+        for name, dtype in out.dtypes.items():
+            if isinstance(dtype, np.dtype | pd.DatetimeTZDtype):
+                out[name] = out[name].copy()
         return out
 
     @contextmanager
@@ -247,4 +257,15 @@ class Kept:
         clock, after :meth:`on_sender_clocks`)."""
         if tz == SENDER:
             return "timezone(zone, timestamp)"
-        return f"timezone({tz_literal(tz)}, timestamp)"
+        return f"timezone({tz_literal(self.zone(tz))}, timestamp)"
+
+    def zone(self, tz: str) -> str:
+        """``tz`` checked (ValueError naming it) as this machine and the engine know it."""
+        check_tz(tz)
+        known = self.source.known_zones()
+        if known is not None and tz not in known:
+            raise ValueError(
+                f"time zone {tz!r} is not in {self.source.zone_data} (older or newer than this "
+                f"machine's), which engine={self.source.engine!r} reads: choose another zone"
+            )
+        return tz

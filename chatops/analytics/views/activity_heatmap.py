@@ -89,7 +89,13 @@ def _result(
         if grp is not None:
             part.insert(0, "group", grp)
         parts.append(part)
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    # no group to show (no kept message, or none from a member of the groups counted)
+    empty = pd.DataFrame({"group": [], "weekday": [], "hour": [], "messages": []})
+    frame = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else empty.astype({"weekday": "int64", "hour": "int64"})
+    )
     frame["messages"] = frame["messages"].astype("int64")
     frame.insert(
         int(list(frame.columns).index("weekday")) + 1,
@@ -199,13 +205,17 @@ def plot_activity_heatmap(result: ActivityHeatmap, ax: Axes | None = None) -> Fi
     if result.by == "user_group":
         return _plot_groups(result, ax)
     fig, (ax,) = _axes(ax, size=(10.0, 3.8))
-    image = _draw_grid(ax, _grid(result.frame), float(_grid(result.frame).to_numpy().max()))
+    top = float(_grid(result.frame).to_numpy().max()) if len(result.frame) else 0.0
+    image = _draw_grid(ax, _grid(result.frame), top)
     busiest = ""
     if result.busiest_weekday is not None:
         busiest = f"; busiest {result.busiest_weekday} {result.busiest_hour:02d}:00"
     ax.set_title(f"When messages are sent ({zone(result.tz)}){busiest}")
     ax.set_xlabel(f"hour of day ({zone(result.tz)})")
     ax.set_ylabel("weekday")
+    if top == 0:
+        _empty(ax)  # no scale to read: no message in any cell
+        return finish(fig, result.coverage)
     bar = fig.colorbar(image, ax=ax, pad=0.01)
     bar.set_label("messages")
     counts(bar.ax.yaxis)
