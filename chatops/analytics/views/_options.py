@@ -80,7 +80,8 @@ class ViewOptions(TypedDict, total=False):
         str,
         Option(
             "pandas",
-            "``pandas`` (frames), ``duckdb`` (``messages`` is a ``Dataset`` or its folder, "
+            "``pandas`` (frames in memory, counted in process by DuckDB), ``duckdb`` "
+            "(``messages`` is a ``Dataset`` or its folder, "
             "read by DuckDB) or ``spark`` (a ``Dataset``, its folder or its URI, read by "
             "Spark in the active session or a local one; :mod:`chatops.analytics.engines`).",
         ),
