@@ -128,12 +128,14 @@ class SqlSource:
     ) -> tuple[str, list[Any]]:
         """The WHERE clause (and its parameters) of the period and the bots."""
         clauses, params = ["TRUE"], []
+        # the stored instants are whole microseconds: a bound finer than that is taken up to its
+        # next microsecond, which keeps the same messages (and makes no lossy conversion)
         if since is not None:
             clauses.append("timestamp >= ?")
-            params.append(utc(since).to_pydatetime())
+            params.append(utc(since).ceil("us").to_pydatetime())
         if until is not None:
             clauses.append("timestamp < ?")
-            params.append(utc(until).to_pydatetime())
+            params.append(utc(until).ceil("us").to_pydatetime())
         if exclude_bots and users is not None:
             bots = sorted(bot_ids(users))
             if bots:
