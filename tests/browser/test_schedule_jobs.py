@@ -42,8 +42,11 @@ def page(lab: Lab, browser: Any) -> Iterator[Any]:
     tab.goto(lab.notebook_url(SUITE))
     tab.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90_000)
     # the notebook is the current widget once the admin has clicked in it: the scheduler's
-    # button makes a job of the current notebook
+    # button makes a job of the current notebook (JupyterLab marks its tab jp-mod-current,
+    # which on a loaded machine can come a while after the click)
     tab.locator(".jp-Notebook .jp-Cell").first.click()
+    current = tab.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current")
+    current.filter(has_text=Path(SUITE).name).wait_for(timeout=60_000)
     yield tab
     context.close()
 
