@@ -12,6 +12,9 @@ common filters (none, a period, bots left out, both), and pickles every result's
 summary and coverage note, or the error a call raised. ``compare`` checks every frame with
 ``assert_frame_equal``'s exact defaults, every number and note, and every error's type and
 message; it prints what differs and exits 1 when anything does.
+
+Save both sides one after the other: without ``as_of`` a bucket is ``partial`` when it ends after
+the time of the call, so results saved hours apart differ in the buckets that ended in between.
 """
 
 from __future__ import annotations

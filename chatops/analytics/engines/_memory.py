@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from ..schema import validate
 from ._duck import DuckSource, settings
-from ._source import SqlSource
+from ._source import LIST_FIELDS, READ_COLUMNS, SqlSource
 from ._sql import Kept, arrow_of
 
 if TYPE_CHECKING:
@@ -33,40 +33,8 @@ R = TypeVar("R")
 
 __all__ = ["LISTS", "MemorySource", "in_memory"]
 
-#: The message columns the views' SQL reads.
-_COLUMNS = (
-    "id",
-    "timestamp",
-    "type",
-    "stream_id",
-    "channel",
-    "topic",
-    "sender_id",
-    "sender",
-    "client",
-    "last_moved_timestamp",
-    "is_moved",
-)
-
-#: Each long frame's list column: its fields, in the dataset's order, and their SQL types.
-_LISTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "dm_recipients": (("user_id", "BIGINT"),),
-    "reactions": (
-        ("user_id", "BIGINT"),
-        ("emoji_name", "VARCHAR"),
-        ("emoji_code", "VARCHAR"),
-        ("reaction_type", "VARCHAR"),
-    ),
-    "edits": (
-        ("timestamp", "TIMESTAMPTZ"),
-        ("user_id", "BIGINT"),
-        ("kind", "VARCHAR"),
-        ("prev_topic", "VARCHAR"),
-        ("topic", "VARCHAR"),
-        ("prev_stream_id", "BIGINT"),
-        ("stream_id", "BIGINT"),
-    ),
-}
+#: The message columns the views' SQL reads: a frame's own, and whether a message was moved.
+_COLUMNS = (*READ_COLUMNS, "last_moved_timestamp", "is_moved")
 
 
 def _bare(frame: Any) -> Any:
@@ -152,9 +120,9 @@ class MemorySource(DuckSource):
             "AS last_moved_timestamp",
         ]
         joins = []
-        if any(lists.get(name) is not None for name in _LISTS):
+        if any(lists.get(name) is not None for name in LIST_FIELDS):
             _unique_ids(df["id"])
-        for name, fields in _LISTS.items():
+        for name, fields in LIST_FIELDS.items():
             frame = lists.get(name)
             if frame is None:
                 struct = "BIGINT" if name == "dm_recipients" else f"STRUCT({_struct_type(fields)})"
@@ -188,7 +156,7 @@ def _struct_type(fields: tuple[tuple[str, str], ...]) -> str:
 
 
 #: The long frames a view may take, gathered into each message's lists for its SQL.
-LISTS = tuple(_LISTS)
+LISTS = tuple(LIST_FIELDS)
 
 
 def in_memory(params: dict[str, Any], sql: Callable[[Kept, dict[str, Any]], R]) -> R:

@@ -28,12 +28,35 @@ from .._common import bot_ids, utc
 from ..coverage import coverage_from_manifest
 from ..schema import validate
 
-__all__ = ["TABLES", "SqlSource"]
+__all__ = ["LIST_FIELDS", "READ_COLUMNS", "TABLES", "SqlSource"]
 
 
 #: The message columns the views read (the others stay on disk).
 _MESSAGE_COLUMNS = ("id", "timestamp", "type", "stream_id", "channel", "topic", "sender_id")
 _CATEGORIES = ("type", "channel", "topic", "sender", "client")
+#: The message columns the views read as frames.
+READ_COLUMNS = (*_MESSAGE_COLUMNS, "sender", "client")
+
+#: Each long frame's list column: its fields, in the dataset's order, and their SQL types.
+LIST_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "dm_recipients": (("user_id", "BIGINT"),),
+    "reactions": (
+        ("user_id", "BIGINT"),
+        ("emoji_name", "VARCHAR"),
+        ("emoji_code", "VARCHAR"),
+        ("reaction_type", "VARCHAR"),
+    ),
+    "edits": (
+        ("timestamp", "TIMESTAMPTZ"),
+        ("user_id", "BIGINT"),
+        ("kind", "VARCHAR"),
+        ("prev_topic", "VARCHAR"),
+        ("topic", "VARCHAR"),
+        ("prev_stream_id", "BIGINT"),
+        ("stream_id", "BIGINT"),
+    ),
+}
+
 #: The organization's tables a view may take, filled in from the dataset when not given.
 TABLES = ("users", "channels", "subscriptions", "user_groups")
 
@@ -152,7 +175,7 @@ class SqlSource:
 
     def messages(self, where: str = "TRUE", params: list[Any] | None = None) -> pd.DataFrame:
         """The kept messages, in id order, with the columns the views read."""
-        cols = [*_MESSAGE_COLUMNS, "sender", "client"]
+        cols = list(READ_COLUMNS)
         if self._empty:
             return validate(pd.DataFrame({c: [] for c in cols}), "messages")
         t = self.arrow(
@@ -222,22 +245,10 @@ class SqlSource:
                 params,
             )
             return validate(t.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get), kind)
-        if kind == "reactions":
-            fields = ["user_id", "emoji_name", "emoji_code", "reaction_type"]
-            cats = ["emoji_name", "emoji_code", "reaction_type"]
-        elif kind == "edits":
-            fields = [
-                "timestamp",
-                "user_id",
-                "kind",
-                "prev_topic",
-                "topic",
-                "prev_stream_id",
-                "stream_id",
-            ]
-            cats = ["kind"]
-        else:
+        if kind not in LIST_FIELDS:
             raise ValueError(f"unknown long frame {kind!r}; choose reactions, edits, dm_recipients")
+        fields = [f for f, _ in LIST_FIELDS[kind]]
+        cats = ["kind"] if kind == "edits" else ["emoji_name", "emoji_code", "reaction_type"]
         t = self._unnested(kind, fields, where, params)
         flat = self._flat_view(kind, [c for c in cats])
         out: dict[str, Any] = {}
